@@ -23,9 +23,11 @@ LIB_OBJ  := $(LIB_SRC:bench/%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all debug test unit bats smoke bench clean deps sanitize
+.PHONY: all debug test unit bats smoke bench clean deps sanitize rdma_bench
 all: rdma_bench
 
+# Always relinked (cheap), so ./rdma_bench matches the last `make` or
+# `make debug`, whichever ran last.
 rdma_bench: $(BUILD)/main.o $(BUILD)/librdmabench.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
