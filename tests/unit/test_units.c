@@ -1,0 +1,453 @@
+/*
+ * test_units.c - unit tests of unit conversions and strict parsing (units.h),
+ * and of the benchmark clock (timing.h), whose numbers feed the same rows.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "timing.h"
+#include "units.h"
+
+#define assert_close(actual, expected, rel) \
+	assert_close_at((actual), (expected), (rel), #actual, __FILE__, __LINE__)
+
+static void assert_close_at(double a, double e, double rel, const char *what,
+			    const char *file, int line)
+{
+	if (fabs(a - e) <= rel * fabs(e))
+		return;
+	print_error("%s:%d: %s = %.17g, expected %.17g within relative %.3g\n",
+		    file, line, what, a, e, rel);
+	fail();
+}
+
+/* err must contain needle. */
+#define assert_err_has(err, needle) \
+	do { \
+		if (strstr((err), (needle)) == NULL) { \
+			print_error("message \"%s\" lacks \"%s\"\n", (err), (needle)); \
+			fail(); \
+		} \
+	} while (0)
+
+static uint64_t parse_ok(const char *s)
+{
+	char err[256] = "";
+	uint64_t v = 0;
+
+	if (units_parse_size(s, &v, err, sizeof(err)) != 0) {
+		print_error("units_parse_size(\"%s\") failed: %s\n", s, err);
+		fail();
+	}
+	return v;
+}
+
+/* Parsing s fails, leaves *out alone and the message names s and needle. */
+static void parse_bad(const char *s, const char *needle)
+{
+	char err[256] = "";
+	uint64_t v = 12345;
+
+	if (units_parse_size(s, &v, err, sizeof(err)) == 0) {
+		print_error("units_parse_size(\"%s\") accepted it as %llu\n", s,
+			    (unsigned long long)v);
+		fail();
+	}
+	assert_true(v == 12345);
+	assert_err_has(err, s);
+	assert_err_has(err, needle);
+}
+
+/* ---- conversions ---------------------------------------------------------- */
+
+static void units_mops_is_millions_of_ops_per_second(void **state)
+{
+	(void)state;
+	assert_close(units_mops(1000000, 1.0), 1.0, 1e-15);
+	assert_close(units_mops(30000000, 2.0), 15.0, 1e-15);
+	assert_close(units_mops(5, 1e-6), 5.0, 1e-12);
+}
+
+static void units_gbps_is_payload_bits_per_second(void **state)
+{
+	(void)state;
+	assert_close(units_gbps(125000000, 1.0), 1.0, 1e-15);      /* 10^9 bits */
+	assert_close(units_gbps(UNITS_GIB, 1.0), 8.589934592, 1e-15); /* not 8.0 */
+	assert_close(units_gbps(4096ull * 1000000, 0.5), 65.536, 1e-15);
+}
+
+static void units_rates_are_nan_without_a_positive_window(void **state)
+{
+	(void)state;
+	assert_true(isnan(units_mops(100, 0.0)));
+	assert_true(isnan(units_mops(100, -1.0)));
+	assert_true(isnan(units_mops(100, NAN)));
+	assert_true(isnan(units_mops(100, INFINITY)));
+	assert_true(isnan(units_gbps(100, 0.0)));
+	assert_true(isnan(units_mb_per_s(100, 0.0)));
+	assert_true(isnan(units_mib_per_s(100, -2.0)));
+}
+
+static void units_mb_is_decimal_and_mib_is_binary(void **state)
+{
+	(void)state;
+	assert_true(units_mb(1000000) == 1.0);
+	assert_true(units_mib(1048576) == 1.0);
+	assert_close(units_mb(1048576), 1.048576, 1e-15);
+	assert_close(units_mib(1000000), 0.95367431640625, 1e-15);
+	assert_close(units_mb_per_s(3000000, 2.0), 1.5, 1e-15);
+	assert_close(units_mib_per_s(3 * 1048576, 2.0), 1.5, 1e-15);
+	assert_true(UNITS_KB == 1000 && UNITS_KIB == 1024);
+	assert_true(UNITS_GB == 1000000000ull && UNITS_GIB == 1073741824ull);
+}
+
+static void units_ns_to_us_divides_by_1000(void **state)
+{
+	(void)state;
+	assert_true(units_ns_to_us(1500.0) == 1.5);
+	assert_true(isnan(units_ns_to_us(NAN)));
+}
+
+/* ---- sizes ---------------------------------------------------------------- */
+
+static void units_parse_size_accepts_plain_bytes(void **state)
+{
+	(void)state;
+	assert_true(parse_ok("0") == 0);
+	assert_true(parse_ok("64") == 64);
+	assert_true(parse_ok("4096") == 4096);
+	assert_true(parse_ok("64B") == 64);
+	assert_true(parse_ok("18446744073709551615") == UINT64_MAX);
+}
+
+static void units_parse_size_binary_suffixes_are_1024_based(void **state)
+{
+	(void)state;
+	assert_true(parse_ok("4K") == 4096);
+	assert_true(parse_ok("4KiB") == 4096);
+	assert_true(parse_ok("4k") == 4096);
+	assert_true(parse_ok("4kib") == 4096);
+	assert_true(parse_ok("1M") == 1048576);
+	assert_true(parse_ok("1MiB") == 1048576);
+	assert_true(parse_ok("2G") == 2147483648ull);
+	assert_true(parse_ok("2GiB") == 2147483648ull);
+	assert_true(parse_ok("1T") == 1099511627776ull);
+}
+
+static void units_parse_size_decimal_suffixes_are_1000_based(void **state)
+{
+	(void)state;
+	assert_true(parse_ok("4KB") == 4000);
+	assert_true(parse_ok("4kb") == 4000);
+	assert_true(parse_ok("1MB") == 1000000);
+	assert_true(parse_ok("2GB") == 2000000000ull);
+	assert_true(parse_ok("1TB") == 1000000000000ull);
+	assert_true(parse_ok("4KB") != parse_ok("4K"));
+}
+
+static void units_parse_size_rejects_negative(void **state)
+{
+	(void)state;
+	parse_bad("-1", "negative");
+	parse_bad("-4K", "negative");
+}
+
+static void units_parse_size_rejects_non_numeric(void **state)
+{
+	(void)state;
+	parse_bad("abc", "not a number");
+	parse_bad("K", "not a number");
+	parse_bad("+4", "not a number");
+	parse_bad(" 4", "not a number");
+	parse_bad("", "empty");
+}
+
+static void units_parse_size_rejects_overflow(void **state)
+{
+	(void)state;
+	parse_bad("18446744073709551616", "too large");
+	parse_bad("99999999999999999999999", "too large");
+	parse_bad("17179869184G", "too large");  /* 2^34 GiB = 2^64 */
+	parse_bad("16777216T", "too large");
+	assert_true(parse_ok("17179869183G") == 17179869183ull * UNITS_GIB);
+}
+
+static void units_parse_size_rejects_trailing_junk(void **state)
+{
+	(void)state;
+	parse_bad("4X", "unexpected \"X\"");
+	parse_bad("4K ", "unexpected \"K \"");
+	parse_bad("4 K", "unexpected \" K\"");
+	parse_bad("4KBx", "unexpected \"KBx\"");
+	parse_bad("4Kib4", "unexpected");
+	parse_bad("0x40", "unexpected \"x40\"");
+	parse_bad("1.5K", "fractions");
+}
+
+static void units_parse_size_error_lists_accepted_suffixes(void **state)
+{
+	char err[256];
+	uint64_t v;
+	(void)state;
+
+	assert_int_equal(units_parse_size("4Q", &v, err, sizeof(err)), -1);
+	assert_err_has(err, "KiB");
+	assert_err_has(err, "1024-based");
+	assert_err_has(err, "1000-based");
+}
+
+static void units_parse_size_survives_small_error_buffer(void **state)
+{
+	char err[8];
+	uint64_t v;
+	(void)state;
+
+	memset(err, 'z', sizeof(err));
+	assert_int_equal(units_parse_size("bogus", &v, err, sizeof(err)), -1);
+	assert_true(memchr(err, '\0', sizeof(err)) != NULL);
+}
+
+/* ---- integers ------------------------------------------------------------- */
+
+static void units_parse_u64_accepts_values_in_range(void **state)
+{
+	char err[256];
+	uint64_t v = 0;
+	(void)state;
+
+	assert_int_equal(units_parse_u64("1", 1, 100, "--iters", &v, err, sizeof(err)), 0);
+	assert_true(v == 1);
+	assert_int_equal(units_parse_u64("100", 1, 100, "--iters", &v, err, sizeof(err)), 0);
+	assert_true(v == 100);
+	assert_int_equal(units_parse_u64("18446744073709551615", 0, UINT64_MAX, "-n", &v,
+					 err, sizeof(err)), 0);
+	assert_true(v == UINT64_MAX);
+}
+
+static void units_parse_u64_range_error_names_option_value_limit_and_fix(void **state)
+{
+	char err[256];
+	uint64_t v = 7;
+	(void)state;
+
+	assert_int_equal(units_parse_u64("0", 1, 4096, "--window", &v, err, sizeof(err)), -1);
+	assert_true(v == 7);
+	assert_err_has(err, "--window");
+	assert_err_has(err, "0 is below the minimum 1");
+	assert_err_has(err, "from 1 to 4096");
+
+	assert_int_equal(units_parse_u64("5000", 1, 4096, "--window", &v, err, sizeof(err)), -1);
+	assert_err_has(err, "--window");
+	assert_err_has(err, "5000 is above the maximum 4096");
+	assert_err_has(err, "from 1 to 4096");
+}
+
+static void units_parse_u64_rejects_non_digits(void **state)
+{
+	static const char *bad[] = { "", "abc", "-1", "+1", " 1", "1 ", "10x", "1e3", "0x10", "1.0" };
+	char err[256];
+	uint64_t v = 7;
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		if (units_parse_u64(bad[i], 0, 1000, "--qps", &v, err, sizeof(err)) == 0) {
+			print_error("accepted \"%s\"\n", bad[i]);
+			fail();
+		}
+		assert_true(v == 7);
+		assert_err_has(err, "--qps");
+		assert_err_has(err, bad[i]);
+		assert_err_has(err, "from 0 to 1000");
+	}
+}
+
+static void units_parse_u64_rejects_overflow(void **state)
+{
+	char err[256];
+	uint64_t v;
+	(void)state;
+
+	assert_int_equal(units_parse_u64("18446744073709551616", 0, UINT64_MAX, "-n", &v,
+					 err, sizeof(err)), -1);
+	assert_err_has(err, "-n");
+	assert_err_has(err, "18446744073709551616");
+	assert_err_has(err, "maximum");
+}
+
+/* ---- size lists ------------------------------------------------------------- */
+
+static void units_parse_size_list_reads_items_in_order(void **state)
+{
+	char err[256];
+	uint64_t v[UNITS_LIST_MAX];
+	int n = -1;
+	(void)state;
+
+	assert_int_equal(units_parse_size_list("64,256,4096", v, UNITS_LIST_MAX, &n, err,
+					       sizeof(err)), 0);
+	assert_int_equal(n, 3);
+	assert_true(v[0] == 64 && v[1] == 256 && v[2] == 4096);
+
+	assert_int_equal(units_parse_size_list("4K,4KB,1M,0,64", v, UNITS_LIST_MAX, &n, err,
+					       sizeof(err)), 0);
+	assert_int_equal(n, 5);
+	assert_true(v[0] == 4096 && v[1] == 4000 && v[2] == 1048576 && v[3] == 0 && v[4] == 64);
+
+	assert_int_equal(units_parse_size_list("32", v, UNITS_LIST_MAX, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 1);
+	assert_true(v[0] == 32);
+}
+
+static void units_parse_size_list_rejects_empty_items(void **state)
+{
+	static const struct { const char *s; const char *msg; } bad[] = {
+		{ "64,,256", "item 2 is empty" },
+		{ ",64", "item 1 is empty" },
+		{ "64,", "item 2 is empty" },
+		{ ",", "item 1 is empty" },
+		{ "", "empty" },
+	};
+	char err[256];
+	uint64_t v[UNITS_LIST_MAX];
+	int n;
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(units_parse_size_list(bad[i].s, v, UNITS_LIST_MAX, &n, err,
+						       sizeof(err)), -1);
+		assert_err_has(err, bad[i].s);
+		assert_err_has(err, bad[i].msg);
+	}
+}
+
+static void units_parse_size_list_names_the_bad_item(void **state)
+{
+	char err[256];
+	uint64_t v[UNITS_LIST_MAX];
+	int n;
+	(void)state;
+
+	assert_int_equal(units_parse_size_list("64,abc,4096", v, UNITS_LIST_MAX, &n, err,
+					       sizeof(err)), -1);
+	assert_err_has(err, "item 2");
+	assert_err_has(err, "\"abc\"");
+	assert_int_equal(units_parse_size_list("64,-1", v, UNITS_LIST_MAX, &n, err,
+					       sizeof(err)), -1);
+	assert_err_has(err, "negative");
+	assert_int_equal(units_parse_size_list("64, 256", v, UNITS_LIST_MAX, &n, err,
+					       sizeof(err)), -1);
+	assert_err_has(err, "item 2");
+}
+
+static void units_parse_size_list_caps_the_number_of_items(void **state)
+{
+	char s[512] = "";
+	char err[256];
+	uint64_t v[UNITS_LIST_MAX];
+	int n;
+	(void)state;
+
+	for (int i = 0; i < UNITS_LIST_MAX; i++)
+		strcat(s, i ? ",8" : "8");
+	assert_int_equal(units_parse_size_list(s, v, UNITS_LIST_MAX, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, UNITS_LIST_MAX);
+
+	strcat(s, ",8");  /* 65 items */
+	assert_int_equal(units_parse_size_list(s, v, UNITS_LIST_MAX, &n, err, sizeof(err)), -1);
+	assert_err_has(err, "more than 64");
+	/* a smaller caller limit; a larger one is capped at UNITS_LIST_MAX */
+	assert_int_equal(units_parse_size_list("1,2,3", v, 2, &n, err, sizeof(err)), -1);
+	assert_err_has(err, "more than 2");
+	assert_int_equal(units_parse_size_list(s, v, 1000, &n, err, sizeof(err)), -1);
+	assert_err_has(err, "more than 64");
+}
+
+/* ---- clock ------------------------------------------------------------------ */
+
+static void timing_clock_is_monotonic_raw(void **state)
+{
+	(void)state;
+	assert_string_equal(timing_clock_name(), "CLOCK_MONOTONIC_RAW");
+	struct timespec ts;
+	assert_int_equal(clock_gettime(CLOCK_MONOTONIC_RAW, &ts), 0);
+	uint64_t raw = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	uint64_t now = timing_now_ns();
+	assert_true(now >= raw && now - raw < 1000000000ull);
+}
+
+static void timing_now_never_goes_back(void **state)
+{
+	(void)state;
+	uint64_t prev = timing_now_ns();
+	for (int i = 0; i < 100000; i++) {
+		uint64_t t = timing_now_ns();
+		assert_true(t >= prev);
+		prev = t;
+	}
+}
+
+static void timing_elapsed_counts_a_sleep(void **state)
+{
+	(void)state;
+	struct timespec d = { 0, 20000000 };  /* 20 ms */
+	uint64_t t0 = timing_now_ns();
+	nanosleep(&d, NULL);
+	double s = timing_elapsed_s(t0, timing_now_ns());
+	assert_true(s >= 0.019 && s < 5.0);
+}
+
+static void timing_probe_reports_plausible_cost(void **state)
+{
+	(void)state;
+	struct timing_clock_info ci;
+	char err[160];
+
+	assert_int_equal(timing_probe(&ci, err, sizeof(err)), 0);
+	assert_string_equal(ci.name, "CLOCK_MONOTONIC_RAW");
+	assert_true(ci.res_ns >= 1 && ci.res_ns <= 1000000);
+	assert_true(ci.read_ns > 0.0 && ci.read_ns < 100000.0);
+	assert_true(ci.step_ns <= 1000000);
+	double c = timing_read_cost_ns();
+	assert_true(c > 0.0 && c < 100000.0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(units_mops_is_millions_of_ops_per_second),
+		cmocka_unit_test(units_gbps_is_payload_bits_per_second),
+		cmocka_unit_test(units_rates_are_nan_without_a_positive_window),
+		cmocka_unit_test(units_mb_is_decimal_and_mib_is_binary),
+		cmocka_unit_test(units_ns_to_us_divides_by_1000),
+		cmocka_unit_test(units_parse_size_accepts_plain_bytes),
+		cmocka_unit_test(units_parse_size_binary_suffixes_are_1024_based),
+		cmocka_unit_test(units_parse_size_decimal_suffixes_are_1000_based),
+		cmocka_unit_test(units_parse_size_rejects_negative),
+		cmocka_unit_test(units_parse_size_rejects_non_numeric),
+		cmocka_unit_test(units_parse_size_rejects_overflow),
+		cmocka_unit_test(units_parse_size_rejects_trailing_junk),
+		cmocka_unit_test(units_parse_size_error_lists_accepted_suffixes),
+		cmocka_unit_test(units_parse_size_survives_small_error_buffer),
+		cmocka_unit_test(units_parse_u64_accepts_values_in_range),
+		cmocka_unit_test(units_parse_u64_range_error_names_option_value_limit_and_fix),
+		cmocka_unit_test(units_parse_u64_rejects_non_digits),
+		cmocka_unit_test(units_parse_u64_rejects_overflow),
+		cmocka_unit_test(units_parse_size_list_reads_items_in_order),
+		cmocka_unit_test(units_parse_size_list_rejects_empty_items),
+		cmocka_unit_test(units_parse_size_list_names_the_bad_item),
+		cmocka_unit_test(units_parse_size_list_caps_the_number_of_items),
+		cmocka_unit_test(timing_clock_is_monotonic_raw),
+		cmocka_unit_test(timing_now_never_goes_back),
+		cmocka_unit_test(timing_elapsed_counts_a_sleep),
+		cmocka_unit_test(timing_probe_reports_plausible_cost),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
