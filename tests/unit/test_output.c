@@ -1,0 +1,770 @@
+/*
+ * test_output.c - unit tests of result rows and their writers (output.h).
+ *
+ * CSV files are read back byte for byte. The write() calls of the CSV writer
+ * are observed through a write() defined in this file: the program's own
+ * definition takes precedence over the C library's for calls made from
+ * librdmabench.a, and it forwards to the system call. JSON files are checked
+ * by Python's json module through tests/unit/json_check.py.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "output.h"
+
+/* ---- observed write() --------------------------------------------------- */
+
+#define WR_MAX 8
+static int wr_on;              /* record calls on fds > 2 */
+static size_t wr_short;        /* > 0: the next recorded call writes only this much */
+static int wr_n;               /* calls recorded */
+static char *wr_data[WR_MAX];  /* copy of each recorded buffer (NUL-terminated) */
+static size_t wr_len[WR_MAX];
+
+ssize_t write(int fd, const void *buf, size_t n)
+{
+	if (wr_on && fd > 2) {
+		if (wr_n < WR_MAX) {
+			wr_data[wr_n] = malloc(n + 1);
+			if (wr_data[wr_n]) {
+				memcpy(wr_data[wr_n], buf, n);
+				wr_data[wr_n][n] = '\0';
+			}
+			wr_len[wr_n] = n;
+		}
+		wr_n++;
+		if (wr_short > 0 && wr_short < n) {
+			n = wr_short;
+			wr_short = 0;
+		}
+	}
+	return syscall(SYS_write, fd, buf, n);
+}
+
+static void wr_start(void)
+{
+	wr_on = 1;
+	wr_n = 0;
+	wr_short = 0;
+}
+
+static void wr_stop(void)
+{
+	wr_on = 0;
+	wr_short = 0;
+	for (int i = 0; i < WR_MAX; i++) {
+		free(wr_data[i]);
+		wr_data[i] = NULL;
+	}
+}
+
+/* ---- fixtures and helpers ------------------------------------------------ */
+
+struct fx {
+	char dir[64];
+	char path[128];   /* dir/out.csv or dir/out.json */
+	struct row *rows; /* 4 rows */
+};
+
+static int setup(void **state)
+{
+	struct fx *fx = calloc(1, sizeof(*fx));
+	if (fx == NULL)
+		return -1;
+	snprintf(fx->dir, sizeof(fx->dir), "/tmp/rb_test_output.XXXXXX");
+	if (mkdtemp(fx->dir) == NULL) {
+		free(fx);
+		return -1;
+	}
+	fx->rows = calloc(4, sizeof(*fx->rows));
+	if (fx->rows == NULL)
+		return -1;
+	for (int i = 0; i < 4; i++)
+		row_init(&fx->rows[i]);
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *fx = *state;
+	DIR *d = opendir(fx->dir);
+	struct dirent *e;
+	char p[PATH_MAX];
+
+	wr_stop();
+	while (d && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", fx->dir, e->d_name);
+		unlink(p);
+	}
+	if (d)
+		closedir(d);
+	rmdir(fx->dir);
+	free(fx->rows);
+	free(fx);
+	return 0;
+}
+
+static void fx_path(struct fx *fx, const char *name)
+{
+	snprintf(fx->path, sizeof(fx->path), "%s/%s", fx->dir, name);
+}
+
+/* Whole file as a string (caller frees); NULL if it cannot be read. */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (f == NULL)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	rewind(f);
+	char *s = malloc((size_t)n + 1);
+	if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
+		free(s);
+		s = NULL;
+	}
+	if (s)
+		s[n] = '\0';
+	fclose(f);
+	return s;
+}
+
+static void spill(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void assert_file_is(const char *path, const char *expected)
+{
+	char *s = slurp(path);
+	assert_non_null(s);
+	assert_string_equal(s, expected);
+	free(s);
+}
+
+#define assert_err_has(err, needle) \
+	do { \
+		if (strstr((err), (needle)) == NULL) { \
+			print_error("message \"%s\" lacks \"%s\"\n", (err), (needle)); \
+			fail(); \
+		} \
+	} while (0)
+
+/* A small row in the shape of the results schema. */
+static void sample_row(struct row *r, uint64_t size, double mops)
+{
+	row_init(r);
+	row_set_u64(r, "schema_version", 1);
+	row_set_str(r, "verb", "write");
+	row_set_u64(r, "size_bytes", size);
+	row_set_double(r, "mops", mops, 3);
+	row_set_na(r, "lat_p50_us");
+	row_set_str(r, "status", "ok");
+}
+
+/* tests/unit/json_check.py, looked for above the test binary, then by source path. */
+static int find_checker(char *out, size_t len)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n > 0) {
+		exe[n] = '\0';
+		char *dir = dirname(exe);
+		for (int up = 0; up < 5; up++) {
+			snprintf(out, len, "%s/tests/unit/json_check.py", dir);
+			if (access(out, R_OK) == 0)
+				return 0;
+			dir = dirname(dir);
+		}
+	}
+	char src[PATH_MAX];
+	snprintf(src, sizeof(src), "%s", __FILE__);
+	snprintf(out, len, "%s/json_check.py", dirname(src));
+	return access(out, R_OK) == 0 ? 0 : -1;
+}
+
+/* Run the checker on path (and expected text, if any); skip if python3 is absent. */
+static void check_json(struct fx *fx, const char *path, const char *expected)
+{
+	char checker[PATH_MAX], exp_path[192], cmd[PATH_MAX + 512];
+
+	if (system("python3 -c 'import json' >/dev/null 2>&1") != 0) {
+		print_message("# python3 not found: JSON not checked by a parser\n");
+		skip();
+	}
+	if (find_checker(checker, sizeof(checker)) != 0) {
+		print_error("tests/unit/json_check.py not found (run from the source tree)\n");
+		fail();
+	}
+	exp_path[0] = '\0';
+	if (expected) {
+		snprintf(exp_path, sizeof(exp_path), "%s/expected.json", fx->dir);
+		spill(exp_path, expected);
+	}
+	snprintf(cmd, sizeof(cmd), "python3 '%s' '%s' %s%s%s", checker, path,
+		 expected ? "'" : "", exp_path, expected ? "'" : "");
+	int rc = system(cmd);
+	if (!(WIFEXITED(rc) && WEXITSTATUS(rc) == 0)) {
+		char *got = slurp(path);
+		print_error("json_check failed on:\n%s\n", got ? got : "(unreadable)");
+		free(got);
+		fail();
+	}
+}
+
+/* ---- rows --------------------------------------------------------------- */
+
+static void row_set_appends_in_order_and_overwrites_in_place(void **state)
+{
+	struct row *r = &((struct fx *)*state)->rows[0];
+
+	row_set_str(r, "a", "1");
+	row_set_str(r, "b", "2");
+	row_set_str(r, "c", "3");
+	row_set_str(r, "a", "one");  /* overwrite keeps position */
+	assert_int_equal(r->ncols, 3);
+	assert_string_equal(r->cols[0].name, "a");
+	assert_string_equal(r->cols[0].val, "one");
+	assert_string_equal(r->cols[1].name, "b");
+	assert_string_equal(r->cols[2].name, "c");
+	row_init(r);
+	assert_int_equal(r->ncols, 0);
+	assert_null(row_get(r, "a"));
+}
+
+static void row_get_tells_missing_from_na(void **state)
+{
+	struct row *r = &((struct fx *)*state)->rows[0];
+
+	row_set_na(r, "lat_p50_us");
+	row_set_str(r, "reason", NULL);
+	row_set_u64(r, "ops", 0);
+	assert_null(row_get(r, "nope"));
+	assert_string_equal(row_get(r, "lat_p50_us"), "");
+	assert_string_equal(row_get(r, "reason"), "");
+	assert_string_equal(row_get(r, "ops"), "0");  /* measured zero is not NA */
+}
+
+static void row_set_double_rounds_and_maps_nan_to_na(void **state)
+{
+	struct row *r = &((struct fx *)*state)->rows[0];
+
+	row_set_double(r, "x", 12.3456, 3);
+	assert_string_equal(row_get(r, "x"), "12.346");
+	row_set_double(r, "x", 2.0, 0);
+	assert_string_equal(row_get(r, "x"), "2");
+	row_set_double(r, "x", NAN, 3);
+	assert_string_equal(row_get(r, "x"), "");
+	row_set_double(r, "x", INFINITY, 3);
+	assert_string_equal(row_get(r, "x"), "inf");
+	row_set_double(r, "x", -INFINITY, 3);
+	assert_string_equal(row_get(r, "x"), "-inf");
+	row_set_double(r, "x", -0.0001, 3);
+	assert_string_equal(row_get(r, "x"), "0.000");
+	row_set_double(r, "x", -1.5, 1);
+	assert_string_equal(row_get(r, "x"), "-1.5");
+	row_set_double(r, "x", 0.1, 40);  /* clamped to 17 decimals */
+	assert_string_equal(row_get(r, "x"), "0.10000000000000001");
+	row_set_double(r, "x", 1e300, 3);  /* too wide for %f: %.17g */
+	assert_string_equal(row_get(r, "x"), "1.0000000000000001e+300");
+	assert_int_equal(r->ncols, 1);
+}
+
+static void row_set_integers_cover_their_range(void **state)
+{
+	struct row *r = &((struct fx *)*state)->rows[0];
+
+	row_set_u64(r, "u", UINT64_MAX);
+	row_set_i64(r, "i", INT64_MIN);
+	row_set_i64(r, "j", -42);
+	row_set_fmt(r, "f", "%s:%d", "host", 18515);
+	assert_string_equal(row_get(r, "u"), "18446744073709551615");
+	assert_string_equal(row_get(r, "i"), "-9223372036854775808");
+	assert_string_equal(row_get(r, "j"), "-42");
+	assert_string_equal(row_get(r, "f"), "host:18515");
+}
+
+static void row_long_value_is_cut_visibly_at_a_character(void **state)
+{
+	struct row *r = &((struct fx *)*state)->rows[0];
+	char longv[300];
+
+	memset(longv, 'a', sizeof(longv) - 1);
+	longv[sizeof(longv) - 1] = '\0';
+	row_set_str(r, "reason", longv);
+	const char *v = row_get(r, "reason");
+	assert_int_equal(strlen(v), ROW_VAL_LEN - 1);
+	assert_string_equal(v + ROW_VAL_LEN - 4, "...");
+
+	/* a two-byte character straddling the cut is dropped whole */
+	memset(longv, 'a', sizeof(longv) - 1);
+	longv[91] = (char)0xC3;
+	longv[92] = (char)0xA9;  /* U+00E9 at bytes 91..92; the cut is at 92 */
+	row_set_str(r, "reason", longv);
+	v = row_get(r, "reason");
+	assert_int_equal(strlen(v), 91 + 3);
+	assert_string_equal(v + 91, "...");
+
+	row_set_fmt(r, "reason", "%s", longv);
+	assert_string_equal(row_get(r, "reason") + 91, "...");
+}
+
+static void row_full_refuses_new_columns_and_writers_refuse_it(void **state)
+{
+	struct fx *fx = *state;
+	struct row *r = &fx->rows[0];
+	static char names[ROW_MAX_COLS + 1][8];
+	char err[256];
+
+	for (int i = 0; i <= ROW_MAX_COLS; i++) {
+		snprintf(names[i], sizeof(names[i]), "c%d", i);
+		row_set_u64(r, names[i], (uint64_t)i);
+	}
+	assert_int_equal(r->ncols, ROW_MAX_COLS);
+	assert_int_equal(r->dropped, 1);
+	assert_null(row_get(r, names[ROW_MAX_COLS]));
+	row_set_u64(r, names[0], 99);  /* existing columns still update */
+	assert_string_equal(row_get(r, "c0"), "99");
+
+	fx_path(fx, "full.csv");
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), -1);
+	assert_err_has(err, "more than 256 columns");
+	assert_int_equal(access(fx->path, F_OK), -1);  /* nothing created */
+	fx_path(fx, "full.json");
+	assert_int_equal(json_write(fx->path, r, 1, err, sizeof(err)), -1);
+	assert_err_has(err, "more than 256 columns");
+}
+
+/* ---- CSV ---------------------------------------------------------------- */
+
+static void csv_writes_header_once_then_appends_rows(void **state)
+{
+	struct fx *fx = *state;
+	char err[256];
+
+	fx_path(fx, "out.csv");
+	sample_row(&fx->rows[0], 64, 1.5);
+	assert_int_equal(csv_append(fx->path, &fx->rows[0], err, sizeof(err)), 0);
+	sample_row(&fx->rows[0], 256, 2.25);
+	assert_int_equal(csv_append(fx->path, &fx->rows[0], err, sizeof(err)), 0);
+	sample_row(&fx->rows[0], 4096, NAN);
+	assert_int_equal(csv_append(fx->path, &fx->rows[0], err, sizeof(err)), 0);
+	assert_file_is(fx->path,
+		       "schema_version,verb,size_bytes,mops,lat_p50_us,status\n"
+		       "1,write,64,1.500,,ok\n"
+		       "1,write,256,2.250,,ok\n"
+		       "1,write,4096,,,ok\n");
+	struct stat st;
+	mode_t um = umask(0);
+	umask(um);
+	assert_int_equal(stat(fx->path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644 & ~um);
+}
+
+static void csv_refuses_a_different_header_naming_the_column(void **state)
+{
+	struct fx *fx = *state;
+	char err[512];
+	struct row *r = &fx->rows[0];
+
+	fx_path(fx, "out.csv");
+	sample_row(r, 64, 1.5);
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), 0);
+	char *before = slurp(fx->path);
+
+	row_init(r);
+	row_set_u64(r, "schema_version", 1);
+	row_set_str(r, "verb", "read");
+	row_set_u64(r, "size_kib", 4);  /* column 3 differs */
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), -1);
+	assert_err_has(err, fx->path);
+	assert_err_has(err, "column 3");
+	assert_err_has(err, "size_bytes");
+	assert_err_has(err, "size_kib");
+	assert_err_has(err, "use another --csv file");
+	assert_file_is(fx->path, before);
+	free(before);
+}
+
+static void csv_refuses_extra_or_missing_columns(void **state)
+{
+	struct fx *fx = *state;
+	char err[512];
+	struct row *r = &fx->rows[0];
+
+	fx_path(fx, "out.csv");
+	sample_row(r, 64, 1.5);
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), 0);
+
+	row_set_str(r, "device", "rxe0");  /* one column more */
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), -1);
+	assert_err_has(err, "device");
+	assert_err_has(err, "column 7");
+
+	row_init(r);
+	row_set_u64(r, "schema_version", 1);  /* most columns missing */
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), -1);
+	assert_err_has(err, "verb");
+	assert_err_has(err, "column 2");
+}
+
+static void csv_quotes_values_per_rfc_4180(void **state)
+{
+	struct fx *fx = *state;
+	char err[256];
+	struct row *r = &fx->rows[0];
+
+	fx_path(fx, "out.csv");
+	row_set_str(r, "plain", "a b");
+	row_set_str(r, "comma", "a,b");
+	row_set_str(r, "quote", "say \"hi\"");
+	row_set_str(r, "newline", "line1\nline2");
+	row_set_str(r, "cr", "x\ry");
+	row_set_na(r, "na");
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), 0);
+	assert_file_is(fx->path,
+		       "plain,comma,quote,newline,cr,na\n"
+		       "a b,\"a,b\",\"say \"\"hi\"\"\",\"line1\nline2\",\"x\ry\",\n");
+}
+
+static void csv_writes_each_line_with_one_write_call(void **state)
+{
+	struct fx *fx = *state;
+	char err[256];
+	struct row *r = &fx->rows[0];
+
+	fx_path(fx, "out.csv");
+	sample_row(r, 64, 1.5);
+	wr_start();
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), 0);
+	assert_int_equal(wr_n, 2);  /* header, row */
+	assert_string_equal(wr_data[0], "schema_version,verb,size_bytes,mops,lat_p50_us,status\n");
+	assert_string_equal(wr_data[1], "1,write,64,1.500,,ok\n");
+	wr_stop();
+
+	wr_start();
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), 0);
+	assert_int_equal(wr_n, 1);  /* row only */
+	assert_string_equal(wr_data[0], "1,write,64,1.500,,ok\n");
+	wr_stop();
+
+	assert_file_is(fx->path,
+		       "schema_version,verb,size_bytes,mops,lat_p50_us,status\n"
+		       "1,write,64,1.500,,ok\n"
+		       "1,write,64,1.500,,ok\n");
+}
+
+static void csv_writes_a_maximal_row_with_one_write_call(void **state)
+{
+	struct fx *fx = *state;
+	char err[256], val[ROW_VAL_LEN];
+	static char names[ROW_MAX_COLS][16];
+	struct row *r = &fx->rows[0];
+
+	/* 256 columns of 95 quote characters: each field doubles to 192 bytes. */
+	memset(val, '"', sizeof(val) - 1);
+	val[sizeof(val) - 1] = '\0';
+	for (int i = 0; i < ROW_MAX_COLS; i++) {
+		snprintf(names[i], sizeof(names[i]), "col_%d", i);
+		row_set_str(r, names[i], val);
+	}
+	fx_path(fx, "big.csv");
+	wr_start();
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), 0);
+	assert_int_equal(wr_n, 2);
+	size_t head_len = wr_len[0], row_len = wr_len[1];
+	wr_stop();
+	/* 256 fields of 2 * 95 + 2 bytes, 255 commas, one LF */
+	assert_true(row_len == (size_t)ROW_MAX_COLS * (2 * 95 + 2) + ROW_MAX_COLS);
+	char *s = slurp(fx->path);
+	assert_non_null(s);
+	assert_true(strlen(s) == head_len + row_len);
+	assert_true(s[head_len + row_len - 1] == '\n');
+	free(s);
+}
+
+static void csv_removes_a_partial_row_after_a_short_write(void **state)
+{
+	struct fx *fx = *state;
+	char err[256];
+	struct row *r = &fx->rows[0];
+
+	fx_path(fx, "out.csv");
+	sample_row(r, 64, 1.5);
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), 0);
+
+	wr_start();
+	wr_short = 5;  /* the kernel takes only 5 bytes of the row */
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), -1);
+	wr_stop();
+	assert_err_has(err, fx->path);
+	assert_err_has(err, "wrote only 5 of");
+	assert_err_has(err, "removed");
+	assert_file_is(fx->path,
+		       "schema_version,verb,size_bytes,mops,lat_p50_us,status\n"
+		       "1,write,64,1.500,,ok\n");
+}
+
+static void csv_refuses_a_file_with_a_torn_last_line(void **state)
+{
+	struct fx *fx = *state;
+	char err[256];
+	struct row *r = &fx->rows[0];
+	const char *torn = "schema_version,verb,size_bytes,mops,lat_p50_us,status\n1,wri";
+
+	fx_path(fx, "out.csv");
+	spill(fx->path, torn);
+	sample_row(r, 64, 1.5);
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), -1);
+	assert_err_has(err, "does not end with a newline");
+	assert_file_is(fx->path, torn);
+
+	spill(fx->path, "schema_version,verb,si");  /* header itself cut */
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), -1);
+	assert_err_has(err, "complete header");
+}
+
+static void csv_accepts_a_header_with_crlf(void **state)
+{
+	struct fx *fx = *state;
+	char err[256];
+	struct row *r = &fx->rows[0];
+
+	fx_path(fx, "out.csv");
+	spill(fx->path, "schema_version,verb,size_bytes,mops,lat_p50_us,status\r\n");
+	sample_row(r, 64, 1.5);
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), 0);
+}
+
+static void csv_open_failure_names_the_file(void **state)
+{
+	struct fx *fx = *state;
+	char err[256];
+	struct row *r = &fx->rows[0];
+
+	fx_path(fx, "no/such/dir.csv");
+	sample_row(r, 64, 1.5);
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), -1);
+	assert_err_has(err, fx->path);
+	assert_err_has(err, "No such file or directory");
+
+	assert_int_equal(csv_append(fx->dir, r, err, sizeof(err)), -1);  /* a directory */
+	assert_err_has(err, fx->dir);
+}
+
+/* ---- JSON --------------------------------------------------------------- */
+
+static void json_output_parses_with_types_and_null(void **state)
+{
+	struct fx *fx = *state;
+	char err[256];
+
+	sample_row(&fx->rows[0], 64, 1.5);
+	sample_row(&fx->rows[1], 4096, NAN);
+	row_set_str(&fx->rows[1], "status", "failed");
+	fx_path(fx, "out.json");
+	assert_int_equal(json_write(fx->path, fx->rows, 2, err, sizeof(err)), 0);
+	check_json(fx, fx->path,
+		   "[{\"schema_version\": 1, \"verb\": \"write\", \"size_bytes\": 64,"
+		   " \"mops\": 1.5, \"lat_p50_us\": null, \"status\": \"ok\"},"
+		   " {\"schema_version\": 1, \"verb\": \"write\", \"size_bytes\": 4096,"
+		   " \"mops\": null, \"lat_p50_us\": null, \"status\": \"failed\"}]");
+}
+
+static void json_escapes_strings_per_rfc_8259(void **state)
+{
+	struct fx *fx = *state;
+	char err[256];
+	struct row *r = &fx->rows[0];
+
+	row_set_str(r, "quote", "say \"hi\"");
+	row_set_str(r, "backslash", "C:\\dir");
+	row_set_str(r, "controls", "a\nb\tc\rd\be\ff\x01g\x1f");
+	row_set_str(r, "utf8", "caf\xc3\xa9 \xe2\x82\xac");
+	row_set_str(r, "bad_utf8", "x\xffy\xc3");
+	row_set_str(r, "we\"ird key", "v");
+	fx_path(fx, "out.json");
+	assert_int_equal(json_write(fx->path, r, 1, err, sizeof(err)), 0);
+	check_json(fx, fx->path,
+		   "[{\"quote\": \"say \\\"hi\\\"\", \"backslash\": \"C:\\\\dir\","
+		   " \"controls\": \"a\\nb\\tc\\rd\\be\\ff\\u0001g\\u001f\","
+		   " \"utf8\": \"caf\\u00e9 \\u20ac\", \"bad_utf8\": \"x\\ufffdy\\ufffd\","
+		   " \"we\\\"ird key\": \"v\"}]");
+}
+
+static void json_writes_numbers_only_for_json_numbers(void **state)
+{
+	struct fx *fx = *state;
+	char err[256];
+	struct row *r = &fx->rows[0];
+
+	row_set_str(r, "int", "42");
+	row_set_str(r, "neg", "-0.5");
+	row_set_str(r, "exp", "1e5");
+	row_set_str(r, "zero", "0");
+	row_set_u64(r, "big", UINT64_MAX);
+	row_set_str(r, "lead0", "007");
+	row_set_str(r, "dot", ".5");
+	row_set_str(r, "trail", "1.");
+	row_set_str(r, "plus", "+1");
+	row_set_str(r, "hex", "0x10");
+	row_set_double(r, "inf", INFINITY, 2);
+	row_set_str(r, "nan", "nan");
+	row_set_text(r, "git_rev", "1234567");  /* all digits, still a string */
+	fx_path(fx, "out.json");
+	assert_int_equal(json_write(fx->path, r, 1, err, sizeof(err)), 0);
+	check_json(fx, fx->path,
+		   "[{\"int\": 42, \"neg\": -0.5, \"exp\": 1e5, \"zero\": 0,"
+		   " \"big\": 18446744073709551615, \"lead0\": \"007\", \"dot\": \".5\","
+		   " \"trail\": \"1.\", \"plus\": \"+1\", \"hex\": \"0x10\", \"inf\": \"inf\","
+		   " \"nan\": \"nan\", \"git_rev\": \"1234567\"}]");
+}
+
+static void json_zero_rows_is_an_empty_array(void **state)
+{
+	struct fx *fx = *state;
+	char err[256];
+
+	fx_path(fx, "out.json");
+	assert_int_equal(json_write(fx->path, NULL, 0, err, sizeof(err)), 0);
+	assert_file_is(fx->path, "[]\n");
+	check_json(fx, fx->path, "[]");
+}
+
+static void json_replaces_the_file_and_leaves_no_temporary(void **state)
+{
+	struct fx *fx = *state;
+	char err[256];
+
+	fx_path(fx, "out.json");
+	spill(fx->path, "old contents");
+	sample_row(&fx->rows[0], 64, 1.5);
+	assert_int_equal(json_write(fx->path, fx->rows, 1, err, sizeof(err)), 0);
+	check_json(fx, fx->path, NULL);
+
+	DIR *d = opendir(fx->dir);
+	struct dirent *e;
+	int files = 0;
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		files++;
+		assert_string_equal(e->d_name, "out.json");
+	}
+	closedir(d);
+	assert_int_equal(files, 1);
+}
+
+static void json_failure_names_the_file(void **state)
+{
+	struct fx *fx = *state;
+	char err[256];
+
+	fx_path(fx, "missing/out.json");
+	sample_row(&fx->rows[0], 64, 1.5);
+	assert_int_equal(json_write(fx->path, fx->rows, 1, err, sizeof(err)), -1);
+	assert_err_has(err, fx->path);
+	assert_err_has(err, "No such file or directory");
+}
+
+/* ---- table ---------------------------------------------------------------- */
+
+static char *table_text(const struct row *rows, int nrows, const char *const *cols, int ncols)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	table_print(f, rows, nrows, cols, ncols);
+	fclose(f);
+	return buf;
+}
+
+static void table_aligns_columns_and_shows_na_as_dash(void **state)
+{
+	struct fx *fx = *state;
+	static const char *const cols[] = { "verb", "size_bytes", "mops", "lat_p50_us", "absent" };
+
+	sample_row(&fx->rows[0], 64, 12.5);
+	sample_row(&fx->rows[1], 4096, 1.25);
+	row_set_str(&fx->rows[1], "verb", "read\nx");
+	row_set_double(&fx->rows[1], "lat_p50_us", 3.5, 2);
+	char *t = table_text(fx->rows, 2, cols, 5);
+	assert_string_equal(t,
+			    "verb    size_bytes    mops  lat_p50_us  absent\n"
+			    "write           64  12.500           -  -\n"
+			    "read?x        4096   1.250        3.50  -\n");
+	free(t);
+}
+
+static void table_without_cols_prints_every_column_of_the_first_row(void **state)
+{
+	struct fx *fx = *state;
+
+	row_set_str(&fx->rows[0], "a", "x");
+	row_set_u64(&fx->rows[0], "b", 7);
+	char *t = table_text(fx->rows, 1, NULL, 0);
+	assert_string_equal(t, "a  b\nx  7\n");
+	free(t);
+	t = table_text(fx->rows, 0, NULL, 0);
+	assert_true(t == NULL || t[0] == '\0');
+	free(t);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(row_set_appends_in_order_and_overwrites_in_place),
+		T(row_get_tells_missing_from_na),
+		T(row_set_double_rounds_and_maps_nan_to_na),
+		T(row_set_integers_cover_their_range),
+		T(row_long_value_is_cut_visibly_at_a_character),
+		T(row_full_refuses_new_columns_and_writers_refuse_it),
+		T(csv_writes_header_once_then_appends_rows),
+		T(csv_refuses_a_different_header_naming_the_column),
+		T(csv_refuses_extra_or_missing_columns),
+		T(csv_quotes_values_per_rfc_4180),
+		T(csv_writes_each_line_with_one_write_call),
+		T(csv_writes_a_maximal_row_with_one_write_call),
+		T(csv_removes_a_partial_row_after_a_short_write),
+		T(csv_refuses_a_file_with_a_torn_last_line),
+		T(csv_accepts_a_header_with_crlf),
+		T(csv_open_failure_names_the_file),
+		T(json_output_parses_with_types_and_null),
+		T(json_escapes_strings_per_rfc_8259),
+		T(json_writes_numbers_only_for_json_numbers),
+		T(json_zero_rows_is_an_empty_array),
+		T(json_replaces_the_file_and_leaves_no_temporary),
+		T(json_failure_names_the_file),
+		T(table_aligns_columns_and_shows_na_as_dash),
+		T(table_without_cols_prints_every_column_of_the_first_row),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
