@@ -145,6 +145,28 @@ int units_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
 	return -1;
 }
 
+int units_parse_size_opt(const char *s, uint64_t min, uint64_t max, const char *optname,
+			 uint64_t *out, char *err, size_t errlen)
+{
+	const char *opt = optname ? optname : "value";
+	char why[320];
+	uint64_t v;
+
+	if (units_parse_size(s, &v, why, sizeof(why)) != 0) {
+		snprintf(err, errlen, "%s: %s", opt, why);
+		return -1;
+	}
+	if (v < min || v > max) {
+		snprintf(err, errlen, "%s: %s = %" PRIu64 " bytes is %s %" PRIu64
+			 " (use a size from %" PRIu64 " to %" PRIu64 " bytes)", opt, s, v,
+			 v < min ? "below the minimum" : "above the maximum", v < min ? min : max,
+			 min, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
 int units_parse_u64(const char *s, uint64_t min, uint64_t max, const char *optname,
 		    uint64_t *out, char *err, size_t errlen)
 {

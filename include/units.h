@@ -53,6 +53,16 @@ double units_ns_to_us(double ns);
 int units_parse_size(const char *s, uint64_t *out, char *err, size_t errlen);
 
 /*
+ * units_parse_size for option optname (NULL reads as "value"), then check
+ * min <= bytes <= max. err starts with the option name, e.g.
+ *   --stride: size "4Q": unexpected "Q" after the number (...)
+ *   --stride: 2G = 2147483648 bytes is above the maximum 1073741824 (use a size from 8 to 1073741824 bytes)
+ * Returns 0 with *out set, or -1.
+ */
+int units_parse_size_opt(const char *s, uint64_t min, uint64_t max, const char *optname,
+			 uint64_t *out, char *err, size_t errlen);
+
+/*
  * Parse a decimal integer for option optname (e.g. "--iters"; NULL reads as
  * "value") and check min <= value <= max. Digits only: no sign, no spaces,
  * no suffix, no hex. err names the option, the value, the limit broken and

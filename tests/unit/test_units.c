@@ -214,6 +214,28 @@ static void units_parse_size_survives_small_error_buffer(void **state)
 	assert_true(memchr(err, '\0', sizeof(err)) != NULL);
 }
 
+static void units_parse_size_opt_names_option_value_and_range(void **state)
+{
+	char err[512];
+	uint64_t v = 7;
+	(void)state;
+
+	assert_int_equal(units_parse_size_opt("1K", 8, UNITS_GIB, "--stride", &v, err,
+					      sizeof(err)), 0);
+	assert_true(v == 1024);
+	assert_int_equal(units_parse_size_opt("2G", 8, UNITS_GIB, "--stride", &v, err,
+					      sizeof(err)), -1);
+	assert_true(v == 1024);
+	assert_err_has(err, "--stride: 2G = 2147483648 bytes is above the maximum 1073741824");
+	assert_err_has(err, "from 8 to 1073741824 bytes");
+	assert_int_equal(units_parse_size_opt("4", 8, UNITS_GIB, "--stride", &v, err,
+					      sizeof(err)), -1);
+	assert_err_has(err, "below the minimum 8");
+	assert_int_equal(units_parse_size_opt("4Q", 8, UNITS_GIB, "--stride", &v, err,
+					      sizeof(err)), -1);
+	assert_err_has(err, "--stride: size \"4Q\"");
+}
+
 /* ---- integers ------------------------------------------------------------- */
 
 static void units_parse_u64_accepts_values_in_range(void **state)
@@ -436,6 +458,7 @@ int main(void)
 		cmocka_unit_test(units_parse_size_rejects_trailing_junk),
 		cmocka_unit_test(units_parse_size_error_lists_accepted_suffixes),
 		cmocka_unit_test(units_parse_size_survives_small_error_buffer),
+		cmocka_unit_test(units_parse_size_opt_names_option_value_and_range),
 		cmocka_unit_test(units_parse_u64_accepts_values_in_range),
 		cmocka_unit_test(units_parse_u64_range_error_names_option_value_limit_and_fix),
 		cmocka_unit_test(units_parse_u64_rejects_non_digits),
