@@ -70,3 +70,5 @@ clean:
 # Experiment and figure targets (make figure-N, table-N, figures-reference,
 # compare-N) live beside the experiments they run.
 -include experiments/experiments.mk
+# make fuzz (libFuzzer on the control-message decoder), make sanitize
+-include tests/fuzz/fuzz.mk
