@@ -1,0 +1,480 @@
+#!/usr/bin/env bats
+# env/check against fake sysfs/proc/dev trees and fake command outputs:
+# fixtures/env/vm is the soft-RoCE VM (rxe0 on veth0), fixtures/env/nic a
+# host with a ConnectX (mlx5_0, RoCE, NUMA node 1).
+
+load fixtures/env/helper
+
+setup() {
+	use_tree vm
+}
+
+# ---------------------------------------------------------------- whole runs
+
+@test "check: the soft-RoCE VM passes and shows rxe0, GID 1 IPv4-mapped RoCE v2, MTU 1024, memlock" {
+	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
+	check_line 'device rxe0'
+	check_line 'gid rxe0/1' | grep -q 'index 1: RoCE v2, IPv4-mapped 198.18.1.1'
+	check_line 'mtu rxe0/1' | grep -q 'active 1024, max 4096 (veth0 mtu 1500)'
+	check_line 'memlock' | grep -q 'ulimit -l unlimited'
+	check_line 'netdev rxe0/1' | grep -q 'rxe0 port 1 ==> veth0 (Up), IPv4 198.18.1.1'
+	[[ $output == *"result: 0 failed, 0 warnings: a run can proceed"* ]]
+}
+
+@test "check: the GID table lists each valid entry and marks the picked index" {
+	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
+	printf '%s\n' "$output" | grep -qE '^    0 +RoCE v2 +IPv6 +yes +veth0 +fe80:'
+	printf '%s\n' "$output" | grep -qE '^  \* 1 +RoCE v2 +IPv4 +no +veth0 +::ffff:198\.18\.1\.1$'
+	[ "$(printf '%s\n' "$output" | grep -cE '^ +2 ')" -eq 0 ]
+}
+
+@test "check: --json is valid JSON with the port, GID index, MTU and can_run" {
+	run "$ROOT/env/check" --json
+	[ "$status" -eq 0 ]
+	printf '%s' "$output" | python3 -m json.tool >/dev/null
+	[ "$(json_get 'j["can_run"]')" = True ]
+	[ "$(json_get 'j["ports"][0]["device"]')" = rxe0 ]
+	[ "$(json_get 'j["ports"][0]["gid_index"]')" = 1 ]
+	[ "$(json_get 'j["ports"][0]["active_mtu"]')" = 1024 ]
+	[ "$(json_get 'j["ports"][0]["netdev"]')" = veth0 ]
+	[ "$(json_get 'j["ports"][0]["gids"][1]["type"]')" = "RoCE v2" ]
+	[ "$(json_get 'j["ports"][0]["gids"][1]["ipv4"]')" = 198.18.1.1 ]
+	[ "$(json_get 'j["ports"][0]["gids"][0]["link_local"]')" = True ]
+	[ "$(json_get 'j["numa"]["rxe0"]["node"]')" = None ]
+	[ "$(json_get 'j["memlock"]["limit_bytes"]')" = unlimited ]
+	[ "$(json_get 'j["counts"]["fail"]')" = 0 ]
+	[ "$(json_get 'j["next_step"]')" = None ]
+	[ "$(json_get 'all(c["status"] in ("ok","warn","fail") for c in j["checks"])')" = True ]
+}
+
+@test "check: --json of a failing host is valid JSON with can_run false and the next step" {
+	no_rdma_kernel
+	run "$ROOT/env/check" --json
+	[ "$status" -eq 1 ]
+	printf '%s' "$output" | python3 -m json.tool >/dev/null
+	[ "$(json_get 'j["can_run"]')" = False ]
+	[[ $(json_get 'j["next_step"]') == *"ci/vm run -- env/check"* ]]
+	[ "$(json_get '[c["status"] for c in j["checks"] if c["id"]=="module.ib_uverbs"][0]')" = fail ]
+	[ "$(json_get 'j["ports"]')" = "[]" ]
+}
+
+@test "check: JSON strings are escaped (quotes, backslashes, tabs)" {
+	put proc/sys/kernel/hostname $'vm"1\\x\ty'
+	run "$ROOT/env/check" --json
+	[ "$status" -eq 0 ]
+	[ "$(json_get 'j["host"]')" = $'vm"1\\x\ty' ]
+}
+
+@test "check: a kernel without RDMA fails, names ib_uverbs and rdma_rxe, and points to the VM" {
+	no_rdma_kernel
+	run "$ROOT/env/check"
+	[ "$status" -eq 1 ]
+	check_line 'module ib_uverbs' | grep -q '^FAIL'
+	check_line 'device' | grep -q 'no RDMA device'
+	check_line 'provider module' | grep -q 'rdma_rxe (soft-RoCE) is missing'
+	[[ $output == *"next step: this kernel (6.1.0-57-amd64) has no RDMA device and no rdma_rxe: run inside the soft-RoCE VM: ci/vm run -- env/check"* ]]
+}
+
+@test "check: no device but rdma_rxe loadable: the next step is env/softroce up" {
+	rm -rf "$RB_SYSFS/class/infiniband" "$RB_SYSFS/class/infiniband_verbs" "$RB_SYSFS/module/rdma_rxe"
+	run "$ROOT/env/check"
+	[ "$status" -eq 1 ]
+	check_line 'device' | grep -q '^FAIL'
+	[[ $output == *"fix: load your NIC's driver, or create a soft-RoCE device: env/softroce up"* ]]
+	[[ $output == *"next step: create a soft-RoCE device: env/softroce up"* ]]
+}
+
+# ---------------------------------------------------------------- modules
+
+@test "check: ib_uverbs not loaded but loadable: FAIL with modprobe ib_uverbs" {
+	rm -rf "$RB_SYSFS/module/ib_uverbs"
+	run "$ROOT/env/check"
+	[ "$status" -eq 1 ]
+	check_line 'module ib_uverbs' | grep -q '^FAIL .*not loaded'
+	[[ $output == *"fix: modprobe ib_uverbs"* ]]
+}
+
+@test "check: ib_uverbs found through modules.dep when modinfo is absent" {
+	rm -rf "$RB_SYSFS/module/ib_uverbs"
+	PATH=$(path_without modinfo) run "$ROOT/env/check"
+	[ "$status" -eq 1 ]
+	[[ $output == *"fix: modprobe ib_uverbs"* ]]
+}
+
+@test "check: a built-in module (modules.builtin, no /sys/module entry) counts as loaded" {
+	rm -rf "$RB_SYSFS/module/ib_uverbs"
+	put lib/modules/6.1.0-57-amd64/modules.builtin 'kernel/drivers/infiniband/core/ib_uverbs.ko'
+	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
+	check_line 'module ib_uverbs' | grep -q '^ok .*loaded'
+}
+
+@test "check: rdma_ucm not loaded is a warning (rdma_cm only), the run can proceed" {
+	rm -rf "$RB_SYSFS/module/rdma_ucm" "$RB_DEV/infiniband/rdma_cm"
+	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
+	check_line 'module rdma_ucm' | grep -q '^warn .*rdma_cm connections (-R) will fail'
+	check_line 'rdma_cm node' | grep -q '^warn'
+	[[ $output == *"fix: modprobe rdma_ucm"* ]]
+	[[ $output == *"2 warnings: a run can proceed"* ]]
+}
+
+@test "check: a device with a driver outside the known list passes the provider check" {
+	rm -rf "$RB_SYSFS/module/rdma_rxe"
+	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
+	check_line 'provider module' | grep -q '^ok .*devices are registered (rxe0)'
+}
+
+# ---------------------------------------------------------------- devices, ports
+
+@test "check: --device names a missing device: FAIL listing the devices" {
+	run "$ROOT/env/check" --device mlx5_9
+	[ "$status" -eq 1 ]
+	check_line 'device mlx5_9' | grep -q 'not found (devices: rxe0)'
+}
+
+@test "check: --device restricts the check to one device" {
+	cp -R "$ENV_FIX/nic/sys/class/infiniband/mlx5_0" "$RB_SYSFS/class/infiniband/"
+	run "$ROOT/env/check" --device rxe0
+	[ "$status" -eq 0 ]
+	check_line 'device rxe0'
+	[[ $output != *mlx5_0* ]]
+}
+
+@test "check: ibv_devinfo cannot open the device: FAIL naming the provider package" {
+	printf 'Failed to get IB devices list: Function not implemented\n' >"$RB_FAKE/ibv_devinfo.fail"
+	run "$ROOT/env/check"
+	[ "$status" -eq 1 ]
+	check_line 'device rxe0' | grep -q '^FAIL .*libibverbs cannot open it: Failed to get IB devices list'
+	[[ $output == *"ibverbs-providers"* ]]
+}
+
+@test "check: ibv_devinfo not installed: warning, state and link layer from sysfs" {
+	PATH=$(path_without ibv_devinfo) run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
+	check_line 'ibv_devinfo' | grep -q '^warn .*not installed'
+	check_line 'port rxe0/1' | grep -q '^ok .*ACTIVE (LinkUp), Ethernet, 10 Gb/sec (1X FDR10)'
+	check_line 'mtu rxe0/1' | grep -q '^warn .*active MTU unknown'
+}
+
+@test "check: the only port DOWN: FAIL with the netdev fix" {
+	sed -i 's/PORT_ACTIVE (4)/PORT_DOWN (1)/; s/LINK_UP (5)/DISABLED (3)/' "$RB_FAKE/ibv_devinfo-rxe0.txt"
+	put sys/class/infiniband/rxe0/ports/1/state '1: DOWN'
+	put sys/class/infiniband/rxe0/ports/1/phys_state '3: Disabled'
+	run "$ROOT/env/check"
+	[ "$status" -eq 1 ]
+	check_line 'port rxe0/1' | grep -q '^FAIL .*DOWN (Disabled), Ethernet: not ACTIVE'
+	[[ $output == *"fix: bring the netdev up"* ]]
+}
+
+@test "check: a DOWN port beside an ACTIVE one is a warning" {
+	cp -R "$ENV_FIX/nic/sys/class/infiniband/mlx5_0" "$RB_SYSFS/class/infiniband/"
+	put sys/class/infiniband/mlx5_0/ports/1/state '1: DOWN'
+	sed -i 's/PORT_ACTIVE (4)/PORT_DOWN (1)/' "$RB_FAKE/ibv_devinfo-mlx5_0.txt"
+	run "$ROOT/env/check"
+	check_line 'port mlx5_0/1' | grep -q '^warn .*not ACTIVE'
+	check_line 'port rxe0/1' | grep -q '^ok'
+}
+
+@test "check: an InfiniBand port in INIT (no subnet manager): FAIL naming opensm" {
+	put sys/class/infiniband/rxe0/ports/1/link_layer InfiniBand
+	put sys/class/infiniband/rxe0/ports/1/state '2: INIT'
+	sed -i 's/PORT_ACTIVE (4)/PORT_INIT (2)/' "$RB_FAKE/ibv_devinfo-rxe0.txt"
+	run "$ROOT/env/check"
+	[ "$status" -eq 1 ]
+	check_line 'port rxe0/1' | grep -q '^FAIL .*INIT'
+	[[ $output == *"subnet manager (opensm)"* ]]
+}
+
+@test "check: active MTU 512: warning to raise the netdev MTU" {
+	sed -i 's/active_mtu:\t\t1024 (3)/active_mtu:\t\t512 (2)/' "$RB_FAKE/ibv_devinfo-rxe0.txt"
+	put sys/class/net/veth0/mtu 600
+	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
+	check_line 'mtu rxe0/1' | grep -q '^warn .*active 512, max 4096 (veth0 mtu 600)'
+	[[ $output == *"ip link set dev veth0 mtu"* ]]
+}
+
+# ---------------------------------------------------------------- uverbs
+
+@test "check: no uverbs device in sysfs: FAIL" {
+	rm -rf "$RB_SYSFS/class/infiniband_verbs"
+	run "$ROOT/env/check"
+	[ "$status" -eq 1 ]
+	check_line 'uverbs rxe0' | grep -q '^FAIL .*no uverbs device for rxe0'
+}
+
+@test "check: /dev/infiniband/uverbs0 missing: FAIL" {
+	rm -f "$RB_DEV/infiniband/uverbs0"
+	run "$ROOT/env/check"
+	[ "$status" -eq 1 ]
+	check_line 'uverbs rxe0' | grep -q "^FAIL .*$RB_DEV/infiniband/uverbs0 missing"
+}
+
+@test "check: uverbs node not accessible by this user: FAIL with chmod/udev fix" {
+	command -v setpriv >/dev/null || skip "setpriv not installed"
+	[ "$(command id -u)" -eq 0 ] || skip "needs root to switch to an unprivileged user"
+	# a world-readable copy of the tree, so only the uverbs node is refused
+	local pub
+	pub=$(mktemp -d /tmp/env-check-XXXXXX)
+	cp -R "$T" "$pub/t" && cp -R "$RB_FAKE" "$pub/fake" && cp -R "$ROOT/env" "$pub/env"
+	cp -R "$ENV_FIX/bin" "$pub/bin"
+	chmod -R a+rX "$pub"
+	chmod 0600 "$pub/t/dev/infiniband/uverbs0"
+	run setpriv --reuid=65534 --regid=65534 --clear-groups env \
+		RB_SYSFS="$pub/t/sys" RB_PROCFS="$pub/t/proc" RB_DEV="$pub/t/dev" \
+		RB_MODULES_DIR="$pub/t/lib/modules" RB_LIBDIRS="$pub/t/lib" RB_FAKE="$pub/fake" \
+		RB_FAKE_UID=65534 PATH="$pub/bin:$PATH" "$pub/env/check"
+	rm -rf "$pub"
+	[ "$status" -eq 1 ]
+	check_line 'uverbs rxe0' | grep -q '^FAIL .*not readable and writable by user65534'
+	[[ $output == *'MODE="0666"'* ]]
+}
+
+# ---------------------------------------------------------------- GID table, netdev
+
+@test "check: empty GID table: FAIL" {
+	for f in "$RB_SYSFS"/class/infiniband/rxe0/ports/1/gids/*; do
+		printf '0000:0000:0000:0000:0000:0000:0000:0000\n' >"$f"
+	done
+	run "$ROOT/env/check"
+	[ "$status" -eq 1 ]
+	check_line 'gid rxe0/1' | grep -q '^FAIL .*GID table empty'
+}
+
+@test "check: RoCE v1 only: warning, RoCE v1 is not routable" {
+	put sys/class/infiniband/rxe0/ports/1/gid_attrs/types/0 'IB/RoCE v1'
+	put sys/class/infiniband/rxe0/ports/1/gid_attrs/types/1 'IB/RoCE v1'
+	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
+	check_line 'gid rxe0/1' | grep -q '^warn .*index 0: RoCE v1, IPv6 link-local .*no RoCE v2 GID'
+}
+
+@test "check: no IPv4 on the netdev: warnings on the GID and the netdev, pick falls back to RoCE v2" {
+	put sys/class/infiniband/rxe0/ports/1/gids/1 '0000:0000:0000:0000:0000:0000:0000:0000'
+	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
+	check_line 'gid rxe0/1' | grep -q '^warn .*index 0: RoCE v2, IPv6 link-local .*no IPv4-mapped RoCE v2 GID'
+	check_line 'netdev rxe0/1' | grep -q '^warn .*no IPv4 address'
+	[[ $output == *"ip addr add ADDR/24 dev veth0"* ]]
+}
+
+@test "check: the netdev is down: warning with ip link set up" {
+	put sys/class/net/veth0/operstate down
+	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
+	check_line 'netdev rxe0/1' | grep -q '^warn .*veth0 (Down)'
+	[[ $output == *"fix: ip link set dev veth0 up"* ]]
+}
+
+@test "check: the netdev behind the port is gone: FAIL" {
+	rm -rf "$RB_SYSFS/class/net/veth0"
+	run "$ROOT/env/check"
+	[ "$status" -eq 1 ]
+	check_line 'netdev rxe0/1' | grep -q '^FAIL .*veth0 is not in'
+}
+
+@test "check: a ConnectX with RoCE v1 and v2 GIDs: the IPv4 RoCE v2 index (3) is picked" {
+	use_tree nic
+	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
+	check_line 'gid mlx5_0/1' | grep -q '^ok .*index 3: RoCE v2, IPv4-mapped 198.18.1.11 (4 valid entries)'
+	printf '%s\n' "$output" | grep -qE '^    0 +RoCE v1 +IPv6 +yes'
+	printf '%s\n' "$output" | grep -qE '^  \* 3 +RoCE v2 +IPv4'
+	check_line 'device mlx5_0' | grep -q 'fw 28.39.1002'
+	check_line 'port mlx5_0/1' | grep -q '50.0 Gbps 2X'
+	check_line 'mtu mlx5_0/1' | grep -q 'active 4096, max 4096 (enp65s0f0np0 mtu 9000)'
+}
+
+@test "check: InfiniBand link layer: index 0 is picked, the IPoIB netdev is shown" {
+	use_tree nic
+	local p="sys/class/infiniband/mlx5_0"
+	put "$p/ports/1/link_layer" InfiniBand
+	rm -rf "$RB_SYSFS/class/infiniband/mlx5_0/ports/1/gid_attrs" "$RB_SYSFS/class/infiniband/mlx5_0/device/net/enp65s0f0np0"
+	for i in 1 2 3; do put "$p/ports/1/gids/$i" '0000:0000:0000:0000:0000:0000:0000:0000'; done
+	put "$p/ports/1/gids/0" 'fe80:0000:0000:0000:0c42:a103:005b:7c10'
+	mkdir -p "$RB_SYSFS/class/infiniband/mlx5_0/device/net/ib0"
+	put sys/class/net/ib0/operstate up
+	put sys/class/net/ib0/mtu 4092
+	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
+	check_line 'gid mlx5_0/1' | grep -q '^ok .*index 0'
+	check_line 'netdev mlx5_0/1' | grep -q 'mlx5_0 port 1 ==> ib0 (Up)'
+}
+
+# ---------------------------------------------------------------- limits
+
+@test "check: memlock below what a run registers, no CAP_IPC_LOCK: FAIL with limits.d fix" {
+	use_tree nic
+	sed -i 's/^Max locked memory .*/Max locked memory         8388608              8388608              bytes/' "$RB_PROCFS/self/limits"
+	run "$ROOT/env/check"
+	[ "$status" -eq 1 ]
+	check_line memlock | grep -q '^FAIL .*ulimit -l 8 MiB < 64 MiB a run registers'
+	[[ $output == *"/etc/security/limits.d/"* ]]
+}
+
+@test "check: memlock below the need but CAP_IPC_LOCK (root): ok" {
+	sed -i 's/^Max locked memory .*/Max locked memory         8388608              8388608              bytes/' "$RB_PROCFS/self/limits"
+	printf 'Name:\tbash\nCapEff:\t000001ffffffffff\n' >"$RB_PROCFS/self/status"
+	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
+	check_line memlock | grep -q '^ok .*CAP_IPC_LOCK'
+}
+
+@test "check: --memlock sets what a run registers (and RB_MEMLOCK_NEED)" {
+	use_tree nic
+	sed -i 's/^Max locked memory .*/Max locked memory         8388608              8388608              bytes/' "$RB_PROCFS/self/limits"
+	run "$ROOT/env/check" --memlock 4M
+	[ "$status" -eq 0 ]
+	check_line memlock | grep -q '^ok .*8 MiB >= 4 MiB'
+	RB_MEMLOCK_NEED=1G run "$ROOT/env/check"
+	[ "$status" -eq 1 ]
+	check_line memlock | grep -q '< 1 GiB'
+}
+
+@test "check: a malformed --memlock is a usage error" {
+	run "$ROOT/env/check" --memlock lots
+	[ "$status" -eq 2 ]
+	[[ $output == *"not a size"* ]]
+}
+
+@test "check: vm.max_map_count below 65530: warning suggesting 262144" {
+	put proc/sys/vm/max_map_count 32768
+	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
+	check_line vm.max_map_count | grep -q '^warn .*32768 < 65530'
+	[[ $output == *"sysctl -w vm.max_map_count=262144"* ]]
+}
+
+@test "check: vm.max_map_count 65530 (the default) is ok" {
+	run "$ROOT/env/check"
+	check_line vm.max_map_count | grep -qE '^ok +vm.max_map_count +65530$'
+}
+
+@test "check: hugepages are checked only when asked" {
+	use_tree nic
+	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
+	[[ $output != *hugepages* ]]
+	run "$ROOT/env/check" --hugepages 256
+	[ "$status" -eq 0 ]
+	check_line hugepages | grep -q '^ok .*512 free of 1024 (2048 kB each), need 256'
+}
+
+@test "check: too few free hugepages: FAIL with the sysctl to run" {
+	use_tree nic
+	run "$ROOT/env/check" --hugepages 1024
+	[ "$status" -eq 1 ]
+	check_line hugepages | grep -q '^FAIL .*512 free of 1024'
+	[[ $output == *"sysctl -w vm.nr_hugepages=1536"* ]]
+}
+
+@test "check: CPU governor powersave: warning naming the cpus" {
+	use_tree nic
+	put sys/devices/system/cpu/cpu2/cpufreq/scaling_governor powersave
+	put sys/devices/system/cpu/cpu3/cpufreq/scaling_governor powersave
+	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
+	check_line 'cpu governor' | grep -q "^warn .*2 of 4 cpus not 'performance': cpus 2,3"
+	[[ $output == *"cpupower frequency-set -g performance"* ]]
+}
+
+@test "check: CPU governor performance everywhere is ok; no cpufreq is n/a" {
+	use_tree nic
+	run "$ROOT/env/check"
+	check_line 'cpu governor' | grep -q '^ok .*performance on 4 cpus'
+	use_tree vm
+	run "$ROOT/env/check"
+	check_line 'cpu governor' | grep -q '^ok .*n/a'
+}
+
+# ---------------------------------------------------------------- NUMA, IOMMU, versions
+
+@test "check: NUMA node of the NIC and its local cores" {
+	use_tree nic
+	run "$ROOT/env/check"
+	check_line 'numa mlx5_0' | grep -q 'node 1, local cores 8-15,24-31'
+	run "$ROOT/env/check" --json
+	[ "$(json_get 'j["numa"]["mlx5_0"]["node"]')" = 1 ]
+	[ "$(json_get 'j["numa"]["mlx5_0"]["cpus"]')" = 8-15,24-31 ]
+}
+
+@test "check: numa_node -1 is a single-node machine; rxe (no device) is n/a" {
+	use_tree nic
+	put sys/class/infiniband/mlx5_0/device/numa_node -1
+	run "$ROOT/env/check"
+	check_line 'numa mlx5_0' | grep -q 'no NUMA node reported (single node), local cores 8-15,24-31'
+	use_tree vm
+	run "$ROOT/env/check"
+	check_line 'numa rxe0' | grep -q 'n/a (virtual device'
+}
+
+@test "check: IOMMU passthrough (iommu=pt, identity groups) is ok" {
+	use_tree nic
+	run "$ROOT/env/check"
+	check_line iommu | grep -q '^ok .*passthrough (command line: intel_iommu=on iommu=pt)'
+}
+
+@test "check: IOMMU translating DMA: warning suggesting iommu=pt" {
+	use_tree nic
+	put sys/kernel/iommu_groups/1/type DMA-FQ
+	put proc/cmdline 'ro quiet intel_iommu=on'
+	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
+	check_line iommu | grep -q '^warn .*translating DMA for 1 groups'
+	[[ $output == *"add iommu=pt to the kernel command line"* ]]
+}
+
+@test "check: intel_iommu=on with no group types visible: warning" {
+	use_tree nic
+	rm -rf "$RB_SYSFS/kernel/iommu_groups"
+	put proc/cmdline 'ro quiet intel_iommu=on'
+	run "$ROOT/env/check"
+	check_line iommu | grep -q '^warn .*on, mode not visible'
+}
+
+@test "check: kernel and rdma-core versions from procfs and dpkg" {
+	run "$ROOT/env/check"
+	check_line kernel | grep -q '6.1.0-57-amd64'
+	check_line rdma-core | grep -q '^ok .*44.0 (dpkg rdma-core 44.0-2)'
+}
+
+@test "check: rdma-core version from the libibverbs file name when no package record" {
+	: >"$RB_FAKE/dpkg.status"
+	: >"$T/lib/libibverbs.so.1.14.44.0"
+	run "$ROOT/env/check"
+	check_line rdma-core | grep -q '^ok .*44.0 (libibverbs.so.1.14.44.0)'
+}
+
+@test "check: rdma-core version unknown: warning pointing to env/install-deps" {
+	: >"$RB_FAKE/dpkg.status"
+	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
+	check_line rdma-core | grep -q '^warn .*version unknown'
+	[[ $output == *"env/install-deps"* ]]
+}
+
+# ---------------------------------------------------------------- options
+
+@test "check: --host runs the same checks over RB_SSH with the other arguments" {
+	local ssh="$BATS_TEST_TMPDIR/fake-ssh"
+	# a fake ssh: logs its arguments and runs the remote command here
+	printf '#!/usr/bin/env bash\nprintf "%%s\\n" "$*" >>"$RB_FAKE/calls"\nexec bash -c "${*: -1}"\n' >"$ssh"
+	chmod +x "$ssh"
+	RB_SSH="$ssh -o BatchMode=yes" run "$ROOT/env/check" --host root@vm1 --json --device rxe0
+	[ "$status" -eq 0 ]
+	grep -q -- '-o BatchMode=yes root@vm1 bash -s -- --json --device rxe0' "$RB_FAKE/calls"
+	[ "$(json_get 'j["ports"][0]["device"]')" = rxe0 ]
+}
+
+@test "check: unknown argument is a usage error; --help prints usage" {
+	run "$ROOT/env/check" --frobnicate
+	[ "$status" -eq 2 ]
+	[[ $output == *"unknown argument '--frobnicate'"* ]]
+	run "$ROOT/env/check" --help
+	[ "$status" -eq 0 ]
+	[[ $output == usage:* ]]
+}
