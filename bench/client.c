@@ -1,0 +1,517 @@
+/*
+ * client.c - the client role: run every point (size x repetition) against
+ * the server and write the rows (session.h).
+ *
+ * A point: TEST to the server, its SETUP back, build and connect this
+ * side, SETUP to the server, wait for READY, run the worker threads while
+ * watching the control connection (an ERROR or a close from the server, or
+ * the point's --timeout, stops them), exchange DONE, check the end-to-end
+ * results, build and append the rows. A failed point still gives a row
+ * (status failed, reason); the session is then closed and the next point
+ * reconnects.
+ */
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ctrl.h"
+#include "ctx.h"
+#include "device.h"
+#include "report.h"
+#include "session.h"
+#include "timing.h"
+#include "units.h"
+
+struct client {
+	const struct rb_opts *o;
+	struct rb_dev dev;
+	struct rb_env env;
+	int fd;                 /* -1 = not connected */
+	struct ctrl_rbuf rb;
+	struct ctrl_hello server;
+	struct row *rows;       /* every row, for the table and JSON */
+	int nrows, caprows;
+	int failed;             /* points that failed */
+	bool csv_failed;
+};
+
+/* Replace the first `skip` bytes of err with pfx (e.g. "peer: " -> "server: "). */
+static void reprefix(char *err, size_t len, size_t skip, const char *pfx)
+{
+	size_t pl = strlen(pfx), rest = strlen(err);
+
+	if (skip > rest)
+		skip = rest;
+	rest -= skip;
+	if (pl + rest + 1 > len)
+		rest = len - pl - 1;
+	memmove(err + pl, err + skip, rest);
+	memcpy(err, pfx, pl);
+	err[pl + rest] = '\0';
+}
+
+static int client_connect(struct client *cl, char *err, size_t errlen)
+{
+	const struct rb_opts *o = cl->o;
+	struct ctrl_hello h = { .proc_index = o->proc_index, .pid = (uint32_t)getpid() };
+	uint8_t buf[CTRL_HDR_LEN + 3 * (2 + CTRL_STR_CAP) + 16];
+	struct ctrl_msg m;
+	size_t n;
+
+	cl->fd = ctrl_connect(o->host, o->port, o->connect_timeout_s, err, errlen);
+	if (cl->fd < 0)
+		return -1;
+	rb_info("connected to %s:%u", o->host, o->port);
+	snprintf(h.host, sizeof(h.host), "%s", cl->env.host);
+	snprintf(h.run_id, sizeof(h.run_id), "%s", o->run_id);
+	snprintf(h.device, sizeof(h.device), "%s", cl->dev.name);
+	n = ctrl_encode_hello(buf, sizeof(buf), &h);
+	if (ctrl_send(cl->fd, buf, n, 10000, err, errlen) ||
+	    ctrl_recv(cl->fd, &cl->rb, &m, CTRL_HELLO, 30000, "the server's HELLO", err, errlen)) {
+		close(cl->fd);
+		cl->fd = -1;
+		return -1;
+	}
+	cl->server = m.u.hello;
+	rb_info("server %s pid %u uses device %s", cl->server.host, cl->server.pid,
+		cl->server.device);
+	return 0;
+}
+
+static void client_disconnect(struct client *cl, const char *reason)
+{
+	if (cl->fd < 0)
+		return;
+	if (reason)
+		ctrl_send_error(cl->fd, reason);
+	close(cl->fd);
+	cl->fd = -1;
+}
+
+static struct row *new_row(struct client *cl)
+{
+	if (cl->nrows == cl->caprows) {
+		int cap = cl->caprows ? cl->caprows * 2 : 16;
+		struct row *r = realloc(cl->rows, (size_t)cap * sizeof(*r));
+		if (!r)
+			return NULL;
+		cl->rows = r;
+		cl->caprows = cap;
+	}
+	return &cl->rows[cl->nrows++];
+}
+
+/* Append a finished row to --csv right away (rows already written are never lost). */
+static void emit_row(struct client *cl, struct row *r)
+{
+	char err[512];
+
+	if (cl->o->csv[0] && csv_append(cl->o->csv, r, err, sizeof(err))) {
+		rb_error("--csv %s: %s", cl->o->csv, err);
+		cl->csv_failed = true;
+	}
+}
+
+/* Rows of a point: per thread (threads > 1) and "all". */
+static void emit_point(struct client *cl, struct rb_point_info *pi, struct rb_ctx *c,
+		       bool measured)
+{
+	struct rb_measure all = { .valid = false };
+	struct hist *merged = NULL;
+
+	if (c && measured) {
+		uint64_t t0 = UINT64_MAX, t1 = 0;
+		merged = calloc(1, sizeof(*merged));
+		all.valid = true;
+		for (unsigned i = 0; i < c->nw; i++) {
+			struct rb_worker *w = &c->w[i];
+			if (w->t_start < t0)
+				t0 = w->t_start;
+			if (w->t_end > t1)
+				t1 = w->t_end;
+			all.ops += w->ops;
+			all.bytes += w->bytes;
+			all.atomic_success += w->atomic_success;
+			if (merged)
+				hist_merge(merged, w->hist);
+		}
+		all.duration_s = t1 > t0 ? timing_elapsed_s(t0, t1) : NAN;
+		all.hist = merged;
+		if (c->nw > 1)
+			for (unsigned i = 0; i < c->nw; i++) {
+				struct rb_worker *w = &c->w[i];
+				struct rb_measure m = {
+					.valid = true,
+					.duration_s = w->t_end > w->t_start ?
+						timing_elapsed_s(w->t_start, w->t_end) : NAN,
+					.ops = w->ops,
+					.bytes = w->bytes,
+					.hist = w->hist,
+					.atomic_success = w->atomic_success,
+				};
+				struct row *r = new_row(cl);
+				if (!r)
+					break;
+				report_build_row(r, pi, (int)i, &m);
+				emit_row(cl, r);
+			}
+	}
+	struct row *r = new_row(cl);
+	if (r) {
+		report_build_row(r, pi, -1, &all);
+		emit_row(cl, r);
+	}
+	if (all.valid && !rb_quiet) {
+		const struct rb_test *t = pi->t;
+		rb_info("sent %llu messages of size %llu in %.6f s: %.4f Mops, %.4f Gb/s",
+			(unsigned long long)all.ops, (unsigned long long)t->size, all.duration_s,
+			units_mops(all.ops, all.duration_s), units_gbps(all.bytes, all.duration_s));
+		if (merged && hist_count(merged)) {
+			bool one_way = strcmp(verb_lat_kind(t->verb), "one_way") == 0;
+			double d = one_way ? 2000.0 : 1000.0;
+			rb_info("average latency %.3f us (%s), min %.3f us, max %.3f us, p99 %.3f us, "
+				"%llu samples", hist_mean(merged) / d, verb_lat_kind(t->verb),
+				hist_min(merged) / d, hist_max(merged) / d,
+				hist_percentile(merged, 99) / d,
+				(unsigned long long)hist_count(merged));
+		}
+	}
+	free(merged);
+}
+
+/* Watch the control connection while the workers run; 0 or -1 with err. */
+static int monitor(struct client *cl, struct rb_ctx *c, char *err, size_t errlen)
+{
+	const struct rb_test *t = &c->t;
+	uint64_t limit_ms = t->timeout_ms;
+	uint64_t deadline = timing_now_ns() + limit_ms * 1000000ull;
+
+	while (atomic_load(&c->finished) < c->nw) {
+		struct pollfd p = { .fd = cl->fd, .events = POLLIN };
+		int rc = poll(&p, 1, 50);
+		if (rc < 0 && errno != EINTR) {
+			snprintf(err, errlen, "poll on control socket: %s", strerror(errno));
+			return -1;
+		}
+		if (rc > 0) {
+			struct ctrl_msg m;
+			rc = ctrl_recv(cl->fd, &cl->rb, &m, 0, 5000, "a server message during the test",
+				       err, errlen);
+			if (rc == -2) {
+				reprefix(err, errlen, 6, "server: ");
+			} else if (rc == 0) {
+				snprintf(err, errlen, "protocol error: server sent %s during the test",
+					 ctrl_type_name(m.type));
+			}
+			close(cl->fd);
+			cl->fd = -1;
+			return -1;
+		}
+		if (timing_now_ns() > deadline) {
+			snprintf(err, errlen, "point timed out after %.1f s (--timeout)",
+				 (double)limit_ms / 1000.0);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Compare what both ends saw; 1 passed, 2 failed (reason in note), 0 not checked. */
+static int end_to_end(struct rb_ctx *c, const struct ctrl_done *sv, char *note, size_t len)
+{
+	const struct rb_test *t = &c->t;
+	uint64_t ops = 0, succ = 0, sends = 0, bad = 0;
+
+	for (unsigned i = 0; i < c->nw; i++) {
+		ops += c->w[i].ops_total;
+		succ += c->w[i].atomic_success;
+		sends += c->w[i].sends_total;
+		bad += c->w[i].bad_payloads;
+	}
+	if (!t->validate)
+		return 0;
+	if (sv->checked == 2) {
+		snprintf(note, len, "%.900s", sv->note);
+		reprefix(note, len, 0, "server check failed: ");
+		return 2;
+	}
+	if (bad) {
+		snprintf(note, len, "%llu replies differ from the server's pattern",
+			 (unsigned long long)bad);
+		return 2;
+	}
+	uint64_t badqp = ctx_check_client_buffers(c, note, len);
+	if (badqp) {
+		char pfx[128];
+		snprintf(pfx, sizeof(pfx), "%llu QP(s) hold data that differs from the server's "
+			 "pattern: ", (unsigned long long)badqp);
+		reprefix(note, len, 0, pfx);
+		return 2;
+	}
+	if (t->verb == RB_VERB_FETCH_ADD && sv->counter_sum != ops) {
+		snprintf(note, len, "counter sum %llu != %llu fetch_adds completed",
+			 (unsigned long long)sv->counter_sum, (unsigned long long)ops);
+		return 2;
+	}
+	if (t->verb == RB_VERB_CMP_SWAP && sv->counter_sum != succ) {
+		snprintf(note, len, "counter sum %llu != %llu successful cmp_swaps",
+			 (unsigned long long)sv->counter_sum, (unsigned long long)succ);
+		return 2;
+	}
+	if (verb_needs_recv(t->verb) && t->test == RB_TEST_BW) {
+		if (t->transport == RB_TR_RC && sv->recvs != sends) {
+			snprintf(note, len, "server received %llu of %llu messages on RC",
+				 (unsigned long long)sv->recvs, (unsigned long long)sends);
+			return 2;
+		}
+		if (sv->recvs > sends) {
+			snprintf(note, len, "server received %llu messages, more than the %llu sent",
+				 (unsigned long long)sv->recvs, (unsigned long long)sends);
+			return 2;
+		}
+		if (sv->recvs < sends)
+			snprintf(note, len, "%s: %llu of %llu messages lost (unreliable transport)",
+				 transport_name(t->transport),
+				 (unsigned long long)(sends - sv->recvs), (unsigned long long)sends);
+	}
+	return 1;
+}
+
+static void print_setup_info(struct rb_ctx *c)
+{
+	char gid[64];
+
+	if (rb_quiet)
+		return;
+	for (unsigned i = 0; i < c->nw; i++)
+		for (unsigned k = 0; k < c->w[i].nqp; k++) {
+			struct rb_qp *q = &c->w[i].qps[k];
+			if (q->gindex >= 4 && q->gindex + 1 < c->lay.nqp_total)
+				continue;
+			rb_info("QP created: qpn 0x%06x (thread %u), lid 0x%x, gid index %d gid %s, port "
+				"%u; peer qpn 0x%06x", q->qp->qp_num, i, c->dev->pattr.lid,
+				c->dev->gid_index, dev_gid_str(c->dev->gid.raw, gid, sizeof(gid)),
+				c->dev->port, q->remote_qpn);
+			if (q->gindex == 3 && c->lay.nqp_total > 5)
+				rb_info("... %llu more QPs", (unsigned long long)(c->lay.nqp_total - 5));
+		}
+	rb_info("memory registered: addr %p, length %llu, lkey 0x%x, rkey 0x%x; peer addr 0x%llx "
+		"rkey 0x%x", (void *)c->buf, (unsigned long long)c->lay.total, c->mr->lkey,
+		c->mr->rkey, (unsigned long long)c->remote.buf_addr, c->remote.rkey);
+	rb_info("path MTU %u, max_rd_atomic %u, inline %s (asked %u, granted %u), window %llu, "
+		"signal interval %llu, postlist %llu, %llu QPs, QP setup %.1f us/QP",
+		c->path_mtu, c->rd_atomic, c->use_inline ? "on" : "off", c->inline_req, c->inline_cap,
+		(unsigned long long)c->t.window, (unsigned long long)c->t.signal_interval,
+		(unsigned long long)c->t.postlist, (unsigned long long)c->lay.nqp_total,
+		c->lay.nqp_total ? (double)c->setup_ns / 1e3 / (double)c->lay.nqp_total : 0.0);
+}
+
+/* Run one point. Returns 0 ok, -1 failed (row written). */
+static int run_point(struct client *cl, const struct rb_test *tin)
+{
+	const struct rb_opts *o = cl->o;
+	struct rb_test t = *tin;
+	struct rb_point_info pi = {
+		.o = o, .t = &t, .env = &cl->env, .dev = &cl->dev, .inline_used = -1,
+		.setup_us_per_qp = NAN, .status = "failed", .reason = "",
+	};
+	struct rb_ctx c;
+	bool have_ctx = false, measured = false;
+	struct ctrl_msg m;
+	struct ctrl_setup mine;
+	struct ctrl_qp_ep *eps = NULL;
+	uint8_t *msg = NULL;
+	uint8_t small[CTRL_HDR_LEN + 8 * RB_TEST_NFIELDS + CTRL_REASON_CAP + 128];
+	char err[1024] = "", note[CTRL_REASON_CAP + 1] = "";
+	size_t n;
+	int rc = -1;
+
+	if (test_validate_device(&t, &cl->dev.caps, err, sizeof(err))) {
+		pi.status = "skipped";
+		goto out;
+	}
+	if (cl->fd < 0 && client_connect(cl, err, sizeof(err)))
+		goto out;
+	n = ctrl_encode_test(small, sizeof(small), &t);
+	if (ctrl_send(cl->fd, small, n, 10000, err, sizeof(err)))
+		goto out_close;
+	int r = ctrl_recv(cl->fd, &cl->rb, &m, CTRL_SETUP, (int)t.timeout_ms, "the server's SETUP",
+			  err, sizeof(err));
+	if (r == -2) {
+		reprefix(err, sizeof(err), 6, "server: ");
+		close(cl->fd);
+		cl->fd = -1;
+		goto out;
+	}
+	if (r)
+		goto out_close;
+	/* The server's SETUP lives in cl->rb until the next receive: build ours first. */
+	if (ctx_create(&c, &t, RB_ROLE_CLIENT, &cl->dev, err, sizeof(err)))
+		goto out_close;
+	have_ctx = true;
+	c.cpus = o->cpus;
+	c.ncpus = o->ncpus;
+	c.cpus_spread = o->cpus_spread;
+	c.quiet = o->quiet;
+	pi.inline_used = 0;
+	pi.inline_cap = c.inline_cap;
+	pi.cq_depth = c.cq_depth_s;
+	if (ctx_negotiate(&c, &m.u.setup, err, sizeof(err)) ||
+	    ctx_connect(&c, &m.u.setup, err, sizeof(err)) ||
+	    ctx_post_recvs(&c, err, sizeof(err)))
+		goto out_close;
+	pi.path_mtu = c.path_mtu;
+	pi.rd_atomic = c.rd_atomic;
+	pi.inline_used = c.use_inline;
+	pi.setup_us_per_qp = (double)c.setup_ns / 1e3 / (double)c.lay.nqp_total;
+
+	eps = calloc(c.lay.nqp_total, sizeof(*eps));
+	msg = malloc(ctrl_setup_size((uint32_t)c.lay.nqp_total));
+	if (!eps || !msg) {
+		snprintf(err, sizeof(err), "out of memory for the SETUP message");
+		goto out_close;
+	}
+	ctx_local_setup(&c, &mine, eps);
+	n = ctrl_encode_setup(msg, ctrl_setup_size(mine.nqp), &mine, eps);
+	if (!n) {
+		snprintf(err, sizeof(err), "internal error: SETUP of %u QPs does not encode", mine.nqp);
+		goto out_close;
+	}
+	if (ctrl_send(cl->fd, msg, n, (int)t.timeout_ms, err, sizeof(err)))
+		goto out_close;
+	r = ctrl_recv(cl->fd, &cl->rb, &m, CTRL_READY, (int)t.timeout_ms, "the server's READY", err,
+		      sizeof(err));
+	if (r)
+		goto out_peer;
+	print_setup_info(&c);
+
+	c.ctr_before = &pi.before;
+	if (workers_start(&c, worker_client_main, err, sizeof(err)))
+		goto out_close;
+	if (monitor(cl, &c, err, sizeof(err))) {
+		atomic_store(&c.stop, 1);
+		char e2[512];
+		(void)workers_join(&c, e2, sizeof(e2));
+		goto out_close;
+	}
+	if (workers_join(&c, err, sizeof(err)))
+		goto out_close;
+	dev_counters_read(cl->dev.name, cl->dev.port, &pi.after);
+	pi.have_counters = pi.before.n > 0 || pi.after.n > 0;
+	measured = true;
+
+	struct ctrl_done d = { 0 };
+	for (unsigned i = 0; i < c.nw; i++) {
+		d.ops += c.w[i].ops_total;
+		d.sends += c.w[i].sends_total;
+		d.atomic_success += c.w[i].atomic_success;
+	}
+	n = ctrl_encode_done(small, sizeof(small), &d);
+	if (ctrl_send(cl->fd, small, n, 10000, err, sizeof(err)))
+		goto out_close;
+	r = ctrl_recv(cl->fd, &cl->rb, &m, CTRL_DONE, (int)t.timeout_ms, "the server's DONE", err,
+		      sizeof(err));
+	if (r)
+		goto out_peer;
+	pi.have_server = true;
+	pi.server = m.u.done;
+	pi.checked = end_to_end(&c, &m.u.done, note, sizeof(note));
+	if (pi.checked == 2) {
+		snprintf(err, sizeof(err), "--validate: %s", note);
+		rb_error("%s", err);
+		goto out; /* the session is fine: keep it */
+	}
+	if (note[0])
+		rb_info("%s", note);
+	pi.status = "ok";
+	pi.reason = note;
+	rc = 0;
+	goto out;
+
+out_peer:
+	if (r == -2) {
+		reprefix(err, sizeof(err), 6, "server: ");
+		close(cl->fd);
+		cl->fd = -1;
+	}
+out_close:
+	client_disconnect(cl, err);
+out:
+	if (rc) {
+		pi.reason = err;
+		rb_error("%s %s %s %llu B rep %llu: %s", verb_name(t.verb), transport_name(t.transport),
+			 testkind_name(t.test), (unsigned long long)t.size, (unsigned long long)t.rep,
+			 err);
+	}
+	emit_point(cl, &pi, have_ctx ? &c : NULL, measured);
+	free(msg);
+	free(eps);
+	if (have_ctx)
+		ctx_destroy(&c);
+	return rc;
+}
+
+int client_run(const struct rb_opts *o)
+{
+	struct client cl = { .o = o, .fd = -1 };
+	char err[1024], gid[64];
+	int rc = 0;
+
+	rb_quiet = o->quiet;
+	signal(SIGPIPE, SIG_IGN);
+	env_collect(&cl.env);
+	if (dev_open(&cl.dev, o->dev_name, o->ib_port, o->gid_index, err, sizeof(err))) {
+		rb_error("%s", err);
+		return 2;
+	}
+	rb_info("device %s port %u (%s, active MTU %u), GID index %d (%s%s) %s, lid 0x%x; clock %s",
+		cl.dev.name, cl.dev.port, dev_link_layer_name(cl.dev.link_layer), cl.dev.active_mtu,
+		cl.dev.gid_index, dev_gid_type_name(cl.dev.gid_type), o->gid_index < 0 ? ", auto" : "",
+		dev_gid_str(cl.dev.gid.raw, gid, sizeof(gid)), cl.dev.pattr.lid, cl.env.clock);
+	if (client_connect(&cl, err, sizeof(err))) {
+		rb_error("%s", err);
+		dev_close(&cl.dev);
+		return 2;
+	}
+	for (int i = 0; i < o->nsizes; i++)
+		for (unsigned rep = 0; rep < o->reps; rep++) {
+			struct rb_test t = o->t;
+			t.size = o->sizes[i];
+			t.rep = rep;
+			if (run_point(&cl, &t))
+				cl.failed++;
+		}
+	if (cl.fd >= 0) {
+		(void)ctrl_send_simple(cl.fd, CTRL_BYE, 5000, err, sizeof(err));
+		close(cl.fd);
+	}
+	if (cl.nrows) {
+		/* The table shows the process rows ("all"). */
+		struct row *all = calloc((size_t)cl.nrows, sizeof(*all));
+		int na = 0;
+		for (int i = 0; all && i < cl.nrows; i++) {
+			const char *th = row_get(&cl.rows[i], "thread");
+			if (th && strcmp(th, "all") == 0)
+				all[na++] = cl.rows[i];
+		}
+		if (all)
+			table_print(stdout, all, na, report_table_cols, report_table_ncols);
+		fflush(stdout);
+		free(all);
+	}
+	if (o->json[0] && json_write(o->json, cl.rows, cl.nrows, err, sizeof(err))) {
+		rb_error("--json %s: %s", o->json, err);
+		rc = 1;
+	}
+	if (cl.failed || cl.csv_failed)
+		rc = 1;
+	ctrl_rbuf_free(&cl.rb);
+	free(cl.rows);
+	dev_close(&cl.dev);
+	return rc;
+}

@@ -1,0 +1,427 @@
+/*
+ * ctrl.c - encode and decode control channel messages (format in ctrl.h).
+ *
+ * How it works: a cursor over a byte buffer with put/get helpers for
+ * big-endian integers and length-prefixed strings. Getters never read past
+ * the end: a short buffer sets the cursor's error flag and the decoder
+ * reports "truncated". Decoding is pure (no allocation, no I/O), so it can
+ * be unit-tested and fuzzed directly.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ctrl.h"
+
+struct cur {
+	uint8_t *w;         /* encode: write position (NULL when decoding) */
+	const uint8_t *r;   /* decode: read position */
+	size_t left;        /* bytes left */
+	int bad;            /* ran past the end */
+};
+
+static void put_bytes(struct cur *c, const void *p, size_t n)
+{
+	if (c->bad || c->left < n) {
+		c->bad = 1;
+		return;
+	}
+	memcpy(c->w, p, n);
+	c->w += n;
+	c->left -= n;
+}
+
+static void put_u8(struct cur *c, uint8_t v) { put_bytes(c, &v, 1); }
+
+static void put_u16(struct cur *c, uint16_t v)
+{
+	uint8_t b[2] = { (uint8_t)(v >> 8), (uint8_t)v };
+	put_bytes(c, b, 2);
+}
+
+static void put_u32(struct cur *c, uint32_t v)
+{
+	uint8_t b[4] = { (uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v };
+	put_bytes(c, b, 4);
+}
+
+static void put_u64(struct cur *c, uint64_t v)
+{
+	put_u32(c, (uint32_t)(v >> 32));
+	put_u32(c, (uint32_t)v);
+}
+
+static void put_str(struct cur *c, const char *s, size_t cap)
+{
+	size_t n = strnlen(s, cap);
+	put_u16(c, (uint16_t)n);
+	put_bytes(c, s, n);
+}
+
+static void get_bytes(struct cur *c, void *p, size_t n)
+{
+	if (c->bad || c->left < n) {
+		c->bad = 1;
+		memset(p, 0, n);
+		return;
+	}
+	memcpy(p, c->r, n);
+	c->r += n;
+	c->left -= n;
+}
+
+static uint8_t get_u8(struct cur *c)
+{
+	uint8_t v;
+	get_bytes(c, &v, 1);
+	return v;
+}
+
+static uint16_t get_u16(struct cur *c)
+{
+	uint8_t b[2];
+	get_bytes(c, b, 2);
+	return (uint16_t)((b[0] << 8) | b[1]);
+}
+
+static uint32_t get_u32(struct cur *c)
+{
+	uint8_t b[4];
+	get_bytes(c, b, 4);
+	return ((uint32_t)b[0] << 24) | ((uint32_t)b[1] << 16) | ((uint32_t)b[2] << 8) | b[3];
+}
+
+static uint64_t get_u64(struct cur *c)
+{
+	uint64_t hi = get_u32(c);
+	return (hi << 32) | get_u32(c);
+}
+
+/* String of at most cap bytes into dst[cap + 1]; 0, or -1 if too long. */
+static int get_str(struct cur *c, char *dst, size_t cap)
+{
+	uint16_t n = get_u16(c);
+	if (c->bad)
+		return 0;
+	if (n > cap)
+		return -1;
+	get_bytes(c, dst, n);
+	dst[c->bad ? 0 : n] = '\0';
+	for (size_t i = 0; i < n && !c->bad; i++)
+		if (dst[i] == '\0')
+			return -2;
+	return 0;
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+const char *ctrl_type_name(uint16_t type)
+{
+	switch (type) {
+	case CTRL_HELLO: return "HELLO";
+	case CTRL_TEST: return "TEST";
+	case CTRL_SETUP: return "SETUP";
+	case CTRL_READY: return "READY";
+	case CTRL_DONE: return "DONE";
+	case CTRL_ERROR: return "ERROR";
+	case CTRL_BYE: return "BYE";
+	default: return "unknown";
+	}
+}
+
+static struct cur enc_begin(uint8_t *buf, size_t cap, uint16_t type)
+{
+	struct cur c = { .w = buf, .left = cap };
+	put_u32(&c, CTRL_MAGIC);
+	put_u16(&c, CTRL_VERSION);
+	put_u16(&c, type);
+	put_u32(&c, 0); /* length, patched by enc_end */
+	return c;
+}
+
+static size_t enc_end(struct cur *c, uint8_t *buf)
+{
+	if (c->bad)
+		return 0;
+	size_t total = (size_t)(c->w - buf);
+	uint32_t plen = (uint32_t)(total - CTRL_HDR_LEN);
+	buf[8] = (uint8_t)(plen >> 24);
+	buf[9] = (uint8_t)(plen >> 16);
+	buf[10] = (uint8_t)(plen >> 8);
+	buf[11] = (uint8_t)plen;
+	return total;
+}
+
+size_t ctrl_encode_hello(uint8_t *buf, size_t cap, const struct ctrl_hello *h)
+{
+	struct cur c = enc_begin(buf, cap, CTRL_HELLO);
+	put_u64(&c, h->proc_index);
+	put_u32(&c, h->pid);
+	put_str(&c, h->host, CTRL_STR_CAP);
+	put_str(&c, h->run_id, CTRL_STR_CAP);
+	put_str(&c, h->device, CTRL_STR_CAP);
+	return enc_end(&c, buf);
+}
+
+size_t ctrl_encode_test(uint8_t *buf, size_t cap, const struct rb_test *t)
+{
+	struct cur c = enc_begin(buf, cap, CTRL_TEST);
+#define RB_X_PUT(name, def) put_u64(&c, t->name);
+	RB_TEST_FIELDS(RB_X_PUT)
+#undef RB_X_PUT
+	return enc_end(&c, buf);
+}
+
+size_t ctrl_setup_size(uint32_t nqp)
+{
+	return CTRL_HDR_LEN + CTRL_SETUP_FIXED + (size_t)nqp * CTRL_QP_LEN;
+}
+
+size_t ctrl_encode_setup(uint8_t *buf, size_t cap, const struct ctrl_setup *s,
+			 const struct ctrl_qp_ep *qps)
+{
+	if (s->nqp > CTRL_MAX_QPS)
+		return 0;
+	struct cur c = enc_begin(buf, cap, CTRL_SETUP);
+	put_u8(&c, s->port);
+	put_u8(&c, s->link_layer);
+	put_u8(&c, s->gid_type);
+	put_u8(&c, 0);
+	put_u32(&c, s->gid_index);
+	put_u16(&c, s->lid);
+	put_u16(&c, 0);
+	put_bytes(&c, s->gid, 16);
+	put_u32(&c, s->active_mtu);
+	put_u32(&c, s->max_qp_rd_atom);
+	put_u32(&c, s->max_qp_init_rd_atom);
+	put_u64(&c, s->buf_addr);
+	put_u32(&c, s->rkey);
+	put_u32(&c, s->qkey);
+	put_u64(&c, s->buf_len);
+	put_u32(&c, s->nqp);
+	for (uint32_t i = 0; i < s->nqp; i++) {
+		put_u32(&c, qps[i].qpn);
+		put_u32(&c, qps[i].psn);
+	}
+	return enc_end(&c, buf);
+}
+
+size_t ctrl_encode_done(uint8_t *buf, size_t cap, const struct ctrl_done *d)
+{
+	struct cur c = enc_begin(buf, cap, CTRL_DONE);
+	put_u64(&c, d->ops);
+	put_u64(&c, d->sends);
+	put_u64(&c, d->recvs);
+	put_u64(&c, d->bad_payloads);
+	put_u64(&c, d->counter_sum);
+	put_u64(&c, d->atomic_success);
+	put_u64(&c, d->active_ns);
+	put_u32(&c, d->checked);
+	put_str(&c, d->note, CTRL_REASON_CAP);
+	return enc_end(&c, buf);
+}
+
+size_t ctrl_encode_error(uint8_t *buf, size_t cap, const char *reason)
+{
+	struct cur c = enc_begin(buf, cap, CTRL_ERROR);
+	put_str(&c, reason, CTRL_REASON_CAP);
+	return enc_end(&c, buf);
+}
+
+size_t ctrl_encode_empty(uint8_t *buf, size_t cap, uint16_t type)
+{
+	struct cur c = enc_begin(buf, cap, type);
+	return enc_end(&c, buf);
+}
+
+int ctrl_decode_header(const uint8_t *buf, size_t len, uint16_t *type, uint32_t *plen,
+		       char *err, size_t errlen)
+{
+	struct cur c = { .r = buf, .left = len };
+
+	if (len < CTRL_HDR_LEN)
+		return fail(err, errlen, "control message truncated: %zu bytes, header needs %u",
+			    len, CTRL_HDR_LEN);
+	uint32_t magic = get_u32(&c);
+	uint16_t version = get_u16(&c);
+	uint16_t t = get_u16(&c);
+	uint32_t l = get_u32(&c);
+	if (magic != CTRL_MAGIC)
+		return fail(err, errlen,
+			    "bad control message magic 0x%08x (expected 0x%08x): the peer is not "
+			    "rdma_bench, or the stream is out of step", magic, CTRL_MAGIC);
+	if (version != CTRL_VERSION)
+		return fail(err, errlen,
+			    "control protocol version %u from the peer, this binary speaks %u: run "
+			    "the same rdma_bench on both ends", version, CTRL_VERSION);
+	if (t < CTRL_HELLO || t > CTRL_BYE)
+		return fail(err, errlen, "unknown control message type %u", t);
+	if (l > CTRL_MAX_PAYLOAD)
+		return fail(err, errlen,
+			    "oversized control message: %s payload of %u bytes, limit %u",
+			    ctrl_type_name(t), l, (unsigned)CTRL_MAX_PAYLOAD);
+	*type = t;
+	*plen = l;
+	return 0;
+}
+
+static int decode_setup(struct cur *c, struct ctrl_setup *s, uint32_t plen, char *err,
+			size_t errlen)
+{
+	uint8_t r8;
+	uint16_t r16;
+
+	if (plen < CTRL_SETUP_FIXED)
+		return fail(err, errlen, "SETUP truncated: %u payload bytes, needs at least %u",
+			    plen, CTRL_SETUP_FIXED);
+	s->port = get_u8(c);
+	s->link_layer = get_u8(c);
+	s->gid_type = get_u8(c);
+	r8 = get_u8(c);
+	s->gid_index = get_u32(c);
+	s->lid = get_u16(c);
+	r16 = get_u16(c);
+	get_bytes(c, s->gid, 16);
+	s->active_mtu = get_u32(c);
+	s->max_qp_rd_atom = get_u32(c);
+	s->max_qp_init_rd_atom = get_u32(c);
+	s->buf_addr = get_u64(c);
+	s->rkey = get_u32(c);
+	s->qkey = get_u32(c);
+	s->buf_len = get_u64(c);
+	s->nqp = get_u32(c);
+	if (c->bad)
+		return fail(err, errlen, "SETUP truncated");
+	if (r8 || r16)
+		return fail(err, errlen, "SETUP: reserved fields not zero");
+	if (s->port == 0)
+		return fail(err, errlen, "SETUP: port 0 (ports are numbered from 1)");
+	if (s->link_layer < 1 || s->link_layer > 2)
+		return fail(err, errlen, "SETUP: link_layer %u unknown (1 IB, 2 Ethernet)",
+			    s->link_layer);
+	if (s->gid_type > 2)
+		return fail(err, errlen, "SETUP: gid_type %u unknown (0 IB, 1 RoCE v1, 2 RoCE v2)",
+			    s->gid_type);
+	if (s->active_mtu != 256 && s->active_mtu != 512 && s->active_mtu != 1024 &&
+	    s->active_mtu != 2048 && s->active_mtu != 4096)
+		return fail(err, errlen, "SETUP: active_mtu %u is not 256..4096", s->active_mtu);
+	if (s->nqp > CTRL_MAX_QPS)
+		return fail(err, errlen, "SETUP: %u QPs, limit %u", s->nqp, (unsigned)CTRL_MAX_QPS);
+	if ((uint64_t)plen != CTRL_SETUP_FIXED + (uint64_t)s->nqp * CTRL_QP_LEN)
+		return fail(err, errlen,
+			    "SETUP inconsistent: %u QPs need %llu payload bytes, message has %u",
+			    s->nqp,
+			    (unsigned long long)(CTRL_SETUP_FIXED + (uint64_t)s->nqp * CTRL_QP_LEN),
+			    plen);
+	if (s->buf_len && s->buf_addr + s->buf_len < s->buf_addr)
+		return fail(err, errlen, "SETUP: buffer address + length wraps around");
+	s->qps = c->r;
+	for (uint32_t i = 0; i < s->nqp; i++) {
+		struct ctrl_qp_ep ep;
+		ctrl_setup_qp(s, i, &ep);
+		if (ep.psn >= (1u << 24))
+			return fail(err, errlen, "SETUP: QP %u psn 0x%x above 24 bits", i, ep.psn);
+		if (ep.qpn >= (1u << 24))
+			return fail(err, errlen, "SETUP: QP %u qpn 0x%x above 24 bits", i, ep.qpn);
+	}
+	c->r += (size_t)s->nqp * CTRL_QP_LEN;
+	c->left -= (size_t)s->nqp * CTRL_QP_LEN;
+	return 0;
+}
+
+void ctrl_setup_qp(const struct ctrl_setup *s, uint32_t i, struct ctrl_qp_ep *out)
+{
+	const uint8_t *p = s->qps + (size_t)i * CTRL_QP_LEN;
+	out->qpn = ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+	out->psn = ((uint32_t)p[4] << 24) | ((uint32_t)p[5] << 16) | ((uint32_t)p[6] << 8) | p[7];
+}
+
+int ctrl_decode(const uint8_t *buf, size_t len, struct ctrl_msg *out, char *err, size_t errlen)
+{
+	uint16_t type;
+	uint32_t plen;
+	int rc;
+
+	if (ctrl_decode_header(buf, len, &type, &plen, err, errlen))
+		return -1;
+	if ((uint64_t)len < (uint64_t)CTRL_HDR_LEN + plen)
+		return fail(err, errlen, "%s truncated: header says %u payload bytes, %zu present",
+			    ctrl_type_name(type), plen, len - CTRL_HDR_LEN);
+	if ((uint64_t)len > (uint64_t)CTRL_HDR_LEN + plen)
+		return fail(err, errlen, "%s inconsistent: header says %u payload bytes, %zu present",
+			    ctrl_type_name(type), plen, len - CTRL_HDR_LEN);
+
+	memset(out, 0, sizeof(*out));
+	out->type = type;
+	out->len = plen;
+	struct cur c = { .r = buf + CTRL_HDR_LEN, .left = plen };
+
+	switch (type) {
+	case CTRL_HELLO:
+		out->u.hello.proc_index = get_u64(&c);
+		out->u.hello.pid = get_u32(&c);
+		if ((rc = get_str(&c, out->u.hello.host, CTRL_STR_CAP)) ||
+		    (rc = get_str(&c, out->u.hello.run_id, CTRL_STR_CAP)) ||
+		    (rc = get_str(&c, out->u.hello.device, CTRL_STR_CAP)))
+			return fail(err, errlen, "HELLO: string %s (cap %u)",
+				    rc == -1 ? "too long" : "holds a NUL byte", CTRL_STR_CAP);
+		break;
+	case CTRL_TEST:
+		if (plen != RB_TEST_NFIELDS * 8u)
+			return fail(err, errlen,
+				    "TEST inconsistent: %u payload bytes, expected %u (%u fields)",
+				    plen, RB_TEST_NFIELDS * 8u, (unsigned)RB_TEST_NFIELDS);
+#define RB_X_GET(name, def) out->u.test.name = get_u64(&c);
+		RB_TEST_FIELDS(RB_X_GET)
+#undef RB_X_GET
+		break;
+	case CTRL_SETUP:
+		if (decode_setup(&c, &out->u.setup, plen, err, errlen))
+			return -1;
+		break;
+	case CTRL_DONE:
+		out->u.done.ops = get_u64(&c);
+		out->u.done.sends = get_u64(&c);
+		out->u.done.recvs = get_u64(&c);
+		out->u.done.bad_payloads = get_u64(&c);
+		out->u.done.counter_sum = get_u64(&c);
+		out->u.done.atomic_success = get_u64(&c);
+		out->u.done.active_ns = get_u64(&c);
+		out->u.done.checked = get_u32(&c);
+		if ((rc = get_str(&c, out->u.done.note, CTRL_REASON_CAP)))
+			return fail(err, errlen, "DONE: note %s (cap %u)",
+				    rc == -1 ? "too long" : "holds a NUL byte", CTRL_REASON_CAP);
+		if (!c.bad && out->u.done.checked > 2)
+			return fail(err, errlen, "DONE: checked %u unknown (0, 1 or 2)",
+				    out->u.done.checked);
+		break;
+	case CTRL_ERROR:
+		if ((rc = get_str(&c, out->u.error.reason, CTRL_REASON_CAP)))
+			return fail(err, errlen, "ERROR: reason %s (cap %u)",
+				    rc == -1 ? "too long" : "holds a NUL byte", CTRL_REASON_CAP);
+		break;
+	case CTRL_READY:
+	case CTRL_BYE:
+		break;
+	}
+	if (c.bad)
+		return fail(err, errlen, "%s truncated: %u payload bytes are too few",
+			    ctrl_type_name(type), plen);
+	if (c.left)
+		return fail(err, errlen, "%s inconsistent: %zu bytes left over after the last field",
+			    ctrl_type_name(type), c.left);
+	return 0;
+}

@@ -1,0 +1,522 @@
+/*
+ * ctx.c - build and free the test context (ctx.h): buffer, PD, MR, per-thread
+ * CQs and QPs with their pre-built work requests, and the negotiation of
+ * path MTU and max_rd_atomic with the peer.
+ *
+ * How it works: layout_compute() sizes one page-aligned buffer for the whole
+ * process (counters, then one region per QP); the buffer is zeroed and the
+ * send slots get this side's payload pattern before registration. The MR
+ * exposes only the remote access the test needs on this side (a READ test
+ * does not expose remote write). Each worker gets a send CQ, a receive CQ
+ * when receives are consumed, and its QPs; every WR field that does not
+ * change per post is filled here, so the post loops only patch wr_id, flags
+ * and (atomics) addresses.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ctx.h"
+#include "timing.h"
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+void layout_compute(const struct rb_test *t, struct rb_layout *l)
+{
+	uint64_t page = 4096;
+	uint64_t nqp = test_qps_per_thread(t) * t->threads;
+	uint64_t grh = t->transport == RB_TR_UD ? RB_UD_GRH_BYTES : 0;
+
+	memset(l, 0, sizeof(*l));
+	l->counters_off = 0;
+	l->counters_len = verb_is_atomic(t->verb) ? align_up(t->atomic_counters * t->stride, 64) : 0;
+	l->regions_off = align_up(l->counters_len, 64);
+	l->send_len = align_up(t->size ? t->size : 1, 64);
+	if (verb_is_atomic(t->verb))
+		l->send_len = align_up(t->sq_depth * 8, 64);
+	l->recv_slot = align_up(t->size + grh ? t->size + grh : 1, 64);
+	l->recv_slots = verb_needs_recv(t->verb) ? t->rq_depth : 1;
+	l->region_len = l->send_len + l->recv_slot * l->recv_slots;
+	l->nqp_total = nqp;
+	l->total = align_up(l->regions_off + l->region_len * nqp, page);
+}
+
+bool ctx_side_active(const struct rb_test *t, enum rb_role role)
+{
+	if (role == RB_ROLE_CLIENT)
+		return true;
+	return verb_needs_recv(t->verb) ||
+	       (t->test == RB_TEST_LAT && t->verb == RB_VERB_WRITE);
+}
+
+/* Remote access this side must grant (IB spec 10.6.3.2 / 11.2.8.1). */
+static int remote_access(const struct rb_test *t, enum rb_role role)
+{
+	if (role == RB_ROLE_SERVER) {
+		switch (t->verb) {
+		case RB_VERB_READ: return IBV_ACCESS_REMOTE_READ;
+		case RB_VERB_WRITE:
+		case RB_VERB_WRITE_IMM: return IBV_ACCESS_REMOTE_WRITE;
+		case RB_VERB_FETCH_ADD:
+		case RB_VERB_CMP_SWAP: return IBV_ACCESS_REMOTE_ATOMIC;
+		default: return 0;
+		}
+	}
+	/* The client is a target only of the WRITE ping-pong replies. */
+	if (t->test == RB_TEST_LAT && (t->verb == RB_VERB_WRITE || t->verb == RB_VERB_WRITE_IMM))
+		return IBV_ACCESS_REMOTE_WRITE;
+	return 0;
+}
+
+static uint32_t inline_request(const struct rb_test *t)
+{
+	bool can = t->verb == RB_VERB_WRITE || t->verb == RB_VERB_WRITE_IMM ||
+		   t->verb == RB_VERB_SEND || t->verb == RB_VERB_SEND_IMM;
+	if (!can || t->inline_mode == RB_INLINE_OFF)
+		return 0;
+	if (t->inline_mode == RB_INLINE_ON)
+		return (uint32_t)t->size;
+	return t->size <= 256 ? (uint32_t)t->size : 0;
+}
+
+/* The send WRs of a QP: everything but per-post fields. */
+static void prebuild_send(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q)
+{
+	const struct rb_test *t = &c->t;
+	unsigned n = (unsigned)t->postlist;
+	enum ibv_wr_opcode op;
+
+	switch (t->verb) {
+	case RB_VERB_READ: op = IBV_WR_RDMA_READ; break;
+	case RB_VERB_WRITE: op = IBV_WR_RDMA_WRITE; break;
+	case RB_VERB_WRITE_IMM: op = IBV_WR_RDMA_WRITE_WITH_IMM; break;
+	case RB_VERB_SEND: op = IBV_WR_SEND; break;
+	case RB_VERB_SEND_IMM: op = IBV_WR_SEND_WITH_IMM; break;
+	case RB_VERB_FETCH_ADD: op = IBV_WR_ATOMIC_FETCH_AND_ADD; break;
+	default: op = IBV_WR_ATOMIC_CMP_AND_SWP; break;
+	}
+	/* The server only sends ping-pong replies, with the verb's reply opcode. */
+	if (c->role == RB_ROLE_SERVER)
+		n = 1;
+	for (unsigned i = 0; i < n; i++) {
+		struct ibv_sge *sge = &q->ssge[i];
+		struct ibv_send_wr *wr = &q->swr[i];
+		bool atomic = verb_is_atomic(t->verb);
+
+		*sge = (struct ibv_sge){
+			.addr = (uintptr_t)(t->verb == RB_VERB_READ ? q->recv : q->send),
+			.length = atomic ? 8u : (uint32_t)t->size,
+			.lkey = c->mr->lkey,
+		};
+		*wr = (struct ibv_send_wr){
+			.wr_id = 0,
+			.next = i + 1 < n ? &q->swr[i + 1] : NULL,
+			.sg_list = sge,
+			.num_sge = t->size || atomic ? 1 : 0,
+			.opcode = op,
+			.imm_data = q->imm,
+		};
+		(void)w;
+	}
+}
+
+static void prebuild_recv(struct rb_ctx *c, struct rb_qp *q)
+{
+	const struct rb_layout *l = &c->lay;
+
+	for (uint64_t k = 0; k < l->recv_slots; k++) {
+		q->rsge[k] = (struct ibv_sge){
+			.addr = (uintptr_t)(q->recv + k * l->recv_slot),
+			.length = (uint32_t)l->recv_slot,
+			.lkey = c->mr->lkey,
+		};
+		q->rwr[k] = (struct ibv_recv_wr){
+			.wr_id = ((uint64_t)q->index << 32) | k,
+			.next = NULL,
+			.sg_list = &q->rsge[k],
+			.num_sge = 1,
+		};
+	}
+}
+
+static int worker_create(struct rb_ctx *c, struct rb_worker *w, unsigned index, char *err,
+			 size_t errlen)
+{
+	const struct rb_test *t = &c->t;
+	unsigned nqp = (unsigned)test_qps_per_thread(t);
+	bool recv = verb_needs_recv(t->verb) &&
+		    (c->role == RB_ROLE_SERVER || t->test == RB_TEST_LAT);
+	unsigned postlist = (unsigned)t->postlist;
+
+	w->ctx = c;
+	w->index = index;
+	w->nqp = nqp;
+	w->cpu = -1;
+	w->rng = 0x9e3779b97f4a7c15ull ^ (t->seed * 0xbf58476d1ce4e5b9ull) ^ (index + 1);
+	w->hist = calloc(1, sizeof(*w->hist));
+	w->qps = calloc(nqp, sizeof(*w->qps));
+	if (!w->hist || !w->qps)
+		return fail(err, errlen, "out of memory for thread %u (%u QPs)", index, nqp);
+	if (t->verb == RB_VERB_CMP_SWAP) {
+		w->expect = calloc(t->atomic_counters, sizeof(uint64_t));
+		if (!w->expect)
+			return fail(err, errlen, "out of memory for %llu counters",
+				    (unsigned long long)t->atomic_counters);
+	}
+
+	w->scq = ibv_create_cq(c->dev->ctx, (int)c->cq_depth_s, NULL, NULL, 0);
+	if (!w->scq)
+		return fail(err, errlen,
+			    "ibv_create_cq(send, %u entries) for thread %u failed: %s (device max_cqe %d; "
+			    "lower -w or --cq-depth)", c->cq_depth_s, index, strerror(errno),
+			    c->dev->attr.max_cqe);
+	if (recv) {
+		w->rcq = ibv_create_cq(c->dev->ctx, (int)c->cq_depth_r, NULL, NULL, 0);
+		if (!w->rcq)
+			return fail(err, errlen,
+				    "ibv_create_cq(recv, %u entries) for thread %u failed: %s (device "
+				    "max_cqe %d; lower --rq-depth or QPs)", c->cq_depth_r, index,
+				    strerror(errno), c->dev->attr.max_cqe);
+	}
+	for (unsigned q = 0; q < nqp; q++) {
+		struct rb_qp *qp = &w->qps[q];
+		qp->index = q;
+		qp->gindex = index * nqp + q;
+		uint8_t *region = c->buf + c->lay.regions_off + (uint64_t)qp->gindex * c->lay.region_len;
+		qp->send = region;
+		qp->recv = region + c->lay.send_len;
+		qp->psn = (uint32_t)(lrand48() & 0xffffff);
+		qp->imm = htobe32((uint32_t)(t->seed + qp->gindex));
+		qp->swr = calloc(postlist, sizeof(*qp->swr));
+		qp->ssge = calloc(postlist, sizeof(*qp->ssge));
+		if (!qp->swr || !qp->ssge)
+			return fail(err, errlen, "out of memory for work requests");
+		if (recv) {
+			qp->rwr = calloc(c->lay.recv_slots, sizeof(*qp->rwr));
+			qp->rsge = calloc(c->lay.recv_slots, sizeof(*qp->rsge));
+			if (!qp->rwr || !qp->rsge)
+				return fail(err, errlen, "out of memory for receive requests");
+		}
+		if (verb_is_atomic(t->verb)) {
+			qp->cmp = calloc(t->sq_depth, sizeof(*qp->cmp));
+			qp->ctr = calloc(t->sq_depth, sizeof(*qp->ctr));
+			if (!qp->cmp || !qp->ctr)
+				return fail(err, errlen, "out of memory for atomic slots");
+		}
+		if (qp_create(c, w, qp, err, errlen))
+			return -1;
+		if (qp_to_init(c, qp, err, errlen))
+			return -1;
+		prebuild_send(c, w, qp);
+		if (recv)
+			prebuild_recv(c, qp);
+	}
+	return 0;
+}
+
+static void worker_destroy(struct rb_worker *w)
+{
+	if (w->qps) {
+		for (unsigned q = 0; q < w->nqp; q++) {
+			struct rb_qp *qp = &w->qps[q];
+			if (qp->ah && ibv_destroy_ah(qp->ah))
+				fprintf(stderr, "WARN ibv_destroy_ah failed: %s\n", strerror(errno));
+			if (qp->qp && ibv_destroy_qp(qp->qp))
+				fprintf(stderr, "WARN ibv_destroy_qp(qpn 0x%x) failed: %s\n",
+					qp->qp->qp_num, strerror(errno));
+			free(qp->swr);
+			free(qp->ssge);
+			free(qp->rwr);
+			free(qp->rsge);
+			free(qp->cmp);
+			free(qp->ctr);
+		}
+	}
+	if (w->rcq && ibv_destroy_cq(w->rcq))
+		fprintf(stderr, "WARN ibv_destroy_cq(recv) failed: %s\n", strerror(errno));
+	if (w->scq && ibv_destroy_cq(w->scq))
+		fprintf(stderr, "WARN ibv_destroy_cq(send) failed: %s\n", strerror(errno));
+	free(w->qps);
+	free(w->hist);
+	free(w->expect);
+	memset(w, 0, sizeof(*w));
+}
+
+/* CQ sizes: bounded by what can be outstanding (see ctx.h); -1 if too big. */
+static int size_cqs(struct rb_ctx *c, char *err, size_t errlen)
+{
+	const struct rb_test *t = &c->t;
+	uint64_t nqp = test_qps_per_thread(t);
+	uint64_t max = (uint64_t)c->dev->attr.max_cqe;
+	uint64_t s = t->window + 2 * nqp + 16;
+	uint64_t r = nqp * c->lay.recv_slots + 16;
+
+	if (s > max)
+		s = max; /* the loops never have more signaled WRs outstanding than the CQ holds */
+	if (t->cq_depth) {
+		if (t->cq_depth < t->window + 1)
+			return fail(err, errlen,
+				    "--cq-depth %llu: below -w/--window %llu + 1: signaled completions "
+				    "could overflow the CQ", (unsigned long long)t->cq_depth,
+				    (unsigned long long)t->window);
+		s = t->cq_depth;
+		if (verb_needs_recv(t->verb) && t->cq_depth < r - 16)
+			return fail(err, errlen,
+				    "--cq-depth %llu: below %llu posted receives per thread (--rq-depth "
+				    "%llu x %llu QPs); raise --cq-depth or lower --rq-depth",
+				    (unsigned long long)t->cq_depth, (unsigned long long)(r - 16),
+				    (unsigned long long)t->rq_depth, (unsigned long long)nqp);
+		r = t->cq_depth;
+	}
+	if (verb_needs_recv(t->verb) && r > max)
+		return fail(err, errlen,
+			    "receive CQ of %llu entries (--rq-depth %llu x %llu QPs per thread) is above "
+			    "the device's max_cqe %llu; lower --rq-depth or the QPs per thread",
+			    (unsigned long long)r, (unsigned long long)t->rq_depth,
+			    (unsigned long long)nqp, (unsigned long long)max);
+	if (s > max)
+		return fail(err, errlen, "--cq-depth %llu above the device's max_cqe %llu",
+			    (unsigned long long)s, (unsigned long long)max);
+	c->cq_depth_s = (unsigned)s;
+	c->cq_depth_r = (unsigned)r;
+	return 0;
+}
+
+int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, struct rb_dev *dev,
+	       char *err, size_t errlen)
+{
+	int access;
+	uint64_t t0;
+
+	memset(c, 0, sizeof(*c));
+	c->t = *t;
+	c->role = role;
+	c->dev = dev;
+	c->nw = (unsigned)t->threads;
+	c->inline_req = inline_request(t);
+	layout_compute(t, &c->lay);
+
+	if (size_cqs(c, err, errlen))
+		return -1;
+	if (posix_memalign((void **)&c->buf, 4096, c->lay.total)) {
+		c->buf = NULL;
+		return fail(err, errlen, "cannot allocate the %llu-byte buffer (%llu QPs x %llu B); "
+			    "lower the QP count, --rq-depth or the size",
+			    (unsigned long long)c->lay.total, (unsigned long long)c->lay.nqp_total,
+			    (unsigned long long)c->lay.region_len);
+	}
+	memset(c->buf, 0, c->lay.total);
+	/* This side's payload pattern in every send slot (checked by the peer). */
+	if (!verb_is_atomic(t->verb))
+		for (uint64_t g = 0; g < c->lay.nqp_total; g++) {
+			uint8_t *s = c->buf + c->lay.regions_off + g * c->lay.region_len;
+			for (uint64_t i = 0; i < t->size; i++)
+				s[i] = rb_pattern(t->seed, role, (uint32_t)g, i);
+		}
+
+	c->pd = ibv_alloc_pd(dev->ctx);
+	if (!c->pd) {
+		fail(err, errlen, "ibv_alloc_pd(%s) failed: %s", dev->name, strerror(errno));
+		goto clean_buf;
+	}
+	access = IBV_ACCESS_LOCAL_WRITE | remote_access(t, role);
+	c->mr = ibv_reg_mr(c->pd, c->buf, c->lay.total, access);
+	if (!c->mr) {
+		fail(err, errlen, "ibv_reg_mr(%llu bytes, access 0x%x) failed: %s (locked memory "
+		     "limit? see 'ulimit -l')", (unsigned long long)c->lay.total, access,
+		     strerror(errno));
+		goto clean_pd;
+	}
+	c->w = calloc(c->nw, sizeof(*c->w));
+	if (!c->w) {
+		fail(err, errlen, "out of memory for %u workers", c->nw);
+		goto clean_mr;
+	}
+	t0 = timing_now_ns();
+	c->inline_cap = UINT32_MAX;
+	for (unsigned i = 0; i < c->nw; i++)
+		if (worker_create(c, &c->w[i], i, err, errlen))
+			goto clean_workers;
+	c->create_ns = timing_now_ns() - t0;
+	if (c->inline_cap == UINT32_MAX)
+		c->inline_cap = 0;
+	c->use_inline = c->inline_req > 0 && t->size <= c->inline_cap;
+	if (t->inline_mode == RB_INLINE_ON && t->size > c->inline_cap) {
+		fail(err, errlen, "--inline on with size %llu: the QP granted max_inline_data %u "
+		     "(ibv_query_qp IBV_QP_CAP); use --inline auto|off or -m <= %u",
+		     (unsigned long long)t->size, c->inline_cap, c->inline_cap);
+		goto clean_workers;
+	}
+	return 0;
+
+clean_workers:
+	for (unsigned i = 0; i < c->nw; i++)
+		worker_destroy(&c->w[i]);
+	free(c->w);
+	c->w = NULL;
+clean_mr:
+	ibv_dereg_mr(c->mr);
+	c->mr = NULL;
+clean_pd:
+	ibv_dealloc_pd(c->pd);
+	c->pd = NULL;
+clean_buf:
+	free(c->buf);
+	c->buf = NULL;
+	return -1;
+}
+
+void ctx_local_setup(const struct rb_ctx *c, struct ctrl_setup *s, struct ctrl_qp_ep *eps)
+{
+	memset(s, 0, sizeof(*s));
+	s->port = c->dev->port;
+	s->link_layer = c->dev->link_layer;
+	s->gid_type = c->dev->gid_type;
+	s->gid_index = (uint32_t)c->dev->gid_index;
+	s->lid = c->dev->pattr.lid;
+	memcpy(s->gid, c->dev->gid.raw, 16);
+	s->active_mtu = c->dev->active_mtu;
+	s->max_qp_rd_atom = (uint32_t)c->dev->attr.max_qp_rd_atom;
+	s->max_qp_init_rd_atom = (uint32_t)c->dev->attr.max_qp_init_rd_atom;
+	s->buf_addr = (uintptr_t)c->buf;
+	s->rkey = c->mr->rkey;
+	s->qkey = RB_QKEY;
+	s->buf_len = c->lay.total;
+	s->nqp = (uint32_t)c->lay.nqp_total;
+	for (unsigned i = 0; i < c->nw; i++)
+		for (unsigned q = 0; q < c->w[i].nqp; q++) {
+			const struct rb_qp *qp = &c->w[i].qps[q];
+			eps[qp->gindex] = (struct ctrl_qp_ep){ .qpn = qp->qp->qp_num, .psn = qp->psn };
+		}
+}
+
+static uint32_t min_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * Path MTU: min of both active MTUs, or --mtu if smaller; above either
+ * active MTU is refused (IB spec 9.7.6.1.1: the path MTU must fit the path).
+ * max_rd_atomic: min of both ends' initiator and responder caps (the same
+ * value on both ends), or --max-rd-atomic if not above it.
+ */
+int ctx_negotiate(struct rb_ctx *c, const struct ctrl_setup *remote, char *err, size_t errlen)
+{
+	const struct rb_test *t = &c->t;
+	uint32_t m = min_u32(c->dev->active_mtu, remote->active_mtu);
+	uint32_t rd = min_u32(min_u32((uint32_t)c->dev->attr.max_qp_rd_atom,
+				      (uint32_t)c->dev->attr.max_qp_init_rd_atom),
+			      min_u32(remote->max_qp_rd_atom, remote->max_qp_init_rd_atom));
+
+	if (remote->nqp != c->lay.nqp_total)
+		return fail(err, errlen, "peer SETUP has %u QPs, this side %llu", remote->nqp,
+			    (unsigned long long)c->lay.nqp_total);
+	if (remote->buf_len != c->lay.total)
+		return fail(err, errlen, "peer buffer is %llu bytes, this side expects %llu (same "
+			    "rdma_bench on both ends?)", (unsigned long long)remote->buf_len,
+			    (unsigned long long)c->lay.total);
+	if (remote->link_layer != c->dev->link_layer)
+		return fail(err, errlen, "link layers differ: this side %s, peer %s",
+			    dev_link_layer_name(c->dev->link_layer),
+			    dev_link_layer_name(remote->link_layer));
+	if (t->mtu) {
+		if (t->mtu > m)
+			return fail(err, errlen,
+				    "--mtu %llu: above the active MTU (this side %u, peer %u); use "
+				    "--mtu <= %u or leave it out", (unsigned long long)t->mtu,
+				    c->dev->active_mtu, remote->active_mtu, m);
+		m = (uint32_t)t->mtu;
+	}
+	if (t->transport == RB_TR_UD && t->size > m)
+		return fail(err, errlen,
+			    "--size %llu with --transport ud: above the MTU %u (this side %u, peer %u); "
+			    "a UD message is one packet; use -m <= %u", (unsigned long long)t->size, m,
+			    c->dev->active_mtu, remote->active_mtu, m);
+	if (rd < 1)
+		rd = 1;
+	if (t->max_rd_atomic) {
+		if (t->max_rd_atomic > rd)
+			return fail(err, errlen,
+				    "--max-rd-atomic %llu: above the negotiated maximum %u (this side "
+				    "init %d resp %d, peer init %u resp %u)",
+				    (unsigned long long)t->max_rd_atomic, rd,
+				    c->dev->attr.max_qp_init_rd_atom, c->dev->attr.max_qp_rd_atom,
+				    remote->max_qp_init_rd_atom, remote->max_qp_rd_atom);
+		rd = (uint32_t)t->max_rd_atomic;
+	}
+	c->path_mtu = m;
+	c->rd_atomic = rd;
+	c->remote = *remote;
+	c->remote.qps = NULL;
+	return 0;
+}
+
+int ctx_post_recvs(struct rb_ctx *c, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < c->nw; i++) {
+		struct rb_worker *w = &c->w[i];
+		if (!w->rcq)
+			continue;
+		for (unsigned q = 0; q < w->nqp; q++) {
+			struct rb_qp *qp = &w->qps[q];
+			struct ibv_recv_wr *bad = NULL;
+			for (uint64_t k = 0; k < c->lay.recv_slots; k++)
+				qp->rwr[k].next = k + 1 < c->lay.recv_slots ? &qp->rwr[k + 1] : NULL;
+			int rc = ibv_post_recv(qp->qp, &qp->rwr[0], &bad);
+			for (uint64_t k = 0; k < c->lay.recv_slots; k++)
+				qp->rwr[k].next = NULL;
+			if (rc)
+				return fail(err, errlen, "ibv_post_recv(%llu WRs, qpn 0x%x) failed: %s",
+					    (unsigned long long)c->lay.recv_slots, qp->qp->qp_num,
+					    strerror(rc));
+		}
+	}
+	return 0;
+}
+
+void ctx_destroy(struct rb_ctx *c)
+{
+	if (c->w) {
+		for (unsigned i = 0; i < c->nw; i++)
+			worker_destroy(&c->w[i]);
+		free(c->w);
+		c->w = NULL;
+	}
+	if (c->mr && ibv_dereg_mr(c->mr))
+		fprintf(stderr, "WARN ibv_dereg_mr failed: %s\n", strerror(errno));
+	c->mr = NULL;
+	if (c->pd && ibv_dealloc_pd(c->pd))
+		fprintf(stderr, "WARN ibv_dealloc_pd failed: %s\n", strerror(errno));
+	c->pd = NULL;
+	free(c->buf);
+	c->buf = NULL;
+}
+
+uint64_t ctx_sum_recvs(struct rb_ctx *c)
+{
+	uint64_t s = 0;
+
+	for (unsigned i = 0; i < c->nw; i++)
+		s += atomic_load_explicit(&c->w[i].recvs, memory_order_relaxed);
+	return s;
+}

@@ -1,0 +1,309 @@
+/*
+ * device.c - open the RDMA device, choose port and GID, read limits and the
+ * sysfs counters (rules in device.h).
+ */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device.h"
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+enum ibv_mtu dev_mtu_enum(uint32_t bytes)
+{
+	switch (bytes) {
+	case 256: return IBV_MTU_256;
+	case 512: return IBV_MTU_512;
+	case 1024: return IBV_MTU_1024;
+	case 2048: return IBV_MTU_2048;
+	case 4096: return IBV_MTU_4096;
+	default: return (enum ibv_mtu)0;
+	}
+}
+
+uint32_t dev_mtu_bytes(enum ibv_mtu m)
+{
+	switch (m) {
+	case IBV_MTU_256: return 256;
+	case IBV_MTU_512: return 512;
+	case IBV_MTU_1024: return 1024;
+	case IBV_MTU_2048: return 2048;
+	case IBV_MTU_4096: return 4096;
+	default: return 0;
+	}
+}
+
+const char *dev_gid_type_name(uint8_t t)
+{
+	return t == 2 ? "RoCE v2" : t == 1 ? "RoCE v1" : "IB";
+}
+
+const char *dev_link_layer_name(uint8_t ll)
+{
+	return ll == 2 ? "Ethernet" : "IB";
+}
+
+const char *dev_gid_str(const uint8_t gid[16], char *buf, size_t len)
+{
+	if (!inet_ntop(AF_INET6, gid, buf, (socklen_t)len))
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+static int port_active(struct ibv_context *ctx, uint8_t port, struct ibv_port_attr *pa)
+{
+	return ibv_query_port(ctx, port, pa) == 0 && pa->state == IBV_PORT_ACTIVE;
+}
+
+static bool gid_is_zero(const union ibv_gid *g)
+{
+	static const uint8_t zero[16];
+	return memcmp(g->raw, zero, 16) == 0;
+}
+
+static bool gid_is_v4mapped(const union ibv_gid *g)
+{
+	static const uint8_t pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	return memcmp(g->raw, pfx, 12) == 0;
+}
+
+/* GID choice for an Ethernet port (device.h); 0 or -1 with err. */
+static int pick_gid(struct rb_dev *d, int want, char *err, size_t errlen)
+{
+	int best = -1, best_score = -1;
+	uint8_t best_type = 0;
+	union ibv_gid best_gid;
+
+	for (int i = 0; i < d->pattr.gid_tbl_len; i++) {
+		struct ibv_gid_entry e;
+		int score;
+		if (want >= 0 && i != want)
+			continue;
+		if (ibv_query_gid_ex(d->ctx, d->port, (uint32_t)i, &e, 0)) {
+			if (want >= 0)
+				return fail(err, errlen,
+					    "-x/--gid-index %d: ibv_query_gid_ex(%s port %u) failed: %s "
+					    "(empty entry?); see 'ibv_devinfo -v' for valid indexes",
+					    want, d->name, d->port, strerror(errno));
+			continue;
+		}
+		if (gid_is_zero(&e.gid)) {
+			if (want >= 0)
+				return fail(err, errlen, "-x/--gid-index %d: entry is empty on %s port %u",
+					    want, d->name, d->port);
+			continue;
+		}
+		uint8_t type = e.gid_type == IBV_GID_TYPE_ROCE_V2 ? 2 :
+			       e.gid_type == IBV_GID_TYPE_ROCE_V1 ? 1 : 0;
+		score = (type == 2 ? 2 : 0) + (gid_is_v4mapped(&e.gid) ? 1 : 0);
+		if (score > best_score) {
+			best = i;
+			best_score = score;
+			best_type = type;
+			best_gid = e.gid;
+		}
+	}
+	if (best < 0) {
+		if (want >= 0)
+			return fail(err, errlen, "-x/--gid-index %d: port %u of %s has %d GIDs",
+				    want, d->port, d->name, d->pattr.gid_tbl_len);
+		return fail(err, errlen, "%s port %u has no usable GID (is the netdev up with an "
+			    "address?); give -x N", d->name, d->port);
+	}
+	d->gid_index = best;
+	d->gid_type = best_type;
+	d->gid = best_gid;
+	return 0;
+}
+
+static int open_one(struct rb_dev *d, struct ibv_device *dev, unsigned port, int gid_index,
+		    char *err, size_t errlen)
+{
+	d->ctx = ibv_open_device(dev);
+	if (!d->ctx)
+		return fail(err, errlen, "ibv_open_device(%s) failed: %s", ibv_get_device_name(dev),
+			    strerror(errno));
+	snprintf(d->name, sizeof(d->name), "%s", ibv_get_device_name(dev));
+	if (ibv_query_device(d->ctx, &d->attr)) {
+		fail(err, errlen, "ibv_query_device(%s) failed: %s", d->name, strerror(errno));
+		goto clean_ctx;
+	}
+	if (port) {
+		if (port > d->attr.phys_port_cnt) {
+			fail(err, errlen, "-i/--ib-port %u: %s has %u port(s)", port, d->name,
+			     d->attr.phys_port_cnt);
+			goto clean_ctx;
+		}
+		if (!port_active(d->ctx, (uint8_t)port, &d->pattr)) {
+			fail(err, errlen, "-i/--ib-port %u of %s is not ACTIVE (state %s); check "
+			     "'ibv_devinfo' and the link", port, d->name,
+			     ibv_port_state_str(d->pattr.state));
+			goto clean_ctx;
+		}
+		d->port = (uint8_t)port;
+	} else {
+		for (unsigned p = 1; p <= d->attr.phys_port_cnt; p++)
+			if (port_active(d->ctx, (uint8_t)p, &d->pattr)) {
+				d->port = (uint8_t)p;
+				break;
+			}
+		if (!d->port) {
+			fail(err, errlen, "%s has no ACTIVE port", d->name);
+			goto clean_ctx;
+		}
+	}
+	d->link_layer = d->pattr.link_layer == IBV_LINK_LAYER_ETHERNET ? 2 : 1;
+	d->active_mtu = dev_mtu_bytes(d->pattr.active_mtu);
+	if (d->link_layer == 2) {
+		if (pick_gid(d, gid_index, err, errlen))
+			goto clean_ctx;
+	} else {
+		d->gid_index = gid_index >= 0 ? gid_index : 0;
+		d->gid_type = 0;
+		if (ibv_query_gid(d->ctx, d->port, d->gid_index, &d->gid)) {
+			fail(err, errlen, "ibv_query_gid(%s port %u index %d) failed: %s", d->name,
+			     d->port, d->gid_index, strerror(errno));
+			goto clean_ctx;
+		}
+	}
+	d->caps = (struct rb_caps){
+		.max_qp_wr = (uint32_t)d->attr.max_qp_wr,
+		.max_cqe = (uint32_t)d->attr.max_cqe,
+		.max_qp = (uint32_t)d->attr.max_qp,
+		.max_cq = (uint32_t)d->attr.max_cq,
+		.max_qp_rd_atom = (uint32_t)d->attr.max_qp_rd_atom,
+		.max_qp_init_rd_atom = (uint32_t)d->attr.max_qp_init_rd_atom,
+		.max_msg_sz = d->pattr.max_msg_sz,
+		.active_mtu = d->active_mtu,
+		.atomics = d->attr.atomic_cap != IBV_ATOMIC_NONE,
+	};
+	return 0;
+
+clean_ctx:
+	ibv_close_device(d->ctx);
+	d->ctx = NULL;
+	return -1;
+}
+
+int dev_open(struct rb_dev *d, const char *name, unsigned port, int gid_index,
+	     char *err, size_t errlen)
+{
+	int n = 0, rc = -1;
+	struct ibv_device **list;
+
+	memset(d, 0, sizeof(*d));
+	list = ibv_get_device_list(&n);
+	if (!list)
+		return fail(err, errlen, "ibv_get_device_list failed: %s (no RDMA stack? load "
+			    "rdma_rxe / the NIC driver, see env/)", strerror(errno));
+	if (n == 0) {
+		fail(err, errlen, "no RDMA devices found (for soft-RoCE: rdma link add rxe0 type rxe "
+		     "netdev IF)");
+		goto clean_list;
+	}
+	if (name && *name) {
+		for (int i = 0; i < n; i++)
+			if (strcmp(ibv_get_device_name(list[i]), name) == 0) {
+				rc = open_one(d, list[i], port, gid_index, err, errlen);
+				goto clean_list;
+			}
+		char names[256] = "";
+		for (int i = 0; i < n; i++) {
+			strncat(names, " ", sizeof(names) - strlen(names) - 1);
+			strncat(names, ibv_get_device_name(list[i]), sizeof(names) - strlen(names) - 1);
+		}
+		fail(err, errlen, "-d/--ib-dev %s: no such device; present:%s", name, names);
+		goto clean_list;
+	}
+	char first_err[512] = "";
+	for (int i = 0; i < n; i++) {
+		rc = open_one(d, list[i], port, gid_index, err, errlen);
+		if (rc == 0)
+			goto clean_list;
+		if (!first_err[0])
+			snprintf(first_err, sizeof(first_err), "%s", err);
+	}
+	fail(err, errlen, "no device with an ACTIVE port (first: %s)", first_err);
+clean_list:
+	ibv_free_device_list(list);
+	return rc;
+}
+
+void dev_close(struct rb_dev *d)
+{
+	if (d->ctx)
+		ibv_close_device(d->ctx);
+	d->ctx = NULL;
+}
+
+static void read_dir(const char *path, const char *prefix, struct rb_counters *c)
+{
+	DIR *dir = opendir(path);
+	struct dirent *de;
+
+	if (!dir)
+		return;
+	while ((de = readdir(dir)) && c->n < RB_MAX_COUNTERS) {
+		char file[512];
+		char line[64];
+		FILE *f;
+		unsigned long long v;
+		if (de->d_name[0] == '.' || strcmp(de->d_name, "lifespan") == 0)
+			continue;
+		snprintf(file, sizeof(file), "%s/%s", path, de->d_name);
+		f = fopen(file, "r");
+		if (!f)
+			continue;
+		if (fgets(line, sizeof(line), f) && sscanf(line, "%llu", &v) == 1) {
+			snprintf(c->name[c->n], sizeof(c->name[0]), "%.15s/%.31s", prefix, de->d_name);
+			c->val[c->n] = v;
+			c->n++;
+		}
+		fclose(f);
+	}
+	closedir(dir);
+}
+
+void dev_counters_read(const char *dev, unsigned port, struct rb_counters *c)
+{
+	char path[256];
+
+	c->n = 0;
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%u/counters", dev, port);
+	read_dir(path, "counters", c);
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%u/hw_counters", dev, port);
+	read_dir(path, "hw_counters", c);
+}
+
+int dev_counter_delta(const struct rb_counters *before, const struct rb_counters *after,
+		      const char *name, uint64_t *delta)
+{
+	int ib = -1, ia = -1;
+
+	for (unsigned i = 0; i < before->n; i++)
+		if (strcmp(before->name[i], name) == 0)
+			ib = (int)i;
+	for (unsigned i = 0; i < after->n; i++)
+		if (strcmp(after->name[i], name) == 0)
+			ia = (int)i;
+	if (ib < 0 || ia < 0)
+		return -1;
+	*delta = after->val[ia] - before->val[ib];
+	return 0;
+}

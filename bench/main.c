@@ -1,0 +1,31 @@
+/*
+ * main.c - rdma_bench: one program for both ends of an RDMA benchmark.
+ *
+ *   rdma_bench -s [-p PORT] [--bind ADDR] [-d DEV] [-i PORT] [-x GID] [--once]
+ *   rdma_bench -c HOST [test options]     (rdma_bench --help for all)
+ *
+ * Parses and validates the command line (bench/options.c), then hands over
+ * to the server or the client role (bench/server.c, bench/client.c).
+ * Exit status: 0 ok, 1 a point or session failed, 2 usage or setup error.
+ */
+#include <stdio.h>
+
+#include "options.h"
+#include "session.h"
+
+int main(int argc, char **argv)
+{
+	static struct rb_opts o;
+	char err[1024];
+	int rc = opts_parse(argc, argv, &o, err, sizeof(err));
+
+	if (rc > 0)
+		return 0;
+	if (rc < 0) {
+		fprintf(stderr, "rdma_bench: error: %s\n", err);
+		return 2;
+	}
+	if (o.role == RB_ROLE_SERVER)
+		return server_run(&o);
+	return client_run(&o);
+}

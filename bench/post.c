@@ -1,0 +1,739 @@
+/*
+ * post.c - the data path: posting and polling loops of the worker threads.
+ *
+ * Client, --test bw: each thread keeps up to `window` ops outstanding over
+ * its QPs (round robin), posting doorbell batches of up to `postlist` linked
+ * WRs with one ibv_post_send. WR n of a QP (counted from 0 in the phase) is
+ * signaled when (n + 1) % signal_interval == 0 or it is the QP's last of the
+ * phase, so every WR is covered by a later signaled completion (IB spec
+ * 10.8.6: an unsignaled WR's slot is freed by the next signaled completion).
+ * The wr_id carries (QP index << 40 | n): a completion of WR n completes
+ * every WR of that QP up to n. The SQ never overflows: per QP, posted -
+ * completed <= sq_depth; the window bounds the sum.
+ *
+ * Client, --test lat: one op outstanding. READ and atomics: time from post
+ * to the completion (a round trip). SEND, SEND_IMM, WRITE_IMM: ping-pong
+ * through the receive CQ; WRITE: ping-pong by polling the last payload byte
+ * (a tag, 1..255) of the receive slot. Samples go into the thread's
+ * histogram as round-trip ns; the report halves them for one-way kinds.
+ *
+ * Phases: warm-up (iterations or time), a start barrier across threads,
+ * then the measured window. Iteration mode divides n over the QPs in
+ * quotas; duration mode stops posting at the deadline, finishes each QP at
+ * its next signaled WR and drains. The window is [first post, last
+ * completion] and is what the row reports (duration_s).
+ *
+ * Server: worker threads run only when this side has work: consume
+ * receives (SEND, SEND_IMM, WRITE_IMM: count, check payloads, re-post, reply
+ * in lat mode) or answer WRITE ping-pongs; they run until ctx->stop.
+ *
+ * Hot path rules: no allocation, no locks, no formatting. Errors are
+ * formatted once, on the way out.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ctx.h"
+#include "timing.h"
+
+#define ID_SHIFT 40
+#define ID_MASK ((UINT64_C(1) << ID_SHIFT) - 1)
+#define CHECK_EVERY 256u    /* idle polls between clock / stop checks */
+
+static int werr(struct rb_worker *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int werr(struct rb_worker *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (w->rc)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(w->err, sizeof(w->err), fmt, ap);
+	va_end(ap);
+	w->rc = -1;
+	return -1;
+}
+
+static int wc_error(struct rb_worker *w, const struct ibv_wc *wc, const char *what)
+{
+	const char *hint = "";
+
+	if (wc->status == IBV_WC_RETRY_EXC_ERR)
+		hint = " (no ACK from the peer within --ack-timeout x --retry-cnt: peer gone, or "
+		       "path down)";
+	else if (wc->status == IBV_WC_RNR_RETRY_EXC_ERR)
+		hint = " (receiver had no receive posted: raise --rq-depth or --rnr-retry)";
+	else if (wc->status == IBV_WC_REM_ACCESS_ERR)
+		hint = " (remote access refused: rkey or address outside the peer's MR)";
+	else if (wc->status == IBV_WC_WR_FLUSH_ERR)
+		hint = " (QP in error state after an earlier failure)";
+	return werr(w, "thread %u: %s completion error on qpn 0x%x: %s (status %d, vendor_err "
+		    "0x%x)%s", w->index, what, wc->qp_num, ibv_wc_status_str(wc->status),
+		    wc->status, wc->vendor_err, hint);
+}
+
+static inline bool stopped(struct rb_ctx *c)
+{
+	return atomic_load_explicit(&c->stop, memory_order_relaxed) != 0;
+}
+
+/* xorshift64: the next random counter index. */
+static inline uint64_t next_rand(struct rb_worker *w)
+{
+	uint64_t x = w->rng;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	w->rng = x;
+	return x;
+}
+
+static inline uint32_t next_counter(struct rb_worker *w, const struct rb_test *t)
+{
+	if (t->access == RB_ACCESS_RANDOM)
+		return (uint32_t)(next_rand(w) % t->atomic_counters);
+	uint32_t i = (uint32_t)(w->seq_ctr % t->atomic_counters);
+	w->seq_ctr++;
+	return i;
+}
+
+/* Atomic results of WRs [from, to) of q: cmp_swap successes and expectations. */
+static void atomic_results(struct rb_worker *w, struct rb_qp *q, uint64_t from, uint64_t to)
+{
+	const struct rb_test *t = &w->ctx->t;
+
+	if (t->verb != RB_VERB_CMP_SWAP)
+		return;
+	for (uint64_t s = from; s < to; s++) {
+		uint64_t slot = s % t->sq_depth;
+		uint64_t old = *(volatile uint64_t *)(q->send + slot * 8);
+		uint32_t idx = q->ctr[slot];
+		if (old == q->cmp[slot]) {
+			w->atomic_success++;
+			w->expect[idx] = old + 1;
+		} else {
+			w->expect[idx] = old;
+		}
+	}
+}
+
+/* Post n WRs on q as one linked list (one doorbell). */
+static inline int post_batch(struct rb_worker *w, struct rb_qp *q, unsigned n, unsigned sig,
+			     unsigned base_flags)
+{
+	const struct rb_ctx *c = w->ctx;
+	const struct rb_test *t = &c->t;
+	struct ibv_send_wr *bad = NULL;
+	bool atomic = verb_is_atomic(t->verb);
+
+	for (unsigned i = 0; i < n; i++) {
+		struct ibv_send_wr *wr = &q->swr[i];
+		uint64_t seq = q->posted + i;
+		bool signaled = (seq + 1) % sig == 0 || seq + 1 == q->quota;
+		wr->wr_id = ((uint64_t)q->index << ID_SHIFT) | (seq & ID_MASK);
+		wr->send_flags = base_flags | (signaled ? IBV_SEND_SIGNALED : 0);
+		wr->next = i + 1 < n ? &q->swr[i + 1] : NULL;
+		if (atomic) {
+			uint64_t slot = seq % t->sq_depth;
+			uint32_t idx = next_counter(w, t);
+			wr->wr.atomic.remote_addr = c->remote.buf_addr + c->lay.counters_off +
+						    (uint64_t)idx * t->stride;
+			q->ssge[i].addr = (uintptr_t)(q->send + slot * 8);
+			q->ctr[slot] = idx;
+			if (t->verb == RB_VERB_CMP_SWAP) {
+				uint64_t cmp = w->expect[idx];
+				wr->wr.atomic.compare_add = cmp;
+				wr->wr.atomic.swap = cmp + 1;
+				q->cmp[slot] = cmp;
+			}
+		}
+	}
+	int rc = ibv_post_send(q->qp, &q->swr[0], &bad);
+	if (rc)
+		return werr(w, "thread %u: ibv_post_send(%u WRs, qpn 0x%x, %llu outstanding on it) "
+			    "failed: %s", w->index, n, q->qp->qp_num,
+			    (unsigned long long)(q->posted - q->completed), strerror(rc));
+	q->posted += n;
+	return 0;
+}
+
+/* One bw phase: iters ops per thread (or until dur_ns). */
+static int bw_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool measure)
+{
+	struct rb_ctx *c = w->ctx;
+	const struct rb_test *t = &c->t;
+	const unsigned nqp = w->nqp;
+	const uint64_t window = t->window, sq = t->sq_depth;
+	const unsigned postlist = (unsigned)t->postlist, sig = (unsigned)t->signal_interval;
+	const unsigned base_flags = c->use_inline ? IBV_SEND_INLINE : 0;
+	const uint64_t timeout_ns = t->timeout_ms * 1000000ull;
+	struct ibv_wc wc[RB_POLL_BATCH];
+	uint64_t outstanding = 0, done = 0, quota_sum;
+	uint64_t t_start, t_last, deadline, idle = 0;
+	unsigned cursor = 0, loops = 0;
+	bool stopping = false;
+
+	for (unsigned k = 0; k < nqp; k++) {
+		struct rb_qp *q = &w->qps[k];
+		q->posted = q->completed = 0;
+		q->quota = iters ? iters / nqp + (k < iters % nqp ? 1 : 0) : UINT64_MAX;
+	}
+	quota_sum = iters ? iters : UINT64_MAX;
+	t_start = t_last = timing_now_ns();
+	deadline = t_start + dur_ns;
+
+	while (done < quota_sum) {
+		/* Post: round robin over QPs with room. */
+		for (unsigned k = 0; k < nqp && outstanding < window; k++) {
+			struct rb_qp *q = &w->qps[cursor];
+			cursor = cursor + 1 == nqp ? 0 : cursor + 1;
+			uint64_t n = postlist;
+			uint64_t avail = q->quota - q->posted;
+			uint64_t room = sq - (q->posted - q->completed);
+			if (avail < n)
+				n = avail;
+			if (room < n)
+				n = room;
+			if (window - outstanding < n)
+				n = window - outstanding;
+			if (!n)
+				continue;
+			if (post_batch(w, q, (unsigned)n, sig, base_flags))
+				return -1;
+			outstanding += n;
+		}
+		/* Poll a batch. */
+		int ne = ibv_poll_cq(w->scq, RB_POLL_BATCH, wc);
+		if (ne < 0)
+			return werr(w, "thread %u: ibv_poll_cq(send) failed: %d", w->index, ne);
+		if (ne > 0) {
+			for (int i = 0; i < ne; i++) {
+				if (wc[i].status != IBV_WC_SUCCESS)
+					return wc_error(w, &wc[i], verb_name(t->verb));
+				struct rb_qp *q = &w->qps[wc[i].wr_id >> ID_SHIFT];
+				uint64_t upto = (wc[i].wr_id & ID_MASK) + 1;
+				uint64_t n = upto - q->completed;
+				if (verb_is_atomic(t->verb))
+					atomic_results(w, q, q->completed, upto);
+				q->completed = upto;
+				q->ops += n;
+				outstanding -= n;
+				done += n;
+			}
+			t_last = timing_now_ns();
+			idle = 0;
+		} else if (++idle % CHECK_EVERY == 0) {
+			uint64_t now = timing_now_ns();
+			if (stopped(c))
+				return werr(w, "thread %u: stopped by the session (peer failure or "
+					    "timeout)", w->index);
+			if (now - t_last > timeout_ns)
+				return werr(w, "thread %u: timed out after %.1f s waiting for %s send "
+					    "completions (%llu outstanding): peer stalled?", w->index,
+					    (double)timeout_ns / 1e9, verb_name(t->verb),
+					    (unsigned long long)outstanding);
+		}
+		/* Duration mode: at the deadline finish each QP at a signaled WR. */
+		if (dur_ns && !stopping && (++loops & 63) == 0 && timing_now_ns() >= deadline) {
+			stopping = true;
+			quota_sum = 0;
+			for (unsigned k = 0; k < nqp; k++) {
+				struct rb_qp *q = &w->qps[k];
+				uint64_t qq = (q->posted + sig - 1) / sig * sig;
+				if (qq == 0 && t->validate)
+					qq = 1;
+				q->quota = qq;
+				quota_sum += qq;
+			}
+		}
+	}
+	if (measure) {
+		w->t_start = t_start;
+		w->t_end = t_last;
+		w->ops = done;
+		w->bytes = done * t->size;
+	}
+	w->ops_total += done;
+	if (verb_needs_recv(t->verb))
+		w->sends_total += done;
+	return 0;
+}
+
+/* Wait for one completion on cq; 0, or -1 with w->err. */
+static inline int wait_one(struct rb_worker *w, struct ibv_cq *cq, struct ibv_wc *wc,
+			   const char *what)
+{
+	struct rb_ctx *c = w->ctx;
+	uint64_t start = 0, idle = 0;
+
+	for (;;) {
+		int ne = ibv_poll_cq(cq, 1, wc);
+		if (ne > 0) {
+			if (wc->status != IBV_WC_SUCCESS)
+				return wc_error(w, wc, what);
+			return 0;
+		}
+		if (ne < 0)
+			return werr(w, "thread %u: ibv_poll_cq(%s) failed: %d", w->index, what, ne);
+		if (++idle % CHECK_EVERY == 0) {
+			uint64_t now = timing_now_ns();
+			if (!start)
+				start = now;
+			if (stopped(c))
+				return werr(w, "thread %u: stopped by the session while waiting for %s",
+					    w->index, what);
+			if (now - start > c->t.timeout_ms * 1000000ull)
+				return werr(w, "thread %u: timed out after %.1f s waiting for %s", w->index,
+					    (double)c->t.timeout_ms / 1e3, what);
+		}
+	}
+}
+
+/* Reap send completions without blocking (ping-pong SQ slots). */
+static inline int reap_sends(struct rb_worker *w, const char *what)
+{
+	struct ibv_wc wc[RB_POLL_BATCH];
+	int ne;
+
+	while ((ne = ibv_poll_cq(w->scq, RB_POLL_BATCH, wc)) > 0)
+		for (int i = 0; i < ne; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS)
+				return wc_error(w, &wc[i], what);
+			struct rb_qp *q = &w->qps[wc[i].wr_id >> ID_SHIFT];
+			q->completed = (wc[i].wr_id & ID_MASK) + 1;
+		}
+	if (ne < 0)
+		return werr(w, "thread %u: ibv_poll_cq(send) failed: %d", w->index, ne);
+	return 0;
+}
+
+/* Post one signaled WR (ping-pong or rtt op), waiting for SQ room if needed. */
+static inline int post_one(struct rb_worker *w, struct rb_qp *q, unsigned flags, const char *what)
+{
+	const struct rb_test *t = &w->ctx->t;
+
+	while (q->posted - q->completed >= t->sq_depth) {
+		if (reap_sends(w, what))
+			return -1;
+		if (stopped(w->ctx))
+			return werr(w, "thread %u: stopped while waiting for SQ room", w->index);
+	}
+	uint64_t saved = q->quota;
+	q->quota = 0;
+	int rc = post_batch(w, q, 1, 1, flags);
+	q->quota = saved;
+	return rc;
+}
+
+/* Check one received payload against the peer's pattern; counts mismatches. */
+static inline void check_recv(struct rb_worker *w, struct rb_qp *q, const struct ibv_wc *wc,
+			      enum rb_role peer)
+{
+	const struct rb_ctx *c = w->ctx;
+	const struct rb_test *t = &c->t;
+	uint64_t slot = wc->wr_id & 0xffffffffu;
+	const uint8_t *p = q->recv + slot * c->lay.recv_slot;
+	uint32_t grh = t->transport == RB_TR_UD ? RB_UD_GRH_BYTES : 0;
+
+	if (t->verb == RB_VERB_SEND_IMM || t->verb == RB_VERB_WRITE_IMM) {
+		if (!(wc->wc_flags & IBV_WC_WITH_IMM) ||
+		    wc->imm_data != htobe32((uint32_t)(t->seed + q->gindex))) {
+			w->bad_payloads++;
+			return;
+		}
+	}
+	if (t->verb == RB_VERB_WRITE_IMM)
+		return; /* the data went to the WRITE target, checked at the end */
+	if (wc->byte_len != t->size + grh) {
+		w->bad_payloads++;
+		return;
+	}
+	for (uint64_t i = 0; i < t->size; i++)
+		if (p[grh + i] != rb_pattern(t->seed, peer, q->gindex, i)) {
+			w->bad_payloads++;
+			return;
+		}
+}
+
+/* Re-post receive slot of wc on q (batched by --recv-batch). */
+static inline int repost_recv(struct rb_worker *w, struct rb_qp *q, uint64_t slot)
+{
+	const struct rb_test *t = &w->ctx->t;
+	struct ibv_recv_wr *wr = &q->rwr[slot];
+	struct ibv_recv_wr *bad = NULL;
+
+	wr->next = q->rchain;
+	q->rchain = wr;
+	if (++q->rchain_n < t->recv_batch)
+		return 0;
+	int rc = ibv_post_recv(q->qp, q->rchain, &bad);
+	q->rchain = NULL;
+	q->rchain_n = 0;
+	if (rc)
+		return werr(w, "thread %u: ibv_post_recv(qpn 0x%x) failed: %s", w->index,
+			    q->qp->qp_num, strerror(rc));
+	return 0;
+}
+
+/* One lat phase on the client. */
+static int lat_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool measure)
+{
+	struct rb_ctx *c = w->ctx;
+	const struct rb_test *t = &c->t;
+	const unsigned flags = c->use_inline ? IBV_SEND_INLINE : 0;
+	const bool rtt_op = t->verb == RB_VERB_READ || verb_is_atomic(t->verb);
+	const bool write_pp = t->verb == RB_VERB_WRITE;
+	const uint64_t timeout_ns = t->timeout_ms * 1000000ull;
+	const char *what = verb_name(t->verb);
+	uint64_t done = 0, t_start, t_end, deadline;
+	unsigned cursor = 0;
+	struct ibv_wc wc;
+
+	for (unsigned k = 0; k < w->nqp; k++)
+		w->qps[k].posted = w->qps[k].completed = 0;
+	t_start = t_end = timing_now_ns();
+	deadline = t_start + dur_ns;
+	while (iters ? done < iters : true) {
+		struct rb_qp *q = &w->qps[cursor];
+		cursor = cursor + 1 == w->nqp ? 0 : cursor + 1;
+		uint64_t t0, t1;
+
+		if (write_pp) {
+			uint8_t tag = (uint8_t)(q->tag % 255 + 1);
+			q->tag = tag;
+			q->send[t->size - 1] = tag;
+			t0 = timing_now_ns();
+			if (post_one(w, q, flags, what))
+				return -1;
+			volatile uint8_t *flag = q->recv + t->size - 1;
+			uint64_t spins = 0;
+			while (*flag != tag) {
+				if (++spins % 4096 == 0) {
+					uint64_t now = timing_now_ns();
+					if (stopped(c))
+						return werr(w, "thread %u: stopped while waiting for the "
+							    "WRITE reply", w->index);
+					if (now - t0 > timeout_ns)
+						return werr(w, "thread %u: timed out after %.1f s waiting for "
+							    "the server's WRITE reply (qpn 0x%x)", w->index,
+							    (double)timeout_ns / 1e9, q->qp->qp_num);
+				}
+			}
+			t1 = timing_now_ns();
+			if (reap_sends(w, what))
+				return -1;
+		} else if (rtt_op) {
+			t0 = timing_now_ns();
+			if (post_one(w, q, flags, what))
+				return -1;
+			if (wait_one(w, w->scq, &wc, what))
+				return -1;
+			t1 = timing_now_ns();
+			q->completed = (wc.wr_id & ID_MASK) + 1;
+			if (verb_is_atomic(t->verb))
+				atomic_results(w, q, q->completed - 1, q->completed);
+		} else {
+			t0 = timing_now_ns();
+			if (post_one(w, q, flags, what))
+				return -1;
+			if (wait_one(w, w->rcq, &wc, "the ping-pong reply (receive)"))
+				return -1;
+			t1 = timing_now_ns();
+			struct rb_qp *rq = &w->qps[wc.wr_id >> 32];
+			if (t->validate)
+				check_recv(w, rq, &wc, RB_ROLE_SERVER);
+			if (repost_recv(w, rq, wc.wr_id & 0xffffffffu))
+				return -1;
+			if (reap_sends(w, what))
+				return -1;
+			w->sends_total++;
+		}
+		if (measure)
+			hist_add(w->hist, t1 - t0);
+		q->ops++;
+		done++;
+		t_end = t1;
+		if (dur_ns && t1 >= deadline)
+			break;
+	}
+	/* Leave no send outstanding (ping-pong replies may still be acknowledged). */
+	for (unsigned k = 0; k < w->nqp; k++) {
+		struct rb_qp *q = &w->qps[k];
+		uint64_t start = timing_now_ns();
+		while (q->completed < q->posted) {
+			if (reap_sends(w, what))
+				return -1;
+			if (timing_now_ns() - start > timeout_ns)
+				return werr(w, "thread %u: timed out draining send completions", w->index);
+		}
+	}
+	if (measure) {
+		w->t_start = t_start;
+		w->t_end = t_end;
+		w->ops = done;
+		w->bytes = done * t->size;
+	}
+	w->ops_total += done;
+	return 0;
+}
+
+/*
+ * Start barrier of the measured window: the last thread to arrive reads the
+ * port counters (outside every window) and releases the others.
+ */
+static int barrier(struct rb_worker *w)
+{
+	struct rb_ctx *c = w->ctx;
+	uint64_t start = timing_now_ns();
+
+	if (atomic_fetch_add(&c->arrived, 1) + 1 == c->nw) {
+		if (c->ctr_before)
+			dev_counters_read(c->dev->name, c->dev->port, c->ctr_before);
+		atomic_store(&c->go, 1);
+		return 0;
+	}
+	while (!atomic_load(&c->go)) {
+		if (stopped(c))
+			return werr(w, "thread %u: stopped at the start barrier", w->index);
+		if (timing_now_ns() - start > c->t.timeout_ms * 1000000ull)
+			return werr(w, "thread %u: timed out waiting for the other threads to finish "
+				    "warm-up", w->index);
+		sched_yield();
+	}
+	return 0;
+}
+
+void *worker_client_main(void *arg)
+{
+	struct rb_worker *w = arg;
+	struct rb_ctx *c = w->ctx;
+	const struct rb_test *t = &c->t;
+	int (*phase)(struct rb_worker *, uint64_t, uint64_t, bool) =
+		t->test == RB_TEST_LAT ? lat_phase : bw_phase;
+
+	if (t->warmup_iters || t->warmup_ms)
+		if (phase(w, t->warmup_iters, t->warmup_ms * 1000000ull, false))
+			goto out;
+	if (barrier(w))
+		goto out;
+	(void)phase(w, t->iters, t->duration_ms * 1000000ull, true);
+out:
+	if (w->rc)
+		atomic_store(&c->stop, 1); /* one thread failed: the others stop too */
+	atomic_fetch_add(&c->finished, 1);
+	return NULL;
+}
+
+/* Server: answer WRITE ping-pongs by watching each QP's last payload byte. */
+static int serve_write_pong(struct rb_worker *w)
+{
+	struct rb_ctx *c = w->ctx;
+	const struct rb_test *t = &c->t;
+	const unsigned flags = c->use_inline ? IBV_SEND_INLINE : 0;
+	uint64_t idle = 0;
+
+	while (!w->rc) {
+		bool any = false;
+		for (unsigned k = 0; k < w->nqp; k++) {
+			struct rb_qp *q = &w->qps[k];
+			uint8_t v = *(volatile uint8_t *)(q->recv + t->size - 1);
+			if (v == 0 || v == q->tag)
+				continue;
+			q->tag = v;
+			q->send[t->size - 1] = v;
+			if (post_one(w, q, flags, "WRITE reply"))
+				return -1;
+			any = true;
+			atomic_store_explicit(&w->recvs, atomic_load_explicit(&w->recvs,
+				memory_order_relaxed) + 1, memory_order_relaxed);
+		}
+		if (reap_sends(w, "WRITE reply"))
+			return -1;
+		if (!any && ++idle % CHECK_EVERY == 0 && stopped(c))
+			return 0;
+	}
+	return -1;
+}
+
+/* Server: consume receives (SEND, SEND_IMM, WRITE_IMM), reply in lat mode. */
+static int serve_recvs(struct rb_worker *w)
+{
+	struct rb_ctx *c = w->ctx;
+	const struct rb_test *t = &c->t;
+	const bool reply = t->test == RB_TEST_LAT;
+	const unsigned flags = c->use_inline ? IBV_SEND_INLINE : 0;
+	struct ibv_wc wc[RB_POLL_BATCH];
+	uint64_t idle = 0, n = 0;
+
+	for (;;) {
+		int ne = ibv_poll_cq(w->rcq, RB_POLL_BATCH, wc);
+		if (ne < 0)
+			return werr(w, "thread %u: ibv_poll_cq(recv) failed: %d", w->index, ne);
+		if (ne == 0) {
+			if (++idle % CHECK_EVERY == 0 && stopped(c))
+				return 0;
+			if (reply && reap_sends(w, "reply"))
+				return -1;
+			continue;
+		}
+		uint64_t now = timing_now_ns();
+		if (!w->first_recv_ns)
+			w->first_recv_ns = now;
+		w->last_recv_ns = now;
+		for (int i = 0; i < ne; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS)
+				return wc_error(w, &wc[i], "receive");
+			struct rb_qp *q = &w->qps[wc[i].wr_id >> 32];
+			if (t->validate)
+				check_recv(w, q, &wc[i], RB_ROLE_CLIENT);
+			if (repost_recv(w, q, wc[i].wr_id & 0xffffffffu))
+				return -1;
+			if (reply && post_one(w, q, flags, "reply"))
+				return -1;
+			q->ops++;
+		}
+		n += (uint64_t)ne;
+		atomic_store_explicit(&w->recvs, n, memory_order_relaxed);
+		if (reply && reap_sends(w, "reply"))
+			return -1;
+	}
+}
+
+void *worker_server_main(void *arg)
+{
+	struct rb_worker *w = arg;
+	const struct rb_test *t = &w->ctx->t;
+
+	for (unsigned k = 0; k < w->nqp; k++)
+		w->qps[k].posted = w->qps[k].completed = 0;
+	if (verb_needs_recv(t->verb))
+		(void)serve_recvs(w);
+	else if (t->test == RB_TEST_LAT && t->verb == RB_VERB_WRITE)
+		(void)serve_write_pong(w);
+	return NULL;
+}
+
+int workers_start(struct rb_ctx *c, void *(*fn)(void *), char *err, size_t errlen)
+{
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+
+	atomic_store(&c->stop, 0);
+	atomic_store(&c->arrived, 0);
+	atomic_store(&c->go, 0);
+	atomic_store(&c->finished, 0);
+	for (unsigned i = 0; i < c->nw; i++) {
+		struct rb_worker *w = &c->w[i];
+		pthread_attr_t attr;
+		pthread_attr_init(&attr);
+		w->cpu = -1;
+		if (c->ncpus > 0)
+			w->cpu = c->cpus[i % (unsigned)c->ncpus];
+		else if (c->cpus_spread && online > 0)
+			w->cpu = (int)(i % (unsigned)online);
+		if (w->cpu >= 0) {
+			cpu_set_t set;
+			CPU_ZERO(&set);
+			CPU_SET(w->cpu, &set);
+			pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+		}
+		int rc = pthread_create(&w->tid, &attr, fn, w);
+		pthread_attr_destroy(&attr);
+		if (rc) {
+			atomic_store(&c->stop, 1);
+			snprintf(err, errlen, "pthread_create(thread %u%s) failed: %s", i,
+				 w->cpu >= 0 ? ", pinned" : "", strerror(rc));
+			for (unsigned k = 0; k < i; k++)
+				pthread_join(c->w[k].tid, NULL);
+			for (unsigned k = 0; k < i; k++)
+				c->w[k].started = false;
+			return -1;
+		}
+		w->started = true;
+	}
+	return 0;
+}
+
+int workers_join(struct rb_ctx *c, char *err, size_t errlen)
+{
+	int rc = 0;
+
+	for (unsigned i = 0; i < c->nw; i++) {
+		struct rb_worker *w = &c->w[i];
+		if (!w->started)
+			continue;
+		pthread_join(w->tid, NULL);
+		w->started = false;
+	}
+	/* Report the first real failure, not the "stopped" echoes of the others. */
+	for (int pass = 0; pass < 2 && !rc; pass++)
+		for (unsigned i = 0; i < c->nw; i++) {
+			struct rb_worker *w = &c->w[i];
+			if (!w->rc)
+				continue;
+			if (pass == 0 && strstr(w->err, "stopped"))
+				continue;
+			snprintf(err, errlen, "%s", w->err);
+			rc = -1;
+			break;
+		}
+	return rc;
+}
+
+static uint64_t check_region(struct rb_ctx *c, enum rb_role writer, uint64_t len,
+			     char *note, size_t notelen)
+{
+	uint64_t bad = 0;
+
+	for (unsigned i = 0; i < c->nw; i++)
+		for (unsigned k = 0; k < c->w[i].nqp; k++) {
+			struct rb_qp *q = &c->w[i].qps[k];
+			for (uint64_t b = 0; b < len; b++)
+				if (q->recv[b] != rb_pattern(c->t.seed, writer, q->gindex, b)) {
+					if (!bad)
+						snprintf(note, notelen,
+							 "QP %u byte %llu is 0x%02x, expected 0x%02x",
+							 q->gindex, (unsigned long long)b, q->recv[b],
+							 rb_pattern(c->t.seed, writer, q->gindex, b));
+					bad++;
+					break;
+				}
+		}
+	return bad;
+}
+
+uint64_t ctx_check_client_buffers(struct rb_ctx *c, char *note, size_t notelen)
+{
+	const struct rb_test *t = &c->t;
+
+	if (t->verb == RB_VERB_READ)
+		return check_region(c, RB_ROLE_SERVER, t->size, note, notelen);
+	if (t->test == RB_TEST_LAT && t->verb == RB_VERB_WRITE)
+		return check_region(c, RB_ROLE_SERVER, t->size - 1, note, notelen);
+	if (t->test == RB_TEST_LAT && t->verb == RB_VERB_WRITE_IMM)
+		return check_region(c, RB_ROLE_SERVER, t->size, note, notelen);
+	return 0;
+}
+
+uint64_t ctx_check_server_buffers(struct rb_ctx *c, uint64_t *sum, char *note, size_t notelen)
+{
+	const struct rb_test *t = &c->t;
+
+	*sum = 0;
+	if (verb_is_atomic(t->verb)) {
+		for (uint64_t i = 0; i < t->atomic_counters; i++)
+			*sum += *(volatile uint64_t *)(c->buf + c->lay.counters_off + i * t->stride);
+		return 0;
+	}
+	if (t->verb == RB_VERB_WRITE)
+		return check_region(c, RB_ROLE_CLIENT, t->test == RB_TEST_LAT ? t->size - 1 : t->size,
+				    note, notelen);
+	if (t->verb == RB_VERB_WRITE_IMM)
+		return check_region(c, RB_ROLE_CLIENT, t->size, note, notelen);
+	return 0;
+}

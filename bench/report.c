@@ -1,0 +1,360 @@
+/*
+ * report.c - result rows of a point (schema: docs/csv.md) and the
+ * environment columns.
+ *
+ * How it works: report_build_row() sets every column in one fixed order
+ * (config, metrics, counters, status, environment), so every row of every
+ * run has the same header and csv_append can append to one file. Values
+ * that were not measured are set NA. Latency histograms hold round-trip ns;
+ * for one-way kinds (SEND and WRITE ping-pong) lat_* are halved and the
+ * rtt_* columns keep the round trip.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "timing.h"
+#include "units.h"
+
+#ifndef RB_GIT_REV
+#define RB_GIT_REV ""
+#endif
+
+static void trim(char *s)
+{
+	size_t n = strlen(s);
+	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' '))
+		s[--n] = '\0';
+}
+
+static int read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	char *ok = fgets(buf, (int)len, f);
+	fclose(f);
+	if (!ok)
+		return -1;
+	trim(buf);
+	return 0;
+}
+
+/* Revision of the tree the binary sits in, from .git (no git program needed). */
+static void git_rev_runtime(char *out, size_t len)
+{
+	char exe[512], dir[512], line[256], path[1024];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	out[0] = '\0';
+	if (n <= 0)
+		return;
+	exe[n] = '\0';
+	snprintf(dir, sizeof(dir), "%s", exe);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		return;
+	*slash = '\0';
+	snprintf(path, sizeof(path), "%s/.git/HEAD", dir);
+	if (read_line(path, line, sizeof(line)))
+		return;
+	if (strncmp(line, "ref: ", 5) != 0) {
+		snprintf(out, len, "%.12s", line);
+		return;
+	}
+	char ref[256];
+	snprintf(ref, sizeof(ref), "%s", line + 5);
+	snprintf(path, sizeof(path), "%s/.git/%s", dir, ref);
+	if (read_line(path, line, sizeof(line)) == 0) {
+		snprintf(out, len, "%.12s", line);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/.git/packed-refs", dir);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		trim(line);
+		char *sp = strchr(line, ' ');
+		if (sp && strcmp(sp + 1, ref) == 0) {
+			*sp = '\0';
+			snprintf(out, len, "%.12s", line);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+void env_collect(struct rb_env *e)
+{
+	struct utsname u;
+	char line[256];
+
+	memset(e, 0, sizeof(*e));
+	if (gethostname(e->host, sizeof(e->host) - 1))
+		snprintf(e->host, sizeof(e->host), "?");
+	if (uname(&u) == 0)
+		snprintf(e->kernel, sizeof(e->kernel), "%.63s", u.release);
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (strncmp(line, "model name", 10) == 0) {
+				char *c = strchr(line, ':');
+				if (c) {
+					c++;
+					while (*c == ' ' || *c == '\t')
+						c++;
+					trim(c);
+					snprintf(e->cpu_model, sizeof(e->cpu_model), "%s", c);
+				}
+				break;
+			}
+		fclose(f);
+	}
+	if (RB_GIT_REV[0])
+		snprintf(e->git_rev, sizeof(e->git_rev), "%s", RB_GIT_REV);
+	else
+		git_rev_runtime(e->git_rev, sizeof(e->git_rev));
+	snprintf(e->clock, sizeof(e->clock), "%s", timing_clock_name());
+}
+
+const char *const report_table_cols[] = {
+	"thread", "verb", "transport", "test", "size_bytes", "ops", "duration_s", "mops", "gbps",
+	"lat_kind", "lat_p50_us", "lat_p99_us", "lat_mean_us", "status",
+};
+const int report_table_ncols = (int)(sizeof(report_table_cols) / sizeof(report_table_cols[0]));
+
+/* Sum of the deltas of the named counters present in both snapshots; -1 if none. */
+static int counter_sum(const struct rb_point_info *p, const char *const *names, uint64_t *out)
+{
+	int found = 0;
+	uint64_t s = 0, d;
+
+	for (const char *const *n = names; *n; n++)
+		if (dev_counter_delta(&p->before, &p->after, *n, &d) == 0) {
+			s += d;
+			found = 1;
+		}
+	*out = s;
+	return found ? 0 : -1;
+}
+
+static void set_counter(struct row *r, const char *col, const struct rb_point_info *p,
+			const char *const *names, uint64_t mult)
+{
+	uint64_t v;
+
+	if (p->have_counters && counter_sum(p, names, &v) == 0)
+		row_set_u64(r, col, v * mult);
+	else
+		row_set_na(r, col);
+}
+
+static void set_us(struct row *r, const char *col, double ns, double div)
+{
+	row_set_double(r, col, isnan(ns) ? NAN : units_ns_to_us(ns / div), 3);
+}
+
+void report_build_row(struct row *r, const struct rb_point_info *p, int thread,
+		      const struct rb_measure *m)
+{
+	const struct rb_opts *o = p->o;
+	const struct rb_test *t = p->t;
+	const struct rb_env *e = p->env;
+	const struct rb_dev *d = p->dev;
+	char buf[128];
+	bool lat = m && m->valid && m->hist && hist_count(m->hist) > 0;
+	bool one_way = strcmp(verb_lat_kind(t->verb), "one_way") == 0;
+	double div = one_way ? 2.0 : 1.0;
+
+	row_init(r);
+	row_set_u64(r, "schema_version", RB_SCHEMA_VERSION);
+	row_set_text(r, "run_id", o->run_id);
+	row_set_u64(r, "proc_index", o->proc_index);
+	row_set_str(r, "role", "client");
+	row_set_text(r, "host", e->host);
+	row_set_u64(r, "rep", t->rep);
+	if (thread < 0)
+		row_set_str(r, "thread", "all");
+	else
+		row_set_u64(r, "thread", (uint64_t)thread);
+	/* config: every knob, effective values */
+	row_set_str(r, "verb", verb_name(t->verb));
+	row_set_str(r, "transport", transport_name(t->transport));
+	row_set_str(r, "test", testkind_name(t->test));
+	row_set_u64(r, "size_bytes", t->size);
+	if (t->iters)
+		row_set_u64(r, "iters", t->iters);
+	else
+		row_set_na(r, "iters");
+	if (t->duration_ms)
+		row_set_double(r, "duration_req_s", (double)t->duration_ms / 1000.0, 3);
+	else
+		row_set_na(r, "duration_req_s");
+	row_set_u64(r, "warmup_iters", t->warmup_iters);
+	row_set_double(r, "warmup_s", (double)t->warmup_ms / 1000.0, 3);
+	row_set_u64(r, "threads", t->threads);
+	row_set_u64(r, "qps_per_thread", t->qps_per_thread);
+	row_set_u64(r, "emulated_peers", t->emulated_peers);
+	row_set_u64(r, "qps_total", test_qps_per_thread(t) * t->threads);
+	row_set_u64(r, "postlist", t->postlist);
+	row_set_u64(r, "signal_interval", t->signal_interval);
+	row_set_str(r, "inline", p->inline_used < 0 ? "" : p->inline_used ? "on" : "off");
+	row_set_str(r, "inline_mode", inline_name(t->inline_mode));
+	if (p->inline_used >= 0)
+		row_set_u64(r, "inline_cap", p->inline_cap);
+	else
+		row_set_na(r, "inline_cap");
+	row_set_u64(r, "window", t->window);
+	row_set_u64(r, "sq_depth", t->sq_depth);
+	row_set_u64(r, "rq_depth", t->rq_depth);
+	if (p->cq_depth)
+		row_set_u64(r, "cq_depth", p->cq_depth);
+	else
+		row_set_na(r, "cq_depth");
+	if (p->path_mtu)
+		row_set_u64(r, "path_mtu", p->path_mtu);
+	else
+		row_set_na(r, "path_mtu");
+	row_set_u64(r, "ack_timeout", t->ack_timeout);
+	row_set_u64(r, "retry_cnt", t->retry_cnt);
+	row_set_u64(r, "rnr_retry", t->rnr_retry);
+	row_set_u64(r, "min_rnr_timer", t->min_rnr_timer);
+	if (p->rd_atomic)
+		row_set_u64(r, "max_rd_atomic", p->rd_atomic);
+	else
+		row_set_na(r, "max_rd_atomic");
+	if (verb_is_atomic(t->verb)) {
+		row_set_u64(r, "atomic_counters", t->atomic_counters);
+		row_set_u64(r, "stride_bytes", t->stride);
+		row_set_str(r, "access", access_name(t->access));
+	} else {
+		row_set_na(r, "atomic_counters");
+		row_set_na(r, "stride_bytes");
+		row_set_na(r, "access");
+	}
+	if (verb_needs_recv(t->verb))
+		row_set_u64(r, "recv_batch", t->recv_batch);
+	else
+		row_set_na(r, "recv_batch");
+	row_set_u64(r, "validate", t->validate);
+	row_set_str(r, "connect", t->use_cm ? "rdma_cm" : "tcp");
+	if (o->ncpus > 0) {
+		size_t off = 0;
+		buf[0] = '\0';
+		for (int i = 0; i < o->ncpus && off < sizeof(buf) - 8; i++)
+			off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%d", i ? " " : "",
+						o->cpus[i]);
+		row_set_text(r, "cpus", buf);
+	} else {
+		row_set_str(r, "cpus", o->cpus_spread ? "spread" : "");
+	}
+	row_set_u64(r, "seed", t->seed);
+
+	/* metrics */
+	bool meas = m && m->valid;
+	row_set_double(r, "duration_s", meas ? m->duration_s : NAN, 6);
+	if (meas) {
+		row_set_u64(r, "ops", m->ops);
+		row_set_u64(r, "bytes", m->bytes);
+	} else {
+		row_set_na(r, "ops");
+		row_set_na(r, "bytes");
+	}
+	row_set_double(r, "mops", meas ? units_mops(m->ops, m->duration_s) : NAN, 4);
+	row_set_double(r, "gbps", meas ? units_gbps(m->bytes, m->duration_s) : NAN, 4);
+	row_set_str(r, "lat_kind", lat ? verb_lat_kind(t->verb) : "");
+	if (lat) {
+		const struct hist *h = m->hist;
+		row_set_u64(r, "lat_samples", hist_count(h));
+		set_us(r, "lat_min_us", hist_min(h), div);
+		set_us(r, "lat_p50_us", hist_percentile(h, 50), div);
+		set_us(r, "lat_p90_us", hist_percentile(h, 90), div);
+		set_us(r, "lat_p99_us", hist_percentile(h, 99), div);
+		set_us(r, "lat_p999_us", hist_percentile(h, 99.9), div);
+		set_us(r, "lat_max_us", hist_max(h), div);
+		set_us(r, "lat_mean_us", hist_mean(h), div);
+		set_us(r, "lat_stdev_us", hist_stdev(h), div);
+		set_us(r, "rtt_p50_us", hist_percentile(h, 50), 1.0);
+		set_us(r, "rtt_mean_us", hist_mean(h), 1.0);
+	} else {
+		static const char *const na[] = {
+			"lat_samples", "lat_min_us", "lat_p50_us", "lat_p90_us", "lat_p99_us",
+			"lat_p999_us", "lat_max_us", "lat_mean_us", "lat_stdev_us", "rtt_p50_us",
+			"rtt_mean_us",
+		};
+		for (size_t i = 0; i < sizeof(na) / sizeof(na[0]); i++)
+			row_set_na(r, na[i]);
+	}
+	row_set_double(r, "setup_us_per_qp", thread < 0 ? p->setup_us_per_qp : NAN, 2);
+	if (meas && t->verb == RB_VERB_CMP_SWAP)
+		row_set_u64(r, "atomic_success", m->atomic_success);
+	else
+		row_set_na(r, "atomic_success");
+	if (thread < 0 && p->have_server && verb_needs_recv(t->verb))
+		row_set_u64(r, "server_recvs", p->server.recvs);
+	else
+		row_set_na(r, "server_recvs");
+	row_set_str(r, "check", thread >= 0 || !t->validate ? "" :
+			       p->checked == 1 ? "pass" : p->checked == 2 ? "fail" : "");
+
+	/* port counters around the window (whole port: both directions, all QPs) */
+	static const char *const xp[] = { "counters/port_xmit_packets", "hw_counters/sent_pkts", NULL };
+	static const char *const rp[] = { "counters/port_rcv_packets", "hw_counters/rcvd_pkts", NULL };
+	static const char *const xb[] = { "counters/port_xmit_data", NULL };
+	static const char *const rb[] = { "counters/port_rcv_data", NULL };
+	static const char *const retry[] = { "hw_counters/completer_retry_err",
+		"hw_counters/local_ack_timeout_err", "hw_counters/retry_exceeded_err", NULL };
+	static const char *const rnr[] = { "hw_counters/rcvd_rnr_err", "hw_counters/send_rnr_err",
+		"hw_counters/rnr_nak_retry_err", NULL };
+	static const char *const seq[] = { "hw_counters/out_of_seq_request",
+		"hw_counters/rcvd_seq_err", "hw_counters/out_of_sequence",
+		"hw_counters/packet_seq_err", "hw_counters/implied_nak_seq_err", NULL };
+	static const char *const dup[] = { "hw_counters/duplicate_request", NULL };
+	bool ctr = thread < 0;
+	struct rb_point_info none = { .have_counters = false };
+	const struct rb_point_info *cp = ctr ? p : &none;
+	set_counter(r, "ctr_xmit_pkts", cp, xp, 1);
+	set_counter(r, "ctr_rcv_pkts", cp, rp, 1);
+	set_counter(r, "ctr_xmit_bytes", cp, xb, 4); /* PMA data counters count 4-byte words */
+	set_counter(r, "ctr_rcv_bytes", cp, rb, 4);
+	set_counter(r, "ctr_retry", cp, retry, 1);
+	set_counter(r, "ctr_rnr", cp, rnr, 1);
+	set_counter(r, "ctr_seq_err", cp, seq, 1);
+	set_counter(r, "ctr_dup", cp, dup, 1);
+
+	row_set_str(r, "status", p->status);
+	row_set_text(r, "reason", p->reason ? p->reason : "");
+
+	/* environment */
+	row_set_text(r, "device", d ? d->name : "");
+	if (d) {
+		char gid[64];
+		row_set_u64(r, "ib_port", d->port);
+		row_set_text(r, "fw_ver", d->attr.fw_ver);
+		row_set_str(r, "link_layer", dev_link_layer_name(d->link_layer));
+		row_set_u64(r, "active_mtu", d->active_mtu);
+		row_set_u64(r, "gid_index", (uint64_t)d->gid_index);
+		row_set_str(r, "gid_type", dev_gid_type_name(d->gid_type));
+		row_set_text(r, "gid", dev_gid_str(d->gid.raw, gid, sizeof(gid)));
+	} else {
+		static const char *const na[] = { "ib_port", "fw_ver", "link_layer", "active_mtu",
+						  "gid_index", "gid_type", "gid" };
+		for (size_t i = 0; i < sizeof(na) / sizeof(na[0]); i++)
+			row_set_na(r, na[i]);
+	}
+	row_set_text(r, "kernel", e->kernel);
+	row_set_text(r, "cpu_model", e->cpu_model);
+	row_set_text(r, "git_rev", e->git_rev);
+	row_set_str(r, "clock", e->clock);
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	row_set_str(r, "timestamp", buf);
+}

@@ -1,0 +1,458 @@
+/*
+ * server.c - the server role: accept control connections and serve each
+ * session in its own thread (session.h).
+ *
+ * A session: HELLO both ways; then per point: TEST from the client (checked
+ * with test_validate and against this device), build the context, SETUP
+ * both ways, connect the QPs, post receives, start the worker threads this
+ * side needs, READY; wait for the client's DONE (while watching for the
+ * client going away and the point's timeout), stop the workers, check the
+ * buffers and reply DONE with what this side saw. BYE ends the session.
+ * Any failure: log it, send ERROR with the reason, close this session; the
+ * server keeps serving.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "ctrl.h"
+#include "ctx.h"
+#include "device.h"
+#include "session.h"
+#include "timing.h"
+#include "units.h"
+
+#define HELLO_TIMEOUT_MS 30000
+#define IDLE_TIMEOUT_MS  600000   /* between points of one session */
+#define RECV_GRACE_MS    3000     /* receives still arriving after the client's DONE */
+
+int rb_quiet;
+
+static void vlog(const char *prefix, const char *fmt, va_list ap)
+{
+	char line[2048];
+	int n = snprintf(line, sizeof(line), "%s ", prefix);
+	n += vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+	if (n >= (int)sizeof(line) - 1)
+		n = (int)sizeof(line) - 2;
+	line[n++] = '\n';
+	(void)!write(STDERR_FILENO, line, (size_t)n);
+}
+
+void rb_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (rb_quiet)
+		return;
+	va_start(ap, fmt);
+	vlog("INFO", fmt, ap);
+	va_end(ap);
+}
+
+void rb_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog("ERROR", fmt, ap);
+	va_end(ap);
+}
+
+struct server {
+	const struct rb_opts *o;
+	struct rb_dev dev;
+	pthread_mutex_t lock;
+	unsigned active;
+	unsigned long next_id;
+};
+
+struct session {
+	struct server *srv;
+	int fd;
+	unsigned long id;
+	char peer[128];
+	struct ctrl_hello hello;
+	struct ctrl_rbuf rb;
+};
+
+static volatile sig_atomic_t quit;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	quit = 1;
+}
+
+/* Wait for the client's DONE while the workers run; -1 with err on failure. */
+static int wait_done(struct session *s, struct rb_ctx *c, struct ctrl_msg *m, char *err,
+		     size_t errlen)
+{
+	uint64_t limit_ms = c->t.timeout_ms + c->t.duration_ms + c->t.warmup_ms;
+	uint64_t deadline = timing_now_ns() + limit_ms * 1000000ull;
+
+	for (;;) {
+		struct pollfd p = { .fd = s->fd, .events = POLLIN };
+		int rc = poll(&p, 1, 100);
+		if (rc < 0 && errno != EINTR) {
+			snprintf(err, errlen, "poll on control socket: %s", strerror(errno));
+			return -1;
+		}
+		if (rc > 0) {
+			rc = ctrl_recv(s->fd, &s->rb, m, CTRL_DONE, (int)c->t.timeout_ms,
+				       "the client's DONE", err, errlen);
+			if (rc == -2) {
+				/* keep "peer: reason" but say it was the client */
+				size_t l = strlen(err + 6);
+				const char *pfx = "client reported: ";
+				if (strlen(pfx) + l + 1 > errlen)
+					l = errlen - strlen(pfx) - 1;
+				memmove(err + strlen(pfx), err + 6, l);
+				memcpy(err, pfx, strlen(pfx));
+				err[strlen(pfx) + l] = '\0';
+			}
+			return rc ? -1 : 0;
+		}
+		for (unsigned i = 0; i < c->nw; i++)
+			if (c->w[i].rc) {
+				snprintf(err, errlen, "%s", c->w[i].err);
+				return -1;
+			}
+		if (timing_now_ns() > deadline) {
+			snprintf(err, errlen, "timed out after %.1f s waiting for the client's DONE "
+				 "(--timeout + duration + warm-up)", (double)limit_ms / 1000.0);
+			return -1;
+		}
+	}
+}
+
+/* Serve one point; 0 ok, -1 with err (the session then ends). */
+static int serve_point(struct session *s, const struct rb_test *tin, char *err, size_t errlen)
+{
+	struct server *srv = s->srv;
+	struct rb_test t = *tin;
+	struct rb_ctx c;
+	struct ctrl_msg m;
+	struct ctrl_setup mine;
+	struct ctrl_qp_ep *eps = NULL;
+	uint8_t *msg = NULL;
+	uint8_t small[CTRL_HDR_LEN + 256 + CTRL_REASON_CAP];
+	size_t n;
+	int rc = -1;
+	bool active = ctx_side_active(&t, RB_ROLE_SERVER);
+	char e2[512];
+
+	if (test_validate(&t, e2, sizeof(e2))) {
+		snprintf(err, errlen, "refused TEST: %s", e2);
+		return -1;
+	}
+	if (test_validate_device(&t, &srv->dev.caps, e2, sizeof(e2))) {
+		snprintf(err, errlen, "server device %s: %s", srv->dev.name, e2);
+		return -1;
+	}
+	if (ctx_create(&c, &t, RB_ROLE_SERVER, &srv->dev, err, errlen))
+		return -1;
+
+	eps = calloc(c.lay.nqp_total, sizeof(*eps));
+	msg = malloc(ctrl_setup_size((uint32_t)c.lay.nqp_total));
+	if (!eps || !msg) {
+		snprintf(err, errlen, "out of memory for the SETUP of %llu QPs",
+			 (unsigned long long)c.lay.nqp_total);
+		goto clean_ctx;
+	}
+	ctx_local_setup(&c, &mine, eps);
+	n = ctrl_encode_setup(msg, ctrl_setup_size(mine.nqp), &mine, eps);
+	if (!n) {
+		snprintf(err, errlen, "internal error: SETUP of %u QPs does not encode", mine.nqp);
+		goto clean_ctx;
+	}
+	if (ctrl_send(s->fd, msg, n, (int)t.timeout_ms, err, errlen))
+		goto clean_ctx;
+	if (ctrl_recv(s->fd, &s->rb, &m, CTRL_SETUP, (int)t.timeout_ms, "the client's SETUP", err,
+		      errlen))
+		goto clean_ctx;
+	if (ctx_negotiate(&c, &m.u.setup, err, errlen) ||
+	    ctx_connect(&c, &m.u.setup, err, errlen) ||
+	    ctx_post_recvs(&c, err, errlen))
+		goto clean_ctx;
+	if (active && workers_start(&c, worker_server_main, err, errlen))
+		goto clean_ctx;
+	if (ctrl_send_simple(s->fd, CTRL_READY, (int)t.timeout_ms, err, errlen))
+		goto clean_workers;
+
+	if (wait_done(s, &c, &m, err, errlen))
+		goto clean_workers;
+
+	/* Receives may still be in flight (or lost, on UD/UC) after the client's DONE. */
+	uint64_t want = m.u.done.sends;
+	if (verb_needs_recv(t.verb)) {
+		uint64_t until = timing_now_ns() + RECV_GRACE_MS * 1000000ull;
+		while (ctx_sum_recvs(&c) < want && timing_now_ns() < until) {
+			bool failed = false;
+			for (unsigned i = 0; i < c.nw; i++)
+				failed |= c.w[i].rc != 0;
+			if (failed)
+				break;
+			usleep(1000);
+		}
+	}
+	atomic_store(&c.stop, 1);
+	if (workers_join(&c, err, errlen))
+		goto clean_ctx;
+
+	struct ctrl_done d = { 0 };
+	uint64_t first = UINT64_MAX, last = 0, sum = 0;
+	for (unsigned i = 0; i < c.nw; i++) {
+		struct rb_worker *w = &c.w[i];
+		d.recvs += atomic_load(&w->recvs);
+		d.bad_payloads += w->bad_payloads;
+		if (w->first_recv_ns && w->first_recv_ns < first)
+			first = w->first_recv_ns;
+		if (w->last_recv_ns > last)
+			last = w->last_recv_ns;
+	}
+	d.active_ns = first != UINT64_MAX && last > first ? last - first : 0;
+	if (t.validate) {
+		uint64_t badqp = ctx_check_server_buffers(&c, &sum, d.note, sizeof(d.note));
+		d.counter_sum = sum;
+		d.bad_payloads += badqp;
+		d.checked = d.bad_payloads ? 2 : 1;
+		if (d.bad_payloads && !d.note[0])
+			snprintf(d.note, sizeof(d.note), "%llu received payloads differ from the "
+				 "client's pattern", (unsigned long long)d.bad_payloads);
+	} else if (verb_is_atomic(t.verb)) {
+		(void)ctx_check_server_buffers(&c, &sum, d.note, sizeof(d.note));
+		d.counter_sum = sum;
+	}
+	n = ctrl_encode_done(small, sizeof(small), &d);
+	if (!n || ctrl_send(s->fd, small, n, (int)t.timeout_ms, err, errlen))
+		goto clean_ctx;
+
+	if (verb_needs_recv(t.verb)) {
+		double secs = (double)d.active_ns / 1e9;
+		rb_info("session %lu: %s %s %s %llu B: received %llu messages (%llu bytes) in %.6f s "
+			"= %.4f Mops; client %s pid %u run_id '%s' proc_index %llu sent %llu%s",
+			s->id, verb_name(t.verb), transport_name(t.transport), testkind_name(t.test),
+			(unsigned long long)t.size, (unsigned long long)d.recvs,
+			(unsigned long long)(d.recvs * t.size), secs,
+			secs > 0 ? units_mops(d.recvs, secs) : 0.0, s->hello.host, s->hello.pid,
+			s->hello.run_id, (unsigned long long)s->hello.proc_index,
+			(unsigned long long)want, d.checked == 2 ? " (payload check FAILED)" : "");
+	} else {
+		rb_info("session %lu: %s %s %s %llu B done (client %s pid %u run_id '%s' proc_index "
+			"%llu)%s", s->id, verb_name(t.verb), transport_name(t.transport),
+			testkind_name(t.test), (unsigned long long)t.size, s->hello.host, s->hello.pid,
+			s->hello.run_id, (unsigned long long)s->hello.proc_index,
+			d.checked == 2 ? " (check FAILED)" : "");
+	}
+	rc = 0;
+	goto clean_ctx;
+
+clean_workers:
+	atomic_store(&c.stop, 1);
+	(void)workers_join(&c, e2, sizeof(e2));
+clean_ctx:
+	free(msg);
+	free(eps);
+	ctx_destroy(&c);
+	return rc;
+}
+
+static int session_run(struct session *s)
+{
+	struct server *srv = s->srv;
+	struct ctrl_msg m;
+	struct ctrl_hello h = { 0 };
+	uint8_t buf[CTRL_HDR_LEN + 3 * (2 + CTRL_STR_CAP) + 16];
+	char err[1024];
+	size_t n;
+	int rc;
+	unsigned points = 0;
+
+	rc = ctrl_recv(s->fd, &s->rb, &m, CTRL_HELLO, HELLO_TIMEOUT_MS, "the client's HELLO", err,
+		       sizeof(err));
+	if (rc)
+		goto fail;
+	s->hello = m.u.hello;
+	rb_info("session %lu: client %s (%s pid %u, run_id '%s', proc_index %llu, device %s)",
+		s->id, s->peer, s->hello.host, s->hello.pid, s->hello.run_id,
+		(unsigned long long)s->hello.proc_index, s->hello.device);
+	gethostname(h.host, sizeof(h.host) - 1);
+	h.pid = (uint32_t)getpid();
+	snprintf(h.device, sizeof(h.device), "%s", srv->dev.name);
+	n = ctrl_encode_hello(buf, sizeof(buf), &h);
+	if (ctrl_send(s->fd, buf, n, HELLO_TIMEOUT_MS, err, sizeof(err))) {
+		rc = -1;
+		goto fail;
+	}
+	for (;;) {
+		rc = ctrl_recv(s->fd, &s->rb, &m, 0, IDLE_TIMEOUT_MS, "the client's next TEST or BYE",
+			       err, sizeof(err));
+		if (rc)
+			goto fail;
+		if (m.type == CTRL_BYE)
+			break;
+		if (m.type != CTRL_TEST) {
+			snprintf(err, sizeof(err), "protocol error: got %s, expected TEST or BYE",
+				 ctrl_type_name(m.type));
+			rc = -1;
+			goto fail;
+		}
+		rc = serve_point(s, &m.u.test, err, sizeof(err));
+		if (rc)
+			goto fail;
+		points++;
+	}
+	rb_info("session %lu: client %s done after %u point(s)", s->id, s->peer, points);
+	return 0;
+
+fail:
+	if (rc == -2) {
+		rb_error("session %lu: client %s ended the session: %s", s->id, s->peer, err + 6);
+	} else {
+		rb_error("session %lu: client %s: %s; session closed, server keeps serving", s->id,
+			 s->peer, err);
+		ctrl_send_error(s->fd, err);
+	}
+	return -1;
+}
+
+static void session_free(struct session *s)
+{
+	close(s->fd);
+	ctrl_rbuf_free(&s->rb);
+	pthread_mutex_lock(&s->srv->lock);
+	s->srv->active--;
+	pthread_mutex_unlock(&s->srv->lock);
+	free(s);
+}
+
+static void *session_thread(void *arg)
+{
+	struct session *s = arg;
+
+	(void)session_run(s);
+	session_free(s);
+	return NULL;
+}
+
+static void peer_name(const struct sockaddr_storage *ss, socklen_t len, char *out, size_t outlen)
+{
+	char host[NI_MAXHOST], serv[NI_MAXSERV];
+
+	if (getnameinfo((const struct sockaddr *)ss, len, host, sizeof(host), serv, sizeof(serv),
+			NI_NUMERICHOST | NI_NUMERICSERV))
+		snprintf(out, outlen, "?");
+	else
+		snprintf(out, outlen, "%.100s:%.10s", host, serv);
+}
+
+int server_run(const struct rb_opts *o)
+{
+	struct server srv = { .o = o };
+	char err[1024], gid[64];
+	int lfd, rc = 0;
+
+	rb_quiet = o->quiet;
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (dev_open(&srv.dev, o->dev_name, o->ib_port, o->gid_index, err, sizeof(err))) {
+		rb_error("%s", err);
+		return 2;
+	}
+	rb_info("device %s port %u (%s, active MTU %u), GID index %d (%s%s) %s, lid 0x%x",
+		srv.dev.name, srv.dev.port, dev_link_layer_name(srv.dev.link_layer),
+		srv.dev.active_mtu, srv.dev.gid_index, dev_gid_type_name(srv.dev.gid_type),
+		o->gid_index < 0 ? ", auto" : "", dev_gid_str(srv.dev.gid.raw, gid, sizeof(gid)),
+		srv.dev.pattr.lid);
+	lfd = ctrl_listen(o->bind_addr, o->port, err, sizeof(err));
+	if (lfd < 0) {
+		rb_error("%s", err);
+		dev_close(&srv.dev);
+		return 2;
+	}
+	pthread_mutex_init(&srv.lock, NULL);
+	rb_info("listening on %s port %u (control channel, protocol %u); at most %u sessions%s",
+		o->bind_addr[0] ? o->bind_addr : "all addresses", o->port, CTRL_VERSION,
+		o->max_sessions, o->once ? "; --once: exit after one session" : "");
+
+	while (!quit) {
+		struct pollfd p = { .fd = lfd, .events = POLLIN };
+		int pr = poll(&p, 1, 500);
+		if (pr <= 0)
+			continue;
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+		int fd = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno != EINTR && errno != EAGAIN && errno != ECONNABORTED)
+				rb_error("accept: %s", strerror(errno));
+			continue;
+		}
+		struct session *s = calloc(1, sizeof(*s));
+		if (!s) {
+			ctrl_send_error(fd, "server out of memory");
+			close(fd);
+			continue;
+		}
+		s->srv = &srv;
+		s->fd = fd;
+		peer_name(&ss, sl, s->peer, sizeof(s->peer));
+		pthread_mutex_lock(&srv.lock);
+		bool busy = srv.active >= o->max_sessions;
+		if (!busy) {
+			srv.active++;
+			s->id = ++srv.next_id;
+		}
+		pthread_mutex_unlock(&srv.lock);
+		if (busy) {
+			snprintf(err, sizeof(err), "server busy: %u sessions running (--max-sessions "
+				 "%u); retry later", o->max_sessions, o->max_sessions);
+			rb_error("refused %s: %s", s->peer, err);
+			ctrl_send_error(fd, err);
+			close(fd);
+			free(s);
+			continue;
+		}
+		if (o->once) {
+			rc = session_run(s) ? 1 : 0;
+			session_free(s);
+			break;
+		}
+		pthread_t tid;
+		pthread_attr_t attr;
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		int prc = pthread_create(&tid, &attr, session_thread, s);
+		pthread_attr_destroy(&attr);
+		if (prc) {
+			rb_error("pthread_create for session from %s: %s", s->peer, strerror(prc));
+			ctrl_send_error(fd, "server cannot start a session thread");
+			session_free(s);
+		}
+	}
+	close(lfd);
+	if (!o->once) {
+		/* Sessions still running hold the device: leave it to process exit. */
+		pthread_mutex_lock(&srv.lock);
+		unsigned left = srv.active;
+		pthread_mutex_unlock(&srv.lock);
+		if (left)
+			rb_info("exiting with %u session(s) still running", left);
+		else
+			dev_close(&srv.dev);
+		return rc;
+	}
+	dev_close(&srv.dev);
+	return rc;
+}

@@ -1,0 +1,200 @@
+/*
+ * ctrl.h - the control channel: small versioned messages over plain TCP.
+ *
+ * Wire format (all integers big-endian, no padding):
+ *
+ *   header, 12 bytes:  u32 magic 0x52424331 ("RBC1") | u16 version (1)
+ *                      | u16 type | u32 payload length (bytes after header)
+ *   payload:           type-specific, fixed order, described per type below.
+ *   strings:           u16 length + bytes (no NUL), length <= the field cap.
+ *
+ * Every message is checked on receipt: magic, version, known type, payload
+ * length within CTRL_MAX_PAYLOAD and exactly equal to what the type's fields
+ * need (a SETUP's QP count must match its length), strings within their cap.
+ * A failure is a clear message in err and the session is closed; a server
+ * keeps serving others.
+ *
+ * ctrl_decode() is pure: no allocation, no I/O, no globals; the QP list of a
+ * SETUP is left in the caller's buffer and read with ctrl_setup_qp(). It is
+ * the entry point for fuzzing.
+ *
+ * Session (client C, server S):
+ *   C->S HELLO, S->C HELLO
+ *   per point: C->S TEST; S->C SETUP (or ERROR); C->S SETUP; S->C READY;
+ *              the test runs; C->S DONE (client counts); S->C DONE (server
+ *              counts and checks)
+ *   C->S BYE.  Either side may send ERROR (reason) at any time, then closes.
+ */
+#ifndef RDMA_BENCH_CTRL_H
+#define RDMA_BENCH_CTRL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "options.h"
+
+#define CTRL_MAGIC        UINT32_C(0x52424331)
+#define CTRL_VERSION      1u
+#define CTRL_HDR_LEN      12u
+#define CTRL_MAX_QPS      RB_MAX_QPS_TOTAL
+#define CTRL_SETUP_FIXED  68u                     /* SETUP bytes before the QP list */
+#define CTRL_QP_LEN       8u                      /* u32 qpn, u32 psn */
+#define CTRL_MAX_PAYLOAD  (CTRL_SETUP_FIXED + CTRL_MAX_QPS * CTRL_QP_LEN)
+#define CTRL_STR_CAP      64u                     /* host, run_id, device */
+#define CTRL_REASON_CAP   1024u                   /* ERROR reason, DONE note */
+
+enum ctrl_type {
+	CTRL_HELLO = 1,
+	CTRL_TEST = 2,
+	CTRL_SETUP = 3,
+	CTRL_READY = 4,
+	CTRL_DONE = 5,
+	CTRL_ERROR = 6,
+	CTRL_BYE = 7,
+};
+
+/* HELLO: u64 proc_index | u32 pid | str host | str run_id | str device */
+struct ctrl_hello {
+	uint64_t proc_index;
+	uint32_t pid;
+	char host[CTRL_STR_CAP + 1];
+	char run_id[CTRL_STR_CAP + 1];
+	char device[CTRL_STR_CAP + 1];
+};
+
+/*
+ * SETUP: one side's endpoint for a point, 68 fixed bytes then the QPs:
+ *   u8 port | u8 link_layer (1 IB, 2 Ethernet) | u8 gid_type (0 IB, 1 RoCE v1,
+ *   2 RoCE v2) | u8 reserved (0) | u32 gid_index | u16 lid | u16 reserved (0) |
+ *   u8 gid[16] | u32 active_mtu (bytes) | u32 max_qp_rd_atom |
+ *   u32 max_qp_init_rd_atom | u64 buf_addr | u32 rkey | u32 qkey |
+ *   u64 buf_len | u32 nqp | nqp x (u32 qpn | u32 psn)
+ * psn < 2^24, active_mtu one of 256..4096, nqp <= CTRL_MAX_QPS.
+ */
+struct ctrl_setup {
+	uint8_t port, link_layer, gid_type;
+	uint32_t gid_index;
+	uint16_t lid;
+	uint8_t gid[16];
+	uint32_t active_mtu;
+	uint32_t max_qp_rd_atom, max_qp_init_rd_atom;
+	uint64_t buf_addr;
+	uint32_t rkey, qkey;
+	uint64_t buf_len;
+	uint32_t nqp;
+	const uint8_t *qps;  /* decode: points into the caller's buffer; encode: unused */
+};
+
+struct ctrl_qp_ep {
+	uint32_t qpn, psn;
+};
+
+/*
+ * DONE: u64 ops | u64 sends | u64 recvs | u64 bad_payloads | u64 counter_sum |
+ *       u64 atomic_success | u64 active_ns | u32 checked (0 not checked,
+ *       1 passed, 2 failed) | str note (<= CTRL_REASON_CAP)
+ * Client: ops completed over all phases, sends posted and completed, atomic
+ * successes. Server: receives seen, payloads that failed the check, sum of
+ * atomic counters, time from first to last receive.
+ */
+struct ctrl_done {
+	uint64_t ops, sends, recvs, bad_payloads, counter_sum, atomic_success, active_ns;
+	uint32_t checked;
+	char note[CTRL_REASON_CAP + 1];
+};
+
+/* ERROR: str reason (<= CTRL_REASON_CAP). */
+struct ctrl_error {
+	char reason[CTRL_REASON_CAP + 1];
+};
+
+struct ctrl_msg {
+	uint16_t type;
+	uint32_t len;          /* payload length */
+	union {
+		struct ctrl_hello hello;
+		struct rb_test test;   /* TEST: RB_TEST_NFIELDS x u64 in RB_TEST_FIELDS order */
+		struct ctrl_setup setup;
+		struct ctrl_done done;
+		struct ctrl_error error;
+	} u;
+};
+
+const char *ctrl_type_name(uint16_t type);
+
+/*
+ * Check a 12-byte header: magic, version, known type, payload length <=
+ * CTRL_MAX_PAYLOAD. Returns 0 with *type, *len set, or -1 with err.
+ */
+int ctrl_decode_header(const uint8_t *buf, size_t len, uint16_t *type, uint32_t *plen,
+		       char *err, size_t errlen);
+
+/*
+ * Decode one whole message (header + payload, exactly len bytes). Pure, no
+ * allocation. Returns 0 with *out filled, or -1 with err naming what is
+ * wrong (bad magic/version, truncated, oversized, trailing bytes, field out
+ * of range, string too long, QP count inconsistent with length).
+ */
+int ctrl_decode(const uint8_t *buf, size_t len, struct ctrl_msg *out, char *err, size_t errlen);
+
+/* QP i (< m->u.setup.nqp) of a decoded SETUP. */
+void ctrl_setup_qp(const struct ctrl_setup *s, uint32_t i, struct ctrl_qp_ep *out);
+
+/*
+ * Encoders: write header + payload into buf (cap bytes); return the total
+ * length, or 0 if cap is too small or a field cannot be encoded (string
+ * longer than its cap is truncated to it; nqp above CTRL_MAX_QPS fails).
+ */
+size_t ctrl_encode_hello(uint8_t *buf, size_t cap, const struct ctrl_hello *h);
+size_t ctrl_encode_test(uint8_t *buf, size_t cap, const struct rb_test *t);
+size_t ctrl_encode_setup(uint8_t *buf, size_t cap, const struct ctrl_setup *s,
+			 const struct ctrl_qp_ep *qps);
+size_t ctrl_encode_done(uint8_t *buf, size_t cap, const struct ctrl_done *d);
+size_t ctrl_encode_error(uint8_t *buf, size_t cap, const char *reason);
+size_t ctrl_encode_empty(uint8_t *buf, size_t cap, uint16_t type); /* READY, BYE */
+/* Bytes a SETUP with nqp QPs needs. */
+size_t ctrl_setup_size(uint32_t nqp);
+
+/* ---- socket side (bench/ctrl_sock.c) ---------------------------------- */
+
+/*
+ * Connect to host:port, retrying refused/unreachable attempts every 200 ms
+ * for up to timeout_s seconds. Returns the socket or -1 with err saying what
+ * was tried and the last error.
+ */
+int ctrl_connect(const char *host, uint16_t port, unsigned timeout_s, char *err, size_t errlen);
+
+/* Listen on bind_addr ("" = all: IPv6 any with IPv4-mapped, else IPv4 any). */
+int ctrl_listen(const char *bind_addr, uint16_t port, char *err, size_t errlen);
+
+/* Write all of buf within timeout_ms. 0 or -1 with err. */
+int ctrl_send(int fd, const uint8_t *buf, size_t len, int timeout_ms, char *err, size_t errlen);
+
+/*
+ * Receiving: buffer owned by the caller, grown as needed (up to the max
+ * message) and reused between calls.
+ */
+struct ctrl_rbuf {
+	uint8_t *buf;
+	size_t cap;
+};
+void ctrl_rbuf_free(struct ctrl_rbuf *rb);
+
+/*
+ * Receive one message within timeout_ms, waiting for `what` (named in the
+ * timeout message). Returns:
+ *   0  message decoded into *out (out->u.setup.qps points into rb)
+ *  -1  error: err says what (timeout, peer closed, bad message)
+ *  -2  the peer sent ERROR: err holds "peer: <reason>"
+ * If expect != 0 and another type arrives (other than ERROR), that is -1.
+ */
+int ctrl_recv(int fd, struct ctrl_rbuf *rb, struct ctrl_msg *out, uint16_t expect,
+	      int timeout_ms, const char *what, char *err, size_t errlen);
+
+/* Best effort: send ERROR with reason (ignores failures). */
+void ctrl_send_error(int fd, const char *reason);
+
+/* Send a message built by one of the encoders into a stack buffer. */
+int ctrl_send_simple(int fd, uint16_t type, int timeout_ms, char *err, size_t errlen);
+
+#endif /* RDMA_BENCH_CTRL_H */

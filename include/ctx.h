@@ -1,0 +1,182 @@
+/*
+ * ctx.h - the test context: one struct that owns every verbs object of one
+ * measured point on one side (PD, MR, buffer, per-thread CQs and QPs, the
+ * pre-built work requests), and the stages that build, connect, run and
+ * free it.
+ *
+ * Stages, in order (one file each):
+ *   ctx_create()      bench/ctx.c   buffer, PD, MR, workers: CQs, QPs (RESET->INIT)
+ *   ctx_negotiate()   bench/ctx.c   path MTU and max_rd_atomic from both SETUPs
+ *   ctx_connect()     bench/qp.c    INIT->RTR->RTS (or UD AH), remote addresses into WRs
+ *   worker threads    bench/post.c  post/poll loops (bw, lat, server pong and sink)
+ *   ctx_destroy()     bench/ctx.c   everything, in reverse order
+ *
+ * Buffer layout (identical on both ends, so the remote address of any slot
+ * follows from the peer's base address; struct rb_layout):
+ *   [atomic counters: Z x stride] [QP region 0] [QP region 1] ...
+ *   QP region = [send slot (payload; atomics: SQ-depth x 8 result slots)]
+ *               [receive slots: rq_depth (verbs that consume receives) or 1,
+ *                each payload + 40 bytes GRH on UD]
+ * QP g (process-wide index thread * qps_per_thread + q) of one side talks to
+ * QP g of the other side.
+ */
+#ifndef RDMA_BENCH_CTX_H
+#define RDMA_BENCH_CTX_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+#include "ctrl.h"
+#include "device.h"
+#include "hist.h"
+#include "options.h"
+
+#define RB_POLL_BATCH 32     /* work completions per ibv_poll_cq */
+#define RB_QKEY 0x11111111u  /* UD Q_Key (IB spec 10.2.4: any value both ends share) */
+
+struct rb_layout {
+	uint64_t counters_off, counters_len;
+	uint64_t regions_off;
+	uint64_t send_len;     /* send slot (or atomic result ring), 64-aligned */
+	uint64_t recv_slot;    /* bytes per receive slot, 64-aligned */
+	uint64_t recv_slots;   /* rq_depth if the verb consumes receives, else 1 */
+	uint64_t region_len;   /* send_len + recv_slot * recv_slots */
+	uint64_t nqp_total;
+	uint64_t total;        /* bytes, multiple of the page size */
+};
+
+/* Pure: the layout for a test. */
+void layout_compute(const struct rb_test *t, struct rb_layout *l);
+
+struct rb_qp {
+	struct ibv_qp *qp;
+	struct ibv_ah *ah;           /* UD: address handle of the peer QP */
+	uint32_t index;              /* within the worker */
+	uint32_t gindex;             /* within the process */
+	uint32_t psn;                /* our starting PSN (24 bits) */
+	uint32_t remote_qpn, remote_psn;
+	uint8_t *send;               /* local send slot */
+	uint8_t *recv;               /* local receive slot 0 */
+	uint64_t remote_send, remote_recv;   /* the peer's slots of this QP */
+	/* posting state of the current phase */
+	uint64_t posted, completed, quota;
+	uint64_t ops;                /* ops completed on this QP, all phases */
+	struct ibv_send_wr *swr;     /* postlist pre-built WRs */
+	struct ibv_sge *ssge;
+	struct ibv_recv_wr *rwr;     /* one per receive slot */
+	struct ibv_sge *rsge;
+	struct ibv_recv_wr *rchain;  /* receive WRs waiting for a batched re-post */
+	unsigned rchain_n;
+	uint64_t *cmp;               /* cmp_swap: compare value per SQ slot */
+	uint32_t *ctr;               /* atomics: counter index per SQ slot */
+	uint32_t imm;                /* immediate data this QP sends (network order) */
+	uint8_t tag;                 /* WRITE ping-pong: last tag */
+};
+
+struct rb_worker {
+	struct rb_ctx *ctx;
+	unsigned index;
+	struct ibv_cq *scq, *rcq;
+	struct rb_qp *qps;
+	unsigned nqp;
+	struct hist *hist;           /* round-trip ns of the measured window */
+	uint64_t rng;                /* xorshift64 state: random counter access */
+	uint64_t seq_ctr;            /* sequential counter access */
+	uint64_t *expect;            /* cmp_swap: last value seen per counter */
+	int cpu;                     /* -1 = not pinned */
+	pthread_t tid;
+	bool started;
+	/* results */
+	uint64_t t_start, t_end;     /* measured window, timing_now_ns() */
+	uint64_t ops, bytes;         /* completed in the window */
+	uint64_t ops_total;          /* completed in all phases */
+	uint64_t sends_total;        /* SEND/WRITE_IMM completed (receives consumed) */
+	_Atomic uint64_t recvs;      /* receives seen (server sink / pong) */
+	uint64_t first_recv_ns, last_recv_ns;
+	uint64_t bad_payloads;
+	uint64_t atomic_success;
+	int rc;
+	char err[512];
+};
+
+struct rb_ctx {
+	struct rb_test t;
+	enum rb_role role;
+	struct rb_dev *dev;
+	struct rb_layout lay;
+	uint8_t *buf;
+	struct ibv_pd *pd;
+	struct ibv_mr *mr;
+	struct rb_worker *w;
+	unsigned nw;
+	unsigned cq_depth_s, cq_depth_r;  /* CQ sizes asked */
+	/* negotiated / granted */
+	uint32_t path_mtu;           /* bytes */
+	uint32_t rd_atomic;
+	uint32_t inline_req;         /* max_inline_data asked at QP creation */
+	uint32_t inline_cap;         /* smallest cap granted (ibv_query_qp IBV_QP_CAP) */
+	bool use_inline;
+	struct ctrl_setup remote;    /* peer's SETUP (qps pointer not kept) */
+	uint64_t setup_ns;           /* QP create + connect, all QPs */
+	uint64_t create_ns;
+	/* run control */
+	_Atomic int stop;            /* set by the session thread: stop loops */
+	_Atomic unsigned arrived;    /* start barrier of the measured window */
+	_Atomic int go;              /* set by the last thread at the barrier */
+	_Atomic unsigned finished;   /* client workers done (ok or not) */
+	struct rb_counters *ctr_before; /* read at the barrier when non-NULL */
+	const int *cpus;             /* pinning list (client) */
+	int ncpus;
+	bool cpus_spread;
+	bool quiet;
+};
+
+/* Role-specific: does this side run worker threads for this test? */
+bool ctx_side_active(const struct rb_test *t, enum rb_role role);
+
+int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, struct rb_dev *dev,
+	       char *err, size_t errlen);
+/* Our endpoint for CTRL_SETUP; eps has room for nw * nqp entries. */
+void ctx_local_setup(const struct rb_ctx *c, struct ctrl_setup *s, struct ctrl_qp_ep *eps);
+/* Path MTU and max_rd_atomic from both ends (rules in ctx.c); 0 or -1 with err. */
+int ctx_negotiate(struct rb_ctx *c, const struct ctrl_setup *remote, char *err, size_t errlen);
+/* Connect every QP to the peer's (bench/qp.c); 0 or -1 with err. */
+int ctx_connect(struct rb_ctx *c, const struct ctrl_setup *remote, char *err, size_t errlen);
+/* Post every receive slot of every QP (verbs that consume receives). */
+int ctx_post_recvs(struct rb_ctx *c, char *err, size_t errlen);
+void ctx_destroy(struct rb_ctx *c);
+
+/* QP stages (bench/qp.c). */
+int qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q, char *err, size_t errlen);
+int qp_to_init(struct rb_ctx *c, struct rb_qp *q, char *err, size_t errlen);
+int qp_to_rtr_rts(struct rb_ctx *c, struct rb_qp *q, const struct ctrl_setup *remote,
+		  char *err, size_t errlen);
+
+/* Payload pattern byte i of QP g written by role (both ends compute it). */
+static inline uint8_t rb_pattern(uint64_t seed, enum rb_role role, uint32_t g, uint64_t i)
+{
+	return (uint8_t)(i * 131u + g * 29u + seed * 7u + (unsigned)role * 101u + 1u);
+}
+
+/* Worker threads (bench/post.c). Thread functions take a struct rb_worker *. */
+void *worker_client_main(void *arg);
+void *worker_server_main(void *arg);
+/* Start / join all workers of c with fn; pins per c->cpus. */
+int workers_start(struct rb_ctx *c, void *(*fn)(void *), char *err, size_t errlen);
+/* Join; returns the first worker error (0 if none) with its message. */
+int workers_join(struct rb_ctx *c, char *err, size_t errlen);
+
+/* End-of-test checks of buffer contents (bench/post.c). */
+/* Client: READ and WRITE ping-pong data; returns mismatching QPs. */
+uint64_t ctx_check_client_buffers(struct rb_ctx *c, char *note, size_t notelen);
+/* Server: WRITE data, atomic counter sum (*sum). Returns mismatching QPs. */
+uint64_t ctx_check_server_buffers(struct rb_ctx *c, uint64_t *sum, char *note, size_t notelen);
+
+/* Sums over workers. */
+uint64_t ctx_sum_recvs(struct rb_ctx *c);
+
+#endif /* RDMA_BENCH_CTX_H */

@@ -1,0 +1,76 @@
+/*
+ * device.h - open an RDMA device, pick its port and GID, read its limits and
+ * its sysfs counters.
+ *
+ * Selection rules (the same on both ends, so two hosts agree without flags):
+ *  - device: -d NAME, else the first device (ibv_get_device_list order)
+ *    that has an ACTIVE port;
+ *  - port: -i N, else the device's first ACTIVE port;
+ *  - GID index (Ethernet link layer only; IB uses the LID): -x N, else the
+ *    lowest index whose type is RoCE v2 and whose GID is IPv4-mapped
+ *    (::ffff:a.b.c.d), else the lowest RoCE v2 one, else the lowest
+ *    non-zero one. On IB, -x N or 0.
+ */
+#ifndef RDMA_BENCH_DEVICE_H
+#define RDMA_BENCH_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+#include "options.h"
+
+struct rb_dev {
+	struct ibv_context *ctx;
+	char name[64];
+	uint8_t port;
+	struct ibv_device_attr attr;
+	struct ibv_port_attr pattr;
+	int gid_index;
+	union ibv_gid gid;
+	uint8_t gid_type;         /* 0 IB, 1 RoCE v1, 2 RoCE v2 (ctrl.h SETUP encoding) */
+	uint8_t link_layer;       /* 1 IB, 2 Ethernet */
+	uint32_t active_mtu;      /* bytes */
+	struct rb_caps caps;
+};
+
+/*
+ * Open by the rules above (name "" / port 0 / gid_index -1 = auto). Returns 0
+ * or -1 with err naming the failing call, errno text and the refused value.
+ */
+int dev_open(struct rb_dev *d, const char *name, unsigned port, int gid_index,
+	     char *err, size_t errlen);
+void dev_close(struct rb_dev *d);
+
+/* "IB", "RoCE v1", "RoCE v2"; "IB" / "Ethernet". */
+const char *dev_gid_type_name(uint8_t t);
+const char *dev_link_layer_name(uint8_t ll);
+/* GID as text (inet_ntop IPv6 form) into buf (>= 46 bytes). */
+const char *dev_gid_str(const uint8_t gid[16], char *buf, size_t len);
+
+/* 256..4096 <-> enum ibv_mtu. 0 for an invalid value. */
+enum ibv_mtu dev_mtu_enum(uint32_t bytes);
+uint32_t dev_mtu_bytes(enum ibv_mtu m);
+
+/*
+ * Port counters from sysfs: counters/ (IB PMA: port_xmit_data etc., in
+ * 4-byte words) and hw_counters/ (driver specific). A snapshot holds up to
+ * RB_MAX_COUNTERS named values; a name whose file could not be read is left
+ * out (its delta is then NA, never 0).
+ */
+#define RB_MAX_COUNTERS 64
+struct rb_counters {
+	unsigned n;
+	char name[RB_MAX_COUNTERS][48];   /* "counters/port_xmit_data", "hw_counters/..." */
+	uint64_t val[RB_MAX_COUNTERS];
+};
+void dev_counters_read(const char *dev, unsigned port, struct rb_counters *c);
+/* after - before for name; -1 if it is missing in either snapshot. */
+int dev_counter_delta(const struct rb_counters *before, const struct rb_counters *after,
+		      const char *name, uint64_t *delta);
+
+/* Firmware version string of the device (ibv_query_device fw_ver). */
+static inline const char *dev_fw_ver(const struct rb_dev *d) { return d->attr.fw_ver; }
+
+#endif /* RDMA_BENCH_DEVICE_H */

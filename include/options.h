@@ -1,0 +1,206 @@
+/*
+ * options.h - the rdma_bench command line and the test description.
+ *
+ * Two shapes:
+ *  - struct rb_test: one measured point (verb, transport, size, every knob).
+ *    The client fills it from its command line and sends it to the server
+ *    over the control channel (ctrl.h, CTRL_TEST), so the server is given no
+ *    test flags. Every field is a uint64_t so the wire form is a fixed list
+ *    of big-endian u64 in RB_TEST_FIELDS order.
+ *  - struct rb_opts: the whole command line (role, addresses, size list,
+ *    output files, device selection) plus the rb_test template.
+ *
+ * Validation is pure (no device, no I/O) in test_validate(); the checks that
+ * need the device's limits are in test_validate_device() with a struct
+ * rb_caps the caller fills from ibv_query_device/ibv_query_port. Both write
+ * a message naming the option, the value, the limit and the fix into err.
+ */
+#ifndef RDMA_BENCH_OPTIONS_H
+#define RDMA_BENCH_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum rb_verb {
+	RB_VERB_READ = 0,
+	RB_VERB_WRITE,
+	RB_VERB_WRITE_IMM,
+	RB_VERB_SEND,
+	RB_VERB_SEND_IMM,
+	RB_VERB_FETCH_ADD,
+	RB_VERB_CMP_SWAP,
+	RB_VERB_COUNT
+};
+
+enum rb_transport { RB_TR_RC = 0, RB_TR_UC, RB_TR_UD, RB_TR_COUNT };
+enum rb_testkind { RB_TEST_BW = 0, RB_TEST_LAT, RB_TEST_COUNT };
+enum rb_inline { RB_INLINE_AUTO = 0, RB_INLINE_ON, RB_INLINE_OFF, RB_INLINE_COUNT };
+enum rb_access { RB_ACCESS_SEQ = 0, RB_ACCESS_RANDOM, RB_ACCESS_COUNT };
+
+/* Limits of the command line (not of a device). */
+#define RB_MAX_SIZE        (UINT64_C(1) << 30) /* 1 GiB per message */
+#define RB_MAX_THREADS     256u
+#define RB_MAX_QPS_THREAD  65536u   /* qps_per_thread * emulated_peers */
+#define RB_MAX_QPS_TOTAL   262144u  /* over all threads of one process */
+#define RB_MAX_DEPTH       65536u
+#define RB_MAX_SIZES       64
+#define RB_MAX_CPUS        1024
+#define RB_UD_GRH_BYTES    40u      /* GRH in front of every UD receive (IB spec 11.4.1.1) */
+#define RB_DEFAULT_PORT    18515u
+
+/*
+ * The test description, X-macro so that the struct, the wire encoding and
+ * the CSV config columns come from one list. X(name, default).
+ * Times are milliseconds on the wire; the command line takes seconds.
+ */
+#define RB_TEST_FIELDS(X)                                                   \
+	X(verb, RB_VERB_WRITE)                                              \
+	X(transport, RB_TR_RC)                                              \
+	X(test, RB_TEST_BW)                                                 \
+	X(size, 64)              /* payload bytes */                        \
+	X(iters, 0)              /* ops per thread; 0 = duration mode */    \
+	X(duration_ms, 0)        /* measured window; 0 = iteration mode */  \
+	X(warmup_iters, 0)       /* ops per thread before the window */     \
+	X(warmup_ms, 0)                                                     \
+	X(postlist, 1)           /* WRs per ibv_post_send (doorbell batch) */\
+	X(signal_interval, 0)    /* 0 until defaults are resolved */        \
+	X(inline_mode, RB_INLINE_AUTO)                                      \
+	X(window, 0)             /* outstanding ops per thread; 0 = default */\
+	X(threads, 1)                                                       \
+	X(qps_per_thread, 1)                                                \
+	X(emulated_peers, 1)                                                \
+	X(sq_depth, 128)                                                    \
+	X(rq_depth, 128)                                                    \
+	X(cq_depth, 0)           /* 0 = sized from the other depths */      \
+	X(mtu, 0)                /* bytes; 0 = min of both active MTUs */   \
+	X(ack_timeout, 14)       /* 4.096 us * 2^v (IB spec 9.7.6.1.3) */  \
+	X(retry_cnt, 7)                                                     \
+	X(rnr_retry, 7)          /* 7 = retry for ever (IB spec 9.7.5.2.8) */\
+	X(min_rnr_timer, 12)     /* code of IB spec table 45; 12 = 0.64 ms */\
+	X(max_rd_atomic, 0)      /* 0 = negotiated maximum */               \
+	X(validate, 0)                                                      \
+	X(atomic_counters, 1)                                               \
+	X(stride, 64)            /* bytes between atomic counters */        \
+	X(access, RB_ACCESS_SEQ)                                            \
+	X(recv_batch, 1)         /* receive WRs re-posted per ibv_post_recv */\
+	X(use_cm, 0)             /* 1 = connect QPs with rdma_cm */         \
+	X(rep, 0)                /* repetition index of this point */       \
+	X(seed, 1)               /* payload pattern and random addresses */ \
+	X(timeout_ms, 120000)    /* whole point, and any single wait */
+
+struct rb_test {
+#define RB_X_FIELD(name, def) uint64_t name;
+	RB_TEST_FIELDS(RB_X_FIELD)
+#undef RB_X_FIELD
+};
+
+#define RB_X_COUNT(name, def) +1
+enum { RB_TEST_NFIELDS = 0 RB_TEST_FIELDS(RB_X_COUNT) };
+#undef RB_X_COUNT
+
+/* Which knobs the user gave explicitly (defaults that depend on others). */
+struct rb_given {
+	bool window, signal_interval, postlist, size, inline_mode;
+	bool atomic_counters, stride, access, recv_batch, mtu, iters, duration;
+	bool warmup_iters, warmup;
+};
+
+enum rb_role { RB_ROLE_NONE = 0, RB_ROLE_SERVER, RB_ROLE_CLIENT };
+
+struct rb_opts {
+	enum rb_role role;
+	/* where */
+	char host[256];          /* client: server address */
+	char bind_addr[256];     /* server: "" = all addresses (0.0.0.0 and ::) */
+	uint16_t port;           /* TCP control port */
+	char dev_name[64];       /* "" = first device with an ACTIVE port */
+	unsigned ib_port;        /* 0 = first ACTIVE port */
+	int gid_index;           /* -1 = auto (RoCE v2 IPv4-mapped first) */
+	/* server */
+	bool once;
+	unsigned max_sessions;
+	/* client */
+	struct rb_test t;        /* template; size and rep set per point */
+	struct rb_given given;
+	uint64_t sizes[RB_MAX_SIZES];
+	int nsizes;
+	unsigned reps;
+	char csv[1024];
+	char json[1024];
+	char run_id[64];
+	uint64_t proc_index;
+	int cpus[RB_MAX_CPUS];   /* --cpus list; ncpus 0 = not pinned */
+	int ncpus;
+	bool cpus_spread;        /* --cpus spread: thread i on CPU i % online */
+	unsigned connect_timeout_s;
+	bool quiet;
+};
+
+/* Names used on the command line and in CSV rows ("read", "rc", "bw" ...). */
+const char *verb_name(uint64_t v);
+const char *transport_name(uint64_t t);
+const char *testkind_name(uint64_t t);
+const char *inline_name(uint64_t m);
+const char *access_name(uint64_t a);
+
+/* Properties of a verb (IB spec 9.4: which opcodes each transport has). */
+bool verb_is_atomic(uint64_t v);
+bool verb_needs_recv(uint64_t v);      /* SEND, SEND_IMM, WRITE_IMM consume a receive WR */
+bool verb_is_rdma(uint64_t v);         /* READ, WRITE, WRITE_IMM: need remote addr + rkey */
+/* Latency kind of a verb: "rtt" (READ, atomics: one op is a round trip) or
+ * "one_way" (SEND, WRITE ping-pong: rtt / 2). */
+const char *verb_lat_kind(uint64_t v);
+/* QPs each thread drives: qps_per_thread * emulated_peers. */
+uint64_t test_qps_per_thread(const struct rb_test *t);
+
+/* Fill *t with the defaults of RB_TEST_FIELDS. */
+void test_defaults(struct rb_test *t);
+
+/*
+ * Defaults that depend on other knobs (window, signal interval), applied
+ * only where the user gave none (given may be NULL: all defaults):
+ *   bw: window = min(64, sq_depth * qps);
+ *       signal_interval = largest s <= 16 with qps * (s - 1) + 1 <= window
+ *   lat: window = 1, signal_interval = 1.
+ */
+void test_resolve_defaults(struct rb_test *t, const struct rb_given *given);
+
+/*
+ * Pure checks of one point: every rule that needs no device. Returns 0, or
+ * -1 with err naming option, value, limit and fix. Used by the client on
+ * its command line and by the server on every CTRL_TEST it receives.
+ */
+int test_validate(const struct rb_test *t, char *err, size_t errlen);
+
+/* What a device and port allow (from ibv_query_device / ibv_query_port). */
+struct rb_caps {
+	uint32_t max_qp_wr, max_cqe, max_qp, max_cq;
+	uint32_t max_qp_rd_atom;       /* as responder */
+	uint32_t max_qp_init_rd_atom;  /* as initiator */
+	uint32_t max_msg_sz;
+	uint32_t active_mtu;           /* bytes */
+	bool atomics;                  /* atomic_cap != IBV_ATOMIC_NONE */
+};
+
+/* Checks that need the local device's limits; same contract as test_validate. */
+int test_validate_device(const struct rb_test *t, const struct rb_caps *c,
+			 char *err, size_t errlen);
+
+/*
+ * Parse argv into *o (getopt_long; resets optind). Applies defaults,
+ * resolves dependent defaults and runs test_validate on the template with
+ * each size. Environment: MSG_SIZES is the size list when -m is absent.
+ * Returns 0 ok, 1 when help or version was printed (exit 0), -1 on error
+ * with err set (exit non-zero).
+ */
+int opts_parse(int argc, char **argv, struct rb_opts *o, char *err, size_t errlen);
+
+/* The --help text. */
+void opts_usage(FILE *f);
+
+/* Parse a CPU list "0,2,4-7" into out[0..*n-1]; 0 or -1 with err. */
+int opts_parse_cpus(const char *s, int *out, int max, int *n, char *err, size_t errlen);
+
+#endif /* RDMA_BENCH_OPTIONS_H */

@@ -1,0 +1,74 @@
+/*
+ * report.h - build the result rows of one point (CSV/JSON/table schema in
+ * docs/csv.md) and collect the environment columns.
+ *
+ * One row per (point, repetition, process) with thread = "all"; with
+ * --threads > 1 also one row per thread (thread = its index). Metrics that
+ * were not measured are NA (empty), never 0 (DESIGN.md, "Measurement rules").
+ */
+#ifndef RDMA_BENCH_REPORT_H
+#define RDMA_BENCH_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ctrl.h"
+#include "device.h"
+#include "hist.h"
+#include "options.h"
+#include "output.h"
+
+#define RB_SCHEMA_VERSION 1
+
+struct rb_env {
+	char host[64];
+	char kernel[64];
+	char cpu_model[96];
+	char git_rev[48];
+	char clock[32];
+};
+
+/* Host name, kernel release, CPU model, git revision (RB_GIT_REV at build
+ * time, else .git beside the binary, else NA), clock name. */
+void env_collect(struct rb_env *e);
+
+/* What one point measured on one thread (or all: merged). */
+struct rb_measure {
+	bool valid;               /* false: nothing measured (failed before the window) */
+	double duration_s;        /* measured window */
+	uint64_t ops, bytes;
+	const struct hist *hist;  /* round-trip ns; NULL or empty = no latency */
+	uint64_t atomic_success;
+};
+
+/* Everything about a point beyond one thread's measure. */
+struct rb_point_info {
+	const struct rb_opts *o;
+	const struct rb_test *t;       /* as run (size, rep set) */
+	const struct rb_env *env;
+	const struct rb_dev *dev;
+	/* granted / negotiated; 0 = unknown (point failed before) */
+	uint32_t path_mtu, rd_atomic, inline_cap, cq_depth;
+	int inline_used;               /* -1 unknown, 0 off, 1 on */
+	double setup_us_per_qp;        /* NAN unknown */
+	/* server's view */
+	bool have_server;
+	struct ctrl_done server;
+	/* end-to-end check: 0 not checked, 1 passed, 2 failed */
+	int checked;
+	/* counters around the window */
+	bool have_counters;
+	struct rb_counters before, after;
+	const char *status;            /* "ok", "skipped", "failed" */
+	const char *reason;            /* "" when ok */
+};
+
+/* thread: -1 = "all". */
+void report_build_row(struct row *r, const struct rb_point_info *p, int thread,
+		      const struct rb_measure *m);
+
+/* The columns of the human table, in order. */
+extern const char *const report_table_cols[];
+extern const int report_table_ncols;
+
+#endif /* RDMA_BENCH_REPORT_H */

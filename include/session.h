@@ -1,0 +1,30 @@
+/*
+ * session.h - the two roles of rdma_bench.
+ *
+ * server_run(): listen on the TCP control port and serve sessions, each in
+ * its own thread (at most --max-sessions at once; more are told "busy" and
+ * closed), until killed; with --once, serve one session and return its
+ * status. A session takes every test parameter from its client (ctrl.h).
+ *
+ * client_run(): for every size and repetition, run one point against the
+ * server, append its rows to --csv at once, print the table at the end and
+ * write --json. A failed point is a row with status "failed" and a reason;
+ * the client reconnects for the next point and exits non-zero at the end.
+ *
+ * Both return the process exit status (0 ok, 1 a point or session failed,
+ * 2 usage or setup error).
+ */
+#ifndef RDMA_BENCH_SESSION_H
+#define RDMA_BENCH_SESSION_H
+
+#include "options.h"
+
+int server_run(const struct rb_opts *o);
+int client_run(const struct rb_opts *o);
+
+/* Log helpers: "INFO ..." / "ERROR ..." lines on stderr, one write each. */
+void rb_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void rb_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern int rb_quiet;
+
+#endif /* RDMA_BENCH_SESSION_H */
