@@ -1,0 +1,40 @@
+# experiments/experiments.mk: experiment, figure and comparison targets
+# (included by the top Makefile).
+#
+#   make figure-12 [QUICK=1] [HOSTS=hosts-file]   run the sweep, draw figures/out/figure-12.{png,pdf}
+#   make figure-11 figure-13 figure-14 table-5    the same for the other figures
+#   make swarm-32b_read allsig-varsize_reads ...  the original artifact's presets
+#   make figures-reference                        every figure from the shipped reference data alone
+#   make compare-12                               measured vs reference per point, with the tolerance
+#
+# Where a sweep runs (experiments/reproduce): HOSTS=FILE, else an ACTIVE
+# local RDMA port, else the soft-RoCE VM bed (ci/vm, two VMs).
+
+EXP_FIGURES := figure-11 figure-12 figure-13 figure-14 table-5
+EXP_PRESETS := $(sort $(filter-out $(EXP_FIGURES),$(patsubst experiments/%/params,%,$(wildcard experiments/*/params))))
+EXP_ALL     := $(EXP_FIGURES) $(EXP_PRESETS)
+EXP_COMPARE := $(patsubst figure-%,compare-%,$(filter figure-%,$(EXP_FIGURES))) compare-table-5 \
+               $(patsubst %,compare-%,$(EXP_PRESETS))
+
+.PHONY: $(EXP_ALL) $(EXP_COMPARE) figures-reference experiments-deps experiments-list
+
+# build what a sweep needs; missing packages via env/install-deps (the VM
+# bed's too when no local RDMA port will be used)
+experiments-deps:
+	@if [ -x env/install-deps ]; then \
+	  if [ -z "$(HOSTS)" ] && ! ls /sys/class/infiniband/*/ports/*/state >/dev/null 2>&1; then \
+	    env/install-deps --vm; else env/install-deps; fi; fi
+	@$(MAKE) --no-print-directory all
+
+$(EXP_ALL): experiments-deps
+	QUICK=$(QUICK) HOSTS=$(HOSTS) experiments/reproduce $@
+
+figures-reference:
+	@for gp in figures/*.gp; do n=$$(basename $$gp .gp); [ $$n = common ] && continue; \
+	  figures/plot $$n --reference-only || exit 1; done
+
+compare-%:
+	experiments/compare $(if $(filter figure-$*,$(EXP_FIGURES)),figure-$*,$*)
+
+experiments-list:
+	@echo "figures: $(EXP_FIGURES)"; echo "presets: $(EXP_PRESETS)"

@@ -1,0 +1,85 @@
+# experiments/lib/aggregate.awk: raw.csv -> summary.csv, one row per point.
+#
+# A point's key: exp_point (when present), every config column, exp_procs.
+# Only client rows count (role "client" or empty). Per repetition (exp_rep,
+# else rep): mops and gbps are summed over the point's processes, latencies
+# averaged over them; a repetition counts only if all its rows have status
+# ok. Over the ok repetitions: median, min and max. A point is ok (every
+# repetition ok), partial (some) or failed (none); failed rows are counted,
+# the first reason kept. device, kernel and host: the values seen (joined
+# with '+' when they differ).
+function median(s,    n, a, i, j, t) {
+    n = split(s, a, " ")
+    for (i = 2; i <= n; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+    if (n == 0) return ""
+    return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function minv(s,    n, a, i, m) { n = split(s, a, " "); if (n == 0) return ""; m = a[1] + 0; for (i = 2; i <= n; i++) if (a[i] + 0 < m) m = a[i] + 0; return m }
+function maxv(s,    n, a, i, m) { n = split(s, a, " "); if (n == 0) return ""; m = a[1] + 0; for (i = 2; i <= n; i++) if (a[i] + 0 > m) m = a[i] + 0; return m }
+function num(x) { return (x == "") ? "" : sprintf("%.6g", x) }
+function col(name) { return (name in idx) ? csv_val(f[idx[name]]) : "" }
+function addset(arr, k, v) { if (v == "") return; if (!((k, v) in seen)) { seen[k, v] = 1; arr[k] = (arr[k] == "") ? v : arr[k] "+" v } }
+BEGIN {
+    nconf = split("verb transport test size_bytes threads qps_per_thread emulated_peers postlist signal_interval inline window atomic_counters stride_bytes access", conf, " ")
+    nmet = split("mops gbps lat_p50_us lat_p99_us", met, " ")
+    summed["mops"] = 1; summed["gbps"] = 1
+    npoints = 0
+}
+NR == 1 { n = csv_split($0, h); for (i = 1; i <= n; i++) idx[h[i]] = i; next }
+/^[[:space:]]*$/ { next }
+{
+    csv_split($0, f)
+    role = col("role")
+    if (role != "" && role != "client") next
+    key = col("exp_point")
+    for (i = 1; i <= nconf; i++) key = key SUBSEP col(conf[i])
+    key = key SUBSEP col("exp_procs")
+    if (!(key in first)) {
+        first[key] = ++npoints; keys[npoints] = key
+        cfg[key] = csv_quote(col("exp_point"))
+        for (i = 1; i <= nconf; i++) cfg[key] = cfg[key] "," csv_quote(col(conf[i]))
+        cfg[key] = cfg[key] "," csv_quote(col("exp_procs"))
+        ename[key] = col("exp_name")
+    }
+    rep = ("exp_rep" in idx) ? col("exp_rep") : col("rep")
+    if (!((key, rep) in repseen)) { repseen[key, rep] = 1; reps[key] = reps[key] " " rep; nreps[key]++ }
+    st = col("status")
+    if (st != "ok") {
+        bad[key, rep] = 1; failed_rows[key]++
+        if (reason[key] == "") reason[key] = (col("reason") != "") ? col("reason") : "status " st
+    }
+    for (m = 1; m <= nmet; m++) {
+        v = col(met[m])
+        if (v == "") continue
+        sum[key, rep, met[m]] += v; cnt[key, rep, met[m]]++
+    }
+    addset(device, key, col("device")); addset(kernel, key, col("kernel")); addset(host, key, col("host"))
+}
+END {
+    hdr = "exp_name,exp_point"
+    for (i = 1; i <= nconf; i++) hdr = hdr "," conf[i]
+    hdr = hdr ",exp_procs,reps,reps_ok,rows_failed,status,reason"
+    for (m = 1; m <= nmet; m++) hdr = hdr "," met[m] "_median," met[m] "_min," met[m] "_max"
+    print hdr ",device,kernel,host"
+    for (p = 1; p <= npoints; p++) {
+        key = keys[p]
+        nr = split(reps[key], rl, " ")
+        ok = 0
+        for (m = 1; m <= nmet; m++) vals[met[m]] = ""
+        for (r = 1; r <= nr; r++) {
+            if ((key, rl[r]) in bad) continue
+            ok++
+            for (m = 1; m <= nmet; m++) {
+                if (!((key, rl[r], met[m]) in cnt)) continue
+                v = sum[key, rl[r], met[m]]
+                if (!(met[m] in summed)) v = v / cnt[key, rl[r], met[m]]
+                vals[met[m]] = vals[met[m]] " " v
+            }
+        }
+        status = (ok == nr) ? "ok" : (ok > 0 ? "partial" : "failed")
+        line = csv_quote(ename[key]) "," cfg[key] "," nr "," ok "," (failed_rows[key] + 0) "," status "," csv_quote(reason[key])
+        for (m = 1; m <= nmet; m++)
+            line = line "," num(median(vals[met[m]])) "," num(minv(vals[met[m]])) "," num(maxv(vals[met[m]]))
+        print line "," csv_quote(device[key]) "," csv_quote(kernel[key]) "," csv_quote(host[key])
+    }
+}

@@ -1,0 +1,29 @@
+# experiments/lib/show.awk: summary.csv as a table for people (config
+# columns that have a value, procs, status, Mops and Gb/s with min..max).
+# With -v count=1: prints "points ok not_ok" instead.
+function c(name) { return (name in idx) ? csv_val(f[idx[name]]) : "" }
+NR == 1 {
+    n = csv_split($0, h); for (i = 1; i <= n; i++) idx[h[i]] = i
+    nconf = split("verb transport test size_bytes threads qps_per_thread emulated_peers postlist signal_interval inline window atomic_counters stride_bytes access exp_procs", conf, " ")
+    next
+}
+{
+    csv_split($0, f)
+    rows++
+    if (c("status") == "ok") ok++
+    for (i = 1; i <= nconf; i++) { v[rows, i] = c(conf[i]); if (v[rows, i] != "") used[i] = 1 }
+    st[rows] = c("status"); why[rows] = c("reason")
+    m[rows] = c("mops_median"); mlo[rows] = c("mops_min"); mhi[rows] = c("mops_max"); g[rows] = c("gbps_median")
+}
+END {
+    if (count) { print rows + 0, ok + 0, rows - ok; exit }
+    line = ""
+    for (i = 1; i <= nconf; i++) if (used[i]) line = line sprintf("%-10s ", (conf[i] == "exp_procs") ? "procs" : substr(conf[i], 1, 10))
+    printf "%s%-8s %-28s %s\n", line, "status", "Mops median [min..max]", "Gb/s"
+    for (r = 1; r <= rows; r++) {
+        line = ""
+        for (i = 1; i <= nconf; i++) if (used[i]) line = line sprintf("%-10s ", v[r, i])
+        mm = (m[r] == "") ? "-" : sprintf("%s [%s..%s]", m[r], mlo[r], mhi[r])
+        printf "%s%-8s %-28s %s%s\n", line, st[r], mm, (g[r] == "") ? "-" : g[r], (st[r] == "ok") ? "" : "  (" why[r] ")"
+    }
+}

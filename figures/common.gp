@@ -1,0 +1,39 @@
+# figures/common.gp: terminal, styles and helpers shared by the figure
+# scripts. figures/plot sets: fmt (png|pdf), out (path without extension),
+# data (the measured summary.csv; a header-only file when there is none),
+# ref (imported reference summary, same columns; header-only when none),
+# paper (paper-atc16.csv), subtitle (hardware and kernel of the measured
+# series), soft (1 for soft-RoCE).
+if (!exists("fmt")) fmt = "png"
+if (!exists("soft")) soft = 0
+if (!exists("hasdata")) hasdata = 1
+if (fmt eq "pdf") {
+    set terminal pdfcairo enhanced color font "Helvetica,8" size 10in,4in
+    set output out.".pdf"
+} else {
+    set terminal pngcairo enhanced color font "Helvetica,10" size 1300,520
+    set output out.".png"
+}
+set datafile separator comma
+set datafile columnheaders
+set grid
+set key top left box opaque noenhanced font ",8"
+set pointsize 0.9
+# measured series: solid lines with min/max error bars; reference: open marks
+set style line 1 lc rgb "#1f77b4" lw 2 pt 7
+set style line 2 lc rgb "#d62728" lw 2 pt 5
+set style line 3 lc rgb "#2ca02c" lw 2 pt 9
+set style line 4 lc rgb "#9467bd" lw 2 pt 11
+set style line 5 lc rgb "#8c564b" lw 2 pt 13
+set style line 11 lc rgb "#1f77b4" lw 1 dt 2 pt 6
+set style line 12 lc rgb "#d62728" lw 1 dt 2 pt 4
+set style line 13 lc rgb "#2ca02c" lw 1 dt 2 pt 8
+set style line 14 lc rgb "#9467bd" lw 1 dt 2 pt 10
+set style line 19 lc rgb "#444444" lw 1 dt 3 pt 12 ps 1.6
+mtag = soft ? " [soft-RoCE]" : ""
+# a measured value of a point that is not failed, else NaN (not drawn)
+okv(v) = (strcol("status") eq "failed") ? NaN : v
+# rows of paper-atc16.csv for one figure and kind
+isref(fig, kind) = (strcol("figure") eq fig && strcol("kind") eq kind)
+# reference only: fixed y range so a panel without any point still draws
+if (!hasdata) set yrange [0.01:1000]

@@ -1,0 +1,19 @@
+# figures/figure-12.gp: Figure 12, inbound READ (RC) and UC WRITE throughput
+# vs payload, many clients to one server. Left: Mops; right: Gb/s of payload
+# with the paper's stated inbound READ bandwidth. Run by figures/plot.
+load figdir."/common.gp"
+sel(v, vb, tr) = (strcol("verb") eq vb && strcol("transport") eq tr) ? okv(v) : NaN
+set multiplot layout 1,2 title "Figure 12: inbound READ (RC) and UC WRITE throughput vs payload (one server, many clients)\n".subtitle noenhanced
+set logscale x 2
+set xrange [2:2048]
+set logscale y
+set xlabel "payload (bytes)"
+set ylabel "throughput (Mops, 10^6 operations/s)"
+plot data using (column("size_bytes")):(sel(column("mops_median"), "read", "rc")):(column("mops_min")):(column("mops_max")) with yerrorlines ls 1 title "READ (RC), measured".mtag, \
+     data using (column("size_bytes")):(sel(column("mops_median"), "write", "uc")):(column("mops_min")):(column("mops_max")) with yerrorlines ls 2 title "WRITE (UC), measured".mtag
+set ylabel "throughput (Gb/s of payload)"
+plot data using (column("size_bytes")):(sel(column("gbps_median"), "read", "rc")):(column("gbps_min")):(column("gbps_max")) with yerrorlines ls 1 title "READ (RC), measured".mtag, \
+     data using (column("size_bytes")):(sel(column("gbps_median"), "write", "uc")):(column("gbps_min")):(column("gbps_max")) with yerrorlines ls 2 title "WRITE (UC), measured".mtag, \
+     paper using (column("x")):(isref("fig12", "point") ? column("y") : NaN) with points ls 19 title "paper text (CIB): inbound READ", \
+     paper using (column("x")):(isref("fig12", "point") ? column("y") : NaN):(sprintf(" %s %s, %s", strcol("y"), strcol("unit"), strcol("cluster"))) with labels left offset 1,0 font ",8" notitle
+unset multiplot

@@ -1,0 +1,23 @@
+# figures/subtitle.awk: one line naming the hardware and kernel of the
+# measured series of a summary.csv (its device, kernel and host columns).
+# Soft-RoCE (rxe) and soft-iWARP (siw) devices are labelled as functional
+# evidence, never a hardware claim.
+function c(name) { return (name in idx) ? csv_val(f[idx[name]]) : "" }
+function add(kind, v,    n, a, i) {
+    if (v == "") return
+    n = split(v, a, "+")
+    for (i = 1; i <= n; i++) if (!((kind, a[i]) in seen)) { seen[kind, a[i]] = 1; list[kind] = (list[kind] == "") ? a[i] : list[kind] ", " a[i] }
+}
+NR == 1 { n = csv_split($0, h); for (i = 1; i <= n; i++) idx[h[i]] = i; next }
+{ csv_split($0, f); rows++; add("dev", c("device")); add("kernel", c("kernel")); add("host", c("host")) }
+END {
+    if (rows == 0) { print "reference data only (no measured run)"; exit }
+    dev = list["dev"]
+    if (dev == "") dev = "unknown device"
+    s = "measured: " dev
+    if (dev ~ /(^|, )rxe/) s = s " = soft-RoCE (functional, not a hardware claim)"
+    else if (dev ~ /(^|, )siw/) s = s " = soft-iWARP, software RDMA (functional, not a hardware claim)"
+    if (list["kernel"] != "") s = s "; kernel " list["kernel"]
+    if (list["host"] != "") s = s "; hosts " list["host"]
+    print s
+}

@@ -1,0 +1,55 @@
+#!/usr/bin/env bats
+# Figures: every gnuplot script renders PNG and PDF from golden CSVs, and
+# from the shipped reference data alone.
+
+load fixtures/exp/helpers
+
+setup() {
+  command -v gnuplot > /dev/null || skip "gnuplot is not installed"
+}
+
+is_png() { [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; }
+is_pdf() { [ "$(head -c 5 "$1")" = "%PDF-" ]; }
+
+@test "every figure with a golden summary renders PNG and PDF without error" {
+  local s name n=0
+  for s in "$FIX"/summary-*.csv; do
+    name=$(basename "$s" .csv); name=${name#summary-}
+    run "$ROOT/figures/plot" "$name" "$s" --out "$BATS_TEST_TMPDIR/out"
+    [ "$status" -eq 0 ] || { echo "$name: $output"; false; }
+    is_png "$BATS_TEST_TMPDIR/out/$name.png"
+    is_pdf "$BATS_TEST_TMPDIR/out/$name.pdf"
+    n=$((n + 1))
+  done
+  [ "$n" -ge 2 ]
+}
+
+@test "every figure script renders from the reference data alone" {
+  local gp name
+  for gp in "$ROOT"/figures/*.gp; do
+    name=$(basename "$gp" .gp)
+    [ "$name" != common ] || continue
+    run "$ROOT/figures/plot" "$name" --reference-only --out "$BATS_TEST_TMPDIR/ref"
+    [ "$status" -eq 0 ] || { echo "$name: $output"; false; }
+    is_png "$BATS_TEST_TMPDIR/ref/$name.png"
+    is_pdf "$BATS_TEST_TMPDIR/ref/$name.pdf"
+  done
+}
+
+@test "the subtitle names device and kernel and labels soft-RoCE" {
+  run awk -f "$LIB/csv.awk" -f "$ROOT/figures/subtitle.awk" "$FIX/summary-figure-12.csv"
+  [ "$status" -eq 0 ]
+  [[ $output == *"measured: rxe0 = soft-RoCE (functional, not a hardware claim)"* ]]
+  [[ $output == *"kernel 6.1.0-28-amd64"* ]]
+  sed 's/rxe0/mlx5_0/g' "$FIX/summary-figure-12.csv" > "$BATS_TEST_TMPDIR/hw.csv"
+  run awk -f "$LIB/csv.awk" -f "$ROOT/figures/subtitle.awk" "$BATS_TEST_TMPDIR/hw.csv"
+  [[ $output == "measured: mlx5_0; kernel"* ]]
+  [[ $output != *soft-RoCE* ]]
+}
+
+@test "an unknown figure name is refused" {
+  run "$ROOT/figures/plot" 'figure-99' --out "$BATS_TEST_TMPDIR/x"
+  [ "$status" -eq 2 ]
+  run "$ROOT/figures/plot" 'figure-12;id' --out "$BATS_TEST_TMPDIR/x"
+  [ "$status" -eq 2 ]
+}

@@ -1,0 +1,129 @@
+#!/usr/bin/env bats
+# Experiment runner: parameter files, grid expansion, hosts files, and the
+# refusal of shell metacharacters.
+
+load fixtures/exp/helpers
+
+@test "the grid is the cartesian product of the knobs, first knob outermost" {
+  run_exp "$FIX/tiny" --dry-run
+  [ "$status" -eq 0 ]
+  [[ $output == *"grid: 4 points x 2 repetitions, expected 0:08 (8 s)"* ]]
+  # points in GNU parallel's order: the last knob varies fastest
+  [[ $output == *$'1\tverb=read\ttransport=rc\tsize_bytes=32'* ]]
+  [[ $output == *$'2\tverb=read\ttransport=rc\tsize_bytes=256'* ]]
+  [[ $output == *$'4\tverb=write\ttransport=uc\tsize_bytes=256'* ]]
+  # jobs: repetitions outermost, 8 in all, {#} numbering
+  [ "$(grep -c '/point ' <<< "$output")" -eq 8 ]
+  [[ $output == *"/point 1 1 'read:rc' 32 2 1"* ]]
+  [[ $output == *"/point 8 2 'write:uc' 256 2 1"* ]]
+}
+
+@test "every shipped experiment's parameter file expands" {
+  local p n
+  for p in "$ROOT"/experiments/*/params; do
+    n=$(basename "$(dirname "$p")")
+    run_exp "$n" --dry-run
+    [ "$status" -eq 0 ] || { echo "$n: $output"; false; }
+    run_exp "$n" --dry-run --quick
+    [ "$status" -eq 0 ] || { echo "$n quick: $output"; false; }
+  done
+}
+
+@test "QUICK=1 and --quick use the [quick] values" {
+  QUICK=1 run_exp "$FIX/tiny" --dry-run
+  [ "$status" -eq 0 ]
+  [[ $output == *"grid: 2 points x 1 repetitions"* ]]
+  run_exp "$FIX/tiny" --dry-run --quick
+  [[ $output == *"grid: 2 points x 1 repetitions"* ]]
+}
+
+@test "--set replaces a knob's values and --reps the repetitions" {
+  run_exp "$FIX/tiny" --dry-run --set size_bytes=8,16,4096 --reps 1
+  [ "$status" -eq 0 ]
+  [[ $output == *"grid: 6 points x 1 repetitions"* ]]
+  [[ $output == *$'size_bytes=4096'* ]]
+}
+
+@test "--set of an unknown knob is refused" {
+  run_exp "$FIX/tiny" --dry-run --set bogus=1
+  [ "$status" -eq 2 ]
+  [[ $output == *"no knob 'bogus'"* ]]
+}
+
+@test "a parameter value with shell metacharacters is refused" {
+  local d
+  d=$(tiny_copy)
+  sed -i 's/^size_bytes .*/size_bytes = 32 $(touch\/tmp\/pwned)/' "$d/params"
+  run_exp "$d" --dry-run
+  [ "$status" -eq 2 ]
+  [[ $output == *"shell metacharacters are refused"* ]]
+  sed -i 's/^size_bytes .*/size_bytes = 32;reboot/' "$d/params"
+  run_exp "$d" --dry-run
+  [ "$status" -eq 2 ]
+  run_exp "$FIX/tiny" --dry-run --set 'size_bytes=32,`id`'
+  [ "$status" -eq 2 ]
+}
+
+@test "an unknown knob in the parameter file names the known ones" {
+  local d
+  d=$(tiny_copy)
+  sed -i 's/^\[quick\]/payload = 32\n[quick]/' "$d/params"
+  run_exp "$d" --dry-run
+  [ "$status" -eq 2 ]
+  [[ $output == *"unknown knob 'payload'"* ]]
+  [[ $output == *"size_bytes"* ]]
+}
+
+@test "combined knobs need one part per knob" {
+  local d
+  d=$(tiny_copy)
+  sed -i 's/^verb:transport .*/verb:transport = read:rc write/' "$d/params"
+  run_exp "$d" --dry-run
+  [ "$status" -eq 2 ]
+  [[ $output == *"one part per knob"* ]]
+}
+
+@test "a hosts file is read by position or key=value" {
+  cat > "$BATS_TEST_TMPDIR/hosts" <<'H'
+# address device gid numa user
+vm1 rxe0 1 - root
+node-2.example mlx5_0 gid=3 numa=1 user=bench
+H
+  run_exp "$FIX/tiny" --dry-run --hosts "$BATS_TEST_TMPDIR/hosts"
+  [ "$status" -eq 0 ]
+  [[ $output == *"host 1: vm1 device rxe0 gid 1 numa - user root"* ]]
+  [[ $output == *"host 2: node-2.example device mlx5_0 gid 3 numa 1 user bench"* ]]
+}
+
+@test "a hosts-file entry with shell metacharacters is refused" {
+  local bad
+  for bad in 'vm1;reboot rxe0' 'vm1 rxe0 1 - root$(id)' '$(id) rxe0' 'vm1 rx`e0`' 'vm1 rxe0 1|2'; do
+    printf '%s\n' "$bad" > "$BATS_TEST_TMPDIR/hosts"
+    run_exp "$FIX/tiny" --dry-run --hosts "$BATS_TEST_TMPDIR/hosts"
+    [ "$status" -eq 2 ] || { echo "accepted: $bad"; false; }
+  done
+}
+
+@test "the local target uses the first ACTIVE RDMA port" {
+  local sys=$BATS_TEST_TMPDIR/ib
+  mkdir -p "$sys/mlx5_0/ports/1" "$sys/rxe0/ports/1"
+  echo "1: DOWN" > "$sys/mlx5_0/ports/1/state"
+  echo "4: ACTIVE" > "$sys/rxe0/ports/1/state"
+  RB_SYSFS_IB=$sys run_exp "$FIX/tiny" --dry-run --local
+  [ "$status" -eq 0 ]
+  [[ $output == *"host 1: localhost device rxe0"* ]]
+}
+
+@test "an unknown [run] setting or [quick] key is refused" {
+  local d
+  d=$(tiny_copy)
+  sed -i 's/^\[knobs\]/repetitons = 3\n[knobs]/' "$d/params"
+  run_exp "$d" --dry-run
+  [ "$status" -eq 2 ]
+  [[ $output == *"unknown [run] setting 'repetitons'"* ]]
+  d=$(tiny_copy)
+  echo "window = 8" >> "$d/params"
+  run_exp "$d" --dry-run
+  [ "$status" -eq 2 ]
+  [[ $output == *"[quick] window is neither"* ]]
+}

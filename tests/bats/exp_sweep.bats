@@ -1,0 +1,150 @@
+#!/usr/bin/env bats
+# Experiment runner: sweeps with a fake rdma_bench (local and over a fake
+# ssh), resume after a kill, per-point timeout, PID-only cleanup.
+
+load fixtures/exp/helpers
+
+@test "a local sweep runs every job and writes raw.csv and summary.csv" {
+  run_exp "$FIX/tiny"
+  [ "$status" -eq 0 ]
+  local d
+  d=$(run_dir tiny)
+  # 4 points x 2 repetitions x 2 client processes
+  [ "$(tail -n +2 "$d/raw.csv" | wc -l)" -eq 16 ]
+  [ "$(tail -n +2 "$d/summary.csv" | wc -l)" -eq 4 ]
+  [ "$(csv_col "$d/summary.csv" status | sort -u)" = ok ]
+  # fake: proc 0 does 1.5 Mops, proc 1 2.5 Mops -> 4 per point
+  [ "$(csv_col "$d/summary.csv" mops_median | sort -u)" = 4 ]
+  [ "$(csv_col "$d/summary.csv" reps_ok | sort -u)" = 2 ]
+  # progress lines, expected vs actual time
+  [[ $output == *"job 8/8 (point 4/4, rep 2)"* ]]
+  [[ $output == *"ETA"* ]]
+  [[ $output == *"expected 0:08"* ]]
+  [[ $output == *"sweep: done in"* ]]
+}
+
+@test "the environment check runs on every host, is stored, and a failure stops the run" {
+  printf '#!/bin/sh\necho "{\\"can_run\\":true,\\"args\\":\\"$*\\"}"\n' > "$BATS_TEST_TMPDIR/check-ok"
+  printf '#!/bin/sh\necho "{\\"can_run\\":false}"\nexit 1\n' > "$BATS_TEST_TMPDIR/check-fail"
+  chmod +x "$BATS_TEST_TMPDIR"/check-*
+  RB_NO_ENV_CHECK=0 RB_ENV_CHECK=$BATS_TEST_TMPDIR/check-ok run_exp "$FIX/tiny" --quick
+  [ "$status" -eq 0 ]
+  grep -q '"can_run":true' "$(run_dir tiny)/env-localhost.json"
+  RB_NO_ENV_CHECK=0 RB_ENV_CHECK=$BATS_TEST_TMPDIR/check-fail run_exp "$FIX/tiny" --quick
+  [ "$status" -eq 2 ]
+  [[ $output == *"check: localhost FAILED"* ]]
+  [ ! -e "$(run_dir tiny)/joblog" ]
+}
+
+@test "without a checker and without the override the run stops; with it, that is recorded" {
+  RB_NO_ENV_CHECK=0 RB_ENV_CHECK=$BATS_TEST_TMPDIR/none run_exp "$FIX/tiny" --quick
+  [ "$status" -eq 2 ]
+  [[ $output == *"is absent"* ]]
+  [[ $output == *"--no-env-check"* ]]
+  RB_NO_ENV_CHECK=0 RB_ENV_CHECK=$BATS_TEST_TMPDIR/none run_exp "$FIX/tiny" --quick --no-env-check
+  [ "$status" -eq 0 ]
+  grep -q "skipped by --no-env-check" "$(run_dir tiny)/env-check.txt"
+}
+
+@test "a sweep killed midway resumes without re-running finished jobs" {
+  export FAKE_RB_LOG=$BATS_TEST_TMPDIR/calls FAKE_RB_SLEEP=0.6
+  setsid "$ROOT/experiments/run" "$FIX/tiny" --out "$BATS_TEST_TMPDIR/results" \
+    --bin "$FIX/fake_rdma_bench" --no-plot > "$BATS_TEST_TMPDIR/first.log" 2>&1 &
+  local pid=$!
+  # wait until 3 jobs are finished, then kill the whole run (its own group)
+  local i
+  for i in $(seq 200); do
+    [ "$(grep -c 'job .*: ok' "$BATS_TEST_TMPDIR/first.log")" -ge 3 ] && break
+    sleep 0.1
+  done
+  kill -TERM -- "-$pid"
+  wait "$pid" || true
+  sleep 1
+  local d
+  d=$(run_dir tiny)
+  local done_before
+  done_before=$(awk -F'\t' 'NR > 1 && $7 == 0' "$d/joblog" | wc -l)
+  [ "$done_before" -ge 3 ]
+  [ "$done_before" -lt 8 ]
+  : > "$FAKE_RB_LOG"
+  FAKE_RB_SLEEP=0.05 run_exp "$FIX/tiny" --resume
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  # only the unfinished jobs ran again (2 client processes each)
+  [ "$(grep -c '^client' "$FAKE_RB_LOG")" -eq $(( (8 - done_before) * 2 )) ]
+  [ "$(tail -n +2 "$d/raw.csv" | wc -l)" -eq 16 ]
+  [ "$(csv_col "$d/summary.csv" status | sort -u)" = ok ]
+  [ "$(awk -F'\t' 'NR > 1 && $7 == 0' "$d/joblog" | wc -l)" -eq 8 ]
+}
+
+@test "a hung point is killed at its timeout, marked failed, and the sweep goes on" {
+  export FAKE_RB_HANG_SIZE=256
+  local t0=$SECONDS
+  run_exp "$FIX/tiny" --quick --set size_bytes=32,256
+  [ "$status" -eq 3 ]
+  # 2 hung jobs x 4 s timeout, plus the rest: well under a minute
+  [ $((SECONDS - t0)) -lt 40 ]
+  local d
+  d=$(run_dir tiny)
+  paste -d' ' <(csv_col "$d/summary.csv" size_bytes) <(csv_col "$d/summary.csv" status) > "$BATS_TEST_TMPDIR/st"
+  grep -q '^32 ok$' "$BATS_TEST_TMPDIR/st"
+  grep -q '^256 failed$' "$BATS_TEST_TMPDIR/st"
+  csv_col "$d/summary.csv" reason | grep -q 'point timeout 4 s'
+  # nothing of the hung point is left running
+  local p
+  for p in $(cut -d: -f2 "$d"/points/*/pids); do ! kill -0 "$p" 2>/dev/null; done
+}
+
+@test "a server that never gets ready fails its point with the reason" {
+  export FAKE_RB_NOREADY=1
+  local d
+  d=$(tiny_copy)
+  sed -i 's/^\[run\]/[run]\nready = line/' "$d/params"
+  run_exp "$d" --quick
+  [ "$status" -eq 1 ]
+  csv_col "$(run_dir tiny)/summary.csv" reason | grep -q 'server not ready within 3 s'
+}
+
+@test "a failing client keeps its row in raw.csv and fails the point in summary.csv" {
+  export FAKE_RB_FAIL_SIZE=256
+  run_exp "$FIX/tiny" --reps 1
+  [ "$status" -eq 3 ]
+  local d
+  d=$(run_dir tiny)
+  [ "$(csv_col "$d/raw.csv" status | grep -c failed)" -eq 4 ]
+  [ "$(csv_col "$d/summary.csv" status | grep -c failed)" -eq 2 ]
+  [ "$(csv_col "$d/summary.csv" rows_failed | sort -u | tr '\n' ' ')" = "0 2 " ]
+}
+
+@test "cleanup stops only the PIDs it started: a process of the same name lives on" {
+  mkdir -p "$BATS_TEST_TMPDIR/bin"
+  cp "$FIX/fake_rdma_bench" "$BATS_TEST_TMPDIR/bin/rdma_bench"
+  "$BATS_TEST_TMPDIR/bin/rdma_bench" -s -p 9999 > /dev/null 2>&1 &
+  local bystander=$!
+  FAKE_RB_HANG_SIZE=256 run "$ROOT/experiments/run" "$FIX/tiny" --quick --set size_bytes=32,256 \
+    --out "$BATS_TEST_TMPDIR/results" --bin "$BATS_TEST_TMPDIR/bin/rdma_bench" --no-plot
+  [ "$status" -eq 3 ]
+  kill -0 "$bystander"
+  # every process the sweep started is gone
+  local d p
+  d=$(run_dir tiny)
+  for p in $(cut -d: -f2 "$d"/points/*/pids); do ! kill -0 "$p" 2>/dev/null; done
+  kill "$bystander"
+}
+
+@test "remote hosts: deploy, server and clients over ssh, rows collected, remote PIDs stopped" {
+  export RB_SSH="$FIX/fake_ssh -o BatchMode=yes" FAKE_SSH_LOG=$BATS_TEST_TMPDIR/ssh.log
+  printf '# address device gid numa user\nnode1 rxe0 1 - root\nnode2 rxe0 1 - root\n' > "$BATS_TEST_TMPDIR/hosts"
+  run_exp "$FIX/tiny" --quick --hosts "$BATS_TEST_TMPDIR/hosts" --run-id remote1
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  local d
+  d=$(run_dir tiny)
+  [ "$(tail -n +2 "$d/raw.csv" | wc -l)" -eq 4 ]
+  # deploy to both hosts, server on node1, clients on node2 against node1
+  grep -q '^root@node1 mkdir -p /tmp/rdma_bench.remote1' "$FAKE_SSH_LOG"
+  grep -q '^root@node2 mkdir -p /tmp/rdma_bench.remote1' "$FAKE_SSH_LOG"
+  grep -q '^root@node1 echo RB_PID .*rdma_bench -s -p 18515 -d rxe0 -x 1' "$FAKE_SSH_LOG"
+  grep -q '^root@node2 echo RB_PID .*rdma_bench -c node1 -p 18515 -d rxe0 -x 1 --verb read' "$FAKE_SSH_LOG"
+  # the remote server was stopped by the PID it printed
+  grep -q '^root@node1 kill -TERM [0-9]' "$FAKE_SSH_LOG"
+  rm -rf /tmp/rdma_bench.remote1
+}
