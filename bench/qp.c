@@ -65,6 +65,31 @@ int qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q, char *err,
 		ia.cap.max_inline_data = 0;
 		q->qp = ibv_create_qp(c->pd, &ia);
 	}
+	if (!q->qp && c->inline_req && t->inline_mode == RB_INLINE_ON) {
+		/* on: find the largest inline size the device accepts, to name both values. */
+		int e = errno;
+		uint32_t lo = 0, hi = c->inline_req;
+		bool any = false;
+		while (hi - lo > 1) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			ia.cap.max_inline_data = mid;
+			struct ibv_qp *probe = ibv_create_qp(c->pd, &ia);
+			if (probe) {
+				ibv_destroy_qp(probe);
+				lo = mid;
+				any = true;
+			} else {
+				hi = mid;
+			}
+		}
+		if (any || lo == 0)
+			return fail(err, errlen,
+				    "--inline on with size %llu: the device refused max_inline_data %u "
+				    "(ibv_create_qp: %s); the largest it accepts is %u bytes; use "
+				    "--inline auto|off or -m <= %u", (unsigned long long)t->size,
+				    c->inline_req, strerror(e), lo, lo);
+		errno = e;
+	}
 	if (!q->qp)
 		return fail(err, errlen,
 			    "ibv_create_qp(%s, send %u, recv %u, inline %u) for thread %u QP %u failed: "
