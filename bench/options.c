@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,9 +117,48 @@ static bool mtu_valid(uint64_t m)
 	return m == 256 || m == 512 || m == 1024 || m == 2048 || m == 4096;
 }
 
+/* The ranges the command line enforces; a TEST from the wire must stay inside them. */
+static int check_ranges(const struct rb_test *t, char *err, size_t errlen)
+{
+	static const struct {
+		const char *opt;
+		size_t off;
+		uint64_t lo, hi;
+	} r[] = {
+#define R(f, o, lo, hi) { o, offsetof(struct rb_test, f), lo, hi }
+		R(iters, "-n/--iters", 0, UINT64_C(1) << 48),
+		R(duration_ms, "-D/--duration (ms)", 0, UINT64_C(1) << 32),
+		R(warmup_iters, "--warmup-iters", 0, UINT64_C(1) << 48),
+		R(warmup_ms, "--warmup (ms)", 0, UINT64_C(1) << 32),
+		R(postlist, "-l/--postlist", 1, RB_MAX_DEPTH),
+		R(signal_interval, "--signal-interval", 1, RB_MAX_DEPTH),
+		R(window, "-w/--window", 1, UINT64_C(1) << 32),
+		R(qps_per_thread, "-q/--qps-per-thread", 1, RB_MAX_QPS_THREAD),
+		R(emulated_peers, "--emulated-peers", 1, RB_MAX_QPS_THREAD),
+		R(validate, "--validate", 0, 1),
+		R(use_cm, "-R/--rdma-cm", 0, 1),
+		R(recv_batch, "--recv-batch", 1, RB_MAX_DEPTH),
+		R(timeout_ms, "--timeout (ms)", 1000, UINT64_C(86400000)),
+#undef R
+	};
+	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++) {
+		uint64_t v;
+		memcpy(&v, (const char *)t + r[i].off, sizeof(v));
+		if (v < r[i].lo || v > r[i].hi)
+			return fail(err, errlen, "%s %llu: must be %llu..%llu", r[i].opt,
+				    (unsigned long long)v, (unsigned long long)r[i].lo,
+				    (unsigned long long)r[i].hi);
+	}
+	return 0;
+}
+
 int test_validate(const struct rb_test *t, char *err, size_t errlen)
 {
-	uint64_t nqp = test_qps_per_thread(t);
+	uint64_t nqp;
+
+	if (check_ranges(t, err, errlen))
+		return -1;
+	nqp = test_qps_per_thread(t);
 
 	if (t->verb >= RB_VERB_COUNT)
 		return fail(err, errlen, "--verb: unknown verb code %llu", (unsigned long long)t->verb);
@@ -297,6 +337,22 @@ int test_validate(const struct rb_test *t, char *err, size_t errlen)
 			    "--validate with -n %llu below %llu QPs per thread: every QP needs at least "
 			    "one op to be checked; raise -n",
 			    (unsigned long long)t->iters, (unsigned long long)nqp);
+	/* The buffer (ctx.h layout): per QP a send slot and its receive slots. */
+	{
+		uint64_t grh = t->transport == RB_TR_UD ? RB_UD_GRH_BYTES : 0;
+		uint64_t slots = verb_needs_recv(t->verb) ? t->rq_depth : 1;
+		uint64_t send = verb_is_atomic(t->verb) ? t->sq_depth * 8 : t->size;
+		uint64_t per_qp = send + 64 + (t->size + grh + 64) * slots;
+		uint64_t total;
+		if (__builtin_mul_overflow(per_qp, nqp * t->threads, &total) || total > RB_MAX_BUFFER)
+			return fail(err, errlen,
+				    "buffer of about %llu bytes per QP x %llu QPs is above %llu GiB "
+				    "(--size %llu, --rq-depth %llu for receive slots); lower the size, "
+				    "--rq-depth or the QP count",
+				    (unsigned long long)per_qp, (unsigned long long)(nqp * t->threads),
+				    (unsigned long long)(RB_MAX_BUFFER >> 30),
+				    (unsigned long long)t->size, (unsigned long long)t->rq_depth);
+	}
 	if (t->timeout_ms < 1000)
 		return fail(err, errlen, "--timeout %.3f s: must be >= 1 s",
 			    (double)t->timeout_ms / 1000.0);

@@ -46,6 +46,7 @@ enum rb_access { RB_ACCESS_SEQ = 0, RB_ACCESS_RANDOM, RB_ACCESS_COUNT };
 #define RB_MAX_QPS_TOTAL   262144u  /* over all threads of one process */
 #define RB_MAX_DEPTH       65536u
 #define RB_MAX_SIZES       64
+#define RB_MAX_BUFFER      (UINT64_C(64) << 30) /* registered bytes per process */
 #define RB_MAX_CPUS        1024
 #define RB_UD_GRH_BYTES    40u      /* GRH in front of every UD receive (IB spec 11.4.1.1) */
 #define RB_DEFAULT_PORT    18515u
