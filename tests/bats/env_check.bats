@@ -74,6 +74,7 @@ setup() {
 	check_line 'module ib_uverbs' | grep -q '^FAIL'
 	check_line 'device' | grep -q 'no RDMA device'
 	check_line 'provider module' | grep -q 'rdma_rxe (soft-RoCE) is missing'
+	check_line 'module rdma_ucm' | grep -q '^warn .*missing: this kernel (6.1.0-57-amd64) has no loadable modules'
 	[[ $output == *"next step: this kernel (6.1.0-57-amd64) has no RDMA device and no rdma_rxe: run inside the soft-RoCE VM: ci/vm run -- env/check"* ]]
 }
 
@@ -82,6 +83,8 @@ setup() {
 	run "$ROOT/env/check"
 	[ "$status" -eq 1 ]
 	check_line 'device' | grep -q '^FAIL'
+	check_line 'provider module' | grep -q '^FAIL .*none loaded'
+	[[ $output == *"fix: modprobe your NIC's driver (e.g. mlx5_ib), or soft-RoCE on a netdev: env/softroce up"* ]]
 	[[ $output == *"fix: load your NIC's driver, or create a soft-RoCE device: env/softroce up"* ]]
 	[[ $output == *"next step: create a soft-RoCE device: env/softroce up"* ]]
 }
@@ -270,6 +273,13 @@ setup() {
 	[[ $output == *"fix: ip link set dev veth0 up"* ]]
 }
 
+@test "check: a RoCE port with no netdev anywhere: warning" {
+	rm -rf "$RB_SYSFS/class/infiniband/rxe0/ports/1/gid_attrs/ndevs" "$RB_SYSFS/class/infiniband/rxe0/parent"
+	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
+	check_line 'netdev rxe0/1' | grep -q '^warn .*no netdev found behind this RoCE port'
+}
+
 @test "check: the netdev behind the port is gone: FAIL" {
 	rm -rf "$RB_SYSFS/class/net/veth0"
 	run "$ROOT/env/check"
@@ -349,6 +359,13 @@ setup() {
 	[[ $output == *"sysctl -w vm.max_map_count=262144"* ]]
 }
 
+@test "check: vm.max_map_count unreadable: warning" {
+	rm -f "$RB_PROCFS/sys/vm/max_map_count"
+	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
+	check_line vm.max_map_count | grep -q '^warn .*unreadable'
+}
+
 @test "check: vm.max_map_count 65530 (the default) is ok" {
 	run "$ROOT/env/check"
 	check_line vm.max_map_count | grep -qE '^ok +vm.max_map_count +65530$'
@@ -370,6 +387,13 @@ setup() {
 	[ "$status" -eq 1 ]
 	check_line hugepages | grep -q '^FAIL .*512 free of 1024'
 	[[ $output == *"sysctl -w vm.nr_hugepages=1536"* ]]
+}
+
+@test "check: --hugepages on a kernel without hugetlbfs: FAIL" {
+	sed -i '/^Huge/d' "$RB_PROCFS/meminfo"
+	run "$ROOT/env/check" --hugepages 4
+	[ "$status" -eq 1 ]
+	check_line hugepages | grep -q '^FAIL .*no HugePages lines'
 }
 
 @test "check: CPU governor powersave: warning naming the cpus" {
@@ -434,6 +458,13 @@ setup() {
 	put proc/cmdline 'ro quiet intel_iommu=on'
 	run "$ROOT/env/check"
 	check_line iommu | grep -q '^warn .*on, mode not visible'
+}
+
+@test "check: kernel version unreadable: warning" {
+	rm -f "$RB_PROCFS/sys/kernel/osrelease"
+	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
+	check_line kernel | grep -q '^warn .*unknown'
 }
 
 @test "check: kernel and rdma-core versions from procfs and dpkg" {

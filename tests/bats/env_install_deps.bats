@@ -144,6 +144,13 @@ no_apt_calls() { [ -z "$(apt_calls)" ]; }
 	no_apt_calls
 }
 
+@test "install-deps: neither apt nor dnf: an error pointing to the list" {
+	printf 'ID=alpine\n' >"$RB_OS_RELEASE"
+	PATH=$(path_without apt-get dnf) run "$ROOT/env/install-deps"
+	[ "$status" -eq 1 ]
+	[[ $output == *"no supported package manager (apt or dnf)"*"deps.list"* ]]
+}
+
 @test "install-deps: usage errors exit 2" {
 	run "$ROOT/env/install-deps" --bogus
 	[ "$status" -eq 2 ]

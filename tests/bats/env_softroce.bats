@@ -147,6 +147,21 @@ no_rdma_calls() { ! grep -q '^rdma ' "$RB_FAKE/calls"; }
 	grep -qx 'rdma link add rxe0 type rxe netdev veth0' "$RB_FAKE/calls"
 }
 
+@test "softroce: up without IFACE and no netdev up: names the netdevs" {
+	rm -rf "$RB_SYSFS/class/infiniband/rxe0"
+	put sys/class/net/veth0/operstate down
+	put sys/class/net/veth1/operstate down
+	run "$ROOT/env/softroce" up
+	[ "$status" -eq 1 ]
+	[[ $output == *"no interface is up to put rxe on (netdevs: lo veth0 veth1 )"* ]]
+}
+
+@test "softroce: up without the rdma tool: install iproute2" {
+	PATH=$(path_without rdma) run "$ROOT/env/softroce" up veth1
+	[ "$status" -eq 1 ]
+	[[ $output == *"the rdma tool is missing: install iproute2"* ]]
+}
+
 @test "softroce: a failing rdma link add is reported with rdma's message" {
 	printf 'error: Invalid argument\n' >"$RB_FAKE/rdma.fail"
 	run "$ROOT/env/softroce" up veth1
