@@ -1,7 +1,8 @@
 # experiments/lib/aggregate.awk: raw.csv -> summary.csv, one row per point.
 #
 # A point's key: exp_point (when present), every config column, exp_procs.
-# Only client rows count (role "client" or empty). Per repetition (exp_rep,
+# Only client rows count (role "client" or empty), and of a process with
+# several threads only its thread "all" row. Per repetition (exp_rep,
 # else rep): mops and gbps are summed over the point's processes, latencies
 # averaged over them; a repetition counts only if all its rows have status
 # ok. Over the ok repetitions: median, min and max. A point is ok (every
@@ -31,6 +32,10 @@ NR == 1 { n = csv_split($0, h); for (i = 1; i <= n; i++) idx[h[i]] = i; next }
     csv_split($0, f)
     role = col("role")
     if (role != "" && role != "client") next
+    # with several threads a process writes one row per thread and one
+    # "all" row: only the latter counts
+    th = col("thread")
+    if (th != "" && th != "all") next
     key = col("exp_point")
     for (i = 1; i <= nconf; i++) key = key SUBSEP col(conf[i])
     key = key SUBSEP col("exp_procs")

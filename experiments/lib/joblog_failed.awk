@@ -10,7 +10,7 @@ grid {
     kv[$1] = ""
     for (i = 2; i <= n; i++) {
         name = substr(g[i], 1, index(g[i], "=") - 1)
-        if (name ~ /^--/ || name == "procs" || name == "iters" || name == "qps") {
+        if (name ~ /^--/ || name == "procs" || name == "iters" || name == "qps" || name == "duration_s") {
             if (name == "procs") procs[$1] = substr(g[i], index(g[i], "=") + 1)
             continue
         }

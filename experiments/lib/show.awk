@@ -1,5 +1,5 @@
-# experiments/lib/show.awk: summary.csv as a table for people (config
-# columns that have a value, procs, status, Mops and Gb/s with min..max).
+# experiments/lib/show.awk: summary.csv as a table for people (the config
+# columns that vary between points, procs, status, Mops and Gb/s with min..max).
 # With -v count=1: prints "points ok not_ok" instead.
 function c(name) { return (name in idx) ? csv_val(f[idx[name]]) : "" }
 NR == 1 {
@@ -11,12 +11,14 @@ NR == 1 {
     csv_split($0, f)
     rows++
     if (c("status") == "ok") ok++
-    for (i = 1; i <= nconf; i++) { v[rows, i] = c(conf[i]); if (v[rows, i] != "") used[i] = 1 }
+    for (i = 1; i <= nconf; i++) { v[rows, i] = c(conf[i]); if (v[rows, i] != v[1, i]) used[i] = 1 }
     st[rows] = c("status"); why[rows] = c("reason")
     m[rows] = c("mops_median"); mlo[rows] = c("mops_min"); mhi[rows] = c("mops_max"); g[rows] = c("gbps_median")
 }
 END {
     if (count) { print rows + 0, ok + 0, rows - ok; exit }
+    # show the columns that vary (the verb at least)
+    used[1] = 1
     line = ""
     for (i = 1; i <= nconf; i++) if (used[i]) line = line sprintf("%-10s ", (conf[i] == "exp_procs") ? "procs" : substr(conf[i], 1, 10))
     printf "%s%-8s %-28s %s\n", line, "status", "Mops median [min..max]", "Gb/s"

@@ -42,7 +42,7 @@ END {
             split(hdr, col, ","); for (i = 1; i <= ncol; i++) idx[col[i]] = i
             for (j = 1; j <= nk; j++) {
                 kn = substr(ks[j], 1, index(ks[j], "=") - 1)
-                if (kn ~ /^--/ || kn == "procs" || kn == "iters" || kn == "qps") continue
+                if (kn ~ /^--/ || kn == "procs" || kn == "iters" || kn == "qps" || kn == "duration_s") continue
                 if (!(kn in idx)) { col[++ncol] = kn; idx[kn] = ncol; hdr = hdr "," kn }
             }
             if (!("status" in idx)) { col[++ncol] = "status"; idx["status"] = ncol; hdr = hdr ",status" }

@@ -46,3 +46,16 @@ load fixtures/exp/helpers
   [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" mops_median)" = 6.5 ]
   [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" mops_max)" = 16 ]
 }
+
+@test "per-thread rows are not counted twice: only a process's thread 'all' row" {
+  {
+    echo "verb,exp_point,exp_rep,proc_index,thread,status,mops"
+    echo "read,1,1,0,0,ok,1"
+    echo "read,1,1,0,1,ok,2"
+    echo "read,1,1,0,all,ok,3"
+    echo "read,1,1,1,all,ok,4"
+  } > "$BATS_TEST_TMPDIR/raw.csv"
+  run awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$BATS_TEST_TMPDIR/raw.csv"
+  printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/s.csv"
+  [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" mops_median)" = 7 ]
+}
