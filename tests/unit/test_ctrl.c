@@ -1,0 +1,344 @@
+/*
+ * test_ctrl.c - control channel messages (ctrl.h): encode/decode round trips
+ * and every refusal of the decoder (bad magic or version, unknown type,
+ * truncated, oversized, inconsistent lengths, fields out of range), and the
+ * socket side (whole messages, timeouts, the peer closing, ERROR).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "ctrl.h"
+
+static uint8_t buf[1 << 16];
+static char err[2048];
+static struct ctrl_msg m;
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static int decode(size_t len)
+{
+	err[0] = '\0';
+	return ctrl_decode(buf, len, &m, err, sizeof(err));
+}
+
+#define assert_err_has(s)                                                        \
+	do {                                                                     \
+		if (!strstr(err, (s)))                                           \
+			fail_msg("error \"%s\" lacks \"%s\"", err, (s));         \
+	} while (0)
+
+static struct ctrl_setup sample_setup(uint32_t nqp, struct ctrl_qp_ep *eps)
+{
+	struct ctrl_setup s = {
+		.port = 1, .link_layer = 2, .gid_type = 2, .gid_index = 1, .lid = 0,
+		.active_mtu = 1024, .max_qp_rd_atom = 128, .max_qp_init_rd_atom = 64,
+		.buf_addr = 0x7f0000001000ull, .rkey = 0xabcd, .qkey = 0x11111111,
+		.buf_len = 8192, .nqp = nqp,
+	};
+	for (int i = 0; i < 16; i++)
+		s.gid[i] = (uint8_t)i;
+	for (uint32_t i = 0; i < nqp; i++)
+		eps[i] = (struct ctrl_qp_ep){ .qpn = 0x100 + i, .psn = 0xabc000 + i };
+	return s;
+}
+
+static void hello_round_trips(void **state)
+{
+	(void)state;
+	struct ctrl_hello h = { .proc_index = 7, .pid = 1234 };
+	snprintf(h.host, sizeof(h.host), "node-a");
+	snprintf(h.run_id, sizeof(h.run_id), "run-42");
+	snprintf(h.device, sizeof(h.device), "rxe0");
+	size_t n = ctrl_encode_hello(buf, sizeof(buf), &h);
+	assert_true(n > CTRL_HDR_LEN);
+	assert_int_equal(decode(n), 0);
+	assert_int_equal(m.type, CTRL_HELLO);
+	assert_int_equal(m.u.hello.proc_index, 7);
+	assert_int_equal(m.u.hello.pid, 1234);
+	assert_string_equal(m.u.hello.host, "node-a");
+	assert_string_equal(m.u.hello.run_id, "run-42");
+	assert_string_equal(m.u.hello.device, "rxe0");
+}
+
+static void test_round_trips_every_field(void **state)
+{
+	(void)state;
+	struct rb_test t, back;
+	uint64_t *f = (uint64_t *)&t;
+	for (unsigned i = 0; i < RB_TEST_NFIELDS; i++)
+		f[i] = UINT64_C(0x0102030405060708) * (i + 1);
+	size_t n = ctrl_encode_test(buf, sizeof(buf), &t);
+	assert_int_equal(n, CTRL_HDR_LEN + 8 * RB_TEST_NFIELDS);
+	/* big-endian on the wire: the first field's first byte is its top byte */
+	assert_int_equal(buf[CTRL_HDR_LEN], 0x01);
+	assert_int_equal(decode(n), 0);
+	back = m.u.test;
+	assert_memory_equal(&back, &t, sizeof(t));
+}
+
+static void setup_round_trips_with_qps(void **state)
+{
+	(void)state;
+	struct ctrl_qp_ep eps[300], ep;
+	struct ctrl_setup s = sample_setup(300, eps);
+	size_t n = ctrl_encode_setup(buf, sizeof(buf), &s, eps);
+	assert_int_equal(n, ctrl_setup_size(300));
+	assert_int_equal(decode(n), 0);
+	assert_int_equal(m.u.setup.nqp, 300);
+	assert_int_equal(m.u.setup.rkey, 0xabcd);
+	assert_int_equal(m.u.setup.buf_addr, 0x7f0000001000ull);
+	assert_int_equal(m.u.setup.active_mtu, 1024);
+	assert_memory_equal(m.u.setup.gid, s.gid, 16);
+	ctrl_setup_qp(&m.u.setup, 299, &ep);
+	assert_int_equal(ep.qpn, 0x100 + 299);
+	assert_int_equal(ep.psn, 0xabc000 + 299);
+}
+
+static void done_error_and_empty_round_trip(void **state)
+{
+	(void)state;
+	struct ctrl_done d = { .ops = 1, .sends = 2, .recvs = 3, .bad_payloads = 4,
+			       .counter_sum = 5, .atomic_success = 6, .active_ns = 7, .checked = 1 };
+	snprintf(d.note, sizeof(d.note), "fine");
+	size_t n = ctrl_encode_done(buf, sizeof(buf), &d);
+	assert_int_equal(decode(n), 0);
+	assert_int_equal(m.u.done.counter_sum, 5);
+	assert_int_equal(m.u.done.checked, 1);
+	assert_string_equal(m.u.done.note, "fine");
+
+	n = ctrl_encode_error(buf, sizeof(buf), "device on fire");
+	assert_int_equal(decode(n), 0);
+	assert_int_equal(m.type, CTRL_ERROR);
+	assert_string_equal(m.u.error.reason, "device on fire");
+
+	n = ctrl_encode_empty(buf, sizeof(buf), CTRL_READY);
+	assert_int_equal(n, CTRL_HDR_LEN);
+	assert_int_equal(decode(n), 0);
+	assert_int_equal(m.type, CTRL_READY);
+}
+
+static void bad_magic_and_version_are_refused(void **state)
+{
+	(void)state;
+	size_t n = ctrl_encode_empty(buf, sizeof(buf), CTRL_BYE);
+	buf[0] = 'G';
+	assert_int_equal(decode(n), -1);
+	assert_err_has("magic");
+	n = ctrl_encode_empty(buf, sizeof(buf), CTRL_BYE);
+	buf[5] = 9; /* version 9 */
+	assert_int_equal(decode(n), -1);
+	assert_err_has("version 9");
+	n = ctrl_encode_empty(buf, sizeof(buf), CTRL_BYE);
+	buf[7] = 99; /* type 99 */
+	assert_int_equal(decode(n), -1);
+	assert_err_has("unknown control message type 99");
+}
+
+static void truncated_messages_are_refused(void **state)
+{
+	(void)state;
+	struct ctrl_hello h = { .proc_index = 1 };
+	snprintf(h.host, sizeof(h.host), "x");
+	size_t n = ctrl_encode_hello(buf, sizeof(buf), &h);
+	assert_int_equal(decode(5), -1);
+	assert_err_has("truncated");
+	assert_int_equal(decode(n - 1), -1);
+	assert_err_has("truncated");
+	/* header claims fewer payload bytes than the fields need */
+	put32(buf + 8, 10);
+	assert_int_equal(decode(CTRL_HDR_LEN + 10), -1);
+	assert_err_has("truncated");
+}
+
+static void oversized_messages_are_refused(void **state)
+{
+	(void)state;
+	size_t n = ctrl_encode_empty(buf, sizeof(buf), CTRL_TEST);
+	put32(buf + 8, CTRL_MAX_PAYLOAD + 1);
+	uint16_t type;
+	uint32_t plen;
+	assert_int_equal(ctrl_decode_header(buf, n, &type, &plen, err, sizeof(err)), -1);
+	assert_err_has("oversized");
+}
+
+static void inconsistent_lengths_are_refused(void **state)
+{
+	(void)state;
+	struct rb_test t = { 0 };
+	struct ctrl_qp_ep eps[4];
+	size_t n = ctrl_encode_test(buf, sizeof(buf), &t);
+	/* TEST with one field too many */
+	put32(buf + 8, 8 * RB_TEST_NFIELDS + 8);
+	memset(buf + n, 0, 8);
+	assert_int_equal(decode(n + 8), -1);
+	assert_err_has("TEST inconsistent");
+	/* trailing bytes after the message the header describes */
+	n = ctrl_encode_empty(buf, sizeof(buf), CTRL_READY);
+	assert_int_equal(decode(n + 3), -1);
+	assert_err_has("inconsistent");
+	/* SETUP whose QP count does not match its length */
+	struct ctrl_setup s = sample_setup(4, eps);
+	n = ctrl_encode_setup(buf, sizeof(buf), &s, eps);
+	put32(buf + CTRL_HDR_LEN + CTRL_SETUP_FIXED - 4, 5);
+	assert_int_equal(decode(n), -1);
+	assert_err_has("SETUP inconsistent: 5 QPs");
+	/* READY with a payload */
+	n = ctrl_encode_error(buf, sizeof(buf), "x");
+	buf[7] = CTRL_READY;
+	assert_int_equal(decode(n), -1);
+	assert_err_has("READY inconsistent");
+}
+
+static void setup_fields_out_of_range_are_refused(void **state)
+{
+	(void)state;
+	struct ctrl_qp_ep eps[2];
+	struct ctrl_setup s = sample_setup(2, eps);
+	size_t n;
+
+	s.active_mtu = 1000;
+	n = ctrl_encode_setup(buf, sizeof(buf), &s, eps);
+	assert_int_equal(decode(n), -1);
+	assert_err_has("active_mtu 1000");
+	s = sample_setup(2, eps);
+	eps[1].psn = 1u << 24;
+	n = ctrl_encode_setup(buf, sizeof(buf), &s, eps);
+	assert_int_equal(decode(n), -1);
+	assert_err_has("psn");
+	s = sample_setup(2, eps);
+	s.port = 0;
+	n = ctrl_encode_setup(buf, sizeof(buf), &s, eps);
+	assert_int_equal(decode(n), -1);
+	assert_err_has("port 0");
+	s = sample_setup(2, eps);
+	s.buf_addr = UINT64_MAX - 10;
+	n = ctrl_encode_setup(buf, sizeof(buf), &s, eps);
+	assert_int_equal(decode(n), -1);
+	assert_err_has("wraps");
+}
+
+static void strings_over_their_cap_are_refused(void **state)
+{
+	(void)state;
+	/* hand-built ERROR with a reason length above the cap */
+	size_t n = ctrl_encode_error(buf, sizeof(buf), "x");
+	uint16_t big = CTRL_REASON_CAP + 1;
+	buf[CTRL_HDR_LEN] = (uint8_t)(big >> 8);
+	buf[CTRL_HDR_LEN + 1] = (uint8_t)big;
+	memset(buf + CTRL_HDR_LEN + 2, 'a', big);
+	put32(buf + 8, 2u + big);
+	n = CTRL_HDR_LEN + 2 + big;
+	assert_int_equal(decode(n), -1);
+	assert_err_has("too long");
+	/* the encoder truncates to the cap instead */
+	char longs[CTRL_REASON_CAP + 100];
+	memset(longs, 'b', sizeof(longs) - 1);
+	longs[sizeof(longs) - 1] = '\0';
+	n = ctrl_encode_error(buf, sizeof(buf), longs);
+	assert_int_equal(decode(n), 0);
+	assert_int_equal(strlen(m.u.error.reason), CTRL_REASON_CAP);
+	/* NUL inside a string */
+	n = ctrl_encode_error(buf, sizeof(buf), "abc");
+	buf[CTRL_HDR_LEN + 3] = '\0';
+	assert_int_equal(decode(n), -1);
+	assert_err_has("NUL");
+}
+
+static void encoders_refuse_small_buffers(void **state)
+{
+	(void)state;
+	struct rb_test t = { 0 };
+	assert_int_equal(ctrl_encode_test(buf, 20, &t), 0);
+	assert_int_equal(ctrl_encode_empty(buf, 4, CTRL_BYE), 0);
+}
+
+static void sockets_carry_whole_messages_and_errors(void **state)
+{
+	(void)state;
+	int sv[2];
+	struct ctrl_rbuf rb = { 0 };
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+
+	struct ctrl_qp_ep eps[1000];
+	struct ctrl_setup s = sample_setup(1000, eps);
+	size_t n = ctrl_encode_setup(buf, sizeof(buf), &s, eps);
+	assert_int_equal(ctrl_send(sv[0], buf, n, 1000, err, sizeof(err)), 0);
+	assert_int_equal(ctrl_recv(sv[1], &rb, &m, CTRL_SETUP, 1000, "a SETUP", err, sizeof(err)), 0);
+	assert_int_equal(m.u.setup.nqp, 1000);
+
+	/* a different type than expected */
+	assert_int_equal(ctrl_send_simple(sv[0], CTRL_READY, 1000, err, sizeof(err)), 0);
+	assert_int_equal(ctrl_recv(sv[1], &rb, &m, CTRL_DONE, 1000, "the DONE", err, sizeof(err)), -1);
+	assert_err_has("got READY while waiting for DONE");
+
+	/* ERROR from the peer is -2 with its reason */
+	ctrl_send_error(sv[0], "no such device");
+	assert_int_equal(ctrl_recv(sv[1], &rb, &m, CTRL_DONE, 1000, "the DONE", err, sizeof(err)), -2);
+	assert_err_has("peer: no such device");
+
+	/* nothing arrives: timeout names what was awaited */
+	assert_int_equal(ctrl_recv(sv[1], &rb, &m, 0, 100, "the client's HELLO", err, sizeof(err)), -1);
+	assert_err_has("timed out after 100 ms waiting for the client's HELLO");
+
+	/* the peer closes in the middle of a message */
+	n = ctrl_encode_empty(buf, sizeof(buf), CTRL_BYE);
+	assert_int_equal(ctrl_send(sv[0], buf, 6, 1000, err, sizeof(err)), 0);
+	close(sv[0]);
+	assert_int_equal(ctrl_recv(sv[1], &rb, &m, 0, 1000, "the BYE", err, sizeof(err)), -1);
+	assert_err_has("peer closed the control connection");
+	assert_err_has("cut short");
+	close(sv[1]);
+	ctrl_rbuf_free(&rb);
+}
+
+static void oversized_header_on_a_socket_allocates_nothing(void **state)
+{
+	(void)state;
+	int sv[2];
+	struct ctrl_rbuf rb = { 0 };
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	size_t n = ctrl_encode_empty(buf, sizeof(buf), CTRL_SETUP);
+	put32(buf + 8, 0xffffffffu);
+	assert_int_equal(ctrl_send(sv[0], buf, n, 1000, err, sizeof(err)), 0);
+	assert_int_equal(ctrl_recv(sv[1], &rb, &m, 0, 1000, "x", err, sizeof(err)), -1);
+	assert_err_has("oversized");
+	assert_true(rb.cap <= 4096);
+	close(sv[0]);
+	close(sv[1]);
+	ctrl_rbuf_free(&rb);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(hello_round_trips),
+		cmocka_unit_test(test_round_trips_every_field),
+		cmocka_unit_test(setup_round_trips_with_qps),
+		cmocka_unit_test(done_error_and_empty_round_trip),
+		cmocka_unit_test(bad_magic_and_version_are_refused),
+		cmocka_unit_test(truncated_messages_are_refused),
+		cmocka_unit_test(oversized_messages_are_refused),
+		cmocka_unit_test(inconsistent_lengths_are_refused),
+		cmocka_unit_test(setup_fields_out_of_range_are_refused),
+		cmocka_unit_test(strings_over_their_cap_are_refused),
+		cmocka_unit_test(encoders_refuse_small_buffers),
+		cmocka_unit_test(sockets_carry_whole_messages_and_errors),
+		cmocka_unit_test(oversized_header_on_a_socket_allocates_nothing),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,375 @@
+/*
+ * test_options.c - the command line and the pure validation rules of a test
+ * point (options.h): every refusal names the option and what to do, and the
+ * accepted values land where the rest of the program reads them.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+
+static struct rb_opts o;
+static char err[1024];
+
+/* Parse a command line given as one string of space-separated words. */
+static int parse(const char *line)
+{
+	char buf[1024];
+	char *argv[64];
+	int argc = 0;
+
+	snprintf(buf, sizeof(buf), "rdma_bench %s", line);
+	for (char *tok = strtok(buf, " "); tok && argc < 63; tok = strtok(NULL, " "))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	err[0] = '\0';
+	return opts_parse(argc, argv, &o, err, sizeof(err));
+}
+
+#define assert_refused(line, ...)                                                    \
+	do {                                                                         \
+		assert_int_equal(parse(line), -1);                                   \
+		const char *subs[] = { __VA_ARGS__ };                                \
+		for (size_t i_ = 0; i_ < sizeof(subs) / sizeof(subs[0]); i_++)       \
+			if (!strstr(err, subs[i_]))                                  \
+				fail_msg("'%s': message \"%s\" lacks \"%s\"", line, err, \
+					 subs[i_]);                                  \
+	} while (0)
+
+static struct rb_test base(void)
+{
+	struct rb_test t;
+	test_defaults(&t);
+	t.iters = 100;
+	test_resolve_defaults(&t, NULL);
+	return t;
+}
+
+static void client_defaults_are_write_rc_bw_64(void **state)
+{
+	(void)state;
+	unsetenv("MSG_SIZES");
+	assert_int_equal(parse("-c host"), 0);
+	assert_int_equal(o.role, RB_ROLE_CLIENT);
+	assert_string_equal(o.host, "host");
+	assert_int_equal(o.port, RB_DEFAULT_PORT);
+	assert_int_equal(o.t.verb, RB_VERB_WRITE);
+	assert_int_equal(o.t.transport, RB_TR_RC);
+	assert_int_equal(o.t.test, RB_TEST_BW);
+	assert_int_equal(o.nsizes, 1);
+	assert_int_equal(o.sizes[0], 64);
+	assert_int_equal(o.t.iters, 1000);
+	assert_int_equal(o.t.window, 64);
+	assert_int_equal(o.t.signal_interval, 16);
+	assert_int_equal(o.gid_index, -1);
+}
+
+static void size_list_from_option_and_env(void **state)
+{
+	(void)state;
+	assert_int_equal(parse("-c h -m 8,64,4K"), 0);
+	assert_int_equal(o.nsizes, 3);
+	assert_int_equal(o.sizes[2], 4096);
+	setenv("MSG_SIZES", "16,32", 1);
+	assert_int_equal(parse("-c h"), 0);
+	assert_int_equal(o.nsizes, 2);
+	assert_int_equal(o.sizes[1], 32);
+	assert_int_equal(parse("-c h -m 128"), 0); /* -m wins over MSG_SIZES */
+	assert_int_equal(o.sizes[0], 128);
+	unsetenv("MSG_SIZES");
+	assert_refused("-c h -m 64,,128", "64,,128");
+}
+
+static void atomics_default_to_8_bytes_and_refuse_others(void **state)
+{
+	(void)state;
+	assert_int_equal(parse("-c h --verb fetch_add"), 0);
+	assert_int_equal(o.sizes[0], 8);
+	assert_refused("-c h --verb cmp_swap -m 64", "--size 64", "8 bytes", "-m 8");
+}
+
+static void uc_has_no_read_or_atomics(void **state)
+{
+	(void)state;
+	assert_refused("-c h --verb read --transport uc", "UC", "READ", "--transport rc");
+	assert_refused("-c h --verb fetch_add --transport uc", "UC");
+	assert_refused("-c h --verb cmp_swap --transport uc", "UC");
+	assert_int_equal(parse("-c h --verb write_imm --transport uc"), 0);
+	assert_int_equal(parse("-c h --verb send --transport uc"), 0);
+}
+
+static void ud_has_only_send(void **state)
+{
+	(void)state;
+	assert_refused("-c h --verb write --transport ud", "UD", "send");
+	assert_refused("-c h --verb read --transport ud", "UD");
+	assert_refused("-c h --verb fetch_add --transport ud", "UD");
+	assert_int_equal(parse("-c h --verb send_imm --transport ud -m 0"), 0);
+}
+
+static void ud_size_above_mtu_is_refused(void **state)
+{
+	(void)state;
+	assert_refused("-c h --verb send --transport ud -m 2048 --mtu 1024", "--size 2048",
+		       "--mtu 1024", "-m <= 1024");
+	assert_int_equal(parse("-c h --verb send --transport ud -m 1024 --mtu 1024"), 0);
+	/* Against the device: the active MTU. */
+	struct rb_test t = base();
+	struct rb_caps c = { .max_qp_wr = 1024, .max_cqe = 4096, .max_qp = 1024,
+			     .max_qp_rd_atom = 16, .max_qp_init_rd_atom = 16,
+			     .max_msg_sz = 1u << 30, .active_mtu = 1024, .atomics = true };
+	t.verb = RB_VERB_SEND;
+	t.transport = RB_TR_UD;
+	t.size = 1025;
+	assert_int_equal(test_validate_device(&t, &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "active MTU is 1024"));
+	t.size = 1024;
+	assert_int_equal(test_validate_device(&t, &c, err, sizeof(err)), 0);
+}
+
+static void header_only_send_imm_is_allowed_zero_read_is_not(void **state)
+{
+	(void)state;
+	assert_int_equal(parse("-c h --verb send_imm -m 0"), 0);
+	assert_int_equal(parse("-c h --verb write_imm --test lat -m 0"), 0);
+	assert_refused("-c h --verb read -m 0", "--size 0", "read");
+	assert_refused("-c h --verb write --test lat -m 0", "write_imm");
+}
+
+static void iters_and_duration_are_exclusive(void **state)
+{
+	(void)state;
+	assert_refused("-c h -n 10 -D 2", "-n/--iters 10", "-D/--duration", "choose one");
+	assert_refused("-c h --warmup-iters 10 --warmup 1", "--warmup-iters", "--warmup");
+	assert_int_equal(parse("-c h -D 0.5"), 0);
+	assert_int_equal(o.t.duration_ms, 500);
+	assert_int_equal(o.t.iters, 0);
+}
+
+static void zero_negative_and_non_numeric_are_refused(void **state)
+{
+	(void)state;
+	assert_refused("-c h -n 0", "-n/--iters", "0");
+	assert_refused("-c h -n -5", "-n/--iters", "-5");
+	assert_refused("-c h -n ten", "-n/--iters", "ten");
+	assert_refused("-c h -D 0", "-D/--duration");
+	assert_refused("-c h -D -1", "-D/--duration", "negative");
+	assert_refused("-c h -D 1.2.3", "-D/--duration");
+	assert_refused("-c h -w 0", "-w/--window");
+	assert_refused("-c h -p 70000", "-p/--port");
+	assert_refused("-c h --ack-timeout 32", "--ack-timeout");
+	assert_refused("-c h --retry-cnt 8", "--retry-cnt");
+	assert_refused("-c h --mtu 1000", "--mtu 1000", "256 512 1024 2048 4096");
+	assert_refused("-c h --stride 12 --verb fetch_add", "--stride 12", "multiple of 8");
+}
+
+static void window_is_bounded_by_sq_depth(void **state)
+{
+	(void)state;
+	assert_refused("-c h -w 200 --sq-depth 128", "-w/--window 200", "128", "--sq-depth");
+	assert_int_equal(parse("-c h -w 256 --sq-depth 128 -q 2 --signal-interval 1"), 0);
+	assert_int_equal(parse("-c h -w 512 --sq-depth 512 --signal-interval 1"), 0);
+}
+
+static void signal_interval_cannot_overflow_the_sq(void **state)
+{
+	(void)state;
+	assert_refused("-c h --signal-interval 256 --sq-depth 128 -w 128", "--signal-interval 256",
+		       "--sq-depth (128)");
+	/* every QP could sit on an unsignaled tail: window too small */
+	assert_refused("-c h -w 4 --signal-interval 8", "-w/--window 4", "need window >= 8");
+	assert_refused("-c h -q 4 -w 16 --signal-interval 8", "need window >= 29");
+	assert_int_equal(parse("-c h -l 8 --signal-interval 4 -w 32"), 0);
+}
+
+static void postlist_fits_window_and_sq(void **state)
+{
+	(void)state;
+	assert_refused("-c h -l 256 --sq-depth 128", "-l/--postlist 256", "--sq-depth");
+	assert_refused("-c h -l 32 -w 16 --signal-interval 1", "-l/--postlist 32", "-w/--window 16");
+}
+
+static void lat_means_one_outstanding_op(void **state)
+{
+	(void)state;
+	assert_int_equal(parse("-c h --test lat"), 0);
+	assert_int_equal(o.t.window, 1);
+	assert_int_equal(o.t.signal_interval, 1);
+	assert_refused("-c h --test lat -w 4", "--test lat", "-w 4");
+	assert_refused("-c h --test lat -l 2 -w 2", "--test lat");
+}
+
+static void uc_with_rdma_cm_is_refused_at_parse_time(void **state)
+{
+	(void)state;
+	assert_refused("-c h -R --transport uc", "-R/--rdma-cm", "uc");
+	assert_int_equal(parse("-c h -R --transport ud --verb send"), 0);
+	assert_int_equal(o.t.use_cm, 1);
+}
+
+static void inline_on_needs_send_or_write(void **state)
+{
+	(void)state;
+	assert_refused("-c h --inline on --verb read", "--inline on", "read");
+	assert_int_equal(parse("-c h --inline on --verb send"), 0);
+	assert_int_equal(o.t.inline_mode, RB_INLINE_ON);
+	assert_refused("-c h --inline maybe", "--inline 'maybe'", "auto|on|off");
+}
+
+static void knobs_of_other_verbs_are_refused_not_ignored(void **state)
+{
+	(void)state;
+	assert_refused("-c h --verb write --atomic-counters 4", "fetch_add");
+	assert_refused("-c h --verb read --recv-batch 4", "--recv-batch");
+	assert_int_equal(parse("-c h --verb fetch_add --atomic-counters 16 --stride 128 --access random"), 0);
+	assert_int_equal(o.t.atomic_counters, 16);
+	assert_int_equal(o.t.stride, 128);
+	assert_int_equal(o.t.access, RB_ACCESS_RANDOM);
+}
+
+static void server_takes_no_test_flags(void **state)
+{
+	(void)state;
+	assert_int_equal(parse("-s -p 9999 --bind 127.0.0.1 -d rxe0 -i 1 -x 1 --once"), 0);
+	assert_int_equal(o.role, RB_ROLE_SERVER);
+	assert_int_equal(o.port, 9999);
+	assert_string_equal(o.bind_addr, "127.0.0.1");
+	assert_int_equal(o.gid_index, 1);
+	assert_true(o.once);
+	assert_int_equal(o.max_sessions, 64);
+	assert_refused("-s --verb read", "--verb", "client");
+	assert_refused("-s -n 5", "--iters", "client");
+	assert_refused("-s -c h", "-s and -c");
+	assert_refused("-c h --once", "--once");
+	assert_refused("", "-s", "-c HOST");
+	assert_refused("-c h extra", "extra");
+	assert_refused("-c h --bogus", "--bogus");
+}
+
+static void cpu_lists_parse_ranges(void **state)
+{
+	int cpus[16], n = 0;
+	(void)state;
+	assert_int_equal(opts_parse_cpus("0,2,4-6", cpus, 16, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 5);
+	assert_int_equal(cpus[4], 6);
+	assert_int_equal(opts_parse_cpus("3-1", cpus, 16, &n, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "reversed"));
+	assert_int_equal(opts_parse_cpus("1,", cpus, 16, &n, err, sizeof(err)), -1);
+	assert_int_equal(opts_parse_cpus("a", cpus, 16, &n, err, sizeof(err)), -1);
+	assert_int_equal(parse("-c h --cpus spread"), 0);
+	assert_true(o.cpus_spread);
+}
+
+static void validate_needs_an_op_per_qp(void **state)
+{
+	(void)state;
+	assert_refused("-c h --validate -n 3 -q 4 -w 4 --signal-interval 1", "--validate", "-n 3");
+	assert_int_equal(parse("-c h --validate -n 4 -q 4 -w 4 --signal-interval 1"), 0);
+}
+
+static void wire_tests_outside_command_line_ranges_are_refused(void **state)
+{
+	(void)state;
+	struct rb_test t = base();
+	t.emulated_peers = UINT64_C(0xaaaaaaaaaaaaaaab); /* would wrap qps * peers */
+	assert_int_equal(test_validate(&t, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--emulated-peers"));
+	t = base();
+	t.timeout_ms = UINT64_MAX;
+	assert_int_equal(test_validate(&t, err, sizeof(err)), -1);
+	t = base();
+	t.verb = 99;
+	assert_int_equal(test_validate(&t, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--verb"));
+	t = base();
+	t.size = RB_MAX_SIZE;
+	t.verb = RB_VERB_SEND;
+	t.rq_depth = 4096;
+	assert_int_equal(test_validate(&t, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "GiB"));
+}
+
+static void device_limits_are_checked_before_qps(void **state)
+{
+	(void)state;
+	struct rb_caps c = { .max_qp_wr = 64, .max_cqe = 4096, .max_qp = 8,
+			     .max_qp_rd_atom = 16, .max_qp_init_rd_atom = 16,
+			     .max_msg_sz = 1u << 20, .active_mtu = 1024, .atomics = false };
+	struct rb_test t = base();
+	assert_int_equal(test_validate_device(&t, &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--sq-depth 128"));
+	t.sq_depth = 64;
+	t.window = 64;
+	assert_int_equal(test_validate_device(&t, &c, err, sizeof(err)), 0);
+	t.verb = RB_VERB_FETCH_ADD;
+	t.size = 8;
+	assert_int_equal(test_validate_device(&t, &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "atomic"));
+	t.verb = RB_VERB_READ;
+	t.max_rd_atomic = 32;
+	assert_int_equal(test_validate_device(&t, &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--max-rd-atomic 32"));
+	t.max_rd_atomic = 0;
+	t.mtu = 2048;
+	assert_int_equal(test_validate_device(&t, &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--mtu 2048"));
+	t.mtu = 0;
+	t.qps_per_thread = 16;
+	t.window = 64;
+	assert_int_equal(test_validate_device(&t, &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "max_qp"));
+	t.qps_per_thread = 1;
+	t.size = 2u << 20;
+	assert_int_equal(test_validate_device(&t, &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "max_msg_sz"));
+}
+
+static void dependent_defaults_respect_qp_count(void **state)
+{
+	(void)state;
+	/* 8 QPs, window 64: the largest s with 8 * (s - 1) + 1 <= 64 is 8. */
+	assert_int_equal(parse("-c h -q 8"), 0);
+	assert_int_equal(o.t.window, 64);
+	assert_int_equal(o.t.signal_interval, 8);
+	assert_int_equal(parse("-c h --emulated-peers 100 -w 512 --sq-depth 16"), 0);
+	assert_int_equal(o.t.signal_interval, 6);
+	assert_int_equal(parse("-c h -l 100 --sq-depth 128"), 0);
+	assert_int_equal(o.t.window, 100);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(client_defaults_are_write_rc_bw_64),
+		cmocka_unit_test(size_list_from_option_and_env),
+		cmocka_unit_test(atomics_default_to_8_bytes_and_refuse_others),
+		cmocka_unit_test(uc_has_no_read_or_atomics),
+		cmocka_unit_test(ud_has_only_send),
+		cmocka_unit_test(ud_size_above_mtu_is_refused),
+		cmocka_unit_test(header_only_send_imm_is_allowed_zero_read_is_not),
+		cmocka_unit_test(iters_and_duration_are_exclusive),
+		cmocka_unit_test(zero_negative_and_non_numeric_are_refused),
+		cmocka_unit_test(window_is_bounded_by_sq_depth),
+		cmocka_unit_test(signal_interval_cannot_overflow_the_sq),
+		cmocka_unit_test(postlist_fits_window_and_sq),
+		cmocka_unit_test(lat_means_one_outstanding_op),
+		cmocka_unit_test(uc_with_rdma_cm_is_refused_at_parse_time),
+		cmocka_unit_test(inline_on_needs_send_or_write),
+		cmocka_unit_test(knobs_of_other_verbs_are_refused_not_ignored),
+		cmocka_unit_test(server_takes_no_test_flags),
+		cmocka_unit_test(cpu_lists_parse_ranges),
+		cmocka_unit_test(validate_needs_an_op_per_qp),
+		cmocka_unit_test(wire_tests_outside_command_line_ranges_are_refused),
+		cmocka_unit_test(device_limits_are_checked_before_qps),
+		cmocka_unit_test(dependent_defaults_respect_qp_count),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
