@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cm.h"
 #include "ctrl.h"
 #include "ctx.h"
 #include "device.h"
@@ -321,6 +322,8 @@ static int run_point(struct client *cl, const struct rb_test *tin)
 		.setup_us_per_qp = NAN, .status = "failed", .reason = "",
 	};
 	struct rb_ctx c;
+	struct rb_cm_client cc = { 0 };
+	struct rb_dev cmdev;
 	bool have_ctx = false, measured = false;
 	struct ctrl_msg m;
 	struct ctrl_setup mine;
@@ -351,7 +354,23 @@ static int run_point(struct client *cl, const struct rb_test *tin)
 	if (r)
 		goto out_close;
 	/* The server's SETUP lives in cl->rb until the next receive: build ours first. */
-	if (ctx_create(&c, &t, RB_ROLE_CLIENT, &cl->dev, err, sizeof(err)))
+	if (t.use_cm) {
+		uint32_t nqp = (uint32_t)(test_qps_per_thread(&t) * t.threads);
+		/* The rdma_cm destination: the server's RoCE address (its IPv4-mapped GID,
+		 * where its listener is bound), else the control channel's host. */
+		char dst[64];
+		const uint8_t *g = m.u.setup.gid;
+		if (memcmp(g, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12) == 0)
+			snprintf(dst, sizeof(dst), "%u.%u.%u.%u", g[12], g[13], g[14], g[15]);
+		else
+			snprintf(dst, sizeof(dst), "%.63s", o->host);
+		if (cm_client_prepare(&cc, dst, o->port, nqp, t.transport, &cl->dev,
+				      o->dev_name[0] != '\0', (unsigned)t.timeout_ms, err, sizeof(err)))
+			goto out_close;
+		cmdev = cl->dev;
+		cmdev.ctx = cc.verbs; /* PD, MR, CQs on rdma_cm's device context */
+	}
+	if (ctx_create(&c, &t, RB_ROLE_CLIENT, t.use_cm ? &cmdev : &cl->dev, err, sizeof(err)))
 		goto out_close;
 	have_ctx = true;
 	c.cpus = o->cpus;
@@ -361,14 +380,18 @@ static int run_point(struct client *cl, const struct rb_test *tin)
 	pi.inline_used = 0;
 	pi.inline_cap = c.inline_cap;
 	pi.cq_depth = c.cq_depth_s;
-	if (ctx_negotiate(&c, &m.u.setup, err, sizeof(err)) ||
-	    ctx_connect(&c, &m.u.setup, err, sizeof(err)) ||
-	    ctx_post_recvs(&c, err, sizeof(err)))
+	if (ctx_negotiate(&c, &m.u.setup, err, sizeof(err)))
 		goto out_close;
-	pi.path_mtu = c.path_mtu;
-	pi.rd_atomic = c.rd_atomic;
+	if (t.use_cm) {
+		if (cm_client_create_qps(&cc, &c, err, sizeof(err)))
+			goto out_close;
+	} else if (ctx_connect(&c, &m.u.setup, err, sizeof(err))) {
+		goto out_close;
+	}
+	if (ctx_post_recvs(&c, err, sizeof(err)))
+		goto out_close;
 	pi.inline_used = c.use_inline;
-	pi.setup_us_per_qp = (double)c.setup_ns / 1e3 / (double)c.lay.nqp_total;
+	pi.inline_cap = c.inline_cap;
 
 	eps = calloc(c.lay.nqp_total, sizeof(*eps));
 	msg = malloc(ctrl_setup_size((uint32_t)c.lay.nqp_total));
@@ -384,6 +407,19 @@ static int run_point(struct client *cl, const struct rb_test *tin)
 	}
 	if (ctrl_send(cl->fd, msg, n, (int)t.timeout_ms, err, sizeof(err)))
 		goto out_close;
+	if (t.use_cm) {
+		uint64_t t0 = timing_now_ns();
+		if (cm_client_connect(&cc, &c, err, sizeof(err)))
+			goto out_close;
+		c.setup_ns = c.create_ns + (timing_now_ns() - t0);
+		/* what rdma_cm set on the QPs is what the row reports */
+		t.ack_timeout = c.t.ack_timeout;
+		t.retry_cnt = c.t.retry_cnt;
+		t.rnr_retry = c.t.rnr_retry;
+	}
+	pi.path_mtu = c.path_mtu;
+	pi.rd_atomic = c.rd_atomic;
+	pi.setup_us_per_qp = (double)c.setup_ns / 1e3 / (double)c.lay.nqp_total;
 	r = ctrl_recv(cl->fd, &cl->rb, &m, CTRL_READY, (int)t.timeout_ms, "the server's READY", err,
 		      sizeof(err));
 	if (r)
@@ -451,8 +487,12 @@ out:
 	emit_point(cl, &pi, have_ctx ? &c : NULL, measured);
 	free(msg);
 	free(eps);
+	if (t.use_cm)
+		cm_client_disconnect(&cc, t.transport);
 	if (have_ctx)
 		ctx_destroy(&c);
+	if (t.use_cm)
+		cm_client_destroy(&cc);
 	return rc;
 }
 

@@ -19,6 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <rdma/rdma_cma.h>
+
 #include "ctx.h"
 #include "timing.h"
 
@@ -222,10 +224,13 @@ static int worker_create(struct rb_ctx *c, struct rb_worker *w, unsigned index, 
 			if (!qp->cmp || !qp->ctr)
 				return fail(err, errlen, "out of memory for atomic slots");
 		}
-		if (qp_create(c, w, qp, err, errlen))
-			return -1;
-		if (qp_to_init(c, qp, err, errlen))
-			return -1;
+		/* -R: rdma_cm creates the QP on its id later (bench/cm.c). */
+		if (!t->use_cm) {
+			if (qp_create(c, w, qp, NULL, err, errlen))
+				return -1;
+			if (qp_to_init(c, qp, err, errlen))
+				return -1;
+		}
 		prebuild_send(c, w, qp);
 		if (recv)
 			prebuild_recv(c, qp);
@@ -240,7 +245,9 @@ static void worker_destroy(struct rb_worker *w)
 			struct rb_qp *qp = &w->qps[q];
 			if (qp->ah && ibv_destroy_ah(qp->ah))
 				fprintf(stderr, "WARN ibv_destroy_ah failed: %s\n", strerror(errno));
-			if (qp->qp && ibv_destroy_qp(qp->qp))
+			if (qp->cm_id)
+				rdma_destroy_qp(qp->cm_id);
+			else if (qp->qp && ibv_destroy_qp(qp->qp))
 				fprintf(stderr, "WARN ibv_destroy_qp(qpn 0x%x) failed: %s\n",
 					qp->qp->qp_num, strerror(errno));
 			free(qp->swr);
@@ -313,6 +320,7 @@ int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, str
 	c->dev = dev;
 	c->nw = (unsigned)t->threads;
 	c->inline_req = inline_request(t);
+	c->remote_qkey = t->use_cm ? RDMA_UDP_QKEY : RB_QKEY;
 	layout_compute(t, &c->lay);
 
 	if (size_cqs(c, err, errlen))
@@ -357,15 +365,8 @@ int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, str
 		if (worker_create(c, &c->w[i], i, err, errlen))
 			goto clean_workers;
 	c->create_ns = timing_now_ns() - t0;
-	if (c->inline_cap == UINT32_MAX)
-		c->inline_cap = 0;
-	c->use_inline = c->inline_req > 0 && t->size <= c->inline_cap;
-	if (t->inline_mode == RB_INLINE_ON && t->size > c->inline_cap) {
-		fail(err, errlen, "--inline on with size %llu: the QP granted max_inline_data %u "
-		     "(ibv_query_qp IBV_QP_CAP); use --inline auto|off or -m <= %u",
-		     (unsigned long long)t->size, c->inline_cap, c->inline_cap);
+	if (!t->use_cm && ctx_inline_decide(c, err, errlen))
 		goto clean_workers;
-	}
 	return 0;
 
 clean_workers:
@@ -383,6 +384,20 @@ clean_buf:
 	free(c->buf);
 	c->buf = NULL;
 	return -1;
+}
+
+int ctx_inline_decide(struct rb_ctx *c, char *err, size_t errlen)
+{
+	const struct rb_test *t = &c->t;
+
+	if (c->inline_cap == UINT32_MAX)
+		c->inline_cap = 0;
+	c->use_inline = c->inline_req > 0 && t->size <= c->inline_cap;
+	if (t->inline_mode == RB_INLINE_ON && t->size > c->inline_cap)
+		return fail(err, errlen, "--inline on with size %llu: the QP granted max_inline_data "
+			    "%u (ibv_query_qp IBV_QP_CAP); use --inline auto|off or -m <= %u",
+			    (unsigned long long)t->size, c->inline_cap, c->inline_cap);
+	return 0;
 }
 
 void ctx_local_setup(const struct rb_ctx *c, struct ctrl_setup *s, struct ctrl_qp_ep *eps)
@@ -405,7 +420,10 @@ void ctx_local_setup(const struct rb_ctx *c, struct ctrl_setup *s, struct ctrl_q
 	for (unsigned i = 0; i < c->nw; i++)
 		for (unsigned q = 0; q < c->w[i].nqp; q++) {
 			const struct rb_qp *qp = &c->w[i].qps[q];
-			eps[qp->gindex] = (struct ctrl_qp_ep){ .qpn = qp->qp->qp_num, .psn = qp->psn };
+			eps[qp->gindex] = (struct ctrl_qp_ep){
+				.qpn = qp->qp ? qp->qp->qp_num : 0,
+				.psn = qp->psn,
+			};
 		}
 }
 

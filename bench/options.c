@@ -188,6 +188,12 @@ int test_validate(const struct rb_test *t, char *err, size_t errlen)
 			    "-R/--rdma-cm with --transport uc: rdma_cm connects RC (RDMA_PS_TCP) and "
 			    "UD (RDMA_PS_UDP) only; drop -R (TCP exchange connects UC) or use rc");
 
+	if (t->use_cm && t->mtu)
+		return fail(err, errlen,
+			    "--mtu %llu with -R/--rdma-cm: rdma_cm sets the path MTU from the resolved "
+			    "route; drop --mtu (the row reports the MTU used) or drop -R",
+			    (unsigned long long)t->mtu);
+
 	/* Sizes. */
 	if (verb_is_atomic(t->verb) && t->size != 8)
 		return fail(err, errlen,

@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rdma/rdma_cma.h>
+
 #include "ctx.h"
 #include "timing.h"
 
@@ -38,7 +40,8 @@ static enum ibv_qp_type qp_type(uint64_t tr)
 	return tr == RB_TR_UC ? IBV_QPT_UC : tr == RB_TR_UD ? IBV_QPT_UD : IBV_QPT_RC;
 }
 
-int qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q, char *err, size_t errlen)
+int qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q, struct rdma_cm_id *id,
+	      char *err, size_t errlen)
 {
 	const struct rb_test *t = &c->t;
 	bool recv = w->rcq != NULL;
@@ -58,12 +61,30 @@ int qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q, char *err,
 	struct ibv_qp_attr qa;
 	struct ibv_qp_init_attr qia;
 
-	q->qp = ibv_create_qp(c->pd, &ia);
-	if (!q->qp && c->inline_req && t->inline_mode == RB_INLINE_AUTO) {
-		/* auto: the device refused the inline size; go without inline. */
-		c->inline_req = 0;
-		ia.cap.max_inline_data = 0;
+	if (id) {
+		/* rdma_cm creates the QP on its id and takes it to INIT (UD: RTS). */
+		if (rdma_create_qp(id, c->pd, &ia) && c->inline_req &&
+		    t->inline_mode == RB_INLINE_AUTO) {
+			c->inline_req = 0;
+			ia.cap.max_inline_data = 0;
+			(void)rdma_create_qp(id, c->pd, &ia);
+		}
+		if (!id->qp)
+			return fail(err, errlen,
+				    "rdma_create_qp(%s, send %u, recv %u, inline %u) for thread %u QP %u "
+				    "failed: %s", transport_name(t->transport), ia.cap.max_send_wr,
+				    ia.cap.max_recv_wr, ia.cap.max_inline_data, w->index, q->index,
+				    strerror(errno));
+		q->qp = id->qp;
+		q->cm_id = id;
+	} else {
 		q->qp = ibv_create_qp(c->pd, &ia);
+		if (!q->qp && c->inline_req && t->inline_mode == RB_INLINE_AUTO) {
+			/* auto: the device refused the inline size; go without inline. */
+			c->inline_req = 0;
+			ia.cap.max_inline_data = 0;
+			q->qp = ibv_create_qp(c->pd, &ia);
+		}
 	}
 	if (!q->qp && c->inline_req && t->inline_mode == RB_INLINE_ON) {
 		/* on: find the largest inline size the device accepts, to name both values. */
@@ -108,7 +129,7 @@ int qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q, char *err,
 	return 0;
 }
 
-static int qp_access(const struct rb_ctx *c)
+int qp_access(const struct rb_ctx *c)
 {
 	const struct rb_test *t = &c->t;
 
@@ -162,7 +183,7 @@ int qp_to_init(struct rb_ctx *c, struct rb_qp *q, char *err, size_t errlen)
 	return 0;
 }
 
-static struct ibv_ah_attr peer_av(const struct rb_ctx *c, const struct ctrl_setup *r)
+struct ibv_ah_attr qp_peer_av(const struct rb_ctx *c, const struct ctrl_setup *r)
 {
 	struct ibv_ah_attr ah = {
 		.dlid = r->lid,
@@ -190,7 +211,7 @@ int qp_to_rtr_rts(struct rb_ctx *c, struct rb_qp *q, const struct ctrl_setup *r,
 	int mask, rc;
 
 	if (t->transport == RB_TR_UD) {
-		struct ibv_ah_attr av = peer_av(c, r);
+		struct ibv_ah_attr av = qp_peer_av(c, r);
 		q->ah = ibv_create_ah(c->pd, &av);
 		if (!q->ah)
 			return fail(err, errlen, "ibv_create_ah(peer qpn 0x%x, gid index %d) failed: %s",
@@ -205,7 +226,7 @@ int qp_to_rtr_rts(struct rb_ctx *c, struct rb_qp *q, const struct ctrl_setup *r,
 			.rq_psn = q->remote_psn,
 			.max_dest_rd_atomic = (uint8_t)c->rd_atomic,
 			.min_rnr_timer = (uint8_t)t->min_rnr_timer,
-			.ah_attr = peer_av(c, r),
+			.ah_attr = qp_peer_av(c, r),
 		};
 		mask = IBV_QP_STATE |
 		       IBV_QP_AV |
@@ -253,10 +274,13 @@ int qp_to_rtr_rts(struct rb_ctx *c, struct rb_qp *q, const struct ctrl_setup *r,
 	return 0;
 }
 
-/* Fill the per-QP remote fields of the pre-built WRs. */
-static void wr_set_remote(struct rb_ctx *c, struct rb_qp *q)
+void qp_set_remote(struct rb_ctx *c, struct rb_qp *q)
 {
 	const struct rb_test *t = &c->t;
+
+	q->remote_send = c->remote.buf_addr + c->lay.regions_off +
+			 (uint64_t)q->gindex * c->lay.region_len;
+	q->remote_recv = q->remote_send + c->lay.send_len;
 	unsigned n = c->role == RB_ROLE_SERVER ? 1 : (unsigned)t->postlist;
 	unsigned flags = c->use_inline ? IBV_SEND_INLINE : 0;
 
@@ -266,7 +290,7 @@ static void wr_set_remote(struct rb_ctx *c, struct rb_qp *q)
 		if (t->transport == RB_TR_UD) {
 			wr->wr.ud.ah = q->ah;
 			wr->wr.ud.remote_qpn = q->remote_qpn;
-			wr->wr.ud.remote_qkey = RB_QKEY;
+			wr->wr.ud.remote_qkey = c->remote_qkey;
 		} else if (verb_is_atomic(t->verb)) {
 			wr->wr.atomic.remote_addr = c->remote.buf_addr + c->lay.counters_off;
 			wr->wr.atomic.rkey = c->remote.rkey;
@@ -300,14 +324,57 @@ int ctx_connect(struct rb_ctx *c, const struct ctrl_setup *r, char *err, size_t 
 			ctrl_setup_qp(r, q->gindex, &ep);
 			q->remote_qpn = ep.qpn;
 			q->remote_psn = ep.psn;
-			q->remote_send = r->buf_addr + c->lay.regions_off +
-					 (uint64_t)q->gindex * c->lay.region_len;
-			q->remote_recv = q->remote_send + c->lay.send_len;
 			if (qp_to_rtr_rts(c, q, r, err, errlen))
 				return -1;
-			wr_set_remote(c, q);
+			qp_set_remote(c, q);
 		}
 	}
 	c->setup_ns = c->create_ns + (timing_now_ns() - t0);
+	return 0;
+}
+
+int qp_cm_finish(struct rb_ctx *c, struct rb_qp *q, bool first, char *err, size_t errlen)
+{
+	struct rb_test *t = &c->t;
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+	int rc;
+
+	if (t->transport == RB_TR_RC) {
+		a = (struct ibv_qp_attr){
+			.qp_access_flags = (unsigned)qp_access(c),
+			.min_rnr_timer = (uint8_t)t->min_rnr_timer,
+		};
+		rc = ibv_modify_qp(q->qp, &a,
+				   IBV_QP_ACCESS_FLAGS |
+				   IBV_QP_MIN_RNR_TIMER);
+		if (rc)
+			return fail(err, errlen, "ibv_modify_qp(qpn 0x%x RTS->RTS, access 0x%x, min RNR "
+				    "timer %llu) failed: %s", q->qp->qp_num, a.qp_access_flags,
+				    (unsigned long long)t->min_rnr_timer, strerror(rc));
+	}
+	if (!first)
+		return 0;
+	rc = ibv_query_qp(q->qp, &a,
+			  IBV_QP_PATH_MTU |
+			  IBV_QP_TIMEOUT |
+			  IBV_QP_RETRY_CNT |
+			  IBV_QP_RNR_RETRY |
+			  IBV_QP_MAX_QP_RD_ATOMIC, &ia);
+	if (rc)
+		return fail(err, errlen, "ibv_query_qp(qpn 0x%x) failed: %s", q->qp->qp_num,
+			    strerror(rc));
+	if (t->transport == RB_TR_UD) {
+		c->path_mtu = c->dev->active_mtu < c->remote.active_mtu ? c->dev->active_mtu :
+			      c->remote.active_mtu;
+		return 0;
+	}
+	/* What rdma_cm set is what ran: report it, never the request. */
+	c->path_mtu = dev_mtu_bytes(a.path_mtu);
+	t->ack_timeout = a.timeout;
+	t->retry_cnt = a.retry_cnt;
+	t->rnr_retry = a.rnr_retry;
+	if (t->transport == RB_TR_RC)
+		c->rd_atomic = a.max_rd_atomic;
 	return 0;
 }

@@ -24,6 +24,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "cm.h"
 #include "ctrl.h"
 #include "ctx.h"
 #include "device.h"
@@ -71,6 +72,7 @@ void rb_error(const char *fmt, ...)
 struct server {
 	const struct rb_opts *o;
 	struct rb_dev dev;
+	struct rb_cm_listener cm;    /* -R sessions */
 	pthread_mutex_t lock;
 	unsigned active;
 	unsigned long next_id;
@@ -141,6 +143,8 @@ static int serve_point(struct session *s, const struct rb_test *tin, char *err, 
 	struct server *srv = s->srv;
 	struct rb_test t = *tin;
 	struct rb_ctx c;
+	struct rb_dev cmdev;
+	struct rb_cm_session cms = { 0 };
 	struct ctrl_msg m;
 	struct ctrl_setup mine;
 	struct ctrl_qp_ep *eps = NULL;
@@ -159,8 +163,20 @@ static int serve_point(struct session *s, const struct rb_test *tin, char *err, 
 		snprintf(err, errlen, "server device %s: %s", srv->dev.name, e2);
 		return -1;
 	}
-	if (ctx_create(&c, &t, RB_ROLE_SERVER, &srv->dev, err, errlen))
+	if (t.use_cm) {
+		/* rdma_cm's own device context: PD, MR and CQs must live on it. */
+		if (!srv->cm.running) {
+			snprintf(err, errlen, "%s", srv->cm.why);
+			return -1;
+		}
+		cmdev = srv->dev;
+		cmdev.ctx = srv->cm.verbs;
+	}
+	if (ctx_create(&c, &t, RB_ROLE_SERVER, t.use_cm ? &cmdev : &srv->dev, err, errlen))
 		return -1;
+	if (t.use_cm && cm_session_register(&srv->cm, &cms, c.mr->rkey, (uintptr_t)c.buf,
+					    (uint32_t)c.lay.nqp_total, err, errlen))
+		goto clean_ctx;
 
 	eps = calloc(c.lay.nqp_total, sizeof(*eps));
 	msg = malloc(ctrl_setup_size((uint32_t)c.lay.nqp_total));
@@ -180,10 +196,15 @@ static int serve_point(struct session *s, const struct rb_test *tin, char *err, 
 	if (ctrl_recv(s->fd, &s->rb, &m, CTRL_SETUP, (int)t.timeout_ms, "the client's SETUP", err,
 		      errlen))
 		goto clean_ctx;
-	if (ctx_negotiate(&c, &m.u.setup, err, errlen) ||
-	    ctx_connect(&c, &m.u.setup, err, errlen) ||
-	    ctx_post_recvs(&c, err, errlen))
+	if (ctx_negotiate(&c, &m.u.setup, err, errlen))
 		goto clean_ctx;
+	if (t.use_cm) {
+		if (cm_server_accept(&srv->cm, &cms, &c, &m.u.setup, err, errlen))
+			goto clean_ctx;
+	} else if (ctx_connect(&c, &m.u.setup, err, errlen) ||
+		   ctx_post_recvs(&c, err, errlen)) {
+		goto clean_ctx;
+	}
 	if (active && workers_start(&c, worker_server_main, err, errlen))
 		goto clean_ctx;
 	if (ctrl_send_simple(s->fd, CTRL_READY, (int)t.timeout_ms, err, errlen))
@@ -263,7 +284,11 @@ clean_workers:
 clean_ctx:
 	free(msg);
 	free(eps);
+	if (t.use_cm)
+		cm_session_disconnect(&cms, t.transport);
 	ctx_destroy(&c);
+	if (t.use_cm && cms.child)
+		cm_session_release(&srv->cm, &cms);
 	return rc;
 }
 
@@ -382,6 +407,7 @@ int server_run(const struct rb_opts *o)
 		return 2;
 	}
 	pthread_mutex_init(&srv.lock, NULL);
+	cm_listen_start(&srv.cm, o->bind_addr, &srv.dev, o->port);
 	rb_info("listening on %s port %u (control channel, protocol %u); at most %u sessions%s",
 		o->bind_addr[0] ? o->bind_addr : "all addresses", o->port, CTRL_VERSION,
 		o->max_sessions, o->once ? "; --once: exit after one session" : "");
@@ -447,12 +473,12 @@ int server_run(const struct rb_opts *o)
 		pthread_mutex_lock(&srv.lock);
 		unsigned left = srv.active;
 		pthread_mutex_unlock(&srv.lock);
-		if (left)
+		if (left) {
 			rb_info("exiting with %u session(s) still running", left);
-		else
-			dev_close(&srv.dev);
-		return rc;
+			return rc;
+		}
 	}
+	cm_listen_stop(&srv.cm);
 	dev_close(&srv.dev);
 	return rc;
 }

@@ -52,8 +52,11 @@ struct rb_layout {
 /* Pure: the layout for a test. */
 void layout_compute(const struct rb_test *t, struct rb_layout *l);
 
+struct rdma_cm_id;
+
 struct rb_qp {
 	struct ibv_qp *qp;
+	struct rdma_cm_id *cm_id;    /* -R: the id the QP was created on (not owned) */
 	struct ibv_ah *ah;           /* UD: address handle of the peer QP */
 	uint32_t index;              /* within the worker */
 	uint32_t gindex;             /* within the process */
@@ -121,6 +124,7 @@ struct rb_ctx {
 	uint32_t inline_cap;         /* smallest cap granted (ibv_query_qp IBV_QP_CAP) */
 	bool use_inline;
 	struct ctrl_setup remote;    /* peer's SETUP (qps pointer not kept) */
+	uint32_t remote_qkey;        /* UD: Q_Key of the peer QPs */
 	uint64_t setup_ns;           /* QP create + connect, all QPs */
 	uint64_t create_ns;
 	/* run control */
@@ -140,6 +144,9 @@ bool ctx_side_active(const struct rb_test *t, enum rb_role role);
 
 int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, struct rb_dev *dev,
 	       char *err, size_t errlen);
+/* Inline decision from the granted cap (after every QP exists); -1 with
+ * --inline on above the cap. */
+int ctx_inline_decide(struct rb_ctx *c, char *err, size_t errlen);
 /* Our endpoint for CTRL_SETUP; eps has room for nw * nqp entries. */
 void ctx_local_setup(const struct rb_ctx *c, struct ctrl_setup *s, struct ctrl_qp_ep *eps);
 /* Path MTU and max_rd_atomic from both ends (rules in ctx.c); 0 or -1 with err. */
@@ -150,11 +157,21 @@ int ctx_connect(struct rb_ctx *c, const struct ctrl_setup *remote, char *err, si
 int ctx_post_recvs(struct rb_ctx *c, char *err, size_t errlen);
 void ctx_destroy(struct rb_ctx *c);
 
-/* QP stages (bench/qp.c). */
-int qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q, char *err, size_t errlen);
+/* QP stages (bench/qp.c). id != NULL: create on that rdma_cm id (-R). */
+int qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q, struct rdma_cm_id *id,
+	      char *err, size_t errlen);
 int qp_to_init(struct rb_ctx *c, struct rb_qp *q, char *err, size_t errlen);
 int qp_to_rtr_rts(struct rb_ctx *c, struct rb_qp *q, const struct ctrl_setup *remote,
 		  char *err, size_t errlen);
+/* Address vector of the peer port described by a SETUP. */
+struct ibv_ah_attr qp_peer_av(const struct rb_ctx *c, const struct ctrl_setup *r);
+/* Remote slot addresses of q (from c->remote) and the remote fields of its WRs. */
+void qp_set_remote(struct rb_ctx *c, struct rb_qp *q);
+/* Remote access this side's QPs and MR grant for the test (IB spec 10.6.3.2). */
+int qp_access(const struct rb_ctx *c);
+/* -R: after connection, narrow access and set the RNR timer (RTS->RTS), read
+ * back path MTU, ACK timeout, retry counts and max_rd_atomic into c. */
+int qp_cm_finish(struct rb_ctx *c, struct rb_qp *q, bool first, char *err, size_t errlen);
 
 /* Payload pattern byte i of QP g written by role (both ends compute it). */
 static inline uint8_t rb_pattern(uint64_t seed, enum rb_role role, uint32_t g, uint64_t i)

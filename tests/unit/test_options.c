@@ -212,6 +212,7 @@ static void uc_with_rdma_cm_is_refused_at_parse_time(void **state)
 	assert_refused("-c h -R --transport uc", "-R/--rdma-cm", "uc");
 	assert_int_equal(parse("-c h -R --transport ud --verb send"), 0);
 	assert_int_equal(o.t.use_cm, 1);
+	assert_refused("-c h -R --mtu 1024", "--mtu 1024", "-R", "route");
 }
 
 static void inline_on_needs_send_or_write(void **state)

@@ -1,0 +1,655 @@
+/*
+ * cm.c - connect the QPs of a point with rdma_cm (-R); protocol in cm.h.
+ *
+ * Client: one event channel and one id per QP; all addresses are resolved
+ * at once (rdma_resolve_addr on every id, rdma_resolve_route on each as its
+ * address resolves), the QPs are created on the ids, then every id
+ * connects and the client waits for every ESTABLISHED.
+ *
+ * Server: one listener per process (RDMA_PS_TCP for RC, RDMA_PS_UDP for
+ * UD) with an event thread. A CONNECT_REQUEST is matched by its private
+ * data to a registered point and queued there (or rejected); the point's
+ * session thread creates the QPs on the queued ids, posts receives,
+ * accepts, and waits for ESTABLISHED, which the event thread counts.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cm.h"
+#include "session.h"
+#include "timing.h"
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static uint32_t get_be32(const uint8_t *p)
+{
+	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+
+static void priv_encode(uint8_t *p, uint32_t rkey, uint64_t addr, uint32_t index)
+{
+	put_be32(p, RB_CM_MAGIC);
+	put_be32(p + 4, rkey);
+	put_be32(p + 8, (uint32_t)(addr >> 32));
+	put_be32(p + 12, (uint32_t)addr);
+	put_be32(p + 16, index);
+}
+
+/* Next event within deadline; 0, or -1 with err naming what was awaited. */
+static int next_event(struct rdma_event_channel *ch, uint64_t deadline, unsigned timeout_ms,
+		      const char *what, struct rdma_cm_event **ev, char *err, size_t errlen)
+{
+	for (;;) {
+		if (rdma_get_cm_event(ch, ev) == 0)
+			return 0;
+		if (errno != EAGAIN && errno != EINTR)
+			return fail(err, errlen, "rdma_get_cm_event (waiting for %s) failed: %s", what,
+				    strerror(errno));
+		uint64_t now = timing_now_ns();
+		if (now >= deadline)
+			return fail(err, errlen, "timed out after %.1f s waiting for %s",
+				    (double)timeout_ms / 1000.0, what);
+		struct pollfd p = { .fd = ch->fd, .events = POLLIN };
+		(void)poll(&p, 1, (int)((deadline - now) / 1000000u) + 1);
+	}
+}
+
+static int set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+static const char *ev_name(const struct rdma_cm_event *ev)
+{
+	return rdma_event_str(ev->event);
+}
+
+int cm_client_prepare(struct rb_cm_client *cc, const char *host, uint16_t port, uint32_t n,
+		      uint64_t transport, const struct rb_dev *dev, bool dev_given,
+		      unsigned timeout_ms, char *err, size_t errlen)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+	struct addrinfo *res = NULL;
+	char portstr[8];
+	enum rdma_port_space ps = transport == RB_TR_UD ? RDMA_PS_UDP : RDMA_PS_TCP;
+	uint64_t deadline = timing_now_ns() + (uint64_t)timeout_ms * 1000000u;
+	uint32_t addr_ok = 0, route_ok = 0;
+	int rc;
+
+	memset(cc, 0, sizeof(*cc));
+	snprintf(portstr, sizeof(portstr), "%u", port);
+	rc = getaddrinfo(host, portstr, &hints, &res);
+	if (rc)
+		return fail(err, errlen, "-R: cannot resolve %s: %s", host, gai_strerror(rc));
+	cc->ch = rdma_create_event_channel();
+	if (!cc->ch) {
+		freeaddrinfo(res);
+		return fail(err, errlen, "rdma_create_event_channel failed: %s (rdma_ucm loaded?)",
+			    strerror(errno));
+	}
+	set_nonblock(cc->ch->fd);
+	cc->ids = calloc(n, sizeof(*cc->ids));
+	if (!cc->ids) {
+		freeaddrinfo(res);
+		return fail(err, errlen, "out of memory for %u rdma_cm ids", n);
+	}
+	cc->n = n;
+	for (uint32_t i = 0; i < n; i++) {
+		if (rdma_create_id(cc->ch, &cc->ids[i], (void *)(uintptr_t)i, ps)) {
+			freeaddrinfo(res);
+			return fail(err, errlen, "rdma_create_id(%s) for QP %u failed: %s",
+				    ps == RDMA_PS_UDP ? "RDMA_PS_UDP" : "RDMA_PS_TCP", i, strerror(errno));
+		}
+		if (rdma_resolve_addr(cc->ids[i], NULL, res->ai_addr, (int)timeout_ms)) {
+			freeaddrinfo(res);
+			return fail(err, errlen, "rdma_resolve_addr(%s) for QP %u failed: %s", host, i,
+				    strerror(errno));
+		}
+	}
+	freeaddrinfo(res);
+	while (route_ok < n) {
+		struct rdma_cm_event *ev;
+		char what[96];
+		snprintf(what, sizeof(what), "%s (%u of %u QPs resolved)",
+			 addr_ok < n ? "RDMA_CM_EVENT_ADDR_RESOLVED" : "RDMA_CM_EVENT_ROUTE_RESOLVED",
+			 addr_ok < n ? addr_ok : route_ok, n);
+		if (next_event(cc->ch, deadline, timeout_ms, what, &ev, err, errlen))
+			return -1;
+		struct rdma_cm_id *id = ev->id;
+		enum rdma_cm_event_type type = ev->event;
+		int status = ev->status;
+		rdma_ack_cm_event(ev);
+		if (type == RDMA_CM_EVENT_ADDR_RESOLVED) {
+			addr_ok++;
+			if (rdma_resolve_route(id, (int)timeout_ms))
+				return fail(err, errlen, "rdma_resolve_route(%s) failed: %s", host,
+					    strerror(errno));
+		} else if (type == RDMA_CM_EVENT_ROUTE_RESOLVED) {
+			route_ok++;
+		} else {
+			return fail(err, errlen, "rdma_cm: %s (status %d) while resolving %s: no RDMA "
+				    "path to that address (is it on an RDMA port's netdev?)",
+				    rdma_event_str(type), status, host);
+		}
+	}
+	struct rdma_cm_id *id0 = cc->ids[0];
+	cc->verbs = id0->verbs;
+	cc->port = id0->port_num;
+	const char *name = ibv_get_device_name(id0->verbs->device);
+	char gid[64], local[64] = "?";
+	struct sockaddr *sa = rdma_get_local_addr(id0);
+	if (sa->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((struct sockaddr_in *)sa)->sin_addr, local, sizeof(local));
+	else if (sa->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)sa)->sin6_addr, local, sizeof(local));
+	rb_info("rdma_cm resolved %s:%u to device %s port %u, local address %s, GID %s",
+		host, port, name, cc->port, local,
+		dev_gid_str(id0->route.addr.addr.ibaddr.sgid.raw, gid, sizeof(gid)));
+	if (strcmp(name, dev->name) != 0 || cc->port != dev->port)
+		return fail(err, errlen,
+			    "-R: rdma_cm resolved %s to device %s port %u, but %s %s port %u is in use%s; "
+			    "give -d %s -i %u (or drop -R)", host, name, cc->port,
+			    dev_given ? "-d selected" : "auto-selection picked", dev->name, dev->port,
+			    dev_given ? "" : " (first ACTIVE port)", name, cc->port);
+	return 0;
+}
+
+int cm_client_create_qps(struct rb_cm_client *cc, struct rb_ctx *c, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < c->nw; i++)
+		for (unsigned k = 0; k < c->w[i].nqp; k++) {
+			struct rb_qp *q = &c->w[i].qps[k];
+			if (q->gindex >= cc->n)
+				return fail(err, errlen, "internal: QP %u beyond %u rdma_cm ids", q->gindex,
+					    cc->n);
+			if (c->t.transport == RB_TR_RC) {
+				uint8_t to = (uint8_t)c->t.ack_timeout;
+				if (rdma_set_option(cc->ids[q->gindex], RDMA_OPTION_ID,
+						    RDMA_OPTION_ID_ACK_TIMEOUT, &to, sizeof(to)))
+					return fail(err, errlen, "rdma_set_option(ACK_TIMEOUT %u) failed: %s",
+						    to, strerror(errno));
+			}
+			if (qp_create(c, &c->w[i], q, cc->ids[q->gindex], err, errlen))
+				return -1;
+		}
+	return ctx_inline_decide(c, err, errlen);
+}
+
+int cm_client_connect(struct rb_cm_client *cc, struct rb_ctx *c, char *err, size_t errlen)
+{
+	const struct rb_test *t = &c->t;
+	unsigned timeout_ms = (unsigned)t->timeout_ms;
+	uint64_t deadline = timing_now_ns() + (uint64_t)timeout_ms * 1000000u;
+	uint8_t priv[RB_CM_PRIV_LEN];
+	struct rb_qp **byg = calloc(cc->n, sizeof(*byg));
+	uint32_t up = 0;
+	int rc = -1;
+
+	if (!byg)
+		return fail(err, errlen, "out of memory");
+	for (unsigned i = 0; i < c->nw; i++)
+		for (unsigned k = 0; k < c->w[i].nqp; k++)
+			byg[c->w[i].qps[k].gindex] = &c->w[i].qps[k];
+	for (uint32_t g = 0; g < cc->n; g++) {
+		priv_encode(priv, c->remote.rkey, c->remote.buf_addr, g);
+		struct rdma_conn_param p = {
+			.private_data = priv,
+			.private_data_len = sizeof(priv),
+			.responder_resources = (uint8_t)c->rd_atomic,
+			.initiator_depth = (uint8_t)c->rd_atomic,
+			.flow_control = 1,
+			.retry_count = (uint8_t)t->retry_cnt,
+			.rnr_retry_count = (uint8_t)t->rnr_retry,
+		};
+		if (rdma_connect(cc->ids[g], &p)) {
+			fail(err, errlen, "rdma_connect(QP %u) failed: %s", g, strerror(errno));
+			goto out;
+		}
+	}
+	while (up < cc->n) {
+		struct rdma_cm_event *ev;
+		char what[96];
+		snprintf(what, sizeof(what), "RDMA_CM_EVENT_ESTABLISHED (%u of %u QPs connected)", up,
+			 cc->n);
+		if (next_event(cc->ch, deadline, timeout_ms, what, &ev, err, errlen))
+			goto out;
+		uint32_t g = (uint32_t)(uintptr_t)ev->id->context;
+		if (ev->event != RDMA_CM_EVENT_ESTABLISHED) {
+			fail(err, errlen, "rdma_cm: %s (status %d) for QP %u while connecting%s",
+			     ev_name(ev), ev->status, g,
+			     ev->event == RDMA_CM_EVENT_REJECTED ?
+				     ": the server rejected it (no such point: server restarted?)" : "");
+			rdma_ack_cm_event(ev);
+			goto out;
+		}
+		struct rb_qp *q = g < cc->n ? byg[g] : NULL;
+		if (q && t->transport == RB_TR_UD) {
+			q->ah = ibv_create_ah(c->pd, &ev->param.ud.ah_attr);
+			q->remote_qpn = ev->param.ud.qp_num;
+			c->remote_qkey = ev->param.ud.qkey;
+			if (!q->ah) {
+				fail(err, errlen, "ibv_create_ah from the rdma_cm UD reply (QP %u) failed: "
+				     "%s", g, strerror(errno));
+				rdma_ack_cm_event(ev);
+				goto out;
+			}
+		} else if (q) {
+			q->remote_qpn = 0; /* rdma_cm knows it; we never need it */
+		}
+		rdma_ack_cm_event(ev);
+		up++;
+	}
+	for (uint32_t g = 0; g < cc->n; g++) {
+		if (qp_cm_finish(c, byg[g], g == 0, err, errlen))
+			goto out;
+		qp_set_remote(c, byg[g]);
+	}
+	rc = 0;
+out:
+	free(byg);
+	return rc;
+}
+
+void cm_client_disconnect(struct rb_cm_client *cc, uint64_t transport)
+{
+	if (transport == RB_TR_UD)
+		return;
+	for (uint32_t g = 0; g < cc->n; g++)
+		if (cc->ids && cc->ids[g] && cc->ids[g]->qp)
+			(void)rdma_disconnect(cc->ids[g]);
+}
+
+void cm_client_destroy(struct rb_cm_client *cc)
+{
+	if (cc->ids) {
+		for (uint32_t g = 0; g < cc->n; g++)
+			if (cc->ids[g]) {
+				if (cc->ids[g]->qp)
+					rdma_destroy_qp(cc->ids[g]);
+				rdma_destroy_id(cc->ids[g]);
+			}
+		free(cc->ids);
+	}
+	if (cc->ch)
+		rdma_destroy_event_channel(cc->ch);
+	memset(cc, 0, sizeof(*cc));
+}
+
+/* ---- server ------------------------------------------------------------ */
+
+static struct rb_cm_session *find_session(struct rb_cm_listener *l, uint32_t rkey, uint64_t addr)
+{
+	for (struct rb_cm_session *s = l->sessions; s; s = s->next)
+		if (s->rkey == rkey && s->addr == addr)
+			return s;
+	return NULL;
+}
+
+static void on_connect_request(struct rb_cm_listener *l, struct rdma_cm_event *ev)
+{
+	const uint8_t *p;
+	uint8_t len;
+	struct rdma_cm_id *id = ev->id;
+	struct rb_cm_session *s;
+
+	if (id->ps == RDMA_PS_UDP) {
+		p = ev->param.ud.private_data;
+		len = ev->param.ud.private_data_len;
+	} else {
+		p = ev->param.conn.private_data;
+		len = ev->param.conn.private_data_len;
+	}
+	if (!p || len < RB_CM_PRIV_LEN || get_be32(p) != RB_CM_MAGIC) {
+		rb_error("rdma_cm: connect request without rdma_bench private data: rejected");
+		rdma_reject(id, NULL, 0);
+		rdma_ack_cm_event(ev);
+		rdma_destroy_id(id);
+		return;
+	}
+	uint32_t rkey = get_be32(p + 4);
+	uint64_t addr = ((uint64_t)get_be32(p + 8) << 32) | get_be32(p + 12);
+	uint32_t g = get_be32(p + 16);
+	pthread_mutex_lock(&l->lock);
+	s = find_session(l, rkey, addr);
+	if (!s || g >= s->nqp || s->child[g]) {
+		pthread_mutex_unlock(&l->lock);
+		rb_error("rdma_cm: connect request for %s (rkey 0x%x addr 0x%llx QP %u): rejected",
+			 s ? "a QP already connected or out of range" : "no registered point", rkey,
+			 (unsigned long long)addr, g);
+		rdma_reject(id, NULL, 0);
+		rdma_ack_cm_event(ev);
+		rdma_destroy_id(id);
+		return;
+	}
+	id->context = s;
+	s->child[g] = id;
+	s->got++;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&l->lock);
+	rdma_ack_cm_event(ev);
+}
+
+static void *listener_thread(void *arg)
+{
+	struct rb_cm_listener *l = arg;
+
+	while (!l->quit) {
+		struct rdma_cm_event *ev;
+		struct pollfd p = { .fd = l->ch->fd, .events = POLLIN };
+		if (poll(&p, 1, 200) <= 0)
+			continue;
+		while (rdma_get_cm_event(l->ch, &ev) == 0) {
+			struct rb_cm_session *s;
+			switch (ev->event) {
+			case RDMA_CM_EVENT_CONNECT_REQUEST:
+				on_connect_request(l, ev);
+				continue;
+			case RDMA_CM_EVENT_ESTABLISHED:
+				s = ev->id->context;
+				pthread_mutex_lock(&l->lock);
+				if (s) {
+					s->established++;
+					pthread_cond_broadcast(&s->cond);
+				}
+				pthread_mutex_unlock(&l->lock);
+				break;
+			case RDMA_CM_EVENT_REJECTED:
+			case RDMA_CM_EVENT_CONNECT_ERROR:
+			case RDMA_CM_EVENT_UNREACHABLE:
+				s = ev->id->context;
+				pthread_mutex_lock(&l->lock);
+				if (s && ev->id != l->lid_rc && ev->id != l->lid_ud) {
+					s->failed = 1;
+					snprintf(s->why, sizeof(s->why), "rdma_cm: %s (status %d)",
+						 ev_name(ev), ev->status);
+					pthread_cond_broadcast(&s->cond);
+				}
+				pthread_mutex_unlock(&l->lock);
+				break;
+			default:
+				break; /* DISCONNECTED, TIMEWAIT_EXIT ...: nothing to do */
+			}
+			rdma_ack_cm_event(ev);
+		}
+	}
+	return NULL;
+}
+
+void cm_listen_start(struct rb_cm_listener *l, const char *bind_addr, const struct rb_dev *dev,
+		     uint16_t port)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+
+	memset(l, 0, sizeof(*l));
+	pthread_mutex_init(&l->lock, NULL);
+	memset(&ss, 0, sizeof(ss));
+	if (bind_addr && *bind_addr) {
+		struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+		struct addrinfo *res = NULL;
+		if (getaddrinfo(bind_addr, NULL, &hints, &res) || !res) {
+			snprintf(l->why, sizeof(l->why), "-R: cannot resolve --bind %s", bind_addr);
+			return;
+		}
+		memcpy(&ss, res->ai_addr, res->ai_addrlen);
+		sl = res->ai_addrlen;
+		freeaddrinfo(res);
+	} else if (memcmp(dev->gid.raw, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12) == 0) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+		sin->sin_family = AF_INET;
+		memcpy(&sin->sin_addr, dev->gid.raw + 12, 4);
+		sl = sizeof(*sin);
+	} else {
+		snprintf(l->why, sizeof(l->why),
+			 "-R: the server's GID is not IPv4-mapped, so rdma_cm has no address to bind "
+			 "on %s; start the server with --bind ADDR (an address of that port's netdev)",
+			 dev->name);
+		return;
+	}
+	if (ss.ss_family == AF_INET)
+		((struct sockaddr_in *)&ss)->sin_port = htons(port);
+	else
+		((struct sockaddr_in6 *)&ss)->sin6_port = htons(port);
+	char host[64] = "?";
+	getnameinfo((struct sockaddr *)&ss, sl, host, sizeof(host), NULL, 0, NI_NUMERICHOST);
+	snprintf(l->addr, sizeof(l->addr), "%s", host);
+
+	l->ch = rdma_create_event_channel();
+	if (!l->ch) {
+		snprintf(l->why, sizeof(l->why), "-R: rdma_create_event_channel failed: %s (rdma_ucm "
+			 "not loaded?)", strerror(errno));
+		return;
+	}
+	set_nonblock(l->ch->fd);
+	if (rdma_create_id(l->ch, &l->lid_rc, NULL, RDMA_PS_TCP) ||
+	    rdma_create_id(l->ch, &l->lid_ud, NULL, RDMA_PS_UDP)) {
+		snprintf(l->why, sizeof(l->why), "-R: rdma_create_id failed: %s", strerror(errno));
+		goto clean;
+	}
+	if (rdma_bind_addr(l->lid_rc, (struct sockaddr *)&ss) ||
+	    rdma_bind_addr(l->lid_ud, (struct sockaddr *)&ss)) {
+		snprintf(l->why, sizeof(l->why), "-R: rdma_bind_addr(%s port %u) failed: %s", host,
+			 port, strerror(errno));
+		goto clean;
+	}
+	if (!l->lid_rc->verbs) {
+		snprintf(l->why, sizeof(l->why), "-R: %s is not an address of an RDMA port; use --bind "
+			 "with an address of %s's netdev", host, dev->name);
+		goto clean;
+	}
+	const char *name = ibv_get_device_name(l->lid_rc->verbs->device);
+	if (strcmp(name, dev->name) != 0) {
+		snprintf(l->why, sizeof(l->why), "-R: %s belongs to device %s, the server uses %s; "
+			 "start it with -d %s or --bind an address of %s", host, name, dev->name,
+			 name, dev->name);
+		goto clean;
+	}
+	if (rdma_listen(l->lid_rc, 64) || rdma_listen(l->lid_ud, 64)) {
+		snprintf(l->why, sizeof(l->why), "-R: rdma_listen(%s port %u) failed: %s", host, port,
+			 strerror(errno));
+		goto clean;
+	}
+	l->verbs = l->lid_rc->verbs;
+	if (pthread_create(&l->tid, NULL, listener_thread, l)) {
+		snprintf(l->why, sizeof(l->why), "-R: cannot start the rdma_cm thread");
+		goto clean;
+	}
+	l->running = true;
+	rb_info("rdma_cm listening on %s port %u (RC and UD) on %s", host, port, name);
+	return;
+clean:
+	if (l->lid_ud)
+		rdma_destroy_id(l->lid_ud);
+	if (l->lid_rc)
+		rdma_destroy_id(l->lid_rc);
+	l->lid_ud = l->lid_rc = NULL;
+	rdma_destroy_event_channel(l->ch);
+	l->ch = NULL;
+	rb_info("%s (sessions without -R are not affected)", l->why);
+}
+
+void cm_listen_stop(struct rb_cm_listener *l)
+{
+	if (l->running) {
+		l->quit = 1;
+		pthread_join(l->tid, NULL);
+		l->running = false;
+	}
+	if (l->lid_ud)
+		rdma_destroy_id(l->lid_ud);
+	if (l->lid_rc)
+		rdma_destroy_id(l->lid_rc);
+	if (l->ch)
+		rdma_destroy_event_channel(l->ch);
+	l->lid_ud = l->lid_rc = NULL;
+	l->ch = NULL;
+}
+
+int cm_session_register(struct rb_cm_listener *l, struct rb_cm_session *s, uint32_t rkey,
+			uint64_t addr, uint32_t nqp, char *err, size_t errlen)
+{
+	memset(s, 0, sizeof(*s));
+	if (!l->running)
+		return fail(err, errlen, "%s", l->why[0] ? l->why : "-R: no rdma_cm listener");
+	s->child = calloc(nqp, sizeof(*s->child));
+	if (!s->child)
+		return fail(err, errlen, "out of memory for %u rdma_cm ids", nqp);
+	s->rkey = rkey;
+	s->addr = addr;
+	s->nqp = nqp;
+	pthread_cond_init(&s->cond, NULL);
+	pthread_mutex_lock(&l->lock);
+	s->next = l->sessions;
+	l->sessions = s;
+	pthread_mutex_unlock(&l->lock);
+	return 0;
+}
+
+/* Wait until *counter reaches want (under l->lock) or failure/timeout. */
+static int wait_count(struct rb_cm_listener *l, struct rb_cm_session *s, uint32_t *counter,
+		      uint32_t want, unsigned timeout_ms, const char *event, char *err, size_t errlen)
+{
+	struct timespec ts;
+	int rc = 0;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += timeout_ms / 1000;
+	ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&l->lock);
+	while (*counter < want && !s->failed) {
+		if (pthread_cond_timedwait(&s->cond, &l->lock, &ts) == ETIMEDOUT) {
+			rc = fail(err, errlen, "timed out after %.1f s waiting for %s: %u of %u QPs",
+				  (double)timeout_ms / 1000.0, event, *counter, want);
+			break;
+		}
+	}
+	if (!rc && s->failed)
+		rc = fail(err, errlen, "%s while waiting for %s", s->why, event);
+	pthread_mutex_unlock(&l->lock);
+	return rc;
+}
+
+int cm_server_accept(struct rb_cm_listener *l, struct rb_cm_session *s, struct rb_ctx *c,
+		     const struct ctrl_setup *client, char *err, size_t errlen)
+{
+	const struct rb_test *t = &c->t;
+	unsigned timeout_ms = (unsigned)t->timeout_ms;
+
+	if (wait_count(l, s, &s->got, s->nqp, timeout_ms, "RDMA_CM_EVENT_CONNECT_REQUEST", err,
+		       errlen))
+		return -1;
+	for (unsigned i = 0; i < c->nw; i++)
+		for (unsigned k = 0; k < c->w[i].nqp; k++) {
+			struct rb_qp *q = &c->w[i].qps[k];
+			struct rdma_cm_id *id = s->child[q->gindex];
+			if (id->verbs != c->dev->ctx)
+				return fail(err, errlen, "rdma_cm connect request for QP %u arrived on "
+					    "device %s, the point runs on %s", q->gindex,
+					    ibv_get_device_name(id->verbs->device), c->dev->name);
+			if (t->transport == RB_TR_RC) {
+				uint8_t to = (uint8_t)t->ack_timeout;
+				(void)rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &to,
+						      sizeof(to));
+			}
+			if (qp_create(c, &c->w[i], q, id, err, errlen))
+				return -1;
+			if (t->transport == RB_TR_UD) {
+				struct ctrl_qp_ep ep;
+				struct ibv_ah_attr av = qp_peer_av(c, client);
+				ctrl_setup_qp(client, q->gindex, &ep);
+				q->remote_qpn = ep.qpn;
+				q->ah = ibv_create_ah(c->pd, &av);
+				if (!q->ah)
+					return fail(err, errlen, "ibv_create_ah(client QP %u) failed: %s",
+						    q->gindex, strerror(errno));
+			}
+		}
+	if (ctx_inline_decide(c, err, errlen) || ctx_post_recvs(c, err, errlen))
+		return -1;
+	for (uint32_t g = 0; g < s->nqp; g++) {
+		struct rdma_conn_param p = {
+			.responder_resources = (uint8_t)c->rd_atomic,
+			.initiator_depth = (uint8_t)c->rd_atomic,
+			.flow_control = 1,
+			.retry_count = (uint8_t)t->retry_cnt,
+			.rnr_retry_count = (uint8_t)t->rnr_retry,
+		};
+		if (rdma_accept(s->child[g], &p))
+			return fail(err, errlen, "rdma_accept(QP %u) failed: %s", g, strerror(errno));
+	}
+	if (t->transport != RB_TR_UD &&
+	    wait_count(l, s, &s->established, s->nqp, timeout_ms, "RDMA_CM_EVENT_ESTABLISHED", err,
+		       errlen))
+		return -1;
+	for (unsigned i = 0; i < c->nw; i++)
+		for (unsigned k = 0; k < c->w[i].nqp; k++) {
+			struct rb_qp *q = &c->w[i].qps[k];
+			if (qp_cm_finish(c, q, q->gindex == 0, err, errlen))
+				return -1;
+			qp_set_remote(c, q);
+		}
+	return 0;
+}
+
+void cm_session_disconnect(struct rb_cm_session *s, uint64_t transport)
+{
+	if (transport == RB_TR_UD || !s->child)
+		return;
+	for (uint32_t g = 0; g < s->nqp; g++)
+		if (s->child[g] && s->child[g]->qp)
+			(void)rdma_disconnect(s->child[g]);
+}
+
+void cm_session_release(struct rb_cm_listener *l, struct rb_cm_session *s)
+{
+	pthread_mutex_lock(&l->lock);
+	for (struct rb_cm_session **pp = &l->sessions; *pp; pp = &(*pp)->next)
+		if (*pp == s) {
+			*pp = s->next;
+			break;
+		}
+	pthread_mutex_unlock(&l->lock);
+	/* No new requests can reach s now; destroy its ids (waits for their events). */
+	if (s->child)
+		for (uint32_t g = 0; g < s->nqp; g++)
+			if (s->child[g]) {
+				if (s->child[g]->qp)
+					rdma_destroy_qp(s->child[g]);
+				rdma_destroy_id(s->child[g]);
+			}
+	free(s->child);
+	s->child = NULL;
+	pthread_cond_destroy(&s->cond);
+}

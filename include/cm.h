@@ -1,0 +1,110 @@
+/*
+ * cm.h - connecting QPs with rdma_cm (-R) instead of exchanging QP numbers
+ * on the control channel.
+ *
+ * The control channel still carries TEST, SETUP (buffer address, rkey,
+ * caps), READY and DONE; rdma_cm resolves the address and route, creates
+ * the QPs on its ids and connects them (RC: REQ/REP/RTU, RDMA_PS_TCP; UD:
+ * SIDR, RDMA_PS_UDP, the peer's QPN and Q_Key come back in the ESTABLISHED
+ * event). The rdma_cm port is the control port number (its own port space).
+ *
+ * Connect requests are matched to a server session by private data (20
+ * bytes, big-endian): u32 magic "RBCM" | u32 server rkey | u64 server buffer
+ * address | u32 QP index; the server registers (rkey, address) before it
+ * sends its SETUP, so a request never arrives before its session exists.
+ *
+ * After a connection is up, the QP's remote access is narrowed to what the
+ * test needs (RTS->RTS, IBV_QP_ACCESS_FLAGS: rdma_cm grants remote write,
+ * and read/atomic with responder resources) and --min-rnr-timer is applied;
+ * path MTU, ACK timeout and retry counts are read back with ibv_query_qp and
+ * reported as set. --ack-timeout goes through RDMA_OPTION_ID_ACK_TIMEOUT.
+ * Every event wait has a timeout and names the event it waited for.
+ */
+#ifndef RDMA_BENCH_CM_H
+#define RDMA_BENCH_CM_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rdma/rdma_cma.h>
+
+#include "ctx.h"
+#include "device.h"
+
+#define RB_CM_MAGIC 0x5242434du /* "RBCM" */
+#define RB_CM_PRIV_LEN 20u
+
+/* ---- client: one per point ---- */
+struct rb_cm_client {
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id **ids;     /* one per QP, process-wide index */
+	uint32_t n;
+	struct ibv_context *verbs;   /* the device rdma_cm resolved to */
+	uint8_t port;
+};
+
+/*
+ * Resolve address and route to host:port for n QPs. The resolved device must
+ * be the one in use (dev->name): otherwise -1 naming both and the fix.
+ * Prints the resolved device, port, local address and GID.
+ */
+int cm_client_prepare(struct rb_cm_client *cc, const char *host, uint16_t port, uint32_t n,
+		      uint64_t transport, const struct rb_dev *dev, bool dev_given,
+		      unsigned timeout_ms, char *err, size_t errlen);
+/* Create every QP of c on its id (after ctx_create with cc->verbs). */
+int cm_client_create_qps(struct rb_cm_client *cc, struct rb_ctx *c, char *err, size_t errlen);
+/* Connect all (private data keyed by the server's SETUP), wait ESTABLISHED. */
+int cm_client_connect(struct rb_cm_client *cc, struct rb_ctx *c, char *err, size_t errlen);
+/* rdma_disconnect every RC id (before ctx_destroy). */
+void cm_client_disconnect(struct rb_cm_client *cc, uint64_t transport);
+/* Destroy ids and channel (after ctx_destroy). */
+void cm_client_destroy(struct rb_cm_client *cc);
+
+/* ---- server: one listener per process, one registration per point ---- */
+struct rb_cm_session;
+
+struct rb_cm_listener {
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *lid_rc, *lid_ud;
+	struct ibv_context *verbs;   /* device the listener is bound to */
+	char addr[64];
+	pthread_t tid;
+	bool running;
+	pthread_mutex_t lock;
+	struct rb_cm_session *sessions;
+	volatile int quit;
+	char why[512];               /* why -R is unavailable ("" = available) */
+};
+
+struct rb_cm_session {
+	struct rb_cm_session *next;
+	uint32_t rkey;
+	uint64_t addr;
+	uint32_t nqp;
+	struct rdma_cm_id **child;   /* by QP index */
+	uint32_t got, established;
+	int failed;
+	char why[256];
+	pthread_cond_t cond;
+};
+
+/* Bind to bind_addr, else the IPv4 address of dev's GID; start the event
+ * thread. On failure l->why says why and -R sessions are refused with it. */
+void cm_listen_start(struct rb_cm_listener *l, const char *bind_addr, const struct rb_dev *dev,
+		     uint16_t port);
+void cm_listen_stop(struct rb_cm_listener *l);
+
+/* Register a point keyed by (rkey, addr) of the server's MR. */
+int cm_session_register(struct rb_cm_listener *l, struct rb_cm_session *s, uint32_t rkey,
+			uint64_t addr, uint32_t nqp, char *err, size_t errlen);
+/* Wait for every connect request, create the QPs, post receives, accept,
+ * wait ESTABLISHED (RC). client is the client's SETUP (UD address vectors). */
+int cm_server_accept(struct rb_cm_listener *l, struct rb_cm_session *s, struct rb_ctx *c,
+		     const struct ctrl_setup *client, char *err, size_t errlen);
+/* Disconnect (RC) and forget the point's ids: call disconnect before
+ * ctx_destroy and release after it. */
+void cm_session_disconnect(struct rb_cm_session *s, uint64_t transport);
+void cm_session_release(struct rb_cm_listener *l, struct rb_cm_session *s);
+
+#endif /* RDMA_BENCH_CM_H */
