@@ -30,8 +30,7 @@ $(EXP_ALL): experiments-deps
 	QUICK=$(QUICK) HOSTS=$(HOSTS) experiments/reproduce $@
 
 figures-reference:
-	@for gp in figures/*.gp; do n=$$(basename $$gp .gp); [ $$n = common ] && continue; \
-	  figures/plot $$n --reference-only || exit 1; done
+	@for n in $(EXP_ALL); do figures/plot $$n --reference-only || exit 1; done
 
 compare-%:
 	experiments/compare $(if $(filter figure-$*,$(EXP_FIGURES)),figure-$*,$*)

@@ -7,11 +7,12 @@
 if (!exists("fmt")) fmt = "png"
 if (!exists("soft")) soft = 0
 if (!exists("hasdata")) hasdata = 1
+if (!exists("rows")) rows = 1
 if (fmt eq "pdf") {
-    set terminal pdfcairo enhanced color font "Helvetica,8" size 10in,4in
+    set terminal pdfcairo enhanced color font "Helvetica,8" size 10in,(3.6 * rows + 0.4)in
     set output out.".pdf"
 } else {
-    set terminal pngcairo enhanced color font "Helvetica,10" size 1300,520
+    set terminal pngcairo enhanced color font "Helvetica,10" size 1300,(470 * rows + 50)
     set output out.".png"
 }
 set datafile separator comma

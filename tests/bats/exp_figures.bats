@@ -24,11 +24,10 @@ is_pdf() { [ "$(head -c 5 "$1")" = "%PDF-" ]; }
   [ "$n" -ge 2 ]
 }
 
-@test "every figure script renders from the reference data alone" {
-  local gp name
-  for gp in "$ROOT"/figures/*.gp; do
-    name=$(basename "$gp" .gp)
-    [ "$name" != common ] || continue
+@test "every experiment's figure renders from the reference data alone" {
+  local p name
+  for p in "$ROOT"/experiments/*/params; do
+    name=$(basename "$(dirname "$p")")
     run "$ROOT/figures/plot" "$name" --reference-only --out "$BATS_TEST_TMPDIR/ref"
     [ "$status" -eq 0 ] || { echo "$name: $output"; false; }
     is_png "$BATS_TEST_TMPDIR/ref/$name.png"

@@ -1,0 +1,28 @@
+# figures/figure-13.gp: Figure 13, outbound all-signaled READ and WRITE
+# throughput vs window, per client machine. Reference: the original
+# artifact's all-signaled 32-byte READs on ConnectX-3 (apt, 11 machines, one
+# VM each; imported sweep log, per machine) and the paper's best windows
+# (CX3, CIB) as vertical lines. Run by figures/plot.
+load figdir."/common.gp"
+# per client machine: a point's total over its client processes / processes
+sel(v, vb) = (strcol("verb") eq vb) ? okv(v) / column("exp_procs") : NaN
+refsel(v) = (strcol("verb") eq "read" && column("emulated_peers") == column("exp_procs")) ? v / column("exp_procs") : NaN
+set title "Figure 13: outbound all-signaled READ and WRITE throughput vs window (32-byte payload)\n".subtitle noenhanced
+set logscale x 2
+set logscale y
+set xrange [0.8 : 640]
+set xlabel "window (outstanding operations per thread)"
+set ylabel "throughput per client machine (Mops)"
+set key bottom right
+# the paper's best window per cluster (notes in paper-atc16.csv)
+stats paper using (isref("fig13", "note") && strcol("cluster") eq "CX3" ? column("x") : NaN) nooutput
+best_cx3 = STATS_min
+stats paper using (isref("fig13", "note") && strcol("cluster") eq "CIB" ? column("x") : NaN) nooutput
+best_cib = STATS_min
+set arrow from best_cx3, graph 0 to best_cx3, graph 1 nohead dt 3 lc rgb "#444444"
+set label sprintf("paper: best window, CX3 (%d)", best_cx3) at best_cx3, graph 0.95 right offset -0.5,0 font ",8"
+set arrow from best_cib, graph 0 to best_cib, graph 1 nohead dt 3 lc rgb "#444444"
+set label sprintf("paper: best window, CIB (%d)", best_cib) at best_cib, graph 0.95 right offset -0.5,0 font ",8"
+plot data using (column("window")):(sel(column("mops_median"), "read")):(sel(column("mops_min"), "read")):(sel(column("mops_max"), "read")) with yerrorlines ls 1 title "READ, measured".mtag, \
+     data using (column("window")):(sel(column("mops_median"), "write")):(sel(column("mops_min"), "write")):(sel(column("mops_max"), "write")) with yerrorlines ls 2 title "WRITE, measured".mtag, \
+     ref using (column("window")):(refsel(column("mops_median"))):(refsel(column("mops_min"))):(refsel(column("mops_max"))) with yerrorlines ls 11 title "original artifact: READ, CX3 (apt), 11 machines, per machine"

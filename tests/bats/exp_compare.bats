@@ -1,0 +1,46 @@
+#!/usr/bin/env bats
+# make compare-N: measured vs reference per point, with the tolerance.
+
+load fixtures/exp/helpers
+
+setup() { command -v python3 > /dev/null || skip "python3 is not installed"; }
+
+@test "paper values: ratio printed and points outside the tolerance flagged" {
+  run "$ROOT/experiments/compare" figure-14 "$FIX/summary-figure-14.csv"
+  [ "$status" -eq 0 ]
+  [[ $output == *"soft-RoCE (functional, not a hardware claim)"* ]]
+  [[ $output == *"fig14 atomics (CX3, x=any Mops)"*"ref 2.7"*"measured 4 [4..4]"*"ratio 1.481"*OUTSIDE* ]]
+  [[ $output == *"2 points compared, 2 outside the tolerance, 0 not measured"* ]]
+  run "$ROOT/experiments/compare" figure-14 "$FIX/summary-figure-14.csv" --strict
+  [ "$status" -eq 1 ]
+}
+
+@test "a point within the tolerance is not flagged" {
+  # 4 Mops measured vs 2.7: inside with a 50% tolerance
+  run "$ROOT/experiments/compare" figure-14 "$FIX/summary-figure-14.csv" --tolerance 0.5
+  [[ $output == *"ratio 1.481    "* ]]
+  [[ $output != *"ratio 1.481    OUTSIDE"* ]]
+}
+
+@test "sweep references: the imported log compared with itself is within any tolerance" {
+  run "$ROOT/experiments/compare" swarm-16b_uc_write "$ROOT/figures/reference/imported/swarm-16b_uc_write.csv" --tolerance 0.001 --strict
+  [ "$status" -eq 0 ]
+  [[ $output == *"25 points compared, 0 outside the tolerance, 0 not measured"* ]]
+  [[ $output == *"window=8 signal_interval=4"*"ref 99.87"*"ratio 1 "* ]]
+}
+
+@test "every experiment's [compare] section is valid" {
+  local p n
+  for p in "$ROOT"/experiments/*/params; do
+    n=$(basename "$(dirname "$p")")
+    run "$ROOT/experiments/compare" "$n" "$FIX/golden-summary.csv"
+    [ "$status" -eq 0 ] || { echo "$n: $output"; false; }
+  done
+}
+
+@test "an unknown experiment is refused" {
+  run "$ROOT/experiments/compare" 'figure-99'
+  [ "$status" -eq 2 ]
+  run "$ROOT/experiments/compare" '../etc'
+  [ "$status" -eq 2 ]
+}
