@@ -29,7 +29,7 @@ FUZZ_CORPUS  := tests/fuzz/corpus/ctrl
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 
 SAN_DIR   := build/sanitize
-SAN_OPT   ?= -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+SAN_OPT   ?= -O2 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
              -fno-omit-frame-pointer -static-libasan -static-libubsan
 SAN_SMOKE ?= reliability.
 SAN_VM    ?= 1
