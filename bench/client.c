@@ -173,10 +173,13 @@ static void emit_point(struct client *cl, struct rb_point_info *pi, struct rb_ct
 			(unsigned long long)all.ops, (unsigned long long)t->size, all.duration_s,
 			units_mops(all.ops, all.duration_s), units_gbps(all.bytes, all.duration_s));
 		if (merged && hist_count(merged)) {
-			bool one_way = strcmp(verb_lat_kind(t->verb), "one_way") == 0;
+			bool bw = t->test == RB_TEST_BW;
+			bool one_way = !bw && strcmp(verb_lat_kind(t->verb), "one_way") == 0;
 			double d = one_way ? 2000.0 : 1000.0;
 			rb_info("average latency %.3f us (%s), min %.3f us, max %.3f us, p99 %.3f us, "
-				"%llu samples", hist_mean(merged) / d, verb_lat_kind(t->verb),
+				"%llu samples", hist_mean(merged) / d,
+				bw ? "completion: post to CQE of signaled WRs under load" :
+				verb_lat_kind(t->verb),
 				hist_min(merged) / d, hist_max(merged) / d,
 				hist_percentile(merged, 99) / d,
 				(unsigned long long)hist_count(merged));

@@ -218,6 +218,11 @@ static int worker_create(struct rb_ctx *c, struct rb_worker *w, unsigned index, 
 			if (!qp->rwr || !qp->rsge)
 				return fail(err, errlen, "out of memory for receive requests");
 		}
+		if (c->role == RB_ROLE_CLIENT && t->test == RB_TEST_BW) {
+			qp->post_ts = calloc(t->sq_depth, sizeof(*qp->post_ts));
+			if (!qp->post_ts)
+				return fail(err, errlen, "out of memory for post times");
+		}
 		if (verb_is_atomic(t->verb)) {
 			qp->cmp = calloc(t->sq_depth, sizeof(*qp->cmp));
 			qp->ctr = calloc(t->sq_depth, sizeof(*qp->ctr));
@@ -256,6 +261,7 @@ static void worker_destroy(struct rb_worker *w)
 			free(qp->rsge);
 			free(qp->cmp);
 			free(qp->ctr);
+			free(qp->post_ts);
 		}
 	}
 	if (w->rcq && ibv_destroy_cq(w->rcq))

@@ -11,6 +11,10 @@
  * every WR of that QP up to n. The SQ never overflows: per QP, posted -
  * completed <= sq_depth; the window bounds the sum.
  *
+ * In the measured window the post time of every signaled WR is kept per SQ
+ * slot, and its completion time minus that goes into the histogram:
+ * latency under load, reported as lat_kind "completion" (post to CQE).
+ *
  * Client, --test lat: one op outstanding. READ and atomics: time from post
  * to the completion (a round trip). SEND, SEND_IMM, WRITE_IMM: ping-pong
  * through the receive CQ; WRITE: ping-pong by polling the last payload byte
@@ -125,7 +129,7 @@ static void atomic_results(struct rb_worker *w, struct rb_qp *q, uint64_t from, 
 
 /* Post n WRs on q as one linked list (one doorbell). */
 static inline int post_batch(struct rb_worker *w, struct rb_qp *q, unsigned n, unsigned sig,
-			     unsigned base_flags)
+			     unsigned base_flags, uint64_t ts)
 {
 	const struct rb_ctx *c = w->ctx;
 	const struct rb_test *t = &c->t;
@@ -139,6 +143,8 @@ static inline int post_batch(struct rb_worker *w, struct rb_qp *q, unsigned n, u
 		wr->wr_id = ((uint64_t)q->index << ID_SHIFT) | (seq & ID_MASK);
 		wr->send_flags = base_flags | (signaled ? IBV_SEND_SIGNALED : 0);
 		wr->next = i + 1 < n ? &q->swr[i + 1] : NULL;
+		if (ts && signaled)
+			q->post_ts[seq % t->sq_depth] = ts;
 		if (atomic) {
 			uint64_t slot = seq % t->sq_depth;
 			uint32_t idx = next_counter(w, t);
@@ -204,7 +210,8 @@ static int bw_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool m
 				n = window - outstanding;
 			if (!n)
 				continue;
-			if (post_batch(w, q, (unsigned)n, sig, base_flags))
+			if (post_batch(w, q, (unsigned)n, sig, base_flags,
+				       measure ? timing_now_ns() : 0))
 				return -1;
 			outstanding += n;
 		}
@@ -213,12 +220,15 @@ static int bw_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool m
 		if (ne < 0)
 			return werr(w, "thread %u: ibv_poll_cq(send) failed: %d", w->index, ne);
 		if (ne > 0) {
+			uint64_t now = timing_now_ns();
 			for (int i = 0; i < ne; i++) {
 				if (wc[i].status != IBV_WC_SUCCESS)
 					return wc_error(w, &wc[i], verb_name(t->verb));
 				struct rb_qp *q = &w->qps[wc[i].wr_id >> ID_SHIFT];
 				uint64_t upto = (wc[i].wr_id & ID_MASK) + 1;
 				uint64_t n = upto - q->completed;
+				if (measure)
+					hist_add(w->hist, now - q->post_ts[(upto - 1) % sq]);
 				if (verb_is_atomic(t->verb))
 					atomic_results(w, q, q->completed, upto);
 				q->completed = upto;
@@ -226,7 +236,7 @@ static int bw_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool m
 				outstanding -= n;
 				done += n;
 			}
-			t_last = timing_now_ns();
+			t_last = now;
 			idle = 0;
 		} else if (++idle % CHECK_EVERY == 0) {
 			uint64_t now = timing_now_ns();
@@ -326,7 +336,7 @@ static inline int post_one(struct rb_worker *w, struct rb_qp *q, unsigned flags,
 	}
 	uint64_t saved = q->quota;
 	q->quota = 0;
-	int rc = post_batch(w, q, 1, 1, flags);
+	int rc = post_batch(w, q, 1, 1, flags, 0);
 	q->quota = saved;
 	return rc;
 }

@@ -169,8 +169,10 @@ void report_build_row(struct row *r, const struct rb_point_info *p, int thread,
 	const struct rb_dev *d = p->dev;
 	char buf[128];
 	bool lat = m && m->valid && m->hist && hist_count(m->hist) > 0;
-	bool one_way = strcmp(verb_lat_kind(t->verb), "one_way") == 0;
+	bool bw = t->test == RB_TEST_BW;
+	bool one_way = !bw && strcmp(verb_lat_kind(t->verb), "one_way") == 0;
 	double div = one_way ? 2.0 : 1.0;
+	const char *kind = bw ? "completion" : verb_lat_kind(t->verb);
 
 	row_init(r);
 	row_set_u64(r, "schema_version", RB_SCHEMA_VERSION);
@@ -268,7 +270,7 @@ void report_build_row(struct row *r, const struct rb_point_info *p, int thread,
 	}
 	row_set_double(r, "mops", meas ? units_mops(m->ops, m->duration_s) : NAN, 4);
 	row_set_double(r, "gbps", meas ? units_gbps(m->bytes, m->duration_s) : NAN, 4);
-	row_set_str(r, "lat_kind", lat ? verb_lat_kind(t->verb) : "");
+	row_set_str(r, "lat_kind", lat ? kind : "");
 	if (lat) {
 		const struct hist *h = m->hist;
 		row_set_u64(r, "lat_samples", hist_count(h));

@@ -75,6 +75,7 @@ struct rb_qp {
 	struct ibv_recv_wr *rchain;  /* receive WRs waiting for a batched re-post */
 	unsigned rchain_n;
 	uint64_t *cmp;               /* cmp_swap: compare value per SQ slot */
+	uint64_t *post_ts;           /* bw: post time of signaled WRs per SQ slot */
 	uint32_t *ctr;               /* atomics: counter index per SQ slot */
 	uint32_t imm;                /* immediate data this QP sends (network order) */
 	uint8_t tag;                 /* WRITE ping-pong: last tag */
@@ -86,7 +87,8 @@ struct rb_worker {
 	struct ibv_cq *scq, *rcq;
 	struct rb_qp *qps;
 	unsigned nqp;
-	struct hist *hist;           /* round-trip ns of the measured window */
+	struct hist *hist;           /* lat: round-trip ns; bw: post-to-completion ns of
+	                                signaled WRs, in the measured window */
 	uint64_t rng;                /* xorshift64 state: random counter access */
 	uint64_t seq_ctr;            /* sequential counter access */
 	uint64_t *expect;            /* cmp_swap: last value seen per counter */
