@@ -213,6 +213,16 @@ rb_grid_write() {
   done
   : > "$out"
   for i in "${!cur[@]}"; do printf '%d%s\n' "$((i + 1))" "${cur[i]}" >> "$out"; done
+  # the same points as each knob's value (what the jobs get), one line each
+  local -a args=("")
+  for i in "${!RB_KNOB_NAMES[@]}"; do
+    local -a nargs=()
+    for c in "${args[@]}"; do
+      for v in ${RB_KNOB_VALUES[i]}; do nargs+=("${c:+$c }$v"); done
+    done
+    args=("${nargs[@]}")
+  done
+  printf '%s\n' "${args[@]}" > "$out.args"
 }
 
 # rb_point_expected_s "name=value ..." -> expected seconds of one job
@@ -338,6 +348,32 @@ rb_stop() {
   wait "$pid" 2>/dev/null || true
 }
 
+# rb_reap_stale: before a resumed sweep, stop what an earlier, killed run of
+# it left running: every PID recorded in points/*/pids that is still alive
+# and still runs our binary (its command line names it; a reused PID does
+# not), remote ones by the PID they printed. Nothing is stopped by name.
+rb_reap_stale() {
+  local f h pid log rpid base n=0
+  base=$(basename "$RB_BIN")
+  for f in "$RB_RUN_DIR"/points/*/pids; do
+    [ -r "$f" ] || continue
+    while IFS=: read -r h pid log; do
+      [[ $h =~ ^[0-9]+$ && $pid =~ ^[0-9]+$ ]] || continue
+      [ "$h" -lt "${#RB_H_ADDR[@]}" ] || continue
+      if ! rb_host_is_local "$h"; then
+        rpid=$(sed -n 's/^RB_PID \([0-9][0-9]*\)$/\1/p' "$log" 2>/dev/null | head -n 1)
+        if [ -n "$rpid" ] && rb_on "$h" grep -q "$base" "/proc/$rpid/cmdline" > /dev/null 2>&1; then
+          rb_on "$h" kill -KILL "$rpid" > /dev/null 2>&1 && n=$((n + 1))
+        fi
+      fi
+      if kill -0 "$pid" 2>/dev/null && tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q -F "$base"; then
+        kill -KILL "$pid" 2>/dev/null && n=$((n + 1))
+      fi
+    done < "$f"
+  done
+  [ "$n" = 0 ] || rb_log "resume: stopped $n process(es) left running by the interrupted run (by their recorded PIDs)"
+}
+
 rb_stop_all() {
   local p
   for p in "${RB_PROCS[@]}"; do rb_stop "$p"; done
@@ -393,6 +429,14 @@ rb_deploy() {
     return 0
   fi
   rb_ssh_argv
+  if ! rb_have_parallel; then
+    for h in "${remote[@]}"; do
+      "${RB_SSH_ARGV[@]}" "$h" "mkdir -p $RB_REMOTE_DIR && cat > $RB_REMOTE_DIR/rdma_bench && chmod +x $RB_REMOTE_DIR/rdma_bench && echo deployed" \
+        < "$RB_BIN" >> "$RB_RUN_DIR/deploy.log" 2>&1 || rb_die "deploy to $h failed (see $RB_RUN_DIR/deploy.log)"
+    done
+    rb_log "deploy: $RB_BIN -> ${remote[*]}:$RB_REMOTE_DIR/rdma_bench (one host after the other: no GNU parallel)"
+    return 0
+  fi
   local ssh_q
   ssh_q=$(printf '%q ' "${RB_SSH_ARGV[@]}")
   # {} is a validated host word; parallel quotes it as well
@@ -620,6 +664,35 @@ rb_joblog_drop_interrupted() {
   done < "$RB_RUN_DIR/joblog.dropped"
 }
 
+# rb_have_parallel: GNU parallel is here (RB_NO_PARALLEL=1 pretends not)
+rb_have_parallel() { [ "${RB_NO_PARALLEL:-0}" != 1 ] && command -v parallel > /dev/null; }
+
+# rb_sweep_sequential TIMEOUT REPS: where GNU parallel is missing (the
+# one-VM bed has perl but not parallel), the same jobs in the same order
+# (repetitions outermost, {#} numbering), one at a time, each under
+# `timeout`, written to a job log of parallel's format so that --resume
+# works the same.
+rb_sweep_sequential() {
+  local t=$1 reps=$2 seq=0 rep args t0 t1 rc sig
+  local log=$RB_RUN_DIR/joblog
+  [ -s "$log" ] || printf 'Seq\tHost\tStarttime\tJobRuntime\tSend\tReceive\tExitval\tSignal\tCommand\n' > "$log"
+  for ((rep = 1; rep <= reps; rep++)); do
+    while IFS= read -r args; do
+      seq=$((seq + 1))
+      if awk -F'\t' -v s="$seq" 'NR > 1 && $1 == s { f = 1 } END { exit !f }' "$log"; then continue; fi
+      t0=$(date +%s.%N)
+      rc=0
+      # shellcheck disable=SC2086  # args: validated plain words, one per knob
+      timeout --signal=TERM --kill-after=10 "$t" "$RB_LIB/point" "$seq" "$rep" $args || rc=$?
+      t1=$(date +%s.%N)
+      sig=0
+      if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then rc=-1 sig=15; fi
+      awk -v s="$seq" -v a="$t0" -v b="$t1" -v rc="$rc" -v sig="$sig" -v cmd="point $seq $rep $args" \
+        'BEGIN { printf "%d\t:\t%.3f\t%.3f\t0\t0\t%d\t%d\t%s\n", s, a, b - a, rc, sig, cmd }' >> "$log"
+    done < "$RB_RUN_DIR/grid.tsv.args"
+  done
+}
+
 # ---- step 4: the sweep -----------------------------------------------------------------
 rb_sweep() {
   local reps npoints njobs timeout expected=0 line kv
@@ -649,6 +722,9 @@ rb_sweep() {
     repl+=("{$((i + 2))}")
   done
   local -a resume=()
+  if [ -s "$RB_RUN_DIR/joblog" ] || [ -d "$RB_RUN_DIR/points" ]; then
+    rb_reap_stale
+  fi
   if [ -s "$RB_RUN_DIR/joblog" ]; then
     resume=(--resume)
     rb_joblog_drop_interrupted "$timeout"
@@ -658,10 +734,15 @@ rb_sweep() {
   RB_SWEEP_T0=$(date +%s.%N)
   local rc=0 t0
   t0=$(date +%s)
+  if ! rb_have_parallel; then
+    rb_log "sweep: GNU parallel is not installed here: the runner's own loop runs the same jobs, in the same order, with the same job log"
+    rb_sweep_sequential "$timeout" "$reps"
+  else
   # {#} is the job number: stable across --resume for the same grid
   parallel --joblog "$RB_RUN_DIR/joblog" "${resume[@]}" -j1 --ungroup \
     --timeout "$timeout" --termseq TERM,10000,KILL,25 --halt never \
     "$RB_LIB/point" '{#}' '{1}' "${repl[@]}" "${args[@]}" || rc=$?
+  fi
   local actual=$(( $(date +%s) - t0 ))
   echo "$actual" > "$RB_RUN_DIR/actual_s"
   local failed

@@ -59,3 +59,13 @@ load fixtures/exp/helpers
   printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/s.csv"
   [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" mops_median)" = 7 ]
 }
+
+@test "the runner's awk programs work with busybox awk (the VM has no other)" {
+  command -v busybox > /dev/null || skip "busybox is not installed"
+  run busybox awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$FIX/golden-raw.csv"
+  [ "$status" -eq 0 ]
+  diff <(printf '%s\n' "$output") "$FIX/golden-summary.csv"
+  printf 'a,b\n1,"x,y"\n' > "$BATS_TEST_TMPDIR/x.csv"
+  run busybox awk -f "$LIB/csv.awk" -f "$LIB/merge.awk" "$BATS_TEST_TMPDIR/x.csv" "$BATS_TEST_TMPDIR/x.csv"
+  [ "${lines[2]}" = '1,"x,y"' ]
+}

@@ -148,3 +148,44 @@ load fixtures/exp/helpers
   grep -q '^root@node1 kill -TERM [0-9]' "$FAKE_SSH_LOG"
   rm -rf /tmp/rdma_bench.remote1
 }
+
+@test "without GNU parallel the runner's own loop gives the same jobs, job log, timeout and resume" {
+  export RB_NO_PARALLEL=1 FAKE_RB_HANG_SIZE=256 FAKE_RB_LOG=$BATS_TEST_TMPDIR/calls
+  run_exp "$FIX/tiny" --reps 1
+  [ "$status" -eq 3 ]
+  [[ $output == *"the runner's own loop"* ]]
+  local d
+  d=$(run_dir tiny)
+  [ "$(head -n 1 "$d/joblog" | cut -f1,7,8)" = "$(printf 'Seq\tExitval\tSignal')" ]
+  [ "$(tail -n +2 "$d/joblog" | wc -l)" -eq 4 ]
+  paste -d' ' <(csv_col "$d/summary.csv" size_bytes) <(csv_col "$d/summary.csv" status) | sort -u > "$BATS_TEST_TMPDIR/st"
+  [ "$(cat "$BATS_TEST_TMPDIR/st")" = "$(printf '256 failed\n32 ok')" ]
+  csv_col "$d/summary.csv" reason | grep -q 'point timeout 4 s'
+  # resume: nothing left to run, nothing runs again
+  : > "$FAKE_RB_LOG"
+  run_exp "$FIX/tiny" --resume
+  [ ! -s "$FAKE_RB_LOG" ]
+}
+
+@test "resume stops processes a killed run left behind, by recorded PID and only if they still run the binary" {
+  mkdir -p "$BATS_TEST_TMPDIR/bin"
+  cp "$FIX/fake_rdma_bench" "$BATS_TEST_TMPDIR/bin/rdma_bench"
+  run "$ROOT/experiments/run" "$FIX/tiny" --quick --out "$BATS_TEST_TMPDIR/results" \
+    --bin "$BATS_TEST_TMPDIR/bin/rdma_bench" --no-plot
+  [ "$status" -eq 0 ]
+  local d
+  d=$(run_dir tiny)
+  # a leftover server of that run, and an unrelated process whose PID is recorded too
+  "$BATS_TEST_TMPDIR/bin/rdma_bench" -s -p 9997 > /dev/null 2>&1 &
+  local stale=$!
+  sleep 300 &
+  local other=$!
+  printf '0:%s:%s\n0:%s:%s\n' "$stale" "$d/points/1/server.log" "$other" "$d/points/1/server.log" >> "$d/points/1/pids"
+  run "$ROOT/experiments/run" "$FIX/tiny" --resume --out "$BATS_TEST_TMPDIR/results" \
+    --bin "$BATS_TEST_TMPDIR/bin/rdma_bench" --no-plot
+  [[ $output == *"stopped 1 process(es) left running"* ]]
+  sleep 0.2
+  ! kill -0 "$stale" 2>/dev/null
+  kill -0 "$other"
+  kill "$other"
+}
