@@ -32,8 +32,8 @@ $(EXP_ALL): experiments-deps
 figures-reference:
 	@for n in $(EXP_ALL); do figures/plot $$n --reference-only || exit 1; done
 
-compare-%:
-	experiments/compare $(if $(filter figure-$*,$(EXP_FIGURES)),figure-$*,$*)
+$(EXP_COMPARE): compare-%:
+	@experiments/compare $(if $(filter figure-$*,$(EXP_FIGURES)),figure-$*,$*)
 
 experiments-list:
 	@echo "figures: $(EXP_FIGURES)"; echo "presets: $(EXP_PRESETS)"

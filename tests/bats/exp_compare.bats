@@ -44,3 +44,18 @@ setup() { command -v python3 > /dev/null || skip "python3 is not installed"; }
   run "$ROOT/experiments/compare" '../etc'
   [ "$status" -eq 2 ]
 }
+
+@test "make targets: compare-N, figure-N and the presets are defined" {
+  run make -s -C "$ROOT" compare-14
+  [ "$status" -eq 0 ]
+  [[ $output == *"figure-14: "*"points compared"* ]]
+  run make -s -C "$ROOT" compare-table-5
+  [ "$status" -eq 0 ]
+  local t
+  for t in figure-11 figure-12 figure-13 figure-14 table-5 swarm-32b_read allsig-varsize_reads \
+           swarm-16b_uc_write swarm-48b_read swarm-384b_read swarm-32b_rc_write_allsig allsig-32b_reads-varnum_vms; do
+    run make -n -C "$ROOT" "$t" QUICK=1
+    [ "$status" -eq 0 ] || { echo "$t: $output"; false; }
+    [[ $output == *"QUICK=1 HOSTS= experiments/reproduce $t"* ]]
+  done
+}
