@@ -461,7 +461,8 @@ static int run_point(struct client *cl, const struct rb_test *tin)
 	pi.server = m.u.done;
 	pi.checked = end_to_end(&c, &m.u.done, note, sizeof(note));
 	if (pi.checked == 2) {
-		snprintf(err, sizeof(err), "--validate: %s", note);
+		snprintf(err, sizeof(err), "%.1000s", note);
+		reprefix(err, sizeof(err), 0, "--validate: ");
 		rb_error("%s", err);
 		goto out; /* the session is fine: keep it */
 	}

@@ -223,8 +223,8 @@ int cm_client_connect(struct rb_cm_client *cc, struct rb_ctx *c, char *err, size
 		struct rdma_conn_param p = {
 			.private_data = priv,
 			.private_data_len = sizeof(priv),
-			.responder_resources = (uint8_t)c->rd_atomic,
-			.initiator_depth = (uint8_t)c->rd_atomic,
+			.responder_resources = (uint8_t)c->rd_resp,
+			.initiator_depth = (uint8_t)c->rd_init,
 			.flow_control = 1,
 			.retry_count = (uint8_t)t->retry_cnt,
 			.rnr_retry_count = (uint8_t)t->rnr_retry,
@@ -600,8 +600,8 @@ int cm_server_accept(struct rb_cm_listener *l, struct rb_cm_session *s, struct r
 		return -1;
 	for (uint32_t g = 0; g < s->nqp; g++) {
 		struct rdma_conn_param p = {
-			.responder_resources = (uint8_t)c->rd_atomic,
-			.initiator_depth = (uint8_t)c->rd_atomic,
+			.responder_resources = (uint8_t)c->rd_resp,
+			.initiator_depth = (uint8_t)c->rd_init,
 			.flow_control = 1,
 			.retry_count = (uint8_t)t->retry_cnt,
 			.rnr_retry_count = (uint8_t)t->rnr_retry,

@@ -441,16 +441,21 @@ static uint32_t min_u32(uint32_t a, uint32_t b)
 /*
  * Path MTU: min of both active MTUs, or --mtu if smaller; above either
  * active MTU is refused (IB spec 9.7.6.1.1: the path MTU must fit the path).
- * max_rd_atomic: min of both ends' initiator and responder caps (the same
- * value on both ends), or --max-rd-atomic if not above it.
+ * max_rd_atomic: the client initiates every READ and atomic, so the depth is
+ * min(client initiator cap, server responder cap) (IB spec 9.5: the
+ * requester's outstanding RDMA READ/atomics must fit the responder's
+ * resources), or --max-rd-atomic if not above it. Both ends compute the same
+ * value; each clamps the direction it never uses to its own cap.
  */
 int ctx_negotiate(struct rb_ctx *c, const struct ctrl_setup *remote, char *err, size_t errlen)
 {
 	const struct rb_test *t = &c->t;
 	uint32_t m = min_u32(c->dev->active_mtu, remote->active_mtu);
-	uint32_t rd = min_u32(min_u32((uint32_t)c->dev->attr.max_qp_rd_atom,
-				      (uint32_t)c->dev->attr.max_qp_init_rd_atom),
-			      min_u32(remote->max_qp_rd_atom, remote->max_qp_init_rd_atom));
+	bool client = c->role == RB_ROLE_CLIENT;
+	uint32_t init_cap = client ? (uint32_t)c->dev->attr.max_qp_init_rd_atom :
+				     remote->max_qp_init_rd_atom;
+	uint32_t resp_cap = client ? remote->max_qp_rd_atom : (uint32_t)c->dev->attr.max_qp_rd_atom;
+	uint32_t rd = min_u32(init_cap, resp_cap);
 
 	if (remote->nqp != c->lay.nqp_total)
 		return fail(err, errlen, "peer SETUP has %u QPs, this side %llu", remote->nqp,
@@ -481,15 +486,20 @@ int ctx_negotiate(struct rb_ctx *c, const struct ctrl_setup *remote, char *err, 
 	if (t->max_rd_atomic) {
 		if (t->max_rd_atomic > rd)
 			return fail(err, errlen,
-				    "--max-rd-atomic %llu: above the negotiated maximum %u (this side "
-				    "init %d resp %d, peer init %u resp %u)",
-				    (unsigned long long)t->max_rd_atomic, rd,
-				    c->dev->attr.max_qp_init_rd_atom, c->dev->attr.max_qp_rd_atom,
-				    remote->max_qp_init_rd_atom, remote->max_qp_rd_atom);
+				    "--max-rd-atomic %llu: above the negotiated maximum %u (client "
+				    "initiator cap %u, server responder cap %u); use <= %u",
+				    (unsigned long long)t->max_rd_atomic, rd, init_cap, resp_cap, rd);
 		rd = (uint32_t)t->max_rd_atomic;
 	}
 	c->path_mtu = m;
 	c->rd_atomic = rd;
+	/* the unused direction, within this device's own cap */
+	c->rd_init = client ? rd : min_u32(rd, (uint32_t)c->dev->attr.max_qp_init_rd_atom);
+	c->rd_resp = client ? min_u32(rd, (uint32_t)c->dev->attr.max_qp_rd_atom) : rd;
+	if (!c->rd_init)
+		c->rd_init = 1;
+	if (!c->rd_resp)
+		c->rd_resp = 1;
 	c->remote = *remote;
 	c->remote.qps = NULL;
 	return 0;

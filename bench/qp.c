@@ -224,7 +224,7 @@ int qp_to_rtr_rts(struct rb_ctx *c, struct rb_qp *q, const struct ctrl_setup *r,
 			.path_mtu = dev_mtu_enum(c->path_mtu),
 			.dest_qp_num = q->remote_qpn,
 			.rq_psn = q->remote_psn,
-			.max_dest_rd_atomic = (uint8_t)c->rd_atomic,
+			.max_dest_rd_atomic = (uint8_t)c->rd_resp,
 			.min_rnr_timer = (uint8_t)t->min_rnr_timer,
 			.ah_attr = qp_peer_av(c, r),
 		};
@@ -251,7 +251,7 @@ int qp_to_rtr_rts(struct rb_ctx *c, struct rb_qp *q, const struct ctrl_setup *r,
 			.retry_cnt = (uint8_t)t->retry_cnt,
 			.rnr_retry = (uint8_t)t->rnr_retry,
 			.sq_psn = q->psn,
-			.max_rd_atomic = (uint8_t)c->rd_atomic,
+			.max_rd_atomic = (uint8_t)c->rd_init,
 		};
 		mask = IBV_QP_STATE |
 		       IBV_QP_TIMEOUT |
@@ -374,7 +374,7 @@ int qp_cm_finish(struct rb_ctx *c, struct rb_qp *q, bool first, char *err, size_
 	t->ack_timeout = a.timeout;
 	t->retry_cnt = a.retry_cnt;
 	t->rnr_retry = a.rnr_retry;
-	if (t->transport == RB_TR_RC)
+	if (t->transport == RB_TR_RC && c->role == RB_ROLE_CLIENT)
 		c->rd_atomic = a.max_rd_atomic;
 	return 0;
 }

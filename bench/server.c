@@ -69,8 +69,18 @@ void rb_error(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* What the server saw of one --run-id over all its sessions (fan-in). */
+#define RUN_TALLIES 64
+struct run_tally {
+	char run_id[CTRL_STR_CAP + 1];
+	unsigned points;
+	uint64_t recvs, bytes;
+	uint64_t first_ns, last_ns;   /* first and last receive, any session */
+};
+
 struct server {
 	const struct rb_opts *o;
+	struct run_tally runs[RUN_TALLIES];
 	struct rb_dev dev;
 	struct rb_cm_listener cm;    /* -R sessions */
 	pthread_mutex_t lock;
@@ -93,6 +103,45 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	quit = 1;
+}
+
+/* Add a point's receives to its run's tally and log the aggregate. */
+static void tally_run(struct server *srv, const char *run_id, uint64_t recvs, uint64_t size,
+		      uint64_t first, uint64_t last)
+{
+	struct run_tally *r = NULL;
+
+	if (!run_id[0] || !recvs)
+		return;
+	pthread_mutex_lock(&srv->lock);
+	for (int i = 0; i < RUN_TALLIES && !r; i++)
+		if (strcmp(srv->runs[i].run_id, run_id) == 0)
+			r = &srv->runs[i];
+	for (int i = 0; i < RUN_TALLIES && !r; i++)
+		if (!srv->runs[i].run_id[0]) {
+			r = &srv->runs[i];
+			snprintf(r->run_id, sizeof(r->run_id), "%s", run_id);
+		}
+	if (!r) { /* table full: forget the oldest */
+		r = &srv->runs[0];
+		memset(r, 0, sizeof(*r));
+		snprintf(r->run_id, sizeof(r->run_id), "%s", run_id);
+	}
+	r->points++;
+	r->recvs += recvs;
+	r->bytes += recvs * size;
+	if (!r->first_ns || first < r->first_ns)
+		r->first_ns = first;
+	if (last > r->last_ns)
+		r->last_ns = last;
+	double secs = r->last_ns > r->first_ns ? (double)(r->last_ns - r->first_ns) / 1e9 : 0.0;
+	struct run_tally snap = *r;
+	pthread_mutex_unlock(&srv->lock);
+	rb_info("run '%s': %u point(s) so far, %llu receives, %llu bytes from first to last "
+		"receive in %.6f s = %.4f Mops, %.4f Gb/s aggregate inbound", snap.run_id,
+		snap.points, (unsigned long long)snap.recvs, (unsigned long long)snap.bytes, secs,
+		secs > 0 ? units_mops(snap.recvs, secs) : 0.0,
+		secs > 0 ? units_gbps(snap.bytes, secs) : 0.0);
 }
 
 /* Wait for the client's DONE while the workers run; -1 with err on failure. */
@@ -268,6 +317,8 @@ static int serve_point(struct session *s, const struct rb_test *tin, char *err, 
 			secs > 0 ? units_mops(d.recvs, secs) : 0.0, s->hello.host, s->hello.pid,
 			s->hello.run_id, (unsigned long long)s->hello.proc_index,
 			(unsigned long long)want, d.checked == 2 ? " (payload check FAILED)" : "");
+		if (first != UINT64_MAX)
+			tally_run(srv, s->hello.run_id, d.recvs, t.size, first, last);
 	} else {
 		rb_info("session %lu: %s %s %s %llu B done (client %s pid %u run_id '%s' proc_index "
 			"%llu)%s", s->id, verb_name(t.verb), transport_name(t.transport),

@@ -121,7 +121,8 @@ struct rb_ctx {
 	unsigned cq_depth_s, cq_depth_r;  /* CQ sizes asked */
 	/* negotiated / granted */
 	uint32_t path_mtu;           /* bytes */
-	uint32_t rd_atomic;
+	uint32_t rd_atomic;          /* READ/atomic depth of the client's requests */
+	uint32_t rd_init, rd_resp;   /* this side's max_rd_atomic / max_dest_rd_atomic */
 	uint32_t inline_req;         /* max_inline_data asked at QP creation */
 	uint32_t inline_cap;         /* smallest cap granted (ibv_query_qp IBV_QP_CAP) */
 	bool use_inline;
