@@ -9,13 +9,16 @@ set boxwidth 0.6
 set logscale y
 set ylabel "throughput (Mops)"
 set xtics rotate by -20 noenhanced
-set key top left
+unset key
 set title "measured".mtag noenhanced
 set xrange [-0.7:3.7]
 plot data using 0:(okv(column("mops_median"))):xticlabels(sprintf("%s %dB inline %s", strcol("verb"), column("size_bytes"), strcol("inline"))) with boxes ls 1 notitle, \
      data using 0:(okv(column("mops_median"))):(column("mops_min")):(column("mops_max")) with yerrorbars lc rgb "black" pt 0 notitle
 set title "paper text (ATC'16)" noenhanced
 set yrange [1:200]
+# the paper's rows are a few rows of paper-atc16.csv: show just those
+stats paper using (isref("table5", "point") ? $0 : NaN) nooutput
+set xrange [STATS_min - 0.7 : STATS_max + 0.7]
 plot paper using 0:(isref("table5", "point") ? column("y") : NaN):xticlabels(strcol("figure") eq "table5" ? sprintf("%s (%s)", strcol("series"), strcol("cluster")) : "") with boxes ls 12 notitle, \
      paper using 0:(isref("table5", "point") ? column("y") : NaN):(sprintf("%s", strcol("y"))) with labels offset 0,0.8 font ",8" notitle
 unset multiplot
