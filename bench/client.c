@@ -38,6 +38,7 @@ struct client {
 	struct row *rows;       /* every row, for the table and JSON */
 	int nrows, caprows;
 	int failed;             /* points that failed */
+	char gone[512];         /* the server could not be reached again: why */
 	bool csv_failed;
 };
 
@@ -341,8 +342,15 @@ static int run_point(struct client *cl, const struct rb_test *tin)
 		pi.status = "skipped";
 		goto out;
 	}
-	if (cl->fd < 0 && client_connect(cl, err, sizeof(err)))
+	if (cl->gone[0]) {
+		snprintf(err, sizeof(err), "not run: %.500s", cl->gone);
 		goto out;
+	}
+	if (cl->fd < 0 && client_connect(cl, err, sizeof(err))) {
+		/* Do not wait --connect-timeout again for every remaining point. */
+		snprintf(cl->gone, sizeof(cl->gone), "%.500s", err);
+		goto out;
+	}
 	n = ctrl_encode_test(small, sizeof(small), &t);
 	if (ctrl_send(cl->fd, small, n, 10000, err, sizeof(err)))
 		goto out_close;
