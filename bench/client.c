@@ -193,7 +193,8 @@ static void emit_point(struct client *cl, struct rb_point_info *pi, struct rb_ct
 static int monitor(struct client *cl, struct rb_ctx *c, char *err, size_t errlen)
 {
 	const struct rb_test *t = &c->t;
-	uint64_t limit_ms = t->timeout_ms;
+	/* A point may run for its -D and --warmup, plus --timeout (as the server allows). */
+	uint64_t limit_ms = t->timeout_ms + t->duration_ms + t->warmup_ms;
 	uint64_t deadline = timing_now_ns() + limit_ms * 1000000ull;
 
 	while (atomic_load(&c->finished) < c->nw) {
@@ -218,7 +219,7 @@ static int monitor(struct client *cl, struct rb_ctx *c, char *err, size_t errlen
 			return -1;
 		}
 		if (timing_now_ns() > deadline) {
-			snprintf(err, errlen, "point timed out after %.1f s (--timeout)",
+			snprintf(err, errlen, "point timed out after %.1f s (--timeout + -D + --warmup)",
 				 (double)limit_ms / 1000.0);
 			return -1;
 		}

@@ -537,7 +537,7 @@ void opts_usage(FILE *f)
 "      --cpus LIST|spread  pin thread i to LIST[i %% n] (e.g. 0,2-3), or spread\n"
 "  -R, --rdma-cm           connect QPs with rdma_cm (rc, ud)\n"
 "      --connect-timeout S retry the control connection for S s (10)\n"
-"      --timeout S         limit of every point and of every wait in it (120)\n"
+"      --timeout S         limit of every wait, and of a point beyond its -D and --warmup (120)\n"
 "      --csv FILE          append rows (header written once)\n"
 "      --json FILE         write all rows as JSON at the end\n"
 "      --run-id ID         stored in every row\n"
