@@ -26,7 +26,7 @@ no_apt_calls() { [ -z "$(apt_calls)" ]; }
 	mark_installed base test vm
 	run "$ROOT/env/install-deps" --test --vm
 	[ "$status" -eq 0 ]
-	[[ $output == *"all 27 packages present (base test vm): nothing to do"* ]]
+	[[ $output == *"all 28 packages present (base test vm): nothing to do"* ]]
 	no_apt_calls
 	grep -q '^dpkg -s qemu-system-x86$' "$RB_FAKE/calls"
 }
@@ -84,7 +84,7 @@ no_apt_calls() { [ -z "$(apt_calls)" ]; }
 	mark_installed base
 	run "$ROOT/env/install-deps" --vm
 	[ "$status" -eq 0 ]
-	apt_calls | grep -q '^apt-get install -y -q .* busybox-static cpio kmod dropbear-bin openssh-client perl rsync iproute2 \['
+	apt_calls | grep -q '^apt-get install -y -q .* busybox-static cpio kmod dropbear-bin openssh-client perl rsync iproute2 time \['
 	apt_calls | grep -q '^apt-get install -y -q .* --no-install-recommends qemu-system-x86 \['
 	[ "$(apt_calls | grep -c 'qemu-system-x86')" -eq 1 ]
 	[ "$(apt_calls | grep 'no-install-recommends' | grep -c busybox)" -eq 0 ]
