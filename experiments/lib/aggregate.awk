@@ -1,13 +1,16 @@
 # experiments/lib/aggregate.awk: raw.csv -> summary.csv, one row per point.
 #
-# A point's key: exp_point (when present), every config column, exp_procs.
+# A point's key: the runner's exp_name, exp_point and exp_procs when present
+# (exp_point numbers the knob combination), else every config column and
+# exp_procs; its config values are the first non-empty ones (an ok row's).
 # Only client rows count (role "client" or empty), and of a process with
 # several threads only its thread "all" row. Per repetition (exp_rep,
 # else rep): mops and gbps are summed over the point's processes, latencies
 # averaged over them; a repetition counts only if all its rows have status
 # ok. Over the ok repetitions: median, min and max. A point is ok (every
-# repetition ok), partial (some) or failed (none); failed rows are counted,
-# the first reason kept. device, kernel and host: the values seen (joined
+# repetition ok), partial (some), skipped (none, and every other row
+# skipped: e.g. knobs rdma_bench refuses) or failed; failed rows are
+# counted, the first reason kept. device, kernel and host: the values seen (joined
 # with '+' when they differ).
 function median(s,    n, a, i, j, t) {
     n = split(s, a, " ")
@@ -36,21 +39,32 @@ NR == 1 { n = csv_split($0, h); for (i = 1; i <= n; i++) idx[h[i]] = i; next }
     # "all" row: only the latter counts
     th = col("thread")
     if (th != "" && th != "all") next
-    key = col("exp_point")
-    for (i = 1; i <= nconf; i++) key = key SUBSEP col(conf[i])
-    key = key SUBSEP col("exp_procs")
+    # the runner's point number names the knob combination: rows of one
+    # point stay together even where a failed row lacks some config values
+    if (col("exp_point") != "") key = col("exp_name") SUBSEP col("exp_point") SUBSEP col("exp_procs")
+    else {
+        key = ""
+        for (i = 1; i <= nconf; i++) key = key SUBSEP col(conf[i])
+        key = key SUBSEP col("exp_procs")
+    }
     if (!(key in first)) {
         first[key] = ++npoints; keys[npoints] = key
-        cfg[key] = csv_quote(col("exp_point"))
-        for (i = 1; i <= nconf; i++) cfg[key] = cfg[key] "," csv_quote(col(conf[i]))
-        cfg[key] = cfg[key] "," csv_quote(col("exp_procs"))
-        ename[key] = col("exp_name")
+        ename[key] = col("exp_name"); epoint[key] = col("exp_point"); eprocs[key] = col("exp_procs")
+    }
+    # config values: the first non-empty one seen (an ok row's, if any, wins)
+    for (i = 1; i <= nconf; i++) {
+        v = col(conf[i])
+        if (v != "" && (cv[key, i] == "" || (col("status") == "ok" && !cvok[key, i]))) {
+            cv[key, i] = v
+            if (col("status") == "ok") cvok[key, i] = 1
+        }
     }
     rep = ("exp_rep" in idx) ? col("exp_rep") : col("rep")
     if (!((key, rep) in repseen)) { repseen[key, rep] = 1; reps[key] = reps[key] " " rep; nreps[key]++ }
     st = col("status")
     if (st != "ok") {
-        bad[key, rep] = 1; failed_rows[key]++
+        bad[key, rep] = 1
+        if (st == "skipped") skipped_rows[key]++; else failed_rows[key]++
         if (reason[key] == "") reason[key] = (col("reason") != "") ? col("reason") : "status " st
     }
     for (m = 1; m <= nmet; m++) {
@@ -81,8 +95,11 @@ END {
                 vals[met[m]] = vals[met[m]] " " v
             }
         }
-        status = (ok == nr) ? "ok" : (ok > 0 ? "partial" : "failed")
-        line = csv_quote(ename[key]) "," cfg[key] "," nr "," ok "," (failed_rows[key] + 0) "," status "," csv_quote(reason[key])
+        status = (ok == nr) ? "ok" : (ok > 0 ? "partial" : (failed_rows[key] + 0 == 0 ? "skipped" : "failed"))
+        cfg = csv_quote(epoint[key])
+        for (i = 1; i <= nconf; i++) cfg = cfg "," csv_quote(cv[key, i])
+        cfg = cfg "," csv_quote(eprocs[key])
+        line = csv_quote(ename[key]) "," cfg "," nr "," ok "," (failed_rows[key] + 0) "," status "," csv_quote(reason[key])
         for (m = 1; m <= nmet; m++)
             line = line "," num(median(vals[met[m]])) "," num(minv(vals[met[m]])) "," num(maxv(vals[met[m]]))
         print line "," csv_quote(device[key]) "," csv_quote(kernel[key]) "," csv_quote(host[key])

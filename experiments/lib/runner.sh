@@ -517,14 +517,21 @@ rb_point() {
   rb_point_run || rc=$?
 
   # rows of this job, with the runner's columns, written atomically
+  # a client that left no row: failed, or skipped when rdma_bench refused
+  # the point's knobs up front (exit 2, "rdma_bench: error: ...")
   local -a files=() missing=()
+  local crc refused
   for ((k = 0; k < procs; k++)); do
+    crc=$(cat "$pdir/client-$k.rc" 2>/dev/null || echo '?')
+    refused=$(grep -m 1 '^rdma_bench: error: ' "$pdir/client-$k.log" 2>/dev/null | tr -d ',"\n' || true)
     if [ -s "$pdir/client-$k.csv" ]; then
       files+=("$pdir/client-$k.csv")
     elif [ -f "$pdir/reason" ]; then
-      missing+=("$k=$(tr -d ',"\n' < "$pdir/reason")")
+      missing+=("$k=failed=$(tr -d ',"\n' < "$pdir/reason")")
+    elif [ "$crc" = 2 ] && [ -n "$refused" ]; then
+      missing+=("$k=skipped=refused by ${refused#rdma_bench: error: }")
     else
-      missing+=("$k=client $k exited $(cat "$pdir/client-$k.rc" 2>/dev/null || echo '?') without a row: $(tail -n 1 "$pdir/client-$k.log" 2>/dev/null | tr -d ',"\n')")
+      missing+=("$k=failed=client $k exited $crc without a row: $(tail -n 1 "$pdir/client-$k.log" 2>/dev/null | tr -d ',"\n')")
     fi
   done
   awk -f "$RB_LIB/csv.awk" -f "$RB_LIB/tag.awk" \
@@ -533,16 +540,20 @@ rb_point() {
     "${files[@]}" < /dev/null > "$pdir/rows.tmp"
   mv "$pdir/rows.tmp" "$pdir/rows.csv"
   [ "${#missing[@]}" = 0 ] || rc=1
+  local status=ok
+  [ "$rc" = 0 ] || status=FAILED
+  if [ "${#missing[@]}" -gt 0 ] && [ "${#files[@]}" = 0 ] && [[ " ${missing[*]}" != *"=failed="* ]]; then
+    status="skipped (${missing[0]#*=skipped=})"
+  fi
 
   # progress: job i/N, elapsed, ETA
-  local now dt total elapsed done_n eta status=ok
+  local now dt total elapsed done_n eta
   now=$(date +%s.%N)
   total=$(cat "$RB_RUN_DIR/njobs")
   echo "$seq" >> "$RB_RUN_DIR/progress"
   done_n=$(wc -l < "$RB_RUN_DIR/progress")
   read -r dt elapsed eta < <(awk -v t0="$t0" -v now="$now" -v s0="$RB_SWEEP_T0" -v d="$done_n" -v left=$((total - seq)) \
     'BEGIN { e = now - s0; printf "%.1f %d %d\n", now - t0, e, e / d * left }')
-  [ "$rc" = 0 ] || status=FAILED
   rb_log "[$RB_EXP] job $seq/$total (point $point/$npoints, rep $rep):$desc: $status in ${dt} s | elapsed $(rb_fmt_time "$elapsed") | ETA $(rb_fmt_time "$eta")"
   return "$rc"
 }

@@ -11,12 +11,14 @@ NR == 1 {
     csv_split($0, f)
     rows++
     if (c("status") == "ok") ok++
+    if (c("status") == "skipped") skipped++
     for (i = 1; i <= nconf; i++) { v[rows, i] = c(conf[i]); if (v[rows, i] != v[1, i]) used[i] = 1 }
     st[rows] = c("status"); why[rows] = c("reason")
     m[rows] = c("mops_median"); mlo[rows] = c("mops_min"); mhi[rows] = c("mops_max"); g[rows] = c("gbps_median")
 }
 END {
-    if (count) { print rows + 0, ok + 0, rows - ok; exit }
+    # count: points, ok (skipped ones count as neither ok nor failed), not ok
+    if (count) { print rows + 0, ok + 0, rows - ok - skipped; exit }
     # show the columns that vary (the verb at least)
     used[1] = 1
     line = ""

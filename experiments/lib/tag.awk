@@ -1,9 +1,9 @@
 # experiments/lib/tag.awk: the rows of one job. Input: the CSV files of the
 # job's client processes (each with its header). Output: one header, every
 # row, and the runner's columns exp_name exp_point exp_rep exp_procs
-# exp_seq appended. A client process listed in `missing` ("K=reason|...")
-# gets one failed row carrying the point's knob values (`knobs`:
-# " name=value ...").
+# exp_seq appended. A client process listed in `missing`
+# ("K=STATUS=reason|...", STATUS failed or skipped) gets one row of that
+# status carrying the point's knob values (`knobs`: " name=value ...").
 BEGIN {
     ncol = 0
     extra = "exp_name,exp_point,exp_rep,exp_procs,exp_seq"
@@ -36,6 +36,8 @@ END {
         if (ms[m] == "") continue
         eq = index(ms[m], "=")
         k = substr(ms[m], 1, eq - 1); why = substr(ms[m], eq + 1)
+        eq = index(why, "=")
+        st = substr(why, 1, eq - 1); why = substr(why, eq + 1)
         if (ncol == 0) {
             hdr = "schema_version,run_id,proc_index,role,rep"
             ncol = 5
@@ -57,7 +59,7 @@ END {
             kn = substr(ks[j], 1, index(ks[j], "=") - 1)
             if (kn in idx) out[idx[kn]] = substr(ks[j], index(ks[j], "=") + 1)
         }
-        out[idx["status"]] = "failed"
+        out[idx["status"]] = st
         out[idx["reason"]] = csv_quote(why)
         line = out[1]
         for (i = 2; i <= ncol; i++) line = line "," out[i]

@@ -69,3 +69,16 @@ load fixtures/exp/helpers
   run busybox awk -f "$LIB/csv.awk" -f "$LIB/merge.awk" "$BATS_TEST_TMPDIR/x.csv" "$BATS_TEST_TMPDIR/x.csv"
   [ "${lines[2]}" = '1,"x,y"' ]
 }
+
+@test "a failed row without config values joins its point (same exp_point), not a point of its own" {
+  {
+    echo "verb,size_bytes,test,exp_name,exp_point,exp_rep,exp_procs,status,reason,mops"
+    echo "read,64,bw,e,1,1,1,ok,,2"
+    echo "read,64,,e,1,2,1,failed,killed,"
+  } > "$BATS_TEST_TMPDIR/raw.csv"
+  run awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$BATS_TEST_TMPDIR/raw.csv"
+  printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/s.csv"
+  [ "$(tail -n +2 "$BATS_TEST_TMPDIR/s.csv" | wc -l)" -eq 1 ]
+  [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" status)" = partial ]
+  [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" test)" = bw ]
+}

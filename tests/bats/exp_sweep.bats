@@ -76,19 +76,27 @@ load fixtures/exp/helpers
   [ "$(awk -F'\t' 'NR > 1 && $7 == 0' "$d/joblog" | wc -l)" -eq 8 ]
 }
 
+# tiny_short: the tiny experiment with a 3 s point timeout
+tiny_short() {
+  local d
+  d=$(tiny_copy)
+  sed -i 's/^timeout_s .*/timeout_s = 3/' "$d/params"
+  echo "$d"
+}
+
 @test "a hung point is killed at its timeout, marked failed, and the sweep goes on" {
   export FAKE_RB_HANG_SIZE=256
   local t0=$SECONDS
-  run_exp "$FIX/tiny" --quick --set size_bytes=32,256
+  run_exp "$(tiny_short)" --quick --set size_bytes=32,256
   [ "$status" -eq 3 ]
-  # 2 hung jobs x 4 s timeout, plus the rest: well under a minute
+  # one hung job: 3 s timeout, plus the rest: well under a minute
   [ $((SECONDS - t0)) -lt 40 ]
   local d
   d=$(run_dir tiny)
   paste -d' ' <(csv_col "$d/summary.csv" size_bytes) <(csv_col "$d/summary.csv" status) > "$BATS_TEST_TMPDIR/st"
   grep -q '^32 ok$' "$BATS_TEST_TMPDIR/st"
   grep -q '^256 failed$' "$BATS_TEST_TMPDIR/st"
-  csv_col "$d/summary.csv" reason | grep -q 'point timeout 4 s'
+  csv_col "$d/summary.csv" reason | grep -q 'point timeout 3 s'
   # nothing of the hung point is left running
   local p
   for p in $(cut -d: -f2 "$d"/points/*/pids); do ! kill -0 "$p" 2>/dev/null; done
@@ -120,7 +128,7 @@ load fixtures/exp/helpers
   cp "$FIX/fake_rdma_bench" "$BATS_TEST_TMPDIR/bin/rdma_bench"
   "$BATS_TEST_TMPDIR/bin/rdma_bench" -s -p 9999 > /dev/null 2>&1 &
   local bystander=$!
-  FAKE_RB_HANG_SIZE=256 run "$ROOT/experiments/run" "$FIX/tiny" --quick --set size_bytes=32,256 \
+  FAKE_RB_HANG_SIZE=256 run "$ROOT/experiments/run" "$(tiny_short)" --quick --set size_bytes=32,256 \
     --out "$BATS_TEST_TMPDIR/results" --bin "$BATS_TEST_TMPDIR/bin/rdma_bench" --no-plot
   [ "$status" -eq 3 ]
   kill -0 "$bystander"
@@ -151,19 +159,20 @@ load fixtures/exp/helpers
 
 @test "without GNU parallel the runner's own loop gives the same jobs, job log, timeout and resume" {
   export RB_NO_PARALLEL=1 FAKE_RB_HANG_SIZE=256 FAKE_RB_LOG=$BATS_TEST_TMPDIR/calls
-  run_exp "$FIX/tiny" --reps 1
+  local d
+  d=$(tiny_short)
+  run_exp "$d" --reps 1
   [ "$status" -eq 3 ]
   [[ $output == *"the runner's own loop"* ]]
-  local d
   d=$(run_dir tiny)
   [ "$(head -n 1 "$d/joblog" | cut -f1,7,8)" = "$(printf 'Seq\tExitval\tSignal')" ]
   [ "$(tail -n +2 "$d/joblog" | wc -l)" -eq 4 ]
   paste -d' ' <(csv_col "$d/summary.csv" size_bytes) <(csv_col "$d/summary.csv" status) | sort -u > "$BATS_TEST_TMPDIR/st"
   [ "$(cat "$BATS_TEST_TMPDIR/st")" = "$(printf '256 failed\n32 ok')" ]
-  csv_col "$d/summary.csv" reason | grep -q 'point timeout 4 s'
+  csv_col "$d/summary.csv" reason | grep -q 'point timeout 3 s'
   # resume: nothing left to run, nothing runs again
   : > "$FAKE_RB_LOG"
-  run_exp "$FIX/tiny" --resume
+  run_exp "$BATS_TEST_TMPDIR/tiny" --resume
   [ ! -s "$FAKE_RB_LOG" ]
 }
 
@@ -188,4 +197,18 @@ load fixtures/exp/helpers
   ! kill -0 "$stale" 2>/dev/null
   kill -0 "$other"
   kill "$other"
+}
+
+@test "a point whose knobs rdma_bench refuses is skipped with its reason, and the run goes on" {
+  export FAKE_RB_REFUSE_SIZE=256
+  run_exp "$FIX/tiny" --reps 1
+  [ "$status" -eq 0 ]
+  [[ $output == *"skipped (refused by -m 256: refused by the fake"* ]]
+  [[ $output == *"4 points, 2 ok, 0 failed, 2 skipped"* ]]
+  local d
+  d=$(run_dir tiny)
+  paste -d' ' <(csv_col "$d/summary.csv" size_bytes) <(csv_col "$d/summary.csv" status) | sort -u > "$BATS_TEST_TMPDIR/st"
+  [ "$(cat "$BATS_TEST_TMPDIR/st")" = "$(printf '256 skipped\n32 ok')" ]
+  [ "$(csv_col "$d/summary.csv" rows_failed | sort -u)" = 0 ]
+  [ "$(csv_col "$d/raw.csv" status | sort | uniq -c | tr -s ' ' | tr '\n' ';')" = " 4 ok; 4 skipped;" ]
 }
