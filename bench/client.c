@@ -329,6 +329,8 @@ static int run_point(struct client *cl, const struct rb_test *tin)
 	struct rb_ctx c;
 	struct rb_cm_client cc = { 0 };
 	struct rb_dev cmdev;
+	struct ctrl_setup srv_setup;
+	uint8_t *srv_qps = NULL;
 	bool have_ctx = false, measured = false;
 	struct ctrl_msg m;
 	struct ctrl_setup mine;
@@ -376,8 +378,19 @@ static int run_point(struct client *cl, const struct rb_test *tin)
 			snprintf(dst, sizeof(dst), "%u.%u.%u.%u", g[12], g[13], g[14], g[15]);
 		else
 			snprintf(dst, sizeof(dst), "%.63s", o->host);
+		struct rb_cm_ctrl ctl = { .fd = cl->fd, .rb = &cl->rb };
+		/* the server's SETUP lives in cl->rb, which a wait may reuse: keep a copy */
+		srv_setup = m.u.setup;
+		srv_qps = malloc((size_t)srv_setup.nqp * CTRL_QP_LEN + 1);
+		if (!srv_qps) {
+			snprintf(err, sizeof(err), "out of memory");
+			goto out_close;
+		}
+		memcpy(srv_qps, srv_setup.qps, (size_t)srv_setup.nqp * CTRL_QP_LEN);
+		srv_setup.qps = srv_qps;
 		if (cm_client_prepare(&cc, dst, o->port, nqp, t.transport, &cl->dev,
-				      o->dev_name[0] != '\0', (unsigned)t.timeout_ms, err, sizeof(err)))
+				      o->dev_name[0] != '\0', (unsigned)t.timeout_ms, &ctl, err,
+				      sizeof(err)))
 			goto out_close;
 		cmdev = cl->dev;
 		cmdev.ctx = cc.verbs; /* PD, MR, CQs on rdma_cm's device context */
@@ -392,7 +405,7 @@ static int run_point(struct client *cl, const struct rb_test *tin)
 	pi.inline_used = 0;
 	pi.inline_cap = c.inline_cap;
 	pi.cq_depth = c.cq_depth_s;
-	if (ctx_negotiate(&c, &m.u.setup, err, sizeof(err)))
+	if (ctx_negotiate(&c, t.use_cm ? &srv_setup : &m.u.setup, err, sizeof(err)))
 		goto out_close;
 	if (t.use_cm) {
 		if (cm_client_create_qps(&cc, &c, err, sizeof(err)))
@@ -421,7 +434,8 @@ static int run_point(struct client *cl, const struct rb_test *tin)
 		goto out_close;
 	if (t.use_cm) {
 		uint64_t t0 = timing_now_ns();
-		if (cm_client_connect(&cc, &c, err, sizeof(err)))
+		struct rb_cm_ctrl ctl = { .fd = cl->fd, .rb = &cl->rb };
+		if (cm_client_connect(&cc, &c, &ctl, err, sizeof(err)))
 			goto out_close;
 		c.setup_ns = c.create_ns + (timing_now_ns() - t0);
 		/* what rdma_cm set on the QPs is what the row reports */
@@ -500,6 +514,7 @@ out:
 	emit_point(cl, &pi, have_ctx ? &c : NULL, measured);
 	free(msg);
 	free(eps);
+	free(srv_qps);
 	if (t.use_cm)
 		cm_client_disconnect(&cc, t.transport);
 	if (have_ctx)
@@ -507,6 +522,79 @@ out:
 	if (t.use_cm)
 		cm_client_destroy(&cc);
 	return rc;
+}
+
+/* The directory of path (a writable one is needed for CSV and JSON). */
+static int dir_writable(const char *opt, const char *path, char *err, size_t errlen)
+{
+	char dir[1024];
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if (access(dir, W_OK | X_OK)) {
+		snprintf(err, errlen, "%s %.400s: cannot open for writing: directory %.400s: %s; "
+			 "create it or choose another path", opt, path, dir, strerror(errno));
+		return -1;
+	}
+	if (access(path, F_OK) == 0 && access(path, W_OK)) {
+		snprintf(err, errlen, "%s %.400s: cannot open for writing: %s", opt, path,
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Before any test: --csv and --json can be written, and an existing CSV has
+ * this binary's header (else every row would be refused at the end of the
+ * run). The header is that of a row built the normal way.
+ */
+static int check_outputs(struct client *cl, char *err, size_t errlen)
+{
+	const struct rb_opts *o = cl->o;
+
+	if (o->json[0] && dir_writable("--json", o->json, err, errlen))
+		return -1;
+	if (!o->csv[0])
+		return 0;
+	if (dir_writable("--csv", o->csv, err, errlen))
+		return -1;
+	FILE *f = fopen(o->csv, "r");
+	if (!f)
+		return 0; /* created on the first row */
+	static char line[ROW_MAX_COLS * 32];
+	bool have = fgets(line, sizeof(line), f) != NULL;
+	fclose(f);
+	if (!have)
+		return 0;
+	line[strcspn(line, "\r\n")] = '\0';
+	static struct row r;
+	struct rb_test t = o->t;
+	struct rb_point_info pi = { .o = o, .t = &t, .env = &cl->env, .dev = &cl->dev,
+				    .inline_used = -1, .setup_us_per_qp = NAN, .status = "ok",
+				    .reason = "" };
+	report_build_row(&r, &pi, -1, NULL);
+	char *tok = line, *save = NULL;
+	for (int i = 0; i < r.ncols; i++) {
+		char *name = strtok_r(i ? NULL : tok, ",", &save);
+		if (!name || strcmp(name, r.cols[i].name) != 0) {
+			snprintf(err, errlen, "--csv %.400s: its header differs from this rdma_bench's "
+				 "columns at column %d (file: '%.60s', expected '%s'); write to another "
+				 "file", o->csv, i + 1, name ? name : "(end of header)", r.cols[i].name);
+			return -1;
+		}
+	}
+	if (strtok_r(NULL, ",", &save)) {
+		snprintf(err, errlen, "--csv %.400s: its header has more columns than this rdma_bench "
+			 "writes (%d); write to another file", o->csv, r.ncols);
+		return -1;
+	}
+	return 0;
 }
 
 int client_run(const struct rb_opts *o)
@@ -522,12 +610,18 @@ int client_run(const struct rb_opts *o)
 		rb_error("%s", err);
 		return 2;
 	}
+	if (check_outputs(&cl, err, sizeof(err))) {
+		rb_error("%s", err);
+		dev_close(&cl.dev);
+		return 2;
+	}
 	rb_info("device %s port %u (%s, active MTU %u), GID index %d (%s%s) %s, lid 0x%x; clock %s",
 		cl.dev.name, cl.dev.port, dev_link_layer_name(cl.dev.link_layer), cl.dev.active_mtu,
 		cl.dev.gid_index, dev_gid_type_name(cl.dev.gid_type), o->gid_index < 0 ? ", auto" : "",
 		dev_gid_str(cl.dev.gid.raw, gid, sizeof(gid)), cl.dev.pattr.lid, cl.env.clock);
 	if (client_connect(&cl, err, sizeof(err))) {
 		rb_error("%s", err);
+		ctrl_rbuf_free(&cl.rb);
 		dev_close(&cl.dev);
 		return 2;
 	}

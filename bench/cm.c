@@ -62,9 +62,26 @@ static void priv_encode(uint8_t *p, uint32_t rkey, uint64_t addr, uint32_t index
 	put_be32(p + 16, index);
 }
 
-/* Next event within deadline; 0, or -1 with err naming what was awaited. */
-static int next_event(struct rdma_event_channel *ch, uint64_t deadline, unsigned timeout_ms,
-		      const char *what, struct rdma_cm_event **ev, char *err, size_t errlen)
+/*
+ * The control connection became readable while we waited for an rdma_cm
+ * event: the peer closed it or sent ERROR. Always -1 with err saying which.
+ */
+static int ctrl_interrupt(const struct rb_cm_ctrl *cc, const char *what, char *err, size_t errlen)
+{
+	struct ctrl_msg m;
+	int rc = ctrl_recv(cc->fd, cc->rb, &m, 0, 2000, what, err, errlen);
+
+	if (rc == 0)
+		return fail(err, errlen, "protocol error: peer sent %s while we waited for %s",
+			    ctrl_type_name(m.type), what);
+	return -1;
+}
+
+/* Next event within deadline, watching the control connection; 0, or -1
+ * with err naming what was awaited. */
+static int next_event(struct rdma_event_channel *ch, const struct rb_cm_ctrl *cc,
+		      uint64_t deadline, unsigned timeout_ms, const char *what,
+		      struct rdma_cm_event **ev, char *err, size_t errlen)
 {
 	for (;;) {
 		if (rdma_get_cm_event(ch, ev) == 0)
@@ -76,8 +93,13 @@ static int next_event(struct rdma_event_channel *ch, uint64_t deadline, unsigned
 		if (now >= deadline)
 			return fail(err, errlen, "timed out after %.1f s waiting for %s",
 				    (double)timeout_ms / 1000.0, what);
-		struct pollfd p = { .fd = ch->fd, .events = POLLIN };
-		(void)poll(&p, 1, (int)((deadline - now) / 1000000u) + 1);
+		struct pollfd p[2] = {
+			{ .fd = ch->fd, .events = POLLIN },
+			{ .fd = cc ? cc->fd : -1, .events = POLLIN },
+		};
+		(void)poll(p, 2, (int)((deadline - now) / 1000000u) + 1);
+		if (p[1].revents)
+			return ctrl_interrupt(cc, what, err, errlen);
 	}
 }
 
@@ -94,7 +116,7 @@ static const char *ev_name(const struct rdma_cm_event *ev)
 
 int cm_client_prepare(struct rb_cm_client *cc, const char *host, uint16_t port, uint32_t n,
 		      uint64_t transport, const struct rb_dev *dev, bool dev_given,
-		      unsigned timeout_ms, char *err, size_t errlen)
+		      unsigned timeout_ms, const struct rb_cm_ctrl *ctl, char *err, size_t errlen)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
 	struct addrinfo *res = NULL;
@@ -141,7 +163,7 @@ int cm_client_prepare(struct rb_cm_client *cc, const char *host, uint16_t port, 
 		snprintf(what, sizeof(what), "%s (%u of %u QPs resolved)",
 			 addr_ok < n ? "RDMA_CM_EVENT_ADDR_RESOLVED" : "RDMA_CM_EVENT_ROUTE_RESOLVED",
 			 addr_ok < n ? addr_ok : route_ok, n);
-		if (next_event(cc->ch, deadline, timeout_ms, what, &ev, err, errlen))
+		if (next_event(cc->ch, ctl, deadline, timeout_ms, what, &ev, err, errlen))
 			return -1;
 		struct rdma_cm_id *id = ev->id;
 		enum rdma_cm_event_type type = ev->event;
@@ -203,7 +225,8 @@ int cm_client_create_qps(struct rb_cm_client *cc, struct rb_ctx *c, char *err, s
 	return ctx_inline_decide(c, err, errlen);
 }
 
-int cm_client_connect(struct rb_cm_client *cc, struct rb_ctx *c, char *err, size_t errlen)
+int cm_client_connect(struct rb_cm_client *cc, struct rb_ctx *c, const struct rb_cm_ctrl *ctl,
+		      char *err, size_t errlen)
 {
 	const struct rb_test *t = &c->t;
 	unsigned timeout_ms = (unsigned)t->timeout_ms;
@@ -239,7 +262,7 @@ int cm_client_connect(struct rb_cm_client *cc, struct rb_ctx *c, char *err, size
 		char what[96];
 		snprintf(what, sizeof(what), "RDMA_CM_EVENT_ESTABLISHED (%u of %u QPs connected)", up,
 			 cc->n);
-		if (next_event(cc->ch, deadline, timeout_ms, what, &ev, err, errlen))
+		if (next_event(cc->ch, ctl, deadline, timeout_ms, what, &ev, err, errlen))
 			goto out;
 		uint32_t g = (uint32_t)(uintptr_t)ev->id->context;
 		if (ev->event != RDMA_CM_EVENT_ESTABLISHED) {
@@ -496,13 +519,18 @@ clean:
 	rb_info("%s (sessions without -R are not affected)", l->why);
 }
 
-void cm_listen_stop(struct rb_cm_listener *l)
+void cm_listen_halt(struct rb_cm_listener *l)
 {
 	if (l->running) {
 		l->quit = 1;
 		pthread_join(l->tid, NULL);
 		l->running = false;
 	}
+}
+
+void cm_listen_stop(struct rb_cm_listener *l)
+{
+	cm_listen_halt(l);
 	if (l->lid_ud)
 		rdma_destroy_id(l->lid_ud);
 	if (l->lid_rc)
@@ -533,26 +561,41 @@ int cm_session_register(struct rb_cm_listener *l, struct rb_cm_session *s, uint3
 	return 0;
 }
 
-/* Wait until *counter reaches want (under l->lock) or failure/timeout. */
+/*
+ * Wait until *counter reaches want (under l->lock), failure, timeout, or the
+ * client's control connection becoming readable (closed, ERROR): checked
+ * every 100 ms.
+ */
 static int wait_count(struct rb_cm_listener *l, struct rb_cm_session *s, uint32_t *counter,
-		      uint32_t want, unsigned timeout_ms, const char *event, char *err, size_t errlen)
+		      uint32_t want, unsigned timeout_ms, const char *event,
+		      const struct rb_cm_ctrl *ctl, char *err, size_t errlen)
 {
-	struct timespec ts;
+	uint64_t deadline = timing_now_ns() + (uint64_t)timeout_ms * 1000000u;
 	int rc = 0;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += timeout_ms / 1000;
-	ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
 	pthread_mutex_lock(&l->lock);
 	while (*counter < want && !s->failed) {
-		if (pthread_cond_timedwait(&s->cond, &l->lock, &ts) == ETIMEDOUT) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 100 * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		(void)pthread_cond_timedwait(&s->cond, &l->lock, &ts);
+		if (*counter >= want || s->failed)
+			break;
+		if (timing_now_ns() > deadline) {
 			rc = fail(err, errlen, "timed out after %.1f s waiting for %s: %u of %u QPs",
 				  (double)timeout_ms / 1000.0, event, *counter, want);
 			break;
+		}
+		struct pollfd p = { .fd = ctl ? ctl->fd : -1, .events = POLLIN };
+		if (ctl && poll(&p, 1, 0) > 0) {
+			char what[128];
+			snprintf(what, sizeof(what), "%s (%u of %u QPs)", event, *counter, want);
+			pthread_mutex_unlock(&l->lock);
+			return ctrl_interrupt(ctl, what, err, errlen);
 		}
 	}
 	if (!rc && s->failed)
@@ -562,13 +605,14 @@ static int wait_count(struct rb_cm_listener *l, struct rb_cm_session *s, uint32_
 }
 
 int cm_server_accept(struct rb_cm_listener *l, struct rb_cm_session *s, struct rb_ctx *c,
-		     const struct ctrl_setup *client, char *err, size_t errlen)
+		     const struct ctrl_setup *client, const struct rb_cm_ctrl *ctl,
+		     char *err, size_t errlen)
 {
 	const struct rb_test *t = &c->t;
 	unsigned timeout_ms = (unsigned)t->timeout_ms;
 
-	if (wait_count(l, s, &s->got, s->nqp, timeout_ms, "RDMA_CM_EVENT_CONNECT_REQUEST", err,
-		       errlen))
+	if (wait_count(l, s, &s->got, s->nqp, timeout_ms, "RDMA_CM_EVENT_CONNECT_REQUEST", ctl,
+		       err, errlen))
 		return -1;
 	for (unsigned i = 0; i < c->nw; i++)
 		for (unsigned k = 0; k < c->w[i].nqp; k++) {
@@ -610,8 +654,8 @@ int cm_server_accept(struct rb_cm_listener *l, struct rb_cm_session *s, struct r
 			return fail(err, errlen, "rdma_accept(QP %u) failed: %s", g, strerror(errno));
 	}
 	if (t->transport != RB_TR_UD &&
-	    wait_count(l, s, &s->established, s->nqp, timeout_ms, "RDMA_CM_EVENT_ESTABLISHED", err,
-		       errlen))
+	    wait_count(l, s, &s->established, s->nqp, timeout_ms, "RDMA_CM_EVENT_ESTABLISHED", ctl,
+		       err, errlen))
 		return -1;
 	for (unsigned i = 0; i < c->nw; i++)
 		for (unsigned k = 0; k < c->w[i].nqp; k++) {

@@ -14,6 +14,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,16 +51,19 @@ int ctrl_connect(const char *host, uint16_t port, unsigned timeout_s, char *err,
 	uint64_t deadline = timing_now_ns() + (uint64_t)timeout_s * 1000000000u;
 	char last[256] = "no attempt";
 	unsigned attempts = 0;
+	bool unresolved = false;
 
 	snprintf(portstr, sizeof(portstr), "%u", port);
 	for (;;) {
 		struct addrinfo *res = NULL;
 		int rc = getaddrinfo(host, portstr, &hints, &res);
 		attempts++;
+		unresolved = rc != 0;
 		if (rc) {
-			snprintf(last, sizeof(last), "getaddrinfo(%s): %s", host, gai_strerror(rc));
+			snprintf(last, sizeof(last), "%s", gai_strerror(rc));
 			if (rc != EAI_AGAIN)
-				return fail(err, errlen, "cannot resolve %s: %s", host, gai_strerror(rc));
+				return fail(err, errlen, "cannot resolve %s: %s; check the name (-c)", host,
+					    gai_strerror(rc));
 		}
 		for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
 			int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
@@ -82,6 +86,10 @@ int ctrl_connect(const char *host, uint16_t port, unsigned timeout_s, char *err,
 		struct timespec ts = { .tv_sec = 0, .tv_nsec = 200 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
 	}
+	if (unresolved)
+		return fail(err, errlen, "cannot resolve %s: %s (%u attempts in %u s, "
+			    "--connect-timeout); check the name (-c) and the resolver", host, last,
+			    attempts, timeout_s);
 	return fail(err, errlen,
 		    "cannot connect to the server at %s:%u after %u attempts in %u s (--connect-timeout): "
 		    "%s; is 'rdma_bench -s' running there and the port open?",

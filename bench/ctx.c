@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <rdma/rdma_cma.h>
@@ -355,9 +356,21 @@ int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, str
 	access = IBV_ACCESS_LOCAL_WRITE | remote_access(t, role);
 	c->mr = ibv_reg_mr(c->pd, c->buf, c->lay.total, access);
 	if (!c->mr) {
-		fail(err, errlen, "ibv_reg_mr(%llu bytes, access 0x%x) failed: %s (locked memory "
-		     "limit? see 'ulimit -l')", (unsigned long long)c->lay.total, access,
-		     strerror(errno));
+		int e = errno;
+		struct rlimit rl;
+		char lim[96] = "unknown";
+		if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0) {
+			if (rl.rlim_cur == RLIM_INFINITY)
+				snprintf(lim, sizeof(lim), "unlimited");
+			else
+				snprintf(lim, sizeof(lim), "%llu bytes = %llu KiB",
+					 (unsigned long long)rl.rlim_cur,
+					 (unsigned long long)rl.rlim_cur / 1024);
+		}
+		fail(err, errlen, "ibv_reg_mr(%llu bytes, access 0x%x) failed: %s; the locked-memory "
+		     "limit (ulimit -l, RLIMIT_MEMLOCK) is %s: raise it (ulimit -l unlimited, "
+		     "/etc/security/limits.conf) or use a smaller -m / fewer QPs",
+		     (unsigned long long)c->lay.total, access, strerror(e), lim);
 		goto clean_pd;
 	}
 	c->w = calloc(c->nw, sizeof(*c->w));
@@ -468,6 +481,28 @@ int ctx_negotiate(struct rb_ctx *c, const struct ctrl_setup *remote, char *err, 
 		return fail(err, errlen, "link layers differ: this side %s, peer %s",
 			    dev_link_layer_name(c->dev->link_layer),
 			    dev_link_layer_name(remote->link_layer));
+	/* RoCE: both ends' GIDs must reach each other (a link-local GID does not
+	 * route to an IPv4-mapped or global one; RoCE v1 and v2 do not interwork). */
+	if (c->dev->link_layer == 2) {
+		char mine[64], theirs[64];
+		dev_gid_str(c->dev->gid.raw, mine, sizeof(mine));
+		dev_gid_str(remote->gid, theirs, sizeof(theirs));
+		if (dev_gid_link_local(c->dev->gid.raw) != dev_gid_link_local(remote->gid))
+			return fail(err, errlen,
+				    "GID index %d (%s) on this side and %u (%s) on the peer: a link-local "
+				    "GID (fe80::) cannot reach a routable or IPv4-mapped one; use -x %d "
+				    "(this port's %s GID) or the same kind of GID on both ends",
+				    c->dev->gid_index, mine, remote->gid_index, theirs,
+				    c->dev->auto_gid_index, dev_gid_v4mapped(remote->gid) ?
+				    "IPv4-mapped" : "automatic");
+		if (c->dev->gid_type != remote->gid_type)
+			return fail(err, errlen,
+				    "GID types differ: this side index %d is %s, the peer's index %u is %s; "
+				    "RoCE v1 and v2 do not interwork; use -x %d or a GID of type %s",
+				    c->dev->gid_index, dev_gid_type_name(c->dev->gid_type),
+				    remote->gid_index, dev_gid_type_name(remote->gid_type),
+				    c->dev->auto_gid_index, dev_gid_type_name(remote->gid_type));
+	}
 	if (t->mtu) {
 		if (t->mtu > m)
 			return fail(err, errlen,

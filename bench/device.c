@@ -59,6 +59,17 @@ const char *dev_link_layer_name(uint8_t ll)
 	return ll == 2 ? "Ethernet" : "IB";
 }
 
+bool dev_gid_link_local(const uint8_t gid[16])
+{
+	return gid[0] == 0xfe && (gid[1] & 0xc0) == 0x80;
+}
+
+bool dev_gid_v4mapped(const uint8_t gid[16])
+{
+	static const uint8_t pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	return memcmp(gid, pfx, 12) == 0;
+}
+
 const char *dev_gid_str(const uint8_t gid[16], char *buf, size_t len)
 {
 	if (!inet_ntop(AF_INET6, gid, buf, (socklen_t)len))
@@ -84,7 +95,20 @@ static bool gid_is_v4mapped(const union ibv_gid *g)
 }
 
 /* GID choice for an Ethernet port (device.h); 0 or -1 with err. */
+static int pick_gid_one(struct rb_dev *d, int want, char *err, size_t errlen);
+
 static int pick_gid(struct rb_dev *d, int want, char *err, size_t errlen)
+{
+	/* The automatic choice is kept (auto_gid_index) to suggest it in errors. */
+	d->auto_gid_index = -1;
+	if (pick_gid_one(d, -1, err, errlen) == 0)
+		d->auto_gid_index = d->gid_index;
+	if (want < 0)
+		return d->auto_gid_index >= 0 ? 0 : -1;
+	return pick_gid_one(d, want, err, errlen);
+}
+
+static int pick_gid_one(struct rb_dev *d, int want, char *err, size_t errlen)
 {
 	int best = -1, best_score = -1;
 	uint8_t best_type = 0;
@@ -121,8 +145,10 @@ static int pick_gid(struct rb_dev *d, int want, char *err, size_t errlen)
 	}
 	if (best < 0) {
 		if (want >= 0)
-			return fail(err, errlen, "-x/--gid-index %d: port %u of %s has %d GIDs",
-				    want, d->port, d->name, d->pattr.gid_tbl_len);
+			return fail(err, errlen, "-x/--gid-index %d: port %u of %s has %d GID entries "
+				    "(0..%d); see 'ibv_devinfo -v' for the valid (non-empty) indexes",
+				    want, d->port, d->name, d->pattr.gid_tbl_len,
+				    d->pattr.gid_tbl_len - 1);
 		return fail(err, errlen, "%s port %u has no usable GID (is the netdev up with an "
 			    "address?); give -x N", d->name, d->port);
 	}
@@ -169,6 +195,7 @@ static int open_one(struct rb_dev *d, struct ibv_device *dev, unsigned port, int
 		}
 	}
 	d->link_layer = d->pattr.link_layer == IBV_LINK_LAYER_ETHERNET ? 2 : 1;
+	d->auto_gid_index = 0;
 	d->active_mtu = dev_mtu_bytes(d->pattr.active_mtu);
 	if (d->link_layer == 2) {
 		if (pick_gid(d, gid_index, err, errlen))
@@ -239,7 +266,12 @@ int dev_open(struct rb_dev *d, const char *name, unsigned port, int gid_index,
 		if (!first_err[0])
 			snprintf(first_err, sizeof(first_err), "%s", err);
 	}
-	fail(err, errlen, "no device with an ACTIVE port (first: %s)", first_err);
+	/* One device: its own reason says it all (bad -i, -x, no ACTIVE port). */
+	if (n == 1)
+		snprintf(err, errlen, "%s", first_err);
+	else
+		fail(err, errlen, "none of the %d RDMA devices could be used (first: %s); pick one "
+		     "with -d", n, first_err);
 clean_list:
 	ibv_free_device_list(list);
 	return rc;

@@ -248,7 +248,19 @@ static int serve_point(struct session *s, const struct rb_test *tin, char *err, 
 	if (ctx_negotiate(&c, &m.u.setup, err, errlen))
 		goto clean_ctx;
 	if (t.use_cm) {
-		if (cm_server_accept(&srv->cm, &cms, &c, &m.u.setup, err, errlen))
+		struct rb_cm_ctrl ctl = { .fd = s->fd, .rb = &s->rb };
+		/* m.u.setup points into s->rb: copy the QP list out before the wait may reuse it */
+		struct ctrl_setup cs = m.u.setup;
+		uint8_t *qps = malloc((size_t)cs.nqp * CTRL_QP_LEN + 1);
+		if (!qps) {
+			snprintf(err, errlen, "out of memory");
+			goto clean_ctx;
+		}
+		memcpy(qps, cs.qps, (size_t)cs.nqp * CTRL_QP_LEN);
+		cs.qps = qps;
+		int arc = cm_server_accept(&srv->cm, &cms, &c, &cs, &ctl, err, errlen);
+		free(qps);
+		if (arc)
 			goto clean_ctx;
 	} else if (ctx_connect(&c, &m.u.setup, err, errlen) ||
 		   ctx_post_recvs(&c, err, errlen)) {
@@ -434,10 +446,12 @@ static void peer_name(const struct sockaddr_storage *ss, socklen_t len, char *ou
 
 int server_run(const struct rb_opts *o)
 {
-	struct server srv = { .o = o };
+	/* Static: detached session threads use it until the process exits. */
+	static struct server srv;
 	char err[1024], gid[64];
 	int lfd, rc = 0;
 
+	srv.o = o;
 	rb_quiet = o->quiet;
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGINT, on_signal);
@@ -526,6 +540,7 @@ int server_run(const struct rb_opts *o)
 		pthread_mutex_unlock(&srv.lock);
 		if (left) {
 			rb_info("exiting with %u session(s) still running", left);
+			cm_listen_halt(&srv.cm); /* its thread must not outlive the libraries */
 			return rc;
 		}
 	}

@@ -35,6 +35,13 @@
 #define RB_CM_MAGIC 0x5242434du /* "RBCM" */
 #define RB_CM_PRIV_LEN 20u
 
+/* The control connection, watched during every rdma_cm wait: if the peer
+ * closes it or sends ERROR, the wait ends at once with that reason. */
+struct rb_cm_ctrl {
+	int fd;
+	struct ctrl_rbuf *rb;
+};
+
 /* ---- client: one per point ---- */
 struct rb_cm_client {
 	struct rdma_event_channel *ch;
@@ -51,11 +58,12 @@ struct rb_cm_client {
  */
 int cm_client_prepare(struct rb_cm_client *cc, const char *host, uint16_t port, uint32_t n,
 		      uint64_t transport, const struct rb_dev *dev, bool dev_given,
-		      unsigned timeout_ms, char *err, size_t errlen);
+		      unsigned timeout_ms, const struct rb_cm_ctrl *ctl, char *err, size_t errlen);
 /* Create every QP of c on its id (after ctx_create with cc->verbs). */
 int cm_client_create_qps(struct rb_cm_client *cc, struct rb_ctx *c, char *err, size_t errlen);
 /* Connect all (private data keyed by the server's SETUP), wait ESTABLISHED. */
-int cm_client_connect(struct rb_cm_client *cc, struct rb_ctx *c, char *err, size_t errlen);
+int cm_client_connect(struct rb_cm_client *cc, struct rb_ctx *c, const struct rb_cm_ctrl *ctl,
+		      char *err, size_t errlen);
 /* rdma_disconnect every RC id (before ctx_destroy). */
 void cm_client_disconnect(struct rb_cm_client *cc, uint64_t transport);
 /* Destroy ids and channel (after ctx_destroy). */
@@ -94,6 +102,8 @@ struct rb_cm_session {
 void cm_listen_start(struct rb_cm_listener *l, const char *bind_addr, const struct rb_dev *dev,
 		     uint16_t port);
 void cm_listen_stop(struct rb_cm_listener *l);
+/* Stop the event thread only (sessions still hold ids: process exit frees them). */
+void cm_listen_halt(struct rb_cm_listener *l);
 
 /* Register a point keyed by (rkey, addr) of the server's MR. */
 int cm_session_register(struct rb_cm_listener *l, struct rb_cm_session *s, uint32_t rkey,
@@ -101,7 +111,8 @@ int cm_session_register(struct rb_cm_listener *l, struct rb_cm_session *s, uint3
 /* Wait for every connect request, create the QPs, post receives, accept,
  * wait ESTABLISHED (RC). client is the client's SETUP (UD address vectors). */
 int cm_server_accept(struct rb_cm_listener *l, struct rb_cm_session *s, struct rb_ctx *c,
-		     const struct ctrl_setup *client, char *err, size_t errlen);
+		     const struct ctrl_setup *client, const struct rb_cm_ctrl *ctl,
+		     char *err, size_t errlen);
 /* Disconnect (RC) and forget the point's ids: call disconnect before
  * ctx_destroy and release after it. */
 void cm_session_disconnect(struct rb_cm_session *s, uint64_t transport);

@@ -14,6 +14,7 @@
 #ifndef RDMA_BENCH_DEVICE_H
 #define RDMA_BENCH_DEVICE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,6 +29,7 @@ struct rb_dev {
 	struct ibv_device_attr attr;
 	struct ibv_port_attr pattr;
 	int gid_index;
+	int auto_gid_index;       /* what the automatic rule picks (-1 none): suggested in errors */
 	union ibv_gid gid;
 	uint8_t gid_type;         /* 0 IB, 1 RoCE v1, 2 RoCE v2 (ctrl.h SETUP encoding) */
 	uint8_t link_layer;       /* 1 IB, 2 Ethernet */
@@ -46,6 +48,9 @@ void dev_close(struct rb_dev *d);
 /* "IB", "RoCE v1", "RoCE v2"; "IB" / "Ethernet". */
 const char *dev_gid_type_name(uint8_t t);
 const char *dev_link_layer_name(uint8_t ll);
+/* fe80::/10 and ::ffff:a.b.c.d GIDs. */
+bool dev_gid_link_local(const uint8_t gid[16]);
+bool dev_gid_v4mapped(const uint8_t gid[16]);
 /* GID as text (inet_ntop IPv6 form) into buf (>= 46 bytes). */
 const char *dev_gid_str(const uint8_t gid[16], char *buf, size_t len);
 
