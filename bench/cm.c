@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include "cm.h"
@@ -64,13 +65,23 @@ static void priv_encode(uint8_t *p, uint32_t rkey, uint64_t addr, uint32_t index
 
 /*
  * The control connection became readable while we waited for an rdma_cm
- * event: the peer closed it or sent ERROR. Always -1 with err saying which.
+ * event. Peeked, not read: a closed connection or an ERROR ends the wait
+ * (-1, err says which); any other message (READY sent by a faster peer) stays
+ * queued for its reader and 1 says "stop watching, keep waiting".
  */
 static int ctrl_interrupt(const struct rb_cm_ctrl *cc, const char *what, char *err, size_t errlen)
 {
+	uint8_t hdr[CTRL_HDR_LEN];
+	ssize_t n = recv(cc->fd, hdr, sizeof(hdr), MSG_PEEK | MSG_DONTWAIT);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 1;
+	if (n >= 8 && ((hdr[6] << 8) | hdr[7]) != CTRL_ERROR)
+		return 1;
+	if (n > 0 && n < 8)
+		return 1; /* a header in pieces: look again later */
 	struct ctrl_msg m;
 	int rc = ctrl_recv(cc->fd, cc->rb, &m, 0, 2000, what, err, errlen);
-
 	if (rc == 0)
 		return fail(err, errlen, "protocol error: peer sent %s while we waited for %s",
 			    ctrl_type_name(m.type), what);
@@ -83,6 +94,8 @@ static int next_event(struct rdma_event_channel *ch, const struct rb_cm_ctrl *cc
 		      uint64_t deadline, unsigned timeout_ms, const char *what,
 		      struct rdma_cm_event **ev, char *err, size_t errlen)
 {
+	bool watch = cc != NULL;
+
 	for (;;) {
 		if (rdma_get_cm_event(ch, ev) == 0)
 			return 0;
@@ -95,11 +108,15 @@ static int next_event(struct rdma_event_channel *ch, const struct rb_cm_ctrl *cc
 				    (double)timeout_ms / 1000.0, what);
 		struct pollfd p[2] = {
 			{ .fd = ch->fd, .events = POLLIN },
-			{ .fd = cc ? cc->fd : -1, .events = POLLIN },
+			{ .fd = watch ? cc->fd : -1, .events = POLLIN },
 		};
 		(void)poll(p, 2, (int)((deadline - now) / 1000000u) + 1);
-		if (p[1].revents)
-			return ctrl_interrupt(cc, what, err, errlen);
+		if (p[1].revents) {
+			int rc = ctrl_interrupt(cc, what, err, errlen);
+			if (rc < 0)
+				return -1;
+			watch = false;
+		}
 	}
 }
 
@@ -571,6 +588,7 @@ static int wait_count(struct rb_cm_listener *l, struct rb_cm_session *s, uint32_
 		      const struct rb_cm_ctrl *ctl, char *err, size_t errlen)
 {
 	uint64_t deadline = timing_now_ns() + (uint64_t)timeout_ms * 1000000u;
+	bool watch = ctl != NULL;
 	int rc = 0;
 
 	pthread_mutex_lock(&l->lock);
@@ -590,12 +608,15 @@ static int wait_count(struct rb_cm_listener *l, struct rb_cm_session *s, uint32_
 				  (double)timeout_ms / 1000.0, event, *counter, want);
 			break;
 		}
-		struct pollfd p = { .fd = ctl ? ctl->fd : -1, .events = POLLIN };
-		if (ctl && poll(&p, 1, 0) > 0) {
+		struct pollfd p = { .fd = watch ? ctl->fd : -1, .events = POLLIN };
+		if (watch && poll(&p, 1, 0) > 0) {
 			char what[128];
 			snprintf(what, sizeof(what), "%s (%u of %u QPs)", event, *counter, want);
 			pthread_mutex_unlock(&l->lock);
-			return ctrl_interrupt(ctl, what, err, errlen);
+			if (ctrl_interrupt(ctl, what, err, errlen) < 0)
+				return -1;
+			watch = false;
+			pthread_mutex_lock(&l->lock);
 		}
 	}
 	if (!rc && s->failed)
