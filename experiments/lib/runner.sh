@@ -225,14 +225,14 @@ rb_grid_write() {
   printf '%s\n' "${args[@]}" > "$out.args"
 }
 
-# rb_point_expected_s "name=value ..." -> expected seconds of one job
-rb_point_expected_s() {
-  local point_s overhead d="" kv
-  point_s=$(rb_conf run.point_s "")
-  overhead=$(rb_conf run.overhead_s 3)
-  if [ -n "$point_s" ]; then echo "$point_s"; return; fi
-  for kv in $1; do [ "${kv%%=*}" != duration_s ] || d=${kv#*=}; done
-  awk -v d="${d:-2}" -v o="$overhead" 'BEGIN { printf "%d", d + o + 0.5 }'
+# rb_grid_expected GRID -> "TOTAL MAX": expected seconds of one pass over
+# the grid (one repetition) and of its longest point: [run] point_s if
+# given, else the point's duration_s (2 if none) plus overhead_s (3).
+rb_grid_expected() {
+  awk -F'\t' -v p="$(rb_conf run.point_s "")" -v o="$(rb_conf run.overhead_s 3)" '
+    { d = 2; for (i = 2; i <= NF; i++) if ($i ~ /^duration_s=/) d = substr($i, 12) + 0
+      e = (p != "") ? p + 0 : int(d + o + 0.5); t += e; if (e > m) m = e }
+    END { printf "%d %d\n", t, m }' "$1"
 }
 
 # ---- the hosts file ---------------------------------------------------------------
@@ -644,13 +644,10 @@ rb_aggregate() {
 }
 
 rb_timeout_s() {
-  local t line max=0 e
+  local t total max
   t=$(rb_conf run.timeout_s "")
   if [ -z "$t" ]; then
-    while IFS= read -r line; do
-      e=$(rb_point_expected_s "$(printf '%s' "$line" | cut -f2- | tr '\t' ' ')")
-      [ "$e" -le "$max" ] || max=$e
-    done < "$RB_RUN_DIR/grid.tsv"
+    read -r total max < <(rb_grid_expected "$RB_RUN_DIR/grid.tsv")
     t=$(( max * 3 + 30 ))
   fi
   echo "$t"
@@ -706,7 +703,7 @@ rb_sweep_sequential() {
 
 # ---- step 4: the sweep -----------------------------------------------------------------
 rb_sweep() {
-  local reps npoints njobs timeout expected=0 line kv
+  local reps npoints njobs timeout expected
   reps=$(rb_conf run.repetitions 3)
   [[ $reps =~ ^[1-9][0-9]*$ ]] || rb_die "repetitions must be a positive number, got $reps"
   rb_grid_write "$RB_RUN_DIR/grid.tsv"
@@ -714,10 +711,7 @@ rb_sweep() {
   njobs=$((npoints * reps))
   echo "$njobs" > "$RB_RUN_DIR/njobs"
   timeout=$(rb_timeout_s)
-  while IFS= read -r line; do
-    kv=$(printf '%s' "$line" | cut -f2- | tr '\t' ' ')
-    expected=$(( expected + $(rb_point_expected_s "$kv") ))
-  done < "$RB_RUN_DIR/grid.tsv"
+  read -r expected _ < <(rb_grid_expected "$RB_RUN_DIR/grid.tsv")
   expected=$((expected * reps))
   echo "$expected" > "$RB_RUN_DIR/expected_s"
   rb_log "sweep: $npoints points x $reps repetitions = $njobs jobs, one at a time; expected $(rb_fmt_time "$expected"); timeout ${timeout} s per job"
