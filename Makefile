@@ -28,8 +28,10 @@ all: rdma_bench
 
 # Always relinked (cheap), so ./rdma_bench matches the last `make` or
 # `make debug`, whichever ran last.
+# Linked to a temporary name and renamed into place, so a program still
+# running the old binary (a test in the VM, a server) is never rewritten.
 rdma_bench: $(BUILD)/main.o $(BUILD)/librdmabench.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@.tmp.$$$$ $^ $(LDLIBS) && mv -f $@.tmp.$$$$ $@
 
 $(BUILD)/%.o: bench/%.c $(wildcard include/*.h) | $(BUILD)
 	$(CC) $(CFLAGS) -c -o $@ $<
