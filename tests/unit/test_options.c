@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctx.h"
 #include "options.h"
 
 static struct rb_opts o;
@@ -346,6 +347,151 @@ static void dependent_defaults_respect_qp_count(void **state)
 	assert_int_equal(o.t.window, 100);
 }
 
+/* ctx_negotiate: the rules both ends apply to the two SETUPs (no device needed). */
+static struct rb_dev ndev;
+static struct rb_ctx nctx;
+static struct ctrl_setup npeer;
+
+static void negotiate_setup(struct rb_test t, enum rb_role role)
+{
+	memset(&ndev, 0, sizeof(ndev));
+	ndev.active_mtu = 1024;
+	ndev.link_layer = 2;
+	ndev.gid_type = 2;
+	ndev.gid_index = 1;
+	ndev.auto_gid_index = 1;
+	ndev.gid.raw[10] = ndev.gid.raw[11] = 0xff;
+	ndev.gid.raw[12] = 10;
+	ndev.attr.max_qp_rd_atom = 16;      /* responder */
+	ndev.attr.max_qp_init_rd_atom = 8;  /* initiator */
+	memset(&nctx, 0, sizeof(nctx));
+	nctx.t = t;
+	nctx.role = role;
+	nctx.dev = &ndev;
+	layout_compute(&nctx.t, &nctx.lay);
+	npeer = (struct ctrl_setup){
+		.port = 1, .link_layer = 2, .gid_type = 2, .gid_index = 3, .active_mtu = 2048,
+		.max_qp_rd_atom = 4, .max_qp_init_rd_atom = 32, .buf_len = nctx.lay.total,
+		.nqp = (uint32_t)nctx.lay.nqp_total,
+	};
+	npeer.gid[10] = npeer.gid[11] = 0xff;
+	npeer.gid[12] = 10;
+	npeer.gid[15] = 2;
+}
+
+static void negotiation_takes_the_smaller_mtu_and_refuses_above(void **state)
+{
+	(void)state;
+	struct rb_test t = base();
+	negotiate_setup(t, RB_ROLE_CLIENT);
+	assert_int_equal(ctx_negotiate(&nctx, &npeer, err, sizeof(err)), 0);
+	assert_int_equal(nctx.path_mtu, 1024);
+	t.mtu = 512;
+	negotiate_setup(t, RB_ROLE_CLIENT);
+	assert_int_equal(ctx_negotiate(&nctx, &npeer, err, sizeof(err)), 0);
+	assert_int_equal(nctx.path_mtu, 512);
+	t.mtu = 2048;
+	negotiate_setup(t, RB_ROLE_CLIENT);
+	assert_int_equal(ctx_negotiate(&nctx, &npeer, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--mtu 2048"));
+	assert_non_null(strstr(err, "this side 1024, peer 2048"));
+}
+
+static void negotiation_ud_payload_fits_the_mtu(void **state)
+{
+	(void)state;
+	struct rb_test t = base();
+	t.verb = RB_VERB_SEND;
+	t.transport = RB_TR_UD;
+	t.size = 1500;
+	negotiate_setup(t, RB_ROLE_SERVER);
+	assert_int_equal(ctx_negotiate(&nctx, &npeer, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--size 1500 with --transport ud"));
+	assert_non_null(strstr(err, "-m <= 1024"));
+}
+
+static void negotiation_rd_atomic_is_client_initiator_vs_server_responder(void **state)
+{
+	(void)state;
+	struct rb_test t = base();
+	t.verb = RB_VERB_READ;
+	/* client: own initiator 8, server responder 4 -> 4 */
+	negotiate_setup(t, RB_ROLE_CLIENT);
+	assert_int_equal(ctx_negotiate(&nctx, &npeer, err, sizeof(err)), 0);
+	assert_int_equal(nctx.rd_atomic, 4);
+	assert_int_equal(nctx.rd_init, 4);
+	/* server: client initiator 32 (peer), own responder 16 -> 16 */
+	negotiate_setup(t, RB_ROLE_SERVER);
+	assert_int_equal(ctx_negotiate(&nctx, &npeer, err, sizeof(err)), 0);
+	assert_int_equal(nctx.rd_atomic, 16);
+	assert_int_equal(nctx.rd_resp, 16);
+	assert_true(nctx.rd_init <= 8); /* unused direction within own initiator cap */
+	t.max_rd_atomic = 5;
+	negotiate_setup(t, RB_ROLE_CLIENT);
+	assert_int_equal(ctx_negotiate(&nctx, &npeer, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--max-rd-atomic 5"));
+	assert_non_null(strstr(err, "use <= 4"));
+}
+
+static void negotiation_refuses_link_local_against_ipv4_mapped(void **state)
+{
+	(void)state;
+	struct rb_test t = base();
+	negotiate_setup(t, RB_ROLE_CLIENT);
+	memset(ndev.gid.raw, 0, 16);
+	ndev.gid.raw[0] = 0xfe;
+	ndev.gid.raw[1] = 0x80;
+	ndev.gid_index = 0;
+	assert_int_equal(ctx_negotiate(&nctx, &npeer, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "link-local"));
+	assert_non_null(strstr(err, "-x 1"));
+	negotiate_setup(t, RB_ROLE_CLIENT);
+	ndev.gid_type = 1;
+	assert_int_equal(ctx_negotiate(&nctx, &npeer, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "RoCE v1"));
+}
+
+static void negotiation_refuses_mismatched_shapes(void **state)
+{
+	(void)state;
+	struct rb_test t = base();
+	negotiate_setup(t, RB_ROLE_CLIENT);
+	npeer.nqp = 2;
+	assert_int_equal(ctx_negotiate(&nctx, &npeer, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "2 QPs"));
+	negotiate_setup(t, RB_ROLE_CLIENT);
+	npeer.buf_len += 4096;
+	assert_int_equal(ctx_negotiate(&nctx, &npeer, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "buffer"));
+}
+
+static void layout_covers_every_qp_region(void **state)
+{
+	(void)state;
+	struct rb_test t = base();
+	struct rb_layout l;
+	t.verb = RB_VERB_SEND;
+	t.transport = RB_TR_UD;
+	t.size = 100;
+	t.rq_depth = 16;
+	t.threads = 3;
+	t.qps_per_thread = 5;
+	layout_compute(&t, &l);
+	assert_int_equal(l.nqp_total, 15);
+	assert_true(l.recv_slot >= 100 + RB_UD_GRH_BYTES);
+	assert_int_equal(l.recv_slots, 16);
+	assert_int_equal(l.total % 4096, 0);
+	assert_true(l.total >= l.regions_off + 15 * l.region_len);
+	t.verb = RB_VERB_FETCH_ADD;
+	t.transport = RB_TR_RC;
+	t.size = 8;
+	t.atomic_counters = 100;
+	t.stride = 64;
+	layout_compute(&t, &l);
+	assert_true(l.counters_len >= 6400);
+	assert_true(l.send_len >= t.sq_depth * 8); /* one result slot per SQ entry */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -371,6 +517,12 @@ int main(void)
 		cmocka_unit_test(wire_tests_outside_command_line_ranges_are_refused),
 		cmocka_unit_test(device_limits_are_checked_before_qps),
 		cmocka_unit_test(dependent_defaults_respect_qp_count),
+		cmocka_unit_test(negotiation_takes_the_smaller_mtu_and_refuses_above),
+		cmocka_unit_test(negotiation_ud_payload_fits_the_mtu),
+		cmocka_unit_test(negotiation_rd_atomic_is_client_initiator_vs_server_responder),
+		cmocka_unit_test(negotiation_refuses_link_local_against_ipv4_mapped),
+		cmocka_unit_test(negotiation_refuses_mismatched_shapes),
+		cmocka_unit_test(layout_covers_every_qp_region),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
