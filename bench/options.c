@@ -534,7 +534,7 @@ void opts_usage(FILE *f)
 "      --access MODE       sequential|random counter choice (sequential)\n"
 "      --recv-batch N      receive WRs re-posted per ibv_post_recv (1)\n"
 "      --validate          check payloads end to end; atomics: counter sum\n"
-"      --cpus LIST|spread  pin thread i to LIST[i %% n] (e.g. 0,2-3), or spread\n"
+"      --cpus LIST|spread  pin thread i to LIST[i % n] (e.g. 0,2-3), or spread\n"
 "  -R, --rdma-cm           connect QPs with rdma_cm (rc, ud)\n"
 "      --connect-timeout S retry the control connection for S s (10)\n"
 "      --timeout S         limit of every wait, and of a point beyond its -D and --warmup (120)\n"

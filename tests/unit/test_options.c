@@ -492,6 +492,22 @@ static void layout_covers_every_qp_region(void **state)
 	assert_true(l.send_len >= t.sq_depth * 8); /* one result slot per SQ entry */
 }
 
+/* The help text is written as is (fputs, not a format): no doubled percent signs. */
+static void help_text_is_printed_verbatim(void **state)
+{
+	(void)state;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_non_null(f);
+	opts_usage(f);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(text, "pin thread i to LIST[i % n]"));
+	assert_null(strstr(text, "%%"));
+	assert_non_null(strstr(text, "--recv-batch N"));
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -523,6 +539,7 @@ int main(void)
 		cmocka_unit_test(negotiation_refuses_link_local_against_ipv4_mapped),
 		cmocka_unit_test(negotiation_refuses_mismatched_shapes),
 		cmocka_unit_test(layout_covers_every_qp_region),
+		cmocka_unit_test(help_text_is_printed_verbatim),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
