@@ -8,7 +8,7 @@
 #   make compare-12                               measured vs reference per point, with the tolerance
 #
 # Where a sweep runs (experiments/reproduce): HOSTS=FILE, else an ACTIVE
-# local RDMA port, else the soft-RoCE VM bed (ci/vm, two VMs).
+# local RDMA port, else the soft-RoCE VM bed (ci/vm, two VMs; VMS=1: one).
 
 EXP_FIGURES := figure-11 figure-12 figure-13 figure-14 table-5
 EXP_PRESETS := $(sort $(filter-out $(EXP_FIGURES),$(patsubst experiments/%/params,%,$(wildcard experiments/*/params))))
@@ -27,7 +27,7 @@ experiments-deps:
 	@$(MAKE) --no-print-directory all
 
 $(EXP_ALL): experiments-deps
-	QUICK=$(QUICK) HOSTS=$(HOSTS) experiments/reproduce $@
+	QUICK=$(QUICK) HOSTS=$(HOSTS) VMS=$(VMS) experiments/reproduce $@
 
 figures-reference:
 	@for n in $(EXP_ALL); do figures/plot $$n --reference-only || exit 1; done

@@ -34,6 +34,9 @@
 #   raw.csv summary.csv     all rows; one row per point
 #   run.log                 everything printed
 
+# Portable to the soft-RoCE VM (bash and busybox, no /dev/fd): no process
+# substitution, POSIX awk only, short options of timeout.
+
 # ---- messages ----------------------------------------------------------------
 rb_log()  { printf '%s\n' "$*" >&2; [ -z "${RB_RUN_DIR:-}" ] || printf '%s\n' "$*" >> "$RB_RUN_DIR/run.log" 2>/dev/null || true; }
 rb_warn() { rb_log "warning: $*"; }
@@ -490,7 +493,7 @@ rb_point() {
   pdir="$RB_RUN_DIR/points/$seq"
   rm -rf "$pdir"
   mkdir -p "$pdir"
-  t0=$(date +%s.%N)
+  t0=$EPOCHREALTIME
   RB_PROCS=()
   RB_PIDFILE="$pdir/pids"
   trap 'rb_stop_all' EXIT
@@ -548,12 +551,12 @@ rb_point() {
 
   # progress: job i/N, elapsed, ETA
   local now dt total elapsed done_n eta
-  now=$(date +%s.%N)
+  now=$EPOCHREALTIME
   total=$(cat "$RB_RUN_DIR/njobs")
   echo "$seq" >> "$RB_RUN_DIR/progress"
   done_n=$(wc -l < "$RB_RUN_DIR/progress")
-  read -r dt elapsed eta < <(awk -v t0="$t0" -v now="$now" -v s0="$RB_SWEEP_T0" -v d="$done_n" -v left=$((total - seq)) \
-    'BEGIN { e = now - s0; printf "%.1f %d %d\n", now - t0, e, e / d * left }')
+  read -r dt elapsed eta <<< "$(awk -v t0="$t0" -v now="$now" -v s0="$RB_SWEEP_T0" -v d="$done_n" -v left=$((total - seq)) \
+    'BEGIN { e = now - s0; printf "%.1f %d %d\n", now - t0, e, e / d * left }')"
   rb_log "[$RB_EXP] job $seq/$total (point $point/$npoints, rep $rep):$desc: $status in ${dt} s | elapsed $(rb_fmt_time "$elapsed") | ETA $(rb_fmt_time "$eta")"
   return "$rc"
 }
@@ -567,7 +570,7 @@ rb_point_run() {
 
   # server first; wait (bounded) until it is ready
   local -a sargs
-  mapfile -t sargs < <(rb_numa_prefix "$srv"; rb_bin_on "$srv"; echo -s; echo -p; echo "$port"; rb_dev_args "$srv")
+  mapfile -t sargs <<< "$(rb_numa_prefix "$srv"; rb_bin_on "$srv"; echo -s; echo -p; echo "$port"; rb_dev_args "$srv")"
   rb_spawn "$srv" "$pdir/server.log" "${sargs[@]}"
   local server_proc=$RB_SPAWNED server_pid=${RB_SPAWNED#*:}
   server_pid=${server_pid%%:*}
@@ -595,7 +598,7 @@ rb_point_run() {
   for ((k = 0; k < procs; k++)); do
     ch=$(rb_host_index "${clients[k % ${#clients[@]}]}")
     if rb_host_is_local "$ch"; then csv="$pdir/client-$k.csv"; else csv="$RB_REMOTE_DIR/p$seq-k$k.csv"; fi
-    mapfile -t ca < <(rb_numa_prefix "$ch"; rb_bin_on "$ch"; echo -c; echo "$saddr"; echo -p; echo "$port"; rb_dev_args "$ch")
+    mapfile -t ca <<< "$(rb_numa_prefix "$ch"; rb_bin_on "$ch"; echo -c; echo "$saddr"; echo -p; echo "$port"; rb_dev_args "$ch")"
     ca+=("${cargs[@]}" --run-id "$RB_RUN_ID" --proc-index "$k" --csv "$csv")
     rb_spawn "$ch" "$pdir/client-$k.log" "${ca[@]}"
     client_procs+=("$RB_SPAWNED") chosts+=("$ch")
@@ -622,10 +625,10 @@ rb_point_run() {
 # rb_merge: raw.csv from every job's rows.csv (in job order); a job that
 # the joblog shows as failed or killed without any rows gets one failed row.
 rb_merge() {
-  local files=() seq
+  local files=() seq d
   while read -r seq; do
     [ -f "$RB_RUN_DIR/points/$seq/rows.csv" ] && files+=("$RB_RUN_DIR/points/$seq/rows.csv")
-  done < <(find "$RB_RUN_DIR/points" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' 2>/dev/null | sort -n)
+  done <<< "$(for d in "$RB_RUN_DIR"/points/*/; do [ -d "$d" ] && basename "$d"; done | sort -n)"
   # killed jobs without rows: a row from the joblog
   awk -f "$RB_LIB/csv.awk" -f "$RB_LIB/joblog_failed.awk" -v run_dir="$RB_RUN_DIR" \
     -v exp_name="$RB_EXP" -v run_id="$RB_RUN_ID" -v timeout_s="$(rb_timeout_s)" \
@@ -647,7 +650,7 @@ rb_timeout_s() {
   local t total max
   t=$(rb_conf run.timeout_s "")
   if [ -z "$t" ]; then
-    read -r total max < <(rb_grid_expected "$RB_RUN_DIR/grid.tsv")
+    read -r total max <<< "$(rb_grid_expected "$RB_RUN_DIR/grid.tsv")"
     t=$(( max * 3 + 30 ))
   fi
   echo "$t"
@@ -688,13 +691,14 @@ rb_sweep_sequential() {
     while IFS= read -r args; do
       seq=$((seq + 1))
       if awk -F'\t' -v s="$seq" 'NR > 1 && $1 == s { f = 1 } END { exit !f }' "$log"; then continue; fi
-      t0=$(date +%s.%N)
+      t0=$EPOCHREALTIME
       rc=0
       # shellcheck disable=SC2086  # args: validated plain words, one per knob
-      timeout --signal=TERM --kill-after=10 "$t" "$RB_LIB/point" "$seq" "$rep" $args || rc=$?
-      t1=$(date +%s.%N)
+      timeout -s TERM -k 10 "$t" "$RB_LIB/point" "$seq" "$rep" $args || rc=$?
+      t1=$EPOCHREALTIME
       sig=0
-      if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then rc=-1 sig=15; fi
+      # killed at the timeout (GNU timeout: 124; busybox: the signal's 143, 137)
+      case $rc in 124|137|143) rc=-1 sig=15 ;; esac
       awk -v s="$seq" -v a="$t0" -v b="$t1" -v rc="$rc" -v sig="$sig" -v cmd="point $seq $rep $args" \
         'BEGIN { printf "%d\t:\t%.3f\t%.3f\t0\t0\t%d\t%d\t%s\n", s, a, b - a, rc, sig, cmd }' >> "$log"
     done < "$RB_RUN_DIR/grid.tsv.args"
@@ -711,14 +715,14 @@ rb_sweep() {
   njobs=$((npoints * reps))
   echo "$njobs" > "$RB_RUN_DIR/njobs"
   timeout=$(rb_timeout_s)
-  read -r expected _ < <(rb_grid_expected "$RB_RUN_DIR/grid.tsv")
+  read -r expected _ <<< "$(rb_grid_expected "$RB_RUN_DIR/grid.tsv")"
   expected=$((expected * reps))
   echo "$expected" > "$RB_RUN_DIR/expected_s"
   rb_log "sweep: $npoints points x $reps repetitions = $njobs jobs, one at a time; expected $(rb_fmt_time "$expected"); timeout ${timeout} s per job"
 
   local -a args=() repl=()
   local -a rep_list
-  mapfile -t rep_list < <(seq "$reps")
+  mapfile -t rep_list <<< "$(seq "$reps")"
   args=(::: "${rep_list[@]}")
   local i
   for i in "${!RB_KNOB_NAMES[@]}"; do
@@ -736,7 +740,7 @@ rb_sweep() {
   fi
   : > "$RB_RUN_DIR/progress"
   export RB_SWEEP_T0
-  RB_SWEEP_T0=$(date +%s.%N)
+  RB_SWEEP_T0=$EPOCHREALTIME
   local rc=0 t0
   t0=$(date +%s)
   if ! rb_have_parallel; then
