@@ -52,3 +52,19 @@ is_pdf() { [ "$(head -c 5 "$1")" = "%PDF-" ]; }
   run "$ROOT/figures/plot" 'figure-12;id' --out "$BATS_TEST_TMPDIR/x"
   [ "$status" -eq 2 ]
 }
+
+@test "rows of a series are drawn in x order even where an effective value (inline) changes along x" {
+  {
+    echo "verb,size_bytes,inline,mops_median"
+    echo "write,512,off,3"
+    echo "read,4,off,1"
+    echo "write,4,on,1"
+    echo "write,1024,off,4"
+    echo "write,64,on,2"
+  } > "$BATS_TEST_TMPDIR/s.csv"
+  run bash -c "awk -f '$LIB/csv.awk' -f '$LIB/sortx.awk' -v x=size_bytes -v keys=verb '$BATS_TEST_TMPDIR/s.csv' | LC_ALL=C sort -t \"\$(printf '\t')\" -k1,1 -k2,2g | cut -f3-"
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = "verb,size_bytes,inline,mops_median" ]
+  [ "${lines[1]}" = "read,4,off,1" ]
+  [ "$(printf '%s\n' "${lines[@]:2}" | cut -d, -f2 | tr '\n' ' ')" = "4 64 512 1024 " ]
+}

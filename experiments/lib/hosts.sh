@@ -1,0 +1,181 @@
+# shellcheck shell=bash
+# experiments/lib/hosts.sh: the hosts file, and running, starting and stopping commands on a host (locally or over ssh), every process by its own PID.
+# Sourced by runner.sh; functions only.
+
+# ---- the hosts file ---------------------------------------------------------------
+# One line per host: ADDRESS DEVICE [GID_INDEX] [NUMA_NODE] [USER]; '-' for
+# an empty field; '#' starts a comment. key=value (gid= numa= user=) is also
+# accepted after the device. ADDRESS localhost / 127.0.0.1 runs without ssh.
+declare -ga RB_H_ADDR=() RB_H_DEV=() RB_H_GID=() RB_H_NUMA=() RB_H_USER=()
+
+rb_hosts_load() {
+  local file=$1 line n=0 addr dev f pos
+  RB_H_ADDR=() RB_H_DEV=() RB_H_GID=() RB_H_NUMA=() RB_H_USER=()
+  [ -r "$file" ] || rb_die "hosts file $file not found"
+  while IFS= read -r line || [ -n "$line" ]; do
+    n=$((n + 1))
+    line=${line%%#*}
+    read -r -a f <<< "$line"
+    [ "${#f[@]}" -gt 0 ] || continue
+    [ "${#f[@]}" -ge 2 ] || rb_die "$file:$n: need at least ADDRESS DEVICE"
+    [ "${#f[@]}" -le 5 ] || rb_die "$file:$n: at most ADDRESS DEVICE GID NUMA USER"
+    addr=${f[0]} dev=${f[1]}
+    [[ $addr =~ $RB_HOST_RE ]] || rb_die "$file:$n: address '$addr' refused (letters, digits, . _ : - only)"
+    [[ $dev =~ $RB_WORD_RE ]] || [ "$dev" = - ] || rb_die "$file:$n: device '$dev' is not a plain word"
+    local gid=- numa=- user=-
+    pos=2
+    for f in "${f[@]:2}"; do
+      case $f in
+        gid=*) gid=${f#gid=} ;; numa=*) numa=${f#numa=} ;; user=*) user=${f#user=} ;;
+        *) case $pos in 2) gid=$f ;; 3) numa=$f ;; 4) user=$f ;; esac ;;
+      esac
+      pos=$((pos + 1))
+    done
+    [[ $gid =~ ^([0-9]+|-)$ ]] || rb_die "$file:$n: GID index '$gid' is not a number"
+    [[ $numa =~ ^([0-9]+|-)$ ]] || rb_die "$file:$n: NUMA node '$numa' is not a number"
+    [[ $user =~ $RB_USER_RE ]] || [ "$user" = - ] || rb_die "$file:$n: user '$user' refused"
+    RB_H_ADDR+=("$addr") RB_H_DEV+=("$dev") RB_H_GID+=("$gid") RB_H_NUMA+=("$numa") RB_H_USER+=("$user")
+  done < "$file"
+  [ "${#RB_H_ADDR[@]}" -gt 0 ] || rb_die "hosts file $file lists no host"
+}
+
+# rb_host_index N -> 0-based index of hosts-file host N (wraps: with one host,
+# every role runs on it)
+rb_host_index() { echo $(( ($1 - 1) % ${#RB_H_ADDR[@]} )); }
+rb_host_is_local() { case ${RB_H_ADDR[$1]} in localhost|127.0.0.1|::1) return 0 ;; *) return 1 ;; esac; }
+rb_host_target() {
+  local h=$1
+  if [ "${RB_H_USER[h]}" != - ]; then echo "${RB_H_USER[h]}@${RB_H_ADDR[h]}"; else echo "${RB_H_ADDR[h]}"; fi
+}
+rb_host_name() { echo "${RB_H_ADDR[$1]}"; }
+
+# rb_ssh_argv: the ssh command as an array (RB_SSH from the VM bed, or ssh)
+rb_ssh_argv() {
+  read -r -a RB_SSH_ARGV <<< "${RB_SSH:-ssh -o BatchMode=yes -o ConnectTimeout=10}"
+}
+
+# rb_on HOST_INDEX WORD...: run a command on a host and wait for it. Every
+# word was validated, so joining them for the remote shell is safe.
+rb_on() {
+  local h=$1; shift
+  if rb_host_is_local "$h"; then
+    "$@"
+  else
+    rb_ssh_argv
+    "${RB_SSH_ARGV[@]}" "$(rb_host_target "$h")" "$*"
+  fi
+}
+
+# rb_spawn HOST_INDEX LOG WORD...: start a command in the background. Sets
+# RB_SPAWNED to "host:local_pid:remote_pid_file" and records it in RB_PROCS.
+# Remote commands print their own PID first (the shell exec's into the
+# program, keeping the PID), so they can be stopped by that PID.
+declare -ga RB_PROCS=()
+rb_spawn() {
+  local h=$1 log=$2; shift 2
+  if rb_host_is_local "$h"; then
+    "$@" > "$log" 2>&1 < /dev/null &
+  else
+    rb_ssh_argv
+    "${RB_SSH_ARGV[@]}" "$(rb_host_target "$h")" "echo RB_PID \$\$; exec $*" > "$log" 2>&1 < /dev/null &
+  fi
+  RB_SPAWNED="$h:$!:$log"
+  RB_PROCS+=("$RB_SPAWNED")
+  [ -z "${RB_PIDFILE:-}" ] || echo "$RB_SPAWNED" >> "$RB_PIDFILE"
+}
+
+# rb_alive PID: the process exists and is not a zombie waiting to be reaped
+rb_alive() {
+  kill -0 "$1" 2>/dev/null || return 1
+  [ "$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null)" != Z ]
+}
+
+# rb_stop "host:pid:log": stop one started process by its PID (remote: the
+# PID it printed; local: ours), TERM first, KILL after a grace period.
+rb_stop() {
+  local h pid log rpid=""
+  IFS=: read -r h pid log <<< "$1"
+  if ! rb_host_is_local "$h"; then
+    rpid=$(sed -n 's/^RB_PID \([0-9][0-9]*\)$/\1/p' "$log" 2>/dev/null | head -n 1)
+    if [ -n "$rpid" ] && rb_alive "$pid"; then
+      rb_on "$h" kill -TERM "$rpid" > /dev/null 2>&1 || true
+    fi
+  fi
+  if rb_alive "$pid"; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 50); do
+      rb_alive "$pid" || break
+      sleep 0.1
+    done
+    if rb_alive "$pid"; then
+      [ -z "$rpid" ] || rb_on "$h" kill -KILL "$rpid" > /dev/null 2>&1 || true
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+  fi
+  wait "$pid" 2>/dev/null || true
+}
+
+# rb_reap_stale: before a resumed sweep, stop what an earlier, killed run of
+# it left running: every PID recorded in points/*/pids that is still alive
+# and still runs our binary (its command line names it; a reused PID does
+# not), remote ones by the PID they printed. Nothing is stopped by name.
+rb_reap_stale() {
+  local f h pid log rpid base n=0
+  base=$(basename "$RB_BIN")
+  for f in "$RB_RUN_DIR"/points/*/pids; do
+    [ -r "$f" ] || continue
+    while IFS=: read -r h pid log; do
+      [[ $h =~ ^[0-9]+$ && $pid =~ ^[0-9]+$ ]] || continue
+      [ "$h" -lt "${#RB_H_ADDR[@]}" ] || continue
+      if ! rb_host_is_local "$h"; then
+        rpid=$(sed -n 's/^RB_PID \([0-9][0-9]*\)$/\1/p' "$log" 2>/dev/null | head -n 1)
+        if [ -n "$rpid" ] && rb_on "$h" grep -q "$base" "/proc/$rpid/cmdline" > /dev/null 2>&1; then
+          rb_on "$h" kill -KILL "$rpid" > /dev/null 2>&1 && n=$((n + 1))
+        fi
+      fi
+      if kill -0 "$pid" 2>/dev/null && tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q -F "$base"; then
+        kill -KILL "$pid" 2>/dev/null && n=$((n + 1))
+      fi
+    done < "$f"
+  done
+  [ "$n" = 0 ] || rb_log "resume: stopped $n process(es) left running by the interrupted run (by their recorded PIDs)"
+}
+
+rb_stop_all() {
+  local p
+  for p in "${RB_PROCS[@]}"; do rb_stop "$p"; done
+  RB_PROCS=()
+}
+
+
+# rb_bin_on HOST_INDEX -> path of the binary on that host
+rb_bin_on() { if rb_host_is_local "$1"; then echo "$RB_BIN"; else echo "$RB_REMOTE_DIR/rdma_bench"; fi; }
+
+# rb_dev_args HOST_INDEX -> -d DEV [-x GID] and the NUMA prefix (as words)
+rb_dev_args() {
+  local h=$1
+  [ "${RB_H_DEV[h]}" = - ] || printf '%s\n' -d "${RB_H_DEV[h]}"
+  [ "${RB_H_GID[h]}" = - ] || printf '%s\n' -x "${RB_H_GID[h]}"
+}
+rb_numa_prefix() {
+  local h=$1
+  [ "${RB_H_NUMA[h]}" = - ] || printf '%s\n' numactl "--cpunodebind=${RB_H_NUMA[h]}" "--membind=${RB_H_NUMA[h]}"
+}
+
+
+# rb_active_device: "DEVICE PORT" of the first local RDMA port in state
+# ACTIVE (from /sys/class/infiniband; RB_SYSFS_IB overrides the folder for
+# tests); nothing and status 1 if there is none.
+rb_active_device() {
+  local sys=${RB_SYSFS_IB:-/sys/class/infiniband} st dev port
+  for st in "$sys"/*/ports/*/state; do
+    [ -r "$st" ] || continue
+    if grep -q ACTIVE "$st"; then
+      port=${st%/state}; port=${port##*/}
+      dev=${st#"$sys"/}; dev=${dev%%/*}
+      echo "$dev $port"
+      return 0
+    fi
+  done
+  return 1
+}

@@ -1,0 +1,160 @@
+# shellcheck shell=bash
+# experiments/lib/job.sh: one job of the sweep: the server, then every client process of the point at once; their rows; the progress line.
+# Sourced by runner.sh; functions only.
+
+# ---- one job of the sweep -----------------------------------------------------------
+# rb_server_ready HOST_INDEX LOG PORT: the server said it listens (a line
+# matching ready_pattern), or (ready = port|any) its TCP port accepts.
+rb_server_ready() {
+  local h=$1 log=$2 port=$3 mode pattern addr
+  mode=$(rb_conf run.ready any)
+  pattern=$(rb_conf run.ready_pattern '[Ll]istening')
+  if [ "$mode" != port ] && grep -q -e "$pattern" "$log" 2>/dev/null; then return 0; fi
+  [ "$mode" != line ] || return 1
+  addr=${RB_H_ADDR[h]}
+  if rb_host_is_local "$h"; then addr=127.0.0.1; fi
+  timeout 2 bash -c "exec 3<>/dev/tcp/$addr/$port" 2>/dev/null
+}
+
+# shellcheck disable=SC2153  # RB_RUN_ID is exported by experiments/run
+# rb_point SEQ REP VALUE...: one job (RB_RUN_ID, RB_RUN_DIR, RB_EXP, RB_LIB,
+# RB_BIN, RB_REMOTE_DIR and RB_SWEEP_T0 come from experiments/run); VALUEs in the order of RB_KNOB_NAMES.
+# Writes points/SEQ/rows.csv (every client's rows plus the runner's columns
+# exp_name exp_point exp_rep exp_procs exp_seq); a client that left no row
+# gets a failed row naming why. Exit status 0 only if every client did.
+rb_point() {
+  local seq=$1 rep=$2; shift 2
+  local npoints point pdir t0 name val i j
+  npoints=$(wc -l < "$RB_RUN_DIR/grid.tsv")
+  point=$(( (seq - 1) % npoints + 1 ))
+  pdir="$RB_RUN_DIR/points/$seq"
+  rm -rf "$pdir"
+  mkdir -p "$pdir"
+  t0=$EPOCHREALTIME
+  # what rb_spawn records and rb_stop_all stops (hosts.sh)
+  # shellcheck disable=SC2034
+  RB_PROCS=() RB_PIDFILE="$pdir/pids"
+  trap 'rb_stop_all' EXIT
+  trap 'echo "terminated (point timeout or interrupt)" > "$pdir/reason"; exit 143' TERM INT HUP
+
+  # knob values -> client flags
+  local -a cargs=() names vals
+  local procs=1 desc=""
+  for i in "${!RB_KNOB_NAMES[@]}"; do
+    IFS=: read -r -a names <<< "${RB_KNOB_NAMES[i]}"
+    IFS=: read -r -a vals <<< "$1"
+    shift
+    for j in "${!names[@]}"; do
+      name=${names[j]} val=${vals[j]}
+      rb_check_word "$val" "value of $name"
+      desc="$desc $name=$val"
+      if [ "$name" = procs ]; then procs=$val; continue; fi
+      cargs+=("$(rb_knob_flag "$name")" "$val")
+    done
+  done
+  [[ $procs =~ ^[1-9][0-9]*$ ]] || rb_die "procs must be a positive number, got $procs"
+
+  local rc=0 k
+  rb_point_run || rc=$?
+
+  # rows of this job, with the runner's columns, written atomically
+  # a client that left no row: failed, or skipped when rdma_bench refused
+  # the point's knobs up front (exit 2, "rdma_bench: error: ...")
+  local -a files=() missing=()
+  local crc refused
+  for ((k = 0; k < procs; k++)); do
+    crc=$(cat "$pdir/client-$k.rc" 2>/dev/null || echo '?')
+    refused=$(grep -m 1 '^rdma_bench: error: ' "$pdir/client-$k.log" 2>/dev/null | tr -d ',"\n' || true)
+    if [ -s "$pdir/client-$k.csv" ]; then
+      files+=("$pdir/client-$k.csv")
+    elif [ -f "$pdir/reason" ]; then
+      missing+=("$k=failed=$(tr -d ',"\n' < "$pdir/reason")")
+    elif [ "$crc" = 2 ] && [ -n "$refused" ]; then
+      missing+=("$k=skipped=refused by ${refused#rdma_bench: error: }")
+    else
+      missing+=("$k=failed=client $k exited $crc without a row: $(tail -n 1 "$pdir/client-$k.log" 2>/dev/null | tr -d ',"\n')")
+    fi
+  done
+  awk -f "$RB_LIB/csv.awk" -f "$RB_LIB/tag.awk" \
+    -v exp_name="$RB_EXP" -v exp_point="$point" -v exp_rep="$rep" -v exp_procs="$procs" -v exp_seq="$seq" \
+    -v run_id="$RB_RUN_ID" -v knobs="$desc" -v missing="$(printf '%s|' "${missing[@]}")" \
+    "${files[@]}" < /dev/null > "$pdir/rows.tmp"
+  mv "$pdir/rows.tmp" "$pdir/rows.csv"
+  [ "${#missing[@]}" = 0 ] || rc=1
+  local status=ok
+  [ "$rc" = 0 ] || status=FAILED
+  if [ "${#missing[@]}" -gt 0 ] && [ "${#files[@]}" = 0 ] && [[ " ${missing[*]}" != *"=failed="* ]]; then
+    status="skipped (${missing[0]#*=skipped=})"
+  fi
+
+  # progress: job i/N, elapsed, ETA
+  local now dt total elapsed done_n eta
+  now=$EPOCHREALTIME
+  total=$(cat "$RB_RUN_DIR/njobs")
+  echo "$seq" >> "$RB_RUN_DIR/progress"
+  done_n=$(wc -l < "$RB_RUN_DIR/progress")
+  read -r dt elapsed eta <<< "$(awk -v t0="$t0" -v now="$now" -v s0="$RB_SWEEP_T0" -v d="$done_n" -v left=$((total - seq)) \
+    'BEGIN { e = now - s0; printf "%.1f %d %d\n", now - t0, e, e / d * left }')"
+  rb_log "[$RB_EXP] job $seq/$total (point $point/$npoints, rep $rep):$desc: $status in ${dt} s | elapsed $(rb_fmt_time "$elapsed") | ETA $(rb_fmt_time "$eta")"
+  return "$rc"
+}
+
+# rb_point_run: the processes of one job (uses rb_point's locals)
+rb_point_run() {
+  local srv port ready_s
+  srv=$(rb_host_index "$(rb_conf roles.server 1)")
+  port=$(rb_conf run.port 18515)
+  ready_s=$(rb_conf run.ready_timeout_s 20)
+
+  # server first; wait (bounded) until it is ready
+  local -a sargs
+  mapfile -t sargs <<< "$(rb_numa_prefix "$srv"; rb_bin_on "$srv"; echo -s; echo -p; echo "$port"; rb_dev_args "$srv")"
+  rb_spawn "$srv" "$pdir/server.log" "${sargs[@]}"
+  local server_proc=$RB_SPAWNED server_pid=${RB_SPAWNED#*:}
+  server_pid=${server_pid%%:*}
+  local deadline=$(( $(date +%s) + ready_s ))
+  until rb_server_ready "$srv" "$pdir/server.log" "$port"; do
+    if ! rb_alive "$server_pid"; then
+      echo "server exited before it was ready: $(tail -n 3 "$pdir/server.log" | tr '\n' ' ')" > "$pdir/reason"
+      rb_log "job $seq: $(cat "$pdir/reason")"
+      return 1
+    fi
+    if [ "$(date +%s)" -ge "$deadline" ]; then
+      echo "server not ready within ${ready_s} s" > "$pdir/reason"
+      rb_log "job $seq: $(cat "$pdir/reason") (log: $pdir/server.log)"
+      return 1
+    fi
+    sleep 0.1
+  done
+
+  # every client process of the point at once
+  local -a clients client_procs=() chosts=() ca
+  read -r -a clients <<< "$(rb_conf roles.clients 2)"
+  local saddr ch csv
+  saddr=${RB_H_ADDR[srv]}
+  if rb_host_is_local "$srv"; then saddr=127.0.0.1; fi
+  for ((k = 0; k < procs; k++)); do
+    ch=$(rb_host_index "${clients[k % ${#clients[@]}]}")
+    if rb_host_is_local "$ch"; then csv="$pdir/client-$k.csv"; else csv="$RB_REMOTE_DIR/p$seq-k$k.csv"; fi
+    mapfile -t ca <<< "$(rb_numa_prefix "$ch"; rb_bin_on "$ch"; echo -c; echo "$saddr"; echo -p; echo "$port"; rb_dev_args "$ch")"
+    ca+=("${cargs[@]}" --run-id "$RB_RUN_ID" --proc-index "$k" --csv "$csv")
+    rb_spawn "$ch" "$pdir/client-$k.log" "${ca[@]}"
+    client_procs+=("$RB_SPAWNED") chosts+=("$ch")
+  done
+  local crc p cpid rc=0
+  for k in "${!client_procs[@]}"; do
+    p=${client_procs[k]#*:}
+    cpid=${p%%:*}
+    crc=0
+    wait "$cpid" || crc=$?
+    echo "$crc" > "$pdir/client-$k.rc"
+    [ "$crc" = 0 ] || rc=1
+    if ! rb_host_is_local "${chosts[k]}"; then
+      rb_on "${chosts[k]}" cat "$RB_REMOTE_DIR/p$seq-k$k.csv" > "$pdir/client-$k.csv" 2>/dev/null || rm -f "$pdir/client-$k.csv"
+      rb_on "${chosts[k]}" rm -f "$RB_REMOTE_DIR/p$seq-k$k.csv" > /dev/null 2>&1 || true
+    fi
+  done
+  rb_stop "$server_proc"
+  rb_stop_all
+  return "$rc"
+}

@@ -1,0 +1,193 @@
+# shellcheck shell=bash
+# experiments/lib/params.sh: the parameter file: reading and validating it, the knob-to-flag table, the grid.
+# Sourced by runner.sh; functions only.
+
+# ---- the parameter file ----------------------------------------------------------
+# INI-like, read line by line (never sourced):
+#   [experiment]  title, reproduces, figure ...      free text, for people
+#   [roles]       server = N, clients = N M ...      hosts-file line numbers
+#   [run]         repetitions, timeout_s, point_s, overhead_s, port,
+#                 ready_timeout_s, ready_pattern
+#   [knobs]       NAME = V1 V2 ...                   swept (cartesian product);
+#                 A:B = a1:b1 a2:b2                  knobs swept together
+#   [quick]       same keys as [knobs] or [run]; replaces them when QUICK=1
+#   [compare]     tolerance and reference keys (read by experiments/compare)
+# A knob name is a CSV column (mapped to its flag by rb_knob_flag), the
+# runner's own `procs` (client processes per point), or a literal long
+# option (--name) passed through as it is.
+declare -gA RB_CONF=()
+declare -ga RB_KNOB_NAMES=() RB_KNOB_VALUES=()
+
+rb_params_load() {
+  local file=$1 quick=${2:-0} section="" line key val n=0 i
+  local -a qnames=() qvalues=()
+  [ -r "$file" ] || rb_die "parameter file $file not found"
+  RB_CONF=() RB_KNOB_NAMES=() RB_KNOB_VALUES=()
+  while IFS= read -r line || [ -n "$line" ]; do
+    n=$((n + 1))
+    line=${line%%#*}
+    line=$(printf '%s' "$line" | sed -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//')
+    [ -n "$line" ] || continue
+    if [[ $line =~ ^\[([a-z]+)\]$ ]]; then
+      section=${BASH_REMATCH[1]}
+      continue
+    fi
+    [[ $line == *=* ]] || rb_die "$file:$n: expected 'key = value' or '[section]', got '$line'"
+    key=$(printf '%s' "${line%%=*}" | sed 's/[[:space:]]*$//')
+    val=$(printf '%s' "${line#*=}" | sed 's/^[[:space:]]*//')
+    case $section in
+      experiment|compare)
+        RB_CONF[$section.$key]=$val ;;
+      roles|run)
+        rb_known_setting "$section" "$key" || rb_die "$file:$n: unknown [$section] setting '$key' (known: $(rb_known_setting "$section"))"
+        for i in $val; do rb_check_word "$i" "$file:$n: $key"; done
+        RB_CONF[$section.$key]=$val ;;
+      knobs|quick)
+        [[ $key =~ ^(--)?[a-z][a-z0-9_-]*(:(--)?[a-z][a-z0-9_-]*)*$ ]] ||
+          rb_die "$file:$n: knob name '$key' is not a plain name"
+        [ -n "$val" ] || rb_die "$file:$n: knob $key has no values"
+        for i in $val; do
+          rb_check_word "${i//:/}" "$file:$n: value of $key"
+          [ "$(rb_count_parts "$i")" = "$(rb_count_parts "$key")" ] ||
+            rb_die "$file:$n: value '$i' of $key needs one part per knob (separated by ':')"
+        done
+        if [ "$section" = knobs ]; then
+          RB_KNOB_NAMES+=("$key") RB_KNOB_VALUES+=("$val")
+        else
+          qnames+=("$key") qvalues+=("$val")
+        fi ;;
+      "") rb_die "$file:$n: '$key' is outside any [section]" ;;
+      *) rb_die "$file:$n: unknown section [$section] (known: experiment roles run knobs quick compare)" ;;
+    esac
+  done < "$file"
+  [ "${#RB_KNOB_NAMES[@]}" -gt 0 ] || rb_die "$file: no [knobs]"
+  # QUICK=1: [quick] replaces knobs of the same name, or [run] settings
+  for i in "${!qnames[@]}"; do
+    rb_has_knob "${qnames[i]}" || rb_known_setting run "${qnames[i]}" ||
+      rb_die "$file: [quick] ${qnames[i]} is neither a knob of [knobs] nor a [run] setting"
+    [ "$quick" = 1 ] || continue
+    rb_set_knob "${qnames[i]}" "${qvalues[i]}" || RB_CONF[run.${qnames[i]}]=${qvalues[i]}
+  done
+  # knob names are unique, including the parts of combined knobs
+  local all="" part
+  for key in "${RB_KNOB_NAMES[@]}"; do
+    for part in ${key//:/ }; do
+      [[ " $all " != *" $part "* ]] || rb_die "$file: knob $part is given twice"
+      rb_knob_flag "$part" > /dev/null || rb_die "$file: unknown knob '$part' (known: $(rb_known_knobs); or a literal --long-option)"
+      all="$all $part"
+    done
+  done
+}
+
+rb_count_parts() { local s=${1//[^:]/}; echo $(( ${#s} + 1 )); }
+
+# rb_known_setting SECTION [KEY]: is KEY a setting of [roles] or [run]?
+# (without KEY: print the known ones)
+rb_known_setting() {
+  local known
+  case $1 in
+    roles) known="server clients" ;;
+    run) known="repetitions timeout_s point_s overhead_s port ready ready_timeout_s ready_pattern" ;;
+  esac
+  if [ $# -eq 1 ]; then echo "$known"; return 0; fi
+  [[ " $known " == *" $2 "* ]]
+}
+
+rb_has_knob() {
+  local k
+  for k in "${RB_KNOB_NAMES[@]}"; do [ "$k" != "$1" ] || return 0; done
+  return 1
+}
+
+# rb_set_knob NAME VALUES: replace a knob's values; fails if there is no such knob
+rb_set_knob() {
+  local i
+  for i in "${!RB_KNOB_NAMES[@]}"; do
+    if [ "${RB_KNOB_NAMES[i]}" = "$1" ]; then RB_KNOB_VALUES[i]=$2; return 0; fi
+  done
+  return 1
+}
+
+# rb_conf KEY DEFAULT
+rb_conf() { local v=${RB_CONF[$1]:-}; printf '%s' "${v:-$2}"; }
+
+# The one table from knob (CSV column) to rdma_bench's flag.
+rb_knob_flag() {
+  case $1 in
+    verb) echo --verb ;;             transport) echo --transport ;;
+    test) echo --test ;;             size_bytes) echo -m ;;
+    iters) echo -n ;;                duration_s) echo -D ;;
+    postlist) echo -l ;;             signal_interval) echo --signal-interval ;;
+    inline) echo --inline ;;         window) echo -w ;;
+    qps) echo -q ;;                  threads) echo --threads ;;
+    qps_per_thread) echo --qps-per-thread ;;
+    emulated_peers) echo --emulated-peers ;;
+    atomic_counters) echo --atomic-counters ;;
+    stride_bytes) echo --stride ;;   access) echo --access ;;
+    procs) echo "" ;;                # the runner's: client processes per point
+    --*) echo "$1" ;;
+    *) return 1 ;;
+  esac
+}
+rb_known_knobs() {
+  echo "verb transport test size_bytes iters duration_s postlist signal_interval inline window qps threads qps_per_thread emulated_peers atomic_counters stride_bytes access procs"
+}
+
+# rb_grid_write FILE: enumerate the cartesian product in GNU parallel's order
+# (first knob outermost); one line per point: index, then name=value pairs.
+rb_grid_write() {
+  local out=$1 i
+  local -a cur=("")
+  for i in "${!RB_KNOB_NAMES[@]}"; do
+    local -a next=()
+    local c v pair names vals j
+    for c in "${cur[@]}"; do
+      for v in ${RB_KNOB_VALUES[i]}; do
+        IFS=: read -r -a names <<< "${RB_KNOB_NAMES[i]}"
+        IFS=: read -r -a vals <<< "$v"
+        pair=""
+        for j in "${!names[@]}"; do pair="$pair	${names[j]}=${vals[j]}"; done
+        next+=("$c$pair")
+      done
+    done
+    cur=("${next[@]}")
+  done
+  : > "$out"
+  for i in "${!cur[@]}"; do printf '%d%s\n' "$((i + 1))" "${cur[i]}" >> "$out"; done
+  # the same points as each knob's value (what the jobs get), one line each
+  local -a args=("")
+  for i in "${!RB_KNOB_NAMES[@]}"; do
+    local -a nargs=()
+    for c in "${args[@]}"; do
+      for v in ${RB_KNOB_VALUES[i]}; do nargs+=("${c:+$c }$v"); done
+    done
+    args=("${nargs[@]}")
+  done
+  printf '%s\n' "${args[@]}" > "$out.args"
+}
+
+# rb_grid_expected GRID -> "TOTAL MAX": expected seconds of one pass over
+# the grid (one repetition) and of its longest point: [run] point_s if
+# given, else the point's duration_s (2 if none) plus overhead_s (3).
+rb_grid_expected() {
+  awk -F'\t' -v p="$(rb_conf run.point_s "")" -v o="$(rb_conf run.overhead_s 3)" '
+    { d = 2; for (i = 2; i <= NF; i++) if ($i ~ /^duration_s=/) d = substr($i, 12) + 0
+      e = (p != "") ? p + 0 : int(d + o + 0.5); t += e; if (e > m) m = e }
+    END { printf "%d %d\n", t, m }' "$1"
+}
+
+
+# rb_params_dump: the effective parameters (after QUICK and --set), in the
+# parameter file's own format; the run folder keeps them for --resume.
+rb_params_dump() {
+  local sec k i
+  for sec in experiment roles run compare; do
+    printf '[%s]\n' "$sec"
+    for k in "${!RB_CONF[@]}"; do
+      [ "${k%%.*}" = "$sec" ] || continue
+      printf '%s = %s\n' "${k#*.}" "${RB_CONF[$k]}"
+    done | sort
+  done
+  printf '[knobs]\n'
+  for i in "${!RB_KNOB_NAMES[@]}"; do printf '%s = %s\n' "${RB_KNOB_NAMES[i]}" "${RB_KNOB_VALUES[i]}"; done
+}

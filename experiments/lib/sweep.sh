@@ -1,0 +1,142 @@
+# shellcheck shell=bash
+# experiments/lib/sweep.sh: step 4 and 5 of a run: the sweep (GNU parallel, or the runner's own loop without it), resume, merge and aggregation.
+# Sourced by runner.sh; functions only.
+
+# ---- step 5: merge and aggregate -------------------------------------------------------
+# rb_merge: raw.csv from every job's rows.csv (in job order); a job that
+# the joblog shows as failed or killed without any rows gets one failed row.
+rb_merge() {
+  local files=() seq d
+  while read -r seq; do
+    [ -f "$RB_RUN_DIR/points/$seq/rows.csv" ] && files+=("$RB_RUN_DIR/points/$seq/rows.csv")
+  done <<< "$(for d in "$RB_RUN_DIR"/points/*/; do [ -d "$d" ] && basename "$d"; done | sort -n)"
+  # killed jobs without rows: a row from the joblog
+  awk -f "$RB_LIB/csv.awk" -f "$RB_LIB/joblog_failed.awk" -v run_dir="$RB_RUN_DIR" \
+    -v exp_name="$RB_EXP" -v run_id="$RB_RUN_ID" -v timeout_s="$(rb_timeout_s)" \
+    "$RB_RUN_DIR/grid.tsv" "$RB_RUN_DIR/joblog" > "$RB_RUN_DIR/killed.csv"
+  [ -s "$RB_RUN_DIR/killed.csv" ] && files+=("$RB_RUN_DIR/killed.csv")
+  if [ "${#files[@]}" = 0 ]; then
+    rb_warn "no rows at all"
+    : > "$RB_RUN_DIR/raw.csv"
+    return 0
+  fi
+  awk -f "$RB_LIB/csv.awk" -f "$RB_LIB/merge.awk" "${files[@]}" > "$RB_RUN_DIR/raw.csv"
+}
+
+rb_aggregate() {
+  awk -f "$RB_LIB/csv.awk" -f "$RB_LIB/aggregate.awk" "$1" > "$2"
+}
+
+rb_timeout_s() {
+  local t max
+  t=$(rb_conf run.timeout_s "")
+  if [ -z "$t" ]; then
+    read -r _ max <<< "$(rb_grid_expected "$RB_RUN_DIR/grid.tsv")"
+    t=$(( max * 3 + 30 ))
+  fi
+  echo "$t"
+}
+
+# rb_joblog_drop_interrupted TIMEOUT: before --resume, forget the jobs that
+# were interrupted (stopped early by a signal, no rows written) so that they
+# run again; a job that ran into its timeout stays failed and is not re-run.
+rb_joblog_drop_interrupted() {
+  local t=$1 seq
+  awk -F'\t' -v t="$t" -v dir="$RB_RUN_DIR/points" '
+    NR == 1 { print; next }
+    {
+      f = dir "/" $1 "/rows.csv"
+      has = (getline x < f) > 0; close(f)
+      if (($7 != 0 || $8 != 0) && !has && $4 + 1 < t) { print $1 > "/dev/stderr"; next }
+      print
+    }' "$RB_RUN_DIR/joblog" > "$RB_RUN_DIR/joblog.tmp" 2> "$RB_RUN_DIR/joblog.dropped"
+  mv "$RB_RUN_DIR/joblog.tmp" "$RB_RUN_DIR/joblog"
+  while read -r seq; do
+    rb_log "resume: job $seq was interrupted; it runs again"
+  done < "$RB_RUN_DIR/joblog.dropped"
+}
+
+# rb_have_parallel: GNU parallel is here (RB_NO_PARALLEL=1 pretends not)
+rb_have_parallel() { [ "${RB_NO_PARALLEL:-0}" != 1 ] && command -v parallel > /dev/null; }
+
+# rb_sweep_sequential TIMEOUT REPS: where GNU parallel is missing (the
+# one-VM bed has perl but not parallel), the same jobs in the same order
+# (repetitions outermost, {#} numbering), one at a time, each under
+# `timeout`, written to a job log of parallel's format so that --resume
+# works the same.
+rb_sweep_sequential() {
+  local t=$1 reps=$2 seq=0 rep args t0 t1 rc sig
+  local log=$RB_RUN_DIR/joblog
+  [ -s "$log" ] || printf 'Seq\tHost\tStarttime\tJobRuntime\tSend\tReceive\tExitval\tSignal\tCommand\n' > "$log"
+  for ((rep = 1; rep <= reps; rep++)); do
+    while IFS= read -r args; do
+      seq=$((seq + 1))
+      if awk -F'\t' -v s="$seq" 'NR > 1 && $1 == s { f = 1 } END { exit !f }' "$log"; then continue; fi
+      t0=$EPOCHREALTIME
+      rc=0
+      # shellcheck disable=SC2086  # args: validated plain words, one per knob
+      timeout -s TERM -k 10 "$t" "$RB_LIB/point" "$seq" "$rep" $args || rc=$?
+      t1=$EPOCHREALTIME
+      sig=0
+      # killed at the timeout (GNU timeout: 124; busybox: the signal's 143, 137)
+      case $rc in 124|137|143) rc=-1 sig=15 ;; esac
+      awk -v s="$seq" -v a="$t0" -v b="$t1" -v rc="$rc" -v sig="$sig" -v cmd="point $seq $rep $args" \
+        'BEGIN { printf "%d\t:\t%.3f\t%.3f\t0\t0\t%d\t%d\t%s\n", s, a, b - a, rc, sig, cmd }' >> "$log"
+    done < "$RB_RUN_DIR/grid.tsv.args"
+  done
+}
+
+# ---- step 4: the sweep -----------------------------------------------------------------
+rb_sweep() {
+  local reps npoints njobs timeout expected
+  reps=$(rb_conf run.repetitions 3)
+  [[ $reps =~ ^[1-9][0-9]*$ ]] || rb_die "repetitions must be a positive number, got $reps"
+  rb_grid_write "$RB_RUN_DIR/grid.tsv"
+  npoints=$(wc -l < "$RB_RUN_DIR/grid.tsv")
+  njobs=$((npoints * reps))
+  echo "$njobs" > "$RB_RUN_DIR/njobs"
+  timeout=$(rb_timeout_s)
+  read -r expected _ <<< "$(rb_grid_expected "$RB_RUN_DIR/grid.tsv")"
+  expected=$((expected * reps))
+  echo "$expected" > "$RB_RUN_DIR/expected_s"
+  rb_log "sweep: $npoints points x $reps repetitions = $njobs jobs, one at a time; expected $(rb_fmt_time "$expected"); timeout ${timeout} s per job"
+
+  local -a args=() repl=()
+  local -a rep_list
+  mapfile -t rep_list <<< "$(seq "$reps")"
+  args=(::: "${rep_list[@]}")
+  local i
+  for i in "${!RB_KNOB_NAMES[@]}"; do
+    # shellcheck disable=SC2206  # values are validated plain words
+    args+=(::: ${RB_KNOB_VALUES[i]})
+    repl+=("{$((i + 2))}")
+  done
+  local -a resume=()
+  if [ -s "$RB_RUN_DIR/joblog" ] || [ -d "$RB_RUN_DIR/points" ]; then
+    rb_reap_stale
+  fi
+  if [ -s "$RB_RUN_DIR/joblog" ]; then
+    resume=(--resume)
+    rb_joblog_drop_interrupted "$timeout"
+  fi
+  : > "$RB_RUN_DIR/progress"
+  export RB_SWEEP_T0
+  RB_SWEEP_T0=$EPOCHREALTIME
+  local rc=0 t0
+  t0=$(date +%s)
+  if ! rb_have_parallel; then
+    rb_log "sweep: GNU parallel is not installed here: the runner's own loop runs the same jobs, in the same order, with the same job log"
+    rb_sweep_sequential "$timeout" "$reps"
+  else
+  # {#} is the job number: stable across --resume for the same grid
+  parallel --joblog "$RB_RUN_DIR/joblog" "${resume[@]}" -j1 --ungroup \
+    --timeout "$timeout" --termseq TERM,10000,KILL,25 --halt never \
+    "$RB_LIB/point" '{#}' '{1}' "${repl[@]}" "${args[@]}" || rc=$?
+  fi
+  local actual=$(( $(date +%s) - t0 ))
+  echo "$actual" > "$RB_RUN_DIR/actual_s"
+  local failed
+  failed=$(awk -F'\t' 'NR > 1 && ($7 != 0 || $8 != 0)' "$RB_RUN_DIR/joblog" | wc -l)
+  rb_log "sweep: done in $(rb_fmt_time "$actual") (expected $(rb_fmt_time "$expected") for the whole grid); $failed failed job(s) in the job log"
+  return 0
+}
