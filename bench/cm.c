@@ -88,6 +88,84 @@ static int ctrl_interrupt(const struct rb_cm_ctrl *cc, const char *what, char *e
 	return -1;
 }
 
+/*
+ * Is the peer of the control connection gone? A poll for POLLIN|POLLRDHUP of
+ * at most wait_ms: an error or hang-up, or a readable socket whose MSG_PEEK
+ * read gives 0 bytes (an orderly close), means gone. An ERROR message waiting
+ * there (the peer failed and said why before closing) counts too. Returns 1
+ * with why filled, 0 while the connection is alive (nothing is consumed
+ * then).
+ */
+static int ctrl_peer_gone(const struct rb_cm_ctrl *cc, int wait_ms, char *why, size_t len)
+{
+	struct pollfd p = { .fd = cc ? cc->fd : -1, .events = POLLIN | POLLRDHUP };
+
+	if (!cc || cc->fd < 0 || poll(&p, 1, wait_ms) <= 0)
+		return 0;
+	if (p.revents & POLLERR) {
+		int e = 0;
+		socklen_t el = sizeof(e);
+		if (getsockopt(cc->fd, SOL_SOCKET, SO_ERROR, &e, &el) || !e)
+			e = ECONNRESET;
+		snprintf(why, len, "its control connection failed: %s", strerror(e));
+		return 1;
+	}
+	if (p.revents & POLLIN) {
+		uint8_t hdr[CTRL_HDR_LEN];
+		ssize_t n = recv(cc->fd, hdr, sizeof(hdr), MSG_PEEK | MSG_DONTWAIT);
+		if (n < 0 && errno != EAGAIN && errno != EINTR) {
+			snprintf(why, len, "its control connection failed: %s", strerror(errno));
+			return 1;
+		}
+		if (n == 0) {
+			snprintf(why, len, "it closed the control connection");
+			return 1;
+		}
+		if (n >= 8 && ((hdr[6] << 8) | hdr[7]) == CTRL_ERROR) {
+			struct ctrl_msg m;
+			char e[CTRL_REASON_CAP + 16];
+			if (ctrl_recv(cc->fd, cc->rb, &m, 0, 2000, "the client's ERROR", e,
+				      sizeof(e)) == -2) {
+				snprintf(why, len, "it reported \"%.400s\" and closed the control "
+					 "connection", e + 6 /* "peer: " */);
+				return 1;
+			}
+		}
+	}
+	if (p.revents & (POLLRDHUP | POLLHUP)) {
+		snprintf(why, len, "it closed the control connection");
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * A step of the server's rdma_cm connect failed and err names the call and
+ * its errno text. When the client's control connection is gone, the failure
+ * is a consequence of that (the dead client's ids are destroyed, so the
+ * kernel rejects ours: rdma_create_qp or rdma_accept fail with EINVAL, or a
+ * REJECTED event arrives): put the cause in front of err. Returns -1.
+ *
+ * The connection is given up to PEER_GONE_GRACE_MS to show the close: when
+ * a client is killed, its rdma_cm ids can be torn down (and ours fail)
+ * before its control socket is closed; seen on soft-RoCE with 256 QPs, where
+ * a zero-timeout check missed most such deaths. A client that is alive and
+ * a failure of our own cost that wait once, on the way out.
+ */
+#define PEER_GONE_GRACE_MS 2000
+
+static int accept_failed(const struct rb_cm_ctrl *ctl, char *err, size_t errlen)
+{
+	char why[512], call[768];
+
+	if (ctrl_peer_gone(ctl, PEER_GONE_GRACE_MS, why, sizeof(why))) {
+		snprintf(call, sizeof(call), "%s", err);
+		snprintf(err, errlen, "client went away during rdma_cm connect (%s); then %s", why,
+			 call);
+	}
+	return -1;
+}
+
 /* Next event within deadline, watching the control connection; 0, or -1
  * with err naming what was awaited. */
 static int next_event(struct rdma_event_channel *ch, const struct rb_cm_ctrl *cc,
@@ -258,6 +336,8 @@ int cm_client_connect(struct rb_cm_client *cc, struct rb_ctx *c, const struct rb
 	for (unsigned i = 0; i < c->nw; i++)
 		for (unsigned k = 0; k < c->w[i].nqp; k++)
 			byg[c->w[i].qps[k].gindex] = &c->w[i].qps[k];
+	rb_info("rdma_cm connecting %u %s QP(s) (%s)", cc->n, transport_name(t->transport),
+		t->transport == RB_TR_UD ? "SIDR" : "REQ/REP/RTU");
 	for (uint32_t g = 0; g < cc->n; g++) {
 		priv_encode(priv, c->remote.rkey, c->remote.buf_addr, g);
 		struct rdma_conn_param p = {
@@ -381,9 +461,21 @@ static void on_connect_request(struct rb_cm_listener *l, struct rdma_cm_event *e
 	s = find_session(l, rkey, addr);
 	if (!s || g >= s->nqp || s->child[g]) {
 		pthread_mutex_unlock(&l->lock);
-		rb_error("rdma_cm: connect request for %s (rkey 0x%x addr 0x%llx QP %u): rejected",
-			 s ? "a QP already connected or out of range" : "no registered point", rkey,
-			 (unsigned long long)addr, g);
+		if (s)
+			rb_error("rdma_cm: connect request for a QP already connected or out of range "
+				 "(rkey 0x%x addr 0x%llx QP %u of %u): rejected", rkey,
+				 (unsigned long long)addr, g, s->nqp);
+		else if (rkey != l->stale_rkey || addr != l->stale_addr)
+			/* Requests still in flight when their session ended (the client died
+			 * or gave up): expected, and logged once per point, not per QP. */
+			rb_warn("rdma_cm: connect request for a point that is not registered (rkey "
+				"0x%x addr 0x%llx QP %u): rejected, and so are the rest of that point's "
+				"(its session has ended, or the client sent a stale key)", rkey,
+				(unsigned long long)addr, g);
+		if (!s) {
+			l->stale_rkey = rkey;
+			l->stale_addr = addr;
+		}
 		rdma_reject(id, NULL, 0);
 		rdma_ack_cm_event(ev);
 		rdma_destroy_id(id);
@@ -619,9 +711,12 @@ static int wait_count(struct rb_cm_listener *l, struct rb_cm_session *s, uint32_
 			pthread_mutex_lock(&l->lock);
 		}
 	}
-	if (!rc && s->failed)
+	bool rejected = !rc && s->failed;
+	if (rejected)
 		rc = fail(err, errlen, "%s while waiting for %s", s->why, event);
 	pthread_mutex_unlock(&l->lock);
+	if (rejected)
+		return accept_failed(ctl, err, errlen);
 	return rc;
 }
 
@@ -649,20 +744,24 @@ int cm_server_accept(struct rb_cm_listener *l, struct rb_cm_session *s, struct r
 						      sizeof(to));
 			}
 			if (qp_create(c, &c->w[i], q, id, err, errlen))
-				return -1;
+				return accept_failed(ctl, err, errlen);
 			if (t->transport == RB_TR_UD) {
 				struct ctrl_qp_ep ep;
 				struct ibv_ah_attr av = qp_peer_av(c, client);
 				ctrl_setup_qp(client, q->gindex, &ep);
 				q->remote_qpn = ep.qpn;
 				q->ah = ibv_create_ah(c->pd, &av);
-				if (!q->ah)
-					return fail(err, errlen, "ibv_create_ah(client QP %u) failed: %s",
-						    q->gindex, strerror(errno));
+				if (!q->ah) {
+					fail(err, errlen, "ibv_create_ah(client QP %u) failed: %s",
+					     q->gindex, strerror(errno));
+					return accept_failed(ctl, err, errlen);
+				}
 			}
 		}
-	if (ctx_inline_decide(c, err, errlen) || ctx_post_recvs(c, err, errlen))
+	if (ctx_inline_decide(c, err, errlen))
 		return -1;
+	if (ctx_post_recvs(c, err, errlen))
+		return accept_failed(ctl, err, errlen);
 	for (uint32_t g = 0; g < s->nqp; g++) {
 		struct rdma_conn_param p = {
 			.responder_resources = (uint8_t)c->rd_resp,
@@ -671,8 +770,10 @@ int cm_server_accept(struct rb_cm_listener *l, struct rb_cm_session *s, struct r
 			.retry_count = (uint8_t)t->retry_cnt,
 			.rnr_retry_count = (uint8_t)t->rnr_retry,
 		};
-		if (rdma_accept(s->child[g], &p))
-			return fail(err, errlen, "rdma_accept(QP %u) failed: %s", g, strerror(errno));
+		if (rdma_accept(s->child[g], &p)) {
+			fail(err, errlen, "rdma_accept(QP %u) failed: %s", g, strerror(errno));
+			return accept_failed(ctl, err, errlen);
+		}
 	}
 	if (t->transport != RB_TR_UD &&
 	    wait_count(l, s, &s->established, s->nqp, timeout_ms, "RDMA_CM_EVENT_ESTABLISHED", ctl,
@@ -682,7 +783,7 @@ int cm_server_accept(struct rb_cm_listener *l, struct rb_cm_session *s, struct r
 		for (unsigned k = 0; k < c->w[i].nqp; k++) {
 			struct rb_qp *q = &c->w[i].qps[k];
 			if (qp_cm_finish(c, q, q->gindex == 0, err, errlen))
-				return -1;
+				return accept_failed(ctl, err, errlen);
 			qp_set_remote(c, q);
 		}
 	return 0;

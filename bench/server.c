@@ -60,6 +60,15 @@ void rb_info(const char *fmt, ...)
 	va_end(ap);
 }
 
+void rb_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog("WARN", fmt, ap);
+	va_end(ap);
+}
+
 void rb_error(const char *fmt, ...)
 {
 	va_list ap;

@@ -83,6 +83,8 @@ struct rb_cm_listener {
 	struct rb_cm_session *sessions;
 	volatile int quit;
 	char why[512];               /* why -R is unavailable ("" = available) */
+	uint32_t stale_rkey;         /* event thread: last point whose requests were */
+	uint64_t stale_addr;         /* rejected as unregistered (logged once) */
 };
 
 struct rb_cm_session {

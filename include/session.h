@@ -22,8 +22,11 @@
 int server_run(const struct rb_opts *o);
 int client_run(const struct rb_opts *o);
 
-/* Log helpers: "INFO ..." / "ERROR ..." lines on stderr, one write each. */
+/* Log helpers: "INFO ..." / "WARN ..." / "ERROR ..." lines on stderr, one
+ * write each. --quiet drops INFO only: a WARN says the results or the run
+ * may not be what the user thinks. */
 void rb_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void rb_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void rb_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int rb_quiet;
 
