@@ -615,10 +615,11 @@ int client_run(const struct rb_opts *o)
 		dev_close(&cl.dev);
 		return 2;
 	}
-	rb_info("device %s port %u (%s, active MTU %u), GID index %d (%s%s) %s, lid 0x%x; clock %s",
+	rb_info("device %s port %u (%s, active MTU %u), GID index %d (%s%s) %s, lid 0x%x",
 		cl.dev.name, cl.dev.port, dev_link_layer_name(cl.dev.link_layer), cl.dev.active_mtu,
 		cl.dev.gid_index, dev_gid_type_name(cl.dev.gid_type), o->gid_index < 0 ? ", auto" : "",
-		dev_gid_str(cl.dev.gid.raw, gid, sizeof(gid)), cl.dev.pattr.lid, cl.env.clock);
+		dev_gid_str(cl.dev.gid.raw, gid, sizeof(gid)), cl.dev.pattr.lid);
+	env_log_clock(&cl.env);
 	if (client_connect(&cl, err, sizeof(err))) {
 		rb_error("%s", err);
 		ctrl_rbuf_free(&cl.rb);

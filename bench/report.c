@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "session.h"
 #include "timing.h"
 #include "units.h"
 
@@ -121,6 +122,38 @@ void env_collect(struct rb_env *e)
 	else
 		git_rev_runtime(e->git_rev, sizeof(e->git_rev));
 	snprintf(e->clock, sizeof(e->clock), "%s", timing_clock_name());
+	timing_clocksource_read(TIMING_CLOCKSOURCE_FILE, e->clocksource, sizeof(e->clocksource));
+	timing_clocksource_read(TIMING_CLOCKSOURCES_FILE, e->clocksources, sizeof(e->clocksources));
+	struct timing_clock_info ci;
+	char err[256];
+	e->clock_read_ns = NAN;
+	if (timing_probe(&ci, err, sizeof(err)) == 0) {
+		e->clock_read_ns = ci.read_ns;
+		e->clock_res_ns = ci.res_ns;
+		e->clock_step_ns = ci.step_ns;
+	}
+}
+
+void env_log_clock(const struct rb_env *e)
+{
+	char warn[768];
+#if defined(__x86_64__) || defined(__i386__)
+	const int x86 = 1;
+#else
+	const int x86 = 0;
+#endif
+
+	if (isnan(e->clock_read_ns))
+		rb_info("clock %s, clocksource %s: read cost not measured (the clock probe failed)",
+			e->clock, e->clocksource[0] ? e->clocksource : "unknown");
+	else
+		rb_info("clock %s, clocksource %s: one read costs %.1f ns (resolution %llu ns, "
+			"smallest step seen %llu ns); two reads per latency sample", e->clock,
+			e->clocksource[0] ? e->clocksource : "unknown", e->clock_read_ns,
+			(unsigned long long)e->clock_res_ns, (unsigned long long)e->clock_step_ns);
+	if (timing_clock_warning(e->clocksource, e->clocksources, e->clock_read_ns, x86, warn,
+				 sizeof(warn)))
+		rb_warn("%s", warn);
 }
 
 const char *const report_table_cols[] = {
@@ -359,4 +392,7 @@ void report_build_row(struct row *r, const struct rb_point_info *p, int thread,
 	gmtime_r(&now, &tm);
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	row_set_str(r, "timestamp", buf);
+	/* added after timestamp (docs/csv.md: columns added at the end keep schema_version) */
+	row_set_text(r, "clocksource", e->clocksource);
+	row_set_double(r, "clock_read_ns", e->clock_read_ns, 1);
 }

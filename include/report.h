@@ -26,11 +26,20 @@ struct rb_env {
 	char cpu_model[96];
 	char git_rev[48];
 	char clock[32];
+	char clocksource[32];        /* kernel clocksource; "" = unknown (NA) */
+	char clocksources[160];      /* available_clocksource, for the WARN's fix */
+	double clock_read_ns;        /* cost of one clock read (timing_probe); NAN = not measured */
+	uint64_t clock_res_ns, clock_step_ns;
 };
 
 /* Host name, kernel release, CPU model, git revision (RB_GIT_REV at build
- * time, else .git beside the binary, else NA), clock name. */
+ * time, else .git beside the binary, else NA), clock name, clocksource and
+ * the measured cost of one clock read (timing_probe, well under 1 ms). */
 void env_collect(struct rb_env *e);
+
+/* The clock INFO line, and the WARN line when the clocksource is not known
+ * to be fast (timing_clock_warning): printed once at start. */
+void env_log_clock(const struct rb_env *e);
 
 /* What one point measured on one thread (or all: merged). */
 struct rb_measure {
