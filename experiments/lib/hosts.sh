@@ -42,6 +42,16 @@ rb_hosts_load() {
 # rb_host_index N -> 0-based index of hosts-file host N (wraps: with one host,
 # every role runs on it)
 rb_host_index() { echo $(( ($1 - 1) % ${#RB_H_ADDR[@]} )); }
+# rb_client_hosts: the hosts-file line numbers of the client role; `others`
+# means every host but the server's (a line number past the end wraps)
+rb_client_hosts() {
+  local c n srv out=""
+  c=$(rb_conf roles.clients 2)
+  if [ "$c" != others ]; then echo "$c"; return; fi
+  srv=$(rb_conf roles.server 1)
+  for ((n = 1; n <= ${#RB_H_ADDR[@]}; n++)); do [ "$n" = "$srv" ] || out="$out $n"; done
+  echo "${out:-$srv}"
+}
 rb_host_is_local() { case ${RB_H_ADDR[$1]} in localhost|127.0.0.1|::1) return 0 ;; *) return 1 ;; esac; }
 rb_host_target() {
   local h=$1

@@ -129,7 +129,7 @@ rb_point_run() {
 
   # every client process of the point at once
   local -a clients client_procs=() chosts=() ca
-  read -r -a clients <<< "$(rb_conf roles.clients 2)"
+  read -r -a clients <<< "$(rb_client_hosts)"
   local saddr ch csv
   saddr=${RB_H_ADDR[srv]}
   if rb_host_is_local "$srv"; then saddr=127.0.0.1; fi

@@ -127,3 +127,13 @@ H
   [ "$status" -eq 2 ]
   [[ $output == *"[quick] window is neither"* ]]
 }
+
+@test "--server and --clients choose the roles; 'others' is every host but the server" {
+  run_exp "$FIX/tiny" --dry-run --hosts "$ROOT/experiments/hosts.example" --server 2 --clients others
+  [ "$status" -eq 0 ]
+  [[ $output == *"roles: server = host 2, clients = host(s) 1 3"* ]]
+  run_exp "$FIX/tiny" --dry-run --hosts "$ROOT/experiments/hosts.example" --clients 2,3
+  [[ $output == *"clients = host(s) 2 3"* ]]
+  run_exp "$FIX/tiny" --dry-run --clients '2;id'
+  [ "$status" -eq 2 ]
+}
