@@ -64,6 +64,24 @@ static int werr(struct rb_worker *w, const char *fmt, ...)
 	return -1;
 }
 
+/* As werr, for a thread that ends because the session or another thread
+ * stopped it: workers_join reports a real failure before these echoes. */
+static int wstopped(struct rb_worker *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int wstopped(struct rb_worker *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (w->rc)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(w->err, sizeof(w->err), fmt, ap);
+	va_end(ap);
+	w->rc = -1;
+	w->stopped_echo = true;
+	return -1;
+}
+
 static int wc_error(struct rb_worker *w, const struct ibv_wc *wc, const char *what)
 {
 	const char *hint = "";
@@ -80,6 +98,81 @@ static int wc_error(struct rb_worker *w, const struct ibv_wc *wc, const char *wh
 	return werr(w, "thread %u: %s completion error on qpn 0x%x: %s (status %d, vendor_err "
 		    "0x%x)%s", w->index, what, wc->qp_num, ibv_wc_status_str(wc->status),
 		    wc->status, wc->vendor_err, hint);
+}
+
+static const char *qp_state_name(enum ibv_qp_state st)
+{
+	switch (st) {
+	case IBV_QPS_RESET: return "RESET";
+	case IBV_QPS_INIT: return "INIT";
+	case IBV_QPS_RTR: return "RTR";
+	case IBV_QPS_RTS: return "RTS";
+	case IBV_QPS_SQD: return "SQD";
+	case IBV_QPS_SQE: return "SQE";
+	case IBV_QPS_ERR: return "ERR";
+	default: return "?";
+	}
+}
+
+/* State of q read back from the QP (cold path), "unknown" if the query fails. */
+static const char *qp_state_now(struct rb_qp *q)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+
+	return ibv_query_qp(q->qp, &a, IBV_QP_STATE, &ia) ? "unknown" : qp_state_name(a.qp_state);
+}
+
+/*
+ * A wait of the client ran out of time: say where it stalled, most useful
+ * facts first (the row's reason column keeps about 90 characters): the QP
+ * waited on (focus, else the first with WRs outstanding) with its state read
+ * back and its WRs posted and completed in this phase, what was awaited, up
+ * to two other QPs with WRs outstanding and the thread's totals, and on RC
+ * why no error came back. Cold path: formats once, on the way out.
+ */
+static __attribute__((cold, noinline)) int stall_error(struct rb_worker *w, const char *what,
+							struct rb_qp *focus, bool measure)
+{
+	const struct rb_test *t = &w->ctx->t;
+	uint64_t posted = 0, completed = 0;
+	unsigned stuck = 0;
+	char others[96] = "", more[256] = "";
+	size_t off = 0;
+
+	for (unsigned k = 0; k < w->nqp; k++) {
+		struct rb_qp *q = &w->qps[k];
+		posted += q->posted;
+		completed += q->completed;
+		if (!focus && q->posted > q->completed)
+			focus = q;
+		else if (q != focus && q->posted > q->completed && stuck++ < 2 &&
+			 off < sizeof(others))
+			off += (size_t)snprintf(others + off, sizeof(others) - off,
+						", QP 0x%x %llu/%llu", q->qp->qp_num,
+						(unsigned long long)q->posted,
+						(unsigned long long)q->completed);
+	}
+	if (!focus)
+		focus = &w->qps[0];
+	if (stuck)
+		snprintf(more, sizeof(more), "; %u more QP(s) with WRs outstanding (posted/completed"
+			 "%s%s); thread total %llu posted, %llu completed", stuck, others,
+			 stuck > 2 ? ", ..." : "", (unsigned long long)posted,
+			 (unsigned long long)completed);
+	const char *hint = "";
+	if (t->transport == RB_TR_RC && verb_needs_recv(t->verb) && t->rnr_retry == 7)
+		hint = "; no completion and no error came back: the peer is unreachable, paused or "
+		       "gone without closing, or posts no receives (--rnr-retry 7 retries RNR for "
+		       "ever)";
+	else if (t->transport == RB_TR_RC)
+		hint = "; no completion and no error came back: the peer is unreachable, paused or "
+		       "gone without closing (--retry-cnt x --ack-timeout had not ended it)";
+	return werr(w, "thread %u: timed out after %.1f s%s, QP 0x%x (%s): %llu WRs posted, %llu "
+		    "completed; waiting for %s%s%s", w->index, (double)t->timeout_ms / 1e3,
+		    measure ? "" : " in warm-up", focus->qp->qp_num, qp_state_now(focus),
+		    (unsigned long long)focus->posted, (unsigned long long)focus->completed, what,
+		    more, hint);
 }
 
 static inline bool stopped(struct rb_ctx *c)
@@ -241,13 +334,13 @@ static int bw_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool m
 		} else if (++idle % CHECK_EVERY == 0) {
 			uint64_t now = timing_now_ns();
 			if (stopped(c))
-				return werr(w, "thread %u: stopped by the session (peer failure or "
+				return wstopped(w, "thread %u: stopped by the session (peer failure or "
 					    "timeout)", w->index);
-			if (now - t_last > timeout_ns)
-				return werr(w, "thread %u: timed out after %.1f s waiting for %s send "
-					    "completions (%llu outstanding): peer stalled?", w->index,
-					    (double)timeout_ns / 1e9, verb_name(t->verb),
-					    (unsigned long long)outstanding);
+			if (now - t_last > timeout_ns) {
+				char what[64];
+				snprintf(what, sizeof(what), "%s completions", verb_name(t->verb));
+				return stall_error(w, what, NULL, measure);
+			}
 		}
 		/* Duration mode: at the deadline finish each QP at a signaled WR. */
 		if (dur_ns && !stopping && (++loops & 63) == 0 && timing_now_ns() >= deadline) {
@@ -275,9 +368,9 @@ static int bw_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool m
 	return 0;
 }
 
-/* Wait for one completion on cq; 0, or -1 with w->err. */
-static inline int wait_one(struct rb_worker *w, struct ibv_cq *cq, struct ibv_wc *wc,
-			   const char *what)
+/* Wait for one completion on cq (for an op of q); 0, or -1 with w->err. */
+static inline int wait_one(struct rb_worker *w, struct rb_qp *q, struct ibv_cq *cq,
+			   struct ibv_wc *wc, const char *what, bool measure)
 {
 	struct rb_ctx *c = w->ctx;
 	uint64_t start = 0, idle = 0;
@@ -296,11 +389,14 @@ static inline int wait_one(struct rb_worker *w, struct ibv_cq *cq, struct ibv_wc
 			if (!start)
 				start = now;
 			if (stopped(c))
-				return werr(w, "thread %u: stopped by the session while waiting for %s",
+				return wstopped(w, "thread %u: stopped by the session while waiting for %s",
 					    w->index, what);
-			if (now - start > c->t.timeout_ms * 1000000ull)
-				return werr(w, "thread %u: timed out after %.1f s waiting for %s", w->index,
-					    (double)c->t.timeout_ms / 1e3, what);
+			if (now - start > c->t.timeout_ms * 1000000ull) {
+				char desc[96];
+				snprintf(desc, sizeof(desc), cq == w->scq ? "the %s completion" : "%s",
+					 what);
+				return stall_error(w, desc, q, measure);
+			}
 		}
 	}
 }
@@ -332,7 +428,7 @@ static inline int post_one(struct rb_worker *w, struct rb_qp *q, unsigned flags,
 		if (reap_sends(w, what))
 			return -1;
 		if (stopped(w->ctx))
-			return werr(w, "thread %u: stopped while waiting for SQ room", w->index);
+			return wstopped(w, "thread %u: stopped while waiting for SQ room", w->index);
 	}
 	uint64_t saved = q->quota;
 	q->quota = 0;
@@ -427,12 +523,11 @@ static int lat_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool 
 				if (++spins % 4096 == 0) {
 					uint64_t now = timing_now_ns();
 					if (stopped(c))
-						return werr(w, "thread %u: stopped while waiting for the "
+						return wstopped(w, "thread %u: stopped while waiting for the "
 							    "WRITE reply", w->index);
 					if (now - t0 > timeout_ns)
-						return werr(w, "thread %u: timed out after %.1f s waiting for "
-							    "the server's WRITE reply (qpn 0x%x)", w->index,
-							    (double)timeout_ns / 1e9, q->qp->qp_num);
+						return stall_error(w, "the server's WRITE reply", q,
+								   measure);
 				}
 			}
 			t1 = timing_now_ns();
@@ -442,7 +537,7 @@ static int lat_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool 
 			t0 = timing_now_ns();
 			if (post_one(w, q, flags, what))
 				return -1;
-			if (wait_one(w, w->scq, &wc, what))
+			if (wait_one(w, q, w->scq, &wc, what, measure))
 				return -1;
 			t1 = timing_now_ns();
 			q->completed = (wc.wr_id & ID_MASK) + 1;
@@ -452,7 +547,7 @@ static int lat_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool 
 			t0 = timing_now_ns();
 			if (post_one(w, q, flags, what))
 				return -1;
-			if (wait_one(w, w->rcq, &wc, "the ping-pong reply (receive)"))
+			if (wait_one(w, q, w->rcq, &wc, "the ping-pong reply (receive)", measure))
 				return -1;
 			t1 = timing_now_ns();
 			struct rb_qp *rq = &w->qps[wc.wr_id >> 32];
@@ -480,7 +575,7 @@ static int lat_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool 
 			if (reap_sends(w, what))
 				return -1;
 			if (timing_now_ns() - start > timeout_ns)
-				return werr(w, "thread %u: timed out draining send completions", w->index);
+				return stall_error(w, "the last send completions", q, measure);
 		}
 	}
 	if (measure) {
@@ -510,7 +605,7 @@ static int barrier(struct rb_worker *w)
 	}
 	while (!atomic_load(&c->go)) {
 		if (stopped(c))
-			return werr(w, "thread %u: stopped at the start barrier", w->index);
+			return wstopped(w, "thread %u: stopped at the start barrier", w->index);
 		if (timing_now_ns() - start > c->t.timeout_ms * 1000000ull)
 			return werr(w, "thread %u: timed out waiting for the other threads to finish "
 				    "warm-up", w->index);
@@ -686,7 +781,7 @@ int workers_join(struct rb_ctx *c, char *err, size_t errlen)
 			struct rb_worker *w = &c->w[i];
 			if (!w->rc)
 				continue;
-			if (pass == 0 && strstr(w->err, "stopped"))
+			if (pass == 0 && w->stopped_echo)
 				continue;
 			snprintf(err, errlen, "%s", w->err);
 			rc = -1;

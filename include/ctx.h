@@ -105,6 +105,7 @@ struct rb_worker {
 	uint64_t bad_payloads;
 	uint64_t atomic_success;
 	int rc;
+	bool stopped_echo;           /* rc set because the session or another thread stopped it */
 	char err[512];
 };
 
