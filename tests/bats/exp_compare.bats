@@ -59,3 +59,10 @@ setup() { command -v python3 > /dev/null || skip "python3 is not installed"; }
     [[ $output == *"QUICK=1 HOSTS= VMS= experiments/reproduce $t"* ]]
   done
 }
+
+@test "a reference point whose measured point was skipped says so, with the reason" {
+  run "$ROOT/experiments/compare" swarm-16b_uc_write "$FIX/summary-skipped.csv"
+  [ "$status" -eq 0 ]
+  [[ $output == *"window=8 signal_interval=4"*"(skipped: refused by -w/--window 8"* ]]
+  [[ $output == *"25 points compared, 0 outside the tolerance, 25 not measured"* ]]
+}

@@ -13,7 +13,7 @@ is_pdf() { [ "$(head -c 5 "$1")" = "%PDF-" ]; }
 
 @test "every figure with a golden summary renders PNG and PDF without error" {
   local s name n=0
-  for s in "$FIX"/summary-*.csv; do
+  for s in "$FIX"/summary-figure-*.csv; do
     name=$(basename "$s" .csv); name=${name#summary-}
     run "$ROOT/figures/plot" "$name" "$s" --out "$BATS_TEST_TMPDIR/out"
     [ "$status" -eq 0 ] || { echo "$name: $output"; false; }
