@@ -28,6 +28,7 @@
 #include "ctrl.h"
 #include "ctx.h"
 #include "device.h"
+#include "report.h"
 #include "session.h"
 #include "timing.h"
 #include "units.h"
@@ -474,6 +475,10 @@ int server_run(const struct rb_opts *o)
 		srv.dev.active_mtu, srv.dev.gid_index, dev_gid_type_name(srv.dev.gid_type),
 		o->gid_index < 0 ? ", auto" : "", dev_gid_str(srv.dev.gid.raw, gid, sizeof(gid)),
 		srv.dev.pattr.lid);
+	/* The receive loops read the clock too (first/last receive of each batch). */
+	struct rb_env env;
+	env_collect(&env);
+	env_log_clock(&env);
 	lfd = ctrl_listen(o->bind_addr, o->port, err, sizeof(err));
 	if (lfd < 0) {
 		rb_error("%s", err);
