@@ -188,6 +188,19 @@ static void set_counter(struct row *r, const char *col, const struct rb_point_in
 		row_set_na(r, col);
 }
 
+/*
+ * A rate with 6 significant digits: soft-RoCE moves 0.00004 Gb/s at small
+ * payloads and a NIC 100 Mops, and a fixed number of decimals would round
+ * the one to 0 or pad the other. NAN (not measured) -> empty.
+ */
+static void set_rate(struct row *r, const char *col, double v)
+{
+	if (isnan(v))
+		row_set_na(r, col);
+	else
+		row_set_fmt(r, col, "%.6g", v);
+}
+
 static void set_us(struct row *r, const char *col, double ns, double div)
 {
 	row_set_double(r, col, isnan(ns) ? NAN : units_ns_to_us(ns / div), 3);
@@ -301,8 +314,8 @@ void report_build_row(struct row *r, const struct rb_point_info *p, int thread,
 		row_set_na(r, "ops");
 		row_set_na(r, "bytes");
 	}
-	row_set_double(r, "mops", meas ? units_mops(m->ops, m->duration_s) : NAN, 4);
-	row_set_double(r, "gbps", meas ? units_gbps(m->bytes, m->duration_s) : NAN, 4);
+	set_rate(r, "mops", meas ? units_mops(m->ops, m->duration_s) : NAN);
+	set_rate(r, "gbps", meas ? units_gbps(m->bytes, m->duration_s) : NAN);
 	row_set_str(r, "lat_kind", lat ? kind : "");
 	if (lat) {
 		const struct hist *h = m->hist;
