@@ -17,6 +17,12 @@ CFLAGS  += -std=c11 -D_GNU_SOURCE $(OPT) -Wall -Wextra -Werror -Iinclude \
            $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -libverbs -lrdmacm) -lpthread -lm
 BUILD   ?= build
+# The source revision, stored in every CSV row (git_rev) even where the
+# binary runs without its tree (deployed to hosts); "+" marks local changes.
+GIT_REV := $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell git diff --quiet HEAD -- 2>/dev/null || echo +)
+ifneq ($(GIT_REV),)
+CFLAGS  += -DRB_GIT_REV='"$(GIT_REV)"'
+endif
 
 LIB_SRC  := $(filter-out bench/main.c,$(wildcard bench/*.c))
 LIB_OBJ  := $(LIB_SRC:bench/%.c=$(BUILD)/%.o)
@@ -45,6 +51,13 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/librdmabench.a $(wildcard include/*.h)
 
 $(BUILD):
 	mkdir -p $@
+
+# report.o carries the revision: rebuild it when the revision changes.
+$(BUILD)/git-rev: FORCE | $(BUILD)
+	@echo '$(GIT_REV)' | cmp -s - $@ || echo '$(GIT_REV)' > $@
+$(BUILD)/report.o: $(BUILD)/git-rev
+.PHONY: FORCE
+FORCE:
 
 debug:
 	$(MAKE) OPT="-O0 -g3" BUILD=build/debug all
