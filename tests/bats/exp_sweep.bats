@@ -51,10 +51,12 @@ load fixtures/exp/helpers
   setsid "$ROOT/experiments/run" "$FIX/tiny" --out "$BATS_TEST_TMPDIR/results" \
     --bin "$FIX/fake_rdma_bench" --no-plot > "$BATS_TEST_TMPDIR/first.log" 2>&1 &
   local pid=$!
-  # wait until 3 jobs are finished, then kill the whole run (its own group)
-  local i
-  for i in $(seq 200); do
-    [ "$(grep -c 'job .*: ok' "$BATS_TEST_TMPDIR/first.log")" -ge 3 ] && break
+  # wait until the job log holds 3 finished jobs (the log line of a job
+  # comes before its job-log line), then kill the whole run (its own group)
+  local i n
+  for i in $(seq 600); do
+    n=$(awk -F'\t' 'NR > 1 && $7 == 0' "$(run_dir tiny 2>/dev/null)/joblog" 2>/dev/null | wc -l)
+    [ "$n" -ge 3 ] && break
     sleep 0.1
   done
   kill -TERM -- "-$pid"
