@@ -11,7 +11,9 @@
 # repetition ok), partial (some), skipped (none, and every other row
 # skipped: e.g. knobs rdma_bench refuses) or failed; failed rows are
 # counted, the first reason kept. device, kernel and host: the values seen (joined
-# with '+' when they differ).
+# with '+' when they differ). Optional: keys_extra (more config columns,
+# after access: e.g. a hook's knobs) and sums_extra (more metrics, summed
+# over processes like mops: counts such as ops, server_recvs, ctr_retry).
 function median(s,    n, a, i, j, t) {
     n = split(s, a, " ")
     for (i = 2; i <= n; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
@@ -21,12 +23,19 @@ function median(s,    n, a, i, j, t) {
 function minv(s,    n, a, i, m) { n = split(s, a, " "); if (n == 0) return ""; m = a[1] + 0; for (i = 2; i <= n; i++) if (a[i] + 0 < m) m = a[i] + 0; return m }
 function maxv(s,    n, a, i, m) { n = split(s, a, " "); if (n == 0) return ""; m = a[1] + 0; for (i = 2; i <= n; i++) if (a[i] + 0 > m) m = a[i] + 0; return m }
 function num(x) { return (x == "") ? "" : sprintf("%.6g", x) }
+function inlist(a, n, v,    i) { for (i = 1; i <= n; i++) if (a[i] == v) return 1; return 0 }
+function numx(x) { return (x == "") ? "" : sprintf("%.10g", x) }
 function col(name) { return (name in idx) ? csv_val(f[idx[name]]) : "" }
 function addset(arr, k, v) { if (v == "") return; if (!((k, v) in seen)) { seen[k, v] = 1; arr[k] = (arr[k] == "") ? v : arr[k] "+" v } }
 BEGIN {
     nconf = split("verb transport test size_bytes threads qps_per_thread emulated_peers postlist signal_interval inline window atomic_counters stride_bytes access", conf, " ")
+    nk = split(keys_extra, ke, " ")
+    for (i = 1; i <= nk; i++) if (!inlist(conf, nconf, ke[i])) conf[++nconf] = ke[i]
     nmet = split("mops gbps lat_p50_us lat_p99_us", met, " ")
     summed["mops"] = 1; summed["gbps"] = 1
+    nbase = nmet
+    nk = split(sums_extra, ke, " ")
+    for (i = 1; i <= nk; i++) if (!inlist(met, nmet, ke[i])) { met[++nmet] = ke[i]; summed[ke[i]] = 1 }
     npoints = 0
 }
 NR == 1 { n = csv_split($0, h); for (i = 1; i <= n; i++) idx[h[i]] = i; next }
@@ -101,7 +110,8 @@ END {
         cfg = cfg "," csv_quote(eprocs[key])
         line = csv_quote(ename[key]) "," cfg "," nr "," ok "," (failed_rows[key] + 0) "," status "," csv_quote(reason[key])
         for (m = 1; m <= nmet; m++)
-            line = line "," num(median(vals[met[m]])) "," num(minv(vals[met[m]])) "," num(maxv(vals[met[m]]))
+            if (m <= nbase) line = line "," num(median(vals[met[m]])) "," num(minv(vals[met[m]])) "," num(maxv(vals[met[m]]))
+            else line = line "," numx(median(vals[met[m]])) "," numx(minv(vals[met[m]])) "," numx(maxv(vals[met[m]]))
         print line "," csv_quote(device[key]) "," csv_quote(kernel[key]) "," csv_quote(host[key])
     }
 }

@@ -42,8 +42,35 @@ rb_env_check() {
 
 # ---- step 3: deploy -----------------------------------------------------------------
 # Copies the binary to RB_REMOTE_DIR on every remote host, all hosts at once
-# with GNU parallel; local hosts use the binary where it is.
+# with GNU parallel; local hosts use the binary where it is. The
+# experiment's hook ([run] hook, see job.sh) is copied into the run folder
+# (`hook`) and beside the binary on every remote host that runs it.
 rb_deploy() {
+  rb_deploy_bin
+  rb_deploy_hook
+}
+
+rb_deploy_hook() {
+  local t h hook
+  hook=$(rb_conf run.hook "")
+  [ -n "$hook" ] || return 0
+  # the experiment's hook is kept with the run (a resumed run has it already)
+  if [ ! -x "$RB_RUN_DIR/hook" ]; then
+    [ -x "${RB_EXP_DIR:-}/$hook" ] || rb_die "[run] hook = $hook: ${RB_EXP_DIR:-?}/$hook is not an executable file"
+    cp "$RB_EXP_DIR/$hook" "$RB_RUN_DIR/hook"
+    chmod +x "$RB_RUN_DIR/hook"
+  fi
+  rb_ssh_argv
+  for t in $(rb_hook_targets "${#RB_H_ADDR[@]}" | cut -d: -f1 | sort -u); do
+    rb_host_is_local "$t" && continue
+    h=$(rb_host_target "$t")
+    "${RB_SSH_ARGV[@]}" "$h" "mkdir -p $RB_REMOTE_DIR && cat > $RB_REMOTE_DIR/hook && chmod +x $RB_REMOTE_DIR/hook && echo hook deployed" \
+      < "$RB_RUN_DIR/hook" >> "$RB_RUN_DIR/deploy.log" 2>&1 || rb_die "deploy of the hook to $h failed (see $RB_RUN_DIR/deploy.log)"
+    rb_log "deploy: hook $(rb_conf run.hook "") -> $h:$RB_REMOTE_DIR/hook"
+  done
+}
+
+rb_deploy_bin() {
   local -a remote=() h
   for h in "${!RB_H_ADDR[@]}"; do rb_host_is_local "$h" || remote+=("$(rb_host_target "$h")"); done
   if [ "${#remote[@]}" = 0 ]; then

@@ -34,7 +34,8 @@ rb_point() {
   # what rb_spawn records and rb_stop_all stops (hosts.sh)
   # shellcheck disable=SC2034
   RB_PROCS=() RB_PIDFILE="$pdir/pids"
-  trap 'rb_stop_all' EXIT
+  RB_HOOK_PENDING=() RB_HOOK_ARGS=() RB_HOOK_DIR=$pdir RB_HOOK_SEQ=$seq
+  trap 'rb_hook_teardown; rb_stop_all' EXIT
   trap 'echo "terminated (point timeout or interrupt)" > "$pdir/reason"; exit 143' TERM INT HUP
 
   # knob values -> client flags
@@ -49,6 +50,7 @@ rb_point() {
       rb_check_word "$val" "value of $name"
       desc="$desc $name=$val"
       if [ "$name" = procs ]; then procs=$val; continue; fi
+      if rb_is_hook_knob "$name"; then RB_HOOK_ARGS+=("$name=$val"); continue; fi
       cargs+=("$(rb_knob_flag "$name")" "$val")
     done
   done
@@ -67,6 +69,8 @@ rb_point() {
     refused=$(grep -m 1 '^rdma_bench: error: ' "$pdir/client-$k.log" 2>/dev/null | tr -d ',"\n' || true)
     if [ -s "$pdir/client-$k.csv" ]; then
       files+=("$pdir/client-$k.csv")
+    elif [ -f "$pdir/skip" ]; then
+      missing+=("$k=skipped=$(tr -d ',"\n' < "$pdir/skip")")
     elif [ -f "$pdir/reason" ]; then
       missing+=("$k=failed=$(tr -d ',"\n' < "$pdir/reason")")
     elif [ "$crc" = 2 ] && [ -n "$refused" ]; then
@@ -75,9 +79,15 @@ rb_point() {
       missing+=("$k=failed=client $k exited $crc without a row: $(tail -n 1 "$pdir/client-$k.log" 2>/dev/null | tr -d ',"\n')")
     fi
   done
+  # the hook's knobs and what its teardown reported: columns of every row
+  local extra="${RB_HOOK_ARGS[*]}"
+  [ ! -s "$pdir/hook.cols" ] || extra="$extra $(awk -F= '
+    !($1 in v) { o[++n] = $1; v[$1] = $2; next }
+    v[$1] ~ /^[0-9]+(\.[0-9]*)?$/ && $2 ~ /^[0-9]+(\.[0-9]*)?$/ { v[$1] += $2 }
+    END { for (i = 1; i <= n; i++) printf "%s=%s ", o[i], v[o[i]] }' "$pdir/hook.cols")"
   awk -f "$RB_LIB/csv.awk" -f "$RB_LIB/tag.awk" \
     -v exp_name="$RB_EXP" -v exp_point="$point" -v exp_rep="$rep" -v exp_procs="$procs" -v exp_seq="$seq" \
-    -v run_id="$RB_RUN_ID" -v knobs="$desc" -v missing="$(printf '%s|' "${missing[@]}")" \
+    -v run_id="$RB_RUN_ID" -v knobs="$desc" -v missing="$(printf '%s|' "${missing[@]}")" -v extra="$extra" \
     "${files[@]}" < /dev/null > "$pdir/rows.tmp"
   mv "$pdir/rows.tmp" "$pdir/rows.csv"
   [ "${#missing[@]}" = 0 ] || rc=1
@@ -127,6 +137,10 @@ rb_point_run() {
     sleep 0.1
   done
 
+  # the hook's setup ([run] hook) on its hosts; a skip or a failure ends
+  # the job before any client starts
+  rb_hook_setup "$procs" || return 1
+
   # every client process of the point at once
   local -a clients client_procs=() chosts=() ca
   read -r -a clients <<< "$(rb_client_hosts)"
@@ -154,7 +168,148 @@ rb_point_run() {
       rb_on "${chosts[k]}" rm -f "$RB_REMOTE_DIR/p$seq-k$k.csv" > /dev/null 2>&1 || true
     fi
   done
+  rb_hook_teardown
   rb_stop "$server_proc"
   rb_stop_all
   return "$rc"
+}
+
+# ---- the per-point hook ([run] hook) -------------------------------------------------
+# An experiment may name an executable file of its folder as its hook
+# ([run] hook = FILE). The runner copies it into the run folder (`hook`),
+# and beside the binary on every remote host, and runs it on the hosts of
+# [run] hook_roles (client: each host of the point's client processes;
+# server: the server's host; default client) as
+#   hook PHASE role=ROLE device=DEV server_here=0|1 state=FILE KNOB=VALUE...
+# PHASE setup: after the server is ready, before any client starts;
+# teardown: when the clients are done, before the server is stopped, and on
+# every other way out of the job (timeout, interrupt, failed setup of
+# another host); clean: before and after the sweep, to undo what an
+# interrupted run may have left. DEV is the host's device from the hosts
+# file (- if none); server_here=1 when the host also serves; state is a file
+# private to the point and role; KNOB=VALUE are the point's values of the
+# knobs named in [run] hook_knobs (never given to rdma_bench; columns of
+# the rows). A setup that exits 2 skips the point with the last line the
+# hook wrote to stderr as the reason; any other non-zero exit fails it.
+# Lines NAME=VALUE (NAME a-z0-9_, VALUE a plain word) that teardown prints
+# on stdout become columns of the point's rows (the numbers of several
+# client hosts are added up). Everything the hook prints is in
+# points/SEQ/hook.log.
+declare -ga RB_HOOK_PENDING=() RB_HOOK_ARGS=()
+
+rb_hook_path() { if rb_host_is_local "$1"; then echo "$RB_RUN_DIR/hook"; else echo "$RB_REMOTE_DIR/hook"; fi; }
+
+# rb_hook_targets NPROCS: "host_index:role" of the hook's calls, one per
+# host and role (client: the hosts of the first NPROCS client processes)
+rb_hook_targets() {
+  local n=$1 r h k seen=" "
+  local -a clients
+  [ -n "$(rb_conf run.hook "")" ] || return 0
+  for r in $(rb_conf run.hook_roles client); do
+    if [ "$r" = server ]; then echo "$(rb_host_index "$(rb_conf roles.server 1)"):server"; continue; fi
+    read -r -a clients <<< "$(rb_client_hosts)"
+    for ((k = 0; k < n && k < ${#clients[@]}; k++)); do
+      h=$(rb_host_index "${clients[k]}")
+      [[ $seen != *" $h "* ]] || continue
+      seen="$seen$h "
+      echo "$h:client"
+    done
+  done
+}
+
+# rb_hook_call HOST_INDEX ROLE PHASE STATE ERRFILE: run the hook there
+# (RB_HOOK_ARGS: the point's hook knobs); its stdout on stdout, stderr to ERRFILE
+rb_hook_call() {
+  local h=$1 role=$2 phase=$3 state=$4 err=$5 here=0
+  [ "$h" != "$(rb_host_index "$(rb_conf roles.server 1)")" ] || here=1
+  rb_on "$h" "$(rb_hook_path "$h")" "$phase" "role=$role" "device=${RB_H_DEV[h]}" "server_here=$here" \
+    "state=$state" "${RB_HOOK_ARGS[@]}" 2> "$err" < /dev/null
+}
+
+rb_hook_state() {
+  if rb_host_is_local "$1"; then echo "$RB_HOOK_DIR/hook-$2-$1.state"; else echo "$RB_REMOTE_DIR/hook-$RB_HOOK_SEQ-$2.state"; fi
+}
+
+# rb_hook_each PHASE TARGET...: the hook's PHASE on every "host:role" at
+# once; per target, its stdout, stderr and exit status in
+# points/SEQ/hook-PHASE-ROLE-HOST.{out,err,rc}, and all of it in hook.log
+rb_hook_each() {
+  local phase=$1 t h role f p; shift
+  local -a pids=()
+  for t in "$@"; do
+    h=${t%%:*} role=${t#*:}
+    f=$RB_HOOK_DIR/hook-$phase-$role-$h
+    ( rc=0; rb_hook_call "$h" "$role" "$phase" "$(rb_hook_state "$h" "$role")" "$f.err" > "$f.out" || rc=$?
+      echo "$rc" > "$f.rc" ) &
+    pids+=("$!")
+  done
+  for p in "${pids[@]}"; do wait "$p" || true; done
+  for t in "$@"; do
+    h=${t%%:*} role=${t#*:}
+    f=$RB_HOOK_DIR/hook-$phase-$role-$h
+    { echo "== $phase role=$role host=$(rb_host_name "$h") ${RB_HOOK_ARGS[*]}: exit $(cat "$f.rc" 2> /dev/null)"
+      cat "$f.out" "$f.err"; } >> "$RB_HOOK_DIR/hook.log" 2> /dev/null || true
+  done
+}
+
+# rb_hook_setup NPROCS: setup on every host of the hook (rb_point's job);
+# status 1 (and points/SEQ/skip or reason written) if one of them refused
+rb_hook_setup() {
+  local t h role rc f why
+  local -a targets
+  mapfile -t targets <<< "$(rb_hook_targets "$1")"
+  [ -n "${targets[0]}" ] || return 0
+  RB_HOOK_PENDING=("${targets[@]}")
+  rb_hook_each setup "${targets[@]}"
+  for t in "${targets[@]}"; do
+    h=${t%%:*} role=${t#*:}
+    f=$RB_HOOK_DIR/hook-setup-$role-$h
+    rc=$(cat "$f.rc" 2> /dev/null || echo 1)
+    [ "$rc" = 0 ] && continue
+    why=$(grep . "$f.err" 2> /dev/null | tail -n 1 | tr -d ',"\n')
+    [ -n "$why" ] || why="exit $rc"
+    why="hook setup on $(rb_host_name "$h") ($role): $why"
+    if [ "$rc" = 2 ]; then echo "$why" > "$RB_HOOK_DIR/skip"; else echo "$why" > "$RB_HOOK_DIR/reason"; fi
+    rb_log "job $RB_HOOK_SEQ: $why"
+    return 1
+  done
+  return 0
+}
+
+# rb_hook_teardown: teardown on every host whose setup ran (each once);
+# its NAME=VALUE lines are kept in points/SEQ/hook.cols
+rb_hook_teardown() {
+  local t h role rc f
+  local -a targets
+  [ "${#RB_HOOK_PENDING[@]}" -gt 0 ] || return 0
+  targets=("${RB_HOOK_PENDING[@]}")
+  RB_HOOK_PENDING=()
+  rb_hook_each teardown "${targets[@]}"
+  for t in "${targets[@]}"; do
+    h=${t%%:*} role=${t#*:}
+    f=$RB_HOOK_DIR/hook-teardown-$role-$h
+    rc=$(cat "$f.rc" 2> /dev/null || echo 1)
+    [ "$rc" = 0 ] || rb_log "job $RB_HOOK_SEQ: hook teardown on $(rb_host_name "$h") ($role) exited $rc (see $RB_HOOK_DIR/hook.log)"
+    grep -E '^[a-z][a-z0-9_]*=[A-Za-z0-9._+-]*$' "$f.out" >> "$RB_HOOK_DIR/hook.cols" 2> /dev/null || true
+  done
+  return 0
+}
+
+# rb_hook_clean: the hook's clean phase on all its hosts (before and after a sweep)
+rb_hook_clean() {
+  local t h role rc
+  [ -n "$(rb_conf run.hook "")" ] || return 0
+  RB_HOOK_ARGS=() RB_HOOK_SEQ=0
+  local -a targets
+  mapfile -t targets <<< "$(rb_hook_targets "${#RB_H_ADDR[@]}")"
+  [ -n "${targets[0]}" ] || return 0
+  mkdir -p "$RB_RUN_DIR/hook-clean"
+  RB_HOOK_DIR=$RB_RUN_DIR/hook-clean
+  rb_hook_each clean "${targets[@]}"
+  for t in "${targets[@]}"; do
+    h=${t%%:*} role=${t#*:}
+    rc=$(cat "$RB_HOOK_DIR/hook-clean-$role-$h.rc" 2> /dev/null || echo 1)
+    [ "$rc" = 0 ] || rb_warn "hook clean on $(rb_host_name "$h") ($role) exited $rc (see $RB_HOOK_DIR/hook.log)"
+  done
+  return 0
 }

@@ -7,14 +7,17 @@
 #   [experiment]  title, reproduces, figure ...      free text, for people
 #   [roles]       server = N, clients = N M ...      hosts-file line numbers
 #   [run]         repetitions, timeout_s, point_s, overhead_s, port,
-#                 ready_timeout_s, ready_pattern
+#                 ready_timeout_s, ready_pattern; hook, hook_roles,
+#                 hook_knobs (a per-point hook: see job.sh); summary_keys,
+#                 summary_metrics (extra summary.csv columns: see sweep.sh)
 #   [knobs]       NAME = V1 V2 ...                   swept (cartesian product);
 #                 A:B = a1:b1 a2:b2                  knobs swept together
 #   [quick]       same keys as [knobs] or [run]; replaces them when QUICK=1
 #   [compare]     tolerance and reference keys (read by experiments/compare)
 # A knob name is a CSV column (mapped to its flag by rb_knob_flag), the
-# runner's own `procs` (client processes per point), or a literal long
-# option (--name) passed through as it is.
+# runner's own `procs` (client processes per point), a literal long
+# option (--name) passed through as it is, or a knob named in [run]
+# hook_knobs (given to the hook, never to rdma_bench; a column of the rows).
 declare -gA RB_CONF=()
 declare -ga RB_KNOB_NAMES=() RB_KNOB_VALUES=()
 
@@ -73,11 +76,25 @@ rb_params_load() {
   for key in "${RB_KNOB_NAMES[@]}"; do
     for part in ${key//:/ }; do
       [[ " $all " != *" $part "* ]] || rb_die "$file: knob $part is given twice"
-      rb_knob_flag "$part" > /dev/null || rb_die "$file: unknown knob '$part' (known: $(rb_known_knobs); or a literal --long-option)"
+      rb_knob_flag "$part" > /dev/null || rb_is_hook_knob "$part" ||
+        rb_die "$file: unknown knob '$part' (known: $(rb_known_knobs); or a literal --long-option; or one named in [run] hook_knobs)"
       all="$all $part"
     done
   done
+  # the hook's knobs are knobs, and need a hook; its roles are client/server
+  for part in $(rb_conf run.hook_knobs ""); do
+    [[ " $all " == *" $part "* ]] || rb_die "$file: [run] hook_knobs names '$part', which is not a knob of [knobs]"
+    [[ $part =~ ^[a-z][a-z0-9_]*$ ]] || rb_die "$file: hook knob '$part' must be a plain column name (a-z, 0-9, _)"
+  done
+  [ -z "$(rb_conf run.hook_knobs "")" ] || [ -n "$(rb_conf run.hook "")" ] ||
+    rb_die "$file: [run] hook_knobs without a hook"
+  for part in $(rb_conf run.hook_roles ""); do
+    [[ $part == client || $part == server ]] || rb_die "$file: [run] hook_roles: '$part' is not client or server"
+  done
 }
+
+# rb_is_hook_knob NAME: a knob handed to the hook, not to rdma_bench
+rb_is_hook_knob() { [[ " $(rb_conf run.hook_knobs "") " == *" $1 "* ]]; }
 
 rb_count_parts() { local s=${1//[^:]/}; echo $(( ${#s} + 1 )); }
 
@@ -87,7 +104,7 @@ rb_known_setting() {
   local known
   case $1 in
     roles) known="server clients" ;;
-    run) known="repetitions timeout_s point_s overhead_s port ready ready_timeout_s ready_pattern" ;;
+    run) known="repetitions timeout_s point_s overhead_s port ready ready_timeout_s ready_pattern hook hook_roles hook_knobs summary_keys summary_metrics" ;;
   esac
   if [ $# -eq 1 ]; then echo "$known"; return 0; fi
   [[ " $known " == *" $2 "* ]]

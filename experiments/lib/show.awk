@@ -1,10 +1,14 @@
 # experiments/lib/show.awk: summary.csv as a table for people (the config
 # columns that vary between points, procs, status, Mops and Gb/s with min..max).
-# With -v count=1: prints "points ok not_ok" instead.
+# With -v count=1: prints "points ok not_ok" instead. Config columns that
+# aggregate.awk added (a hook's knobs, [run] summary_keys: the columns
+# between access and exp_procs) are shown too.
 function c(name) { return (name in idx) ? csv_val(f[idx[name]]) : "" }
 NR == 1 {
     n = csv_split($0, h); for (i = 1; i <= n; i++) idx[h[i]] = i
     nconf = split("verb transport test size_bytes threads qps_per_thread emulated_peers postlist signal_interval inline window atomic_counters stride_bytes access exp_procs", conf, " ")
+    if (("access" in idx) && ("exp_procs" in idx))
+        for (i = idx["access"] + 1; i < idx["exp_procs"]; i++) conf[++nconf] = h[i]
     next
 }
 {

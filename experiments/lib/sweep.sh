@@ -24,7 +24,17 @@ rb_merge() {
 }
 
 rb_aggregate() {
-  awk -f "$RB_LIB/csv.awk" -f "$RB_LIB/aggregate.awk" "$1" > "$2"
+  awk -f "$RB_LIB/csv.awk" -f "$RB_LIB/aggregate.awk" -v keys_extra="$(rb_summary_keys)" \
+    -v sums_extra="$(rb_conf run.summary_metrics "")" "$1" > "$2"
+}
+
+# rb_summary_keys: config columns summary.csv adds to its own: the hook's
+# knobs and [run] summary_keys (e.g. retry_cnt)
+rb_summary_keys() {
+  local k
+  k="$(rb_conf run.hook_knobs "") $(rb_conf run.summary_keys "")"
+  # shellcheck disable=SC2086  # plain words: one space between them
+  echo $k
 }
 
 rb_timeout_s() {
@@ -120,6 +130,7 @@ rb_sweep() {
     rb_joblog_drop_interrupted "$timeout"
   fi
   : > "$RB_RUN_DIR/progress"
+  rb_hook_clean
   export RB_SWEEP_T0
   RB_SWEEP_T0=$EPOCHREALTIME
   local rc=0 t0
@@ -133,6 +144,7 @@ rb_sweep() {
     --timeout "$timeout" --termseq TERM,10000,KILL,25 --halt never \
     "$RB_LIB/point" '{#}' '{1}' "${repl[@]}" "${args[@]}" || rc=$?
   fi
+  rb_hook_clean
   local actual=$(( $(date +%s) - t0 ))
   echo "$actual" > "$RB_RUN_DIR/actual_s"
   local failed

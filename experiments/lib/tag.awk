@@ -4,10 +4,20 @@
 # exp_seq appended. A client process listed in `missing`
 # ("K=STATUS=reason|...", STATUS failed or skipped) gets one row of that
 # status carrying the point's knob values (`knobs`: " name=value ...").
+# `extra` ("name=value ...": the hook's knobs and what its teardown
+# reported) adds columns after the runner's, the same values on every row.
 BEGIN {
     ncol = 0
+    nx = split(extra, xs, " ")
     extra = "exp_name,exp_point,exp_rep,exp_procs,exp_seq"
     tail = csv_quote(exp_name) "," exp_point "," exp_rep "," exp_procs "," exp_seq
+    for (j = 1; j <= nx; j++) {
+        xn = substr(xs[j], 1, index(xs[j], "=") - 1)
+        if (xn == "" || (xn in xdone)) continue
+        xdone[xn] = 1
+        extra = extra "," xn
+        tail = tail "," csv_quote(substr(xs[j], index(xs[j], "=") + 1))
+    }
 }
 FNR == 1 {
     n = csv_split($0, h)
@@ -44,7 +54,7 @@ END {
             split(hdr, col, ","); for (i = 1; i <= ncol; i++) idx[col[i]] = i
             for (j = 1; j <= nk; j++) {
                 kn = substr(ks[j], 1, index(ks[j], "=") - 1)
-                if (kn ~ /^--/ || kn == "procs" || kn == "iters" || kn == "qps" || kn == "duration_s") continue
+                if (kn ~ /^--/ || kn == "procs" || kn == "iters" || kn == "qps" || kn == "duration_s" || (kn in xdone)) continue
                 if (!(kn in idx)) { col[++ncol] = kn; idx[kn] = ncol; hdr = hdr "," kn }
             }
             if (!("status" in idx)) { col[++ncol] = "status"; idx["status"] = ncol; hdr = hdr ",status" }
