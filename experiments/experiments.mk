@@ -6,6 +6,8 @@
 #   make swarm-32b_read allsig-varsize_reads ...  the original artifact's presets
 #   make figures-reference                        every figure from the shipped reference data alone
 #   make compare-12                               measured vs reference per point, with the tolerance
+#   make figure-loss [QUICK=1]                    loss injection (experiments/fault-loss, two hosts or
+#                                                 the two-VM bed) -> figures/out/fault-loss.{png,pdf}
 #
 # Where a sweep runs (experiments/reproduce): HOSTS=FILE, else an ACTIVE
 # local RDMA port, else the soft-RoCE VM bed (ci/vm, two VMs; VMS=1: one).
@@ -28,6 +30,13 @@ experiments-deps:
 
 $(EXP_ALL): experiments-deps
 	QUICK=$(QUICK) HOSTS=$(HOSTS) VMS=$(VMS) experiments/reproduce $@
+
+# loss injection: netem on the client's link (experiments/fault-loss); its
+# failed points (RC that gives up) are results, so exit 3 (some points
+# failed, the figure drawn) counts as done
+.PHONY: figure-loss
+figure-loss: experiments-deps
+	QUICK=$(QUICK) HOSTS=$(HOSTS) VMS=$(VMS) experiments/reproduce fault-loss || [ $$? = 3 ]
 
 figures-reference:
 	@for n in $(EXP_ALL); do figures/plot $$n --reference-only || exit 1; done
