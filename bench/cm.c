@@ -24,22 +24,10 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "errbuf.h"
 #include "cm.h"
 #include "session.h"
 #include "timing.h"
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static void put_be32(uint8_t *p, uint32_t v)
 {
@@ -83,7 +71,7 @@ static int ctrl_interrupt(const struct rb_cm_ctrl *cc, const char *what, char *e
 	struct ctrl_msg m;
 	int rc = ctrl_recv(cc->fd, cc->rb, &m, 0, 2000, what, err, errlen);
 	if (rc == 0)
-		return fail(err, errlen, "protocol error: peer sent %s while we waited for %s",
+		return rb_fail(err, errlen, "protocol error: peer sent %s while we waited for %s",
 			    ctrl_type_name(m.type), what);
 	return -1;
 }
@@ -178,11 +166,11 @@ static int next_event(struct rdma_event_channel *ch, const struct rb_cm_ctrl *cc
 		if (rdma_get_cm_event(ch, ev) == 0)
 			return 0;
 		if (errno != EAGAIN && errno != EINTR)
-			return fail(err, errlen, "rdma_get_cm_event (waiting for %s) failed: %s", what,
+			return rb_fail(err, errlen, "rdma_get_cm_event (waiting for %s) failed: %s", what,
 				    strerror(errno));
 		uint64_t now = timing_now_ns();
 		if (now >= deadline)
-			return fail(err, errlen, "timed out after %.1f s waiting for %s",
+			return rb_fail(err, errlen, "timed out after %.1f s waiting for %s",
 				    (double)timeout_ms / 1000.0, what);
 		struct pollfd p[2] = {
 			{ .fd = ch->fd, .events = POLLIN },
@@ -225,29 +213,29 @@ int cm_client_prepare(struct rb_cm_client *cc, const char *host, uint16_t port, 
 	snprintf(portstr, sizeof(portstr), "%u", port);
 	rc = getaddrinfo(host, portstr, &hints, &res);
 	if (rc)
-		return fail(err, errlen, "-R: cannot resolve %s: %s", host, gai_strerror(rc));
+		return rb_fail(err, errlen, "-R: cannot resolve %s: %s", host, gai_strerror(rc));
 	cc->ch = rdma_create_event_channel();
 	if (!cc->ch) {
 		freeaddrinfo(res);
-		return fail(err, errlen, "rdma_create_event_channel failed: %s (rdma_ucm loaded?)",
+		return rb_fail(err, errlen, "rdma_create_event_channel failed: %s (rdma_ucm loaded?)",
 			    strerror(errno));
 	}
 	set_nonblock(cc->ch->fd);
 	cc->ids = calloc(n, sizeof(*cc->ids));
 	if (!cc->ids) {
 		freeaddrinfo(res);
-		return fail(err, errlen, "out of memory for %u rdma_cm ids", n);
+		return rb_fail(err, errlen, "out of memory for %u rdma_cm ids", n);
 	}
 	cc->n = n;
 	for (uint32_t i = 0; i < n; i++) {
 		if (rdma_create_id(cc->ch, &cc->ids[i], (void *)(uintptr_t)i, ps)) {
 			freeaddrinfo(res);
-			return fail(err, errlen, "rdma_create_id(%s) for QP %u failed: %s",
+			return rb_fail(err, errlen, "rdma_create_id(%s) for QP %u failed: %s",
 				    ps == RDMA_PS_UDP ? "RDMA_PS_UDP" : "RDMA_PS_TCP", i, strerror(errno));
 		}
 		if (rdma_resolve_addr(cc->ids[i], NULL, res->ai_addr, (int)timeout_ms)) {
 			freeaddrinfo(res);
-			return fail(err, errlen, "rdma_resolve_addr(%s) for QP %u failed: %s", host, i,
+			return rb_fail(err, errlen, "rdma_resolve_addr(%s) for QP %u failed: %s", host, i,
 				    strerror(errno));
 		}
 	}
@@ -267,12 +255,12 @@ int cm_client_prepare(struct rb_cm_client *cc, const char *host, uint16_t port, 
 		if (type == RDMA_CM_EVENT_ADDR_RESOLVED) {
 			addr_ok++;
 			if (rdma_resolve_route(id, (int)timeout_ms))
-				return fail(err, errlen, "rdma_resolve_route(%s) failed: %s", host,
+				return rb_fail(err, errlen, "rdma_resolve_route(%s) failed: %s", host,
 					    strerror(errno));
 		} else if (type == RDMA_CM_EVENT_ROUTE_RESOLVED) {
 			route_ok++;
 		} else {
-			return fail(err, errlen, "rdma_cm: %s (status %d) while resolving %s: no RDMA "
+			return rb_fail(err, errlen, "rdma_cm: %s (status %d) while resolving %s: no RDMA "
 				    "path to that address (is it on an RDMA port's netdev?)",
 				    rdma_event_str(type), status, host);
 		}
@@ -291,7 +279,7 @@ int cm_client_prepare(struct rb_cm_client *cc, const char *host, uint16_t port, 
 		host, port, name, cc->port, local,
 		dev_gid_str(id0->route.addr.addr.ibaddr.sgid.raw, gid, sizeof(gid)));
 	if (strcmp(name, dev->name) != 0 || cc->port != dev->port)
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "-R: rdma_cm resolved %s to device %s port %u, but %s %s port %u is in use%s; "
 			    "give -d %s -i %u (or drop -R)", host, name, cc->port,
 			    dev_given ? "-d selected" : "auto-selection picked", dev->name, dev->port,
@@ -305,13 +293,13 @@ int cm_client_create_qps(struct rb_cm_client *cc, struct rb_ctx *c, char *err, s
 		for (unsigned k = 0; k < c->w[i].nqp; k++) {
 			struct rb_qp *q = &c->w[i].qps[k];
 			if (q->gindex >= cc->n)
-				return fail(err, errlen, "internal: QP %u beyond %u rdma_cm ids", q->gindex,
+				return rb_fail(err, errlen, "internal: QP %u beyond %u rdma_cm ids", q->gindex,
 					    cc->n);
 			if (c->t.transport == RB_TR_RC) {
 				uint8_t to = (uint8_t)c->t.ack_timeout;
 				if (rdma_set_option(cc->ids[q->gindex], RDMA_OPTION_ID,
 						    RDMA_OPTION_ID_ACK_TIMEOUT, &to, sizeof(to)))
-					return fail(err, errlen, "rdma_set_option(ACK_TIMEOUT %u) failed: %s",
+					return rb_fail(err, errlen, "rdma_set_option(ACK_TIMEOUT %u) failed: %s",
 						    to, strerror(errno));
 			}
 			if (qp_create(c, &c->w[i], q, cc->ids[q->gindex], err, errlen))
@@ -332,7 +320,7 @@ int cm_client_connect(struct rb_cm_client *cc, struct rb_ctx *c, const struct rb
 	int rc = -1;
 
 	if (!byg)
-		return fail(err, errlen, "out of memory");
+		return rb_fail(err, errlen, "out of memory");
 	for (unsigned i = 0; i < c->nw; i++)
 		for (unsigned k = 0; k < c->w[i].nqp; k++)
 			byg[c->w[i].qps[k].gindex] = &c->w[i].qps[k];
@@ -350,7 +338,7 @@ int cm_client_connect(struct rb_cm_client *cc, struct rb_ctx *c, const struct rb
 			.rnr_retry_count = (uint8_t)t->rnr_retry,
 		};
 		if (rdma_connect(cc->ids[g], &p)) {
-			fail(err, errlen, "rdma_connect(QP %u) failed: %s", g, strerror(errno));
+			rb_fail(err, errlen, "rdma_connect(QP %u) failed: %s", g, strerror(errno));
 			goto out;
 		}
 	}
@@ -363,7 +351,7 @@ int cm_client_connect(struct rb_cm_client *cc, struct rb_ctx *c, const struct rb
 			goto out;
 		uint32_t g = (uint32_t)(uintptr_t)ev->id->context;
 		if (ev->event != RDMA_CM_EVENT_ESTABLISHED) {
-			fail(err, errlen, "rdma_cm: %s (status %d) for QP %u while connecting%s",
+			rb_fail(err, errlen, "rdma_cm: %s (status %d) for QP %u while connecting%s",
 			     ev_name(ev), ev->status, g,
 			     ev->event == RDMA_CM_EVENT_REJECTED ?
 				     ": the server rejected it (no such point: server restarted?)" : "");
@@ -376,7 +364,7 @@ int cm_client_connect(struct rb_cm_client *cc, struct rb_ctx *c, const struct rb
 			q->remote_qpn = ev->param.ud.qp_num;
 			c->remote_qkey = ev->param.ud.qkey;
 			if (!q->ah) {
-				fail(err, errlen, "ibv_create_ah from the rdma_cm UD reply (QP %u) failed: "
+				rb_fail(err, errlen, "ibv_create_ah from the rdma_cm UD reply (QP %u) failed: "
 				     "%s", g, strerror(errno));
 				rdma_ack_cm_event(ev);
 				goto out;
@@ -655,10 +643,10 @@ int cm_session_register(struct rb_cm_listener *l, struct rb_cm_session *s, uint3
 {
 	memset(s, 0, sizeof(*s));
 	if (!l->running)
-		return fail(err, errlen, "%s", l->why[0] ? l->why : "-R: no rdma_cm listener");
+		return rb_fail(err, errlen, "%s", l->why[0] ? l->why : "-R: no rdma_cm listener");
 	s->child = calloc(nqp, sizeof(*s->child));
 	if (!s->child)
-		return fail(err, errlen, "out of memory for %u rdma_cm ids", nqp);
+		return rb_fail(err, errlen, "out of memory for %u rdma_cm ids", nqp);
 	s->rkey = rkey;
 	s->addr = addr;
 	s->nqp = nqp;
@@ -696,7 +684,7 @@ static int wait_count(struct rb_cm_listener *l, struct rb_cm_session *s, uint32_
 		if (*counter >= want || s->failed)
 			break;
 		if (timing_now_ns() > deadline) {
-			rc = fail(err, errlen, "timed out after %.1f s waiting for %s: %u of %u QPs",
+			rc = rb_fail(err, errlen, "timed out after %.1f s waiting for %s: %u of %u QPs",
 				  (double)timeout_ms / 1000.0, event, *counter, want);
 			break;
 		}
@@ -713,7 +701,7 @@ static int wait_count(struct rb_cm_listener *l, struct rb_cm_session *s, uint32_
 	}
 	bool rejected = !rc && s->failed;
 	if (rejected)
-		rc = fail(err, errlen, "%s while waiting for %s", s->why, event);
+		rc = rb_fail(err, errlen, "%s while waiting for %s", s->why, event);
 	pthread_mutex_unlock(&l->lock);
 	if (rejected)
 		return accept_failed(ctl, err, errlen);
@@ -735,7 +723,7 @@ int cm_server_accept(struct rb_cm_listener *l, struct rb_cm_session *s, struct r
 			struct rb_qp *q = &c->w[i].qps[k];
 			struct rdma_cm_id *id = s->child[q->gindex];
 			if (id->verbs != c->dev->ctx)
-				return fail(err, errlen, "rdma_cm connect request for QP %u arrived on "
+				return rb_fail(err, errlen, "rdma_cm connect request for QP %u arrived on "
 					    "device %s, the point runs on %s", q->gindex,
 					    ibv_get_device_name(id->verbs->device), c->dev->name);
 			if (t->transport == RB_TR_RC) {
@@ -752,7 +740,7 @@ int cm_server_accept(struct rb_cm_listener *l, struct rb_cm_session *s, struct r
 				q->remote_qpn = ep.qpn;
 				q->ah = ibv_create_ah(c->pd, &av);
 				if (!q->ah) {
-					fail(err, errlen, "ibv_create_ah(client QP %u) failed: %s",
+					rb_fail(err, errlen, "ibv_create_ah(client QP %u) failed: %s",
 					     q->gindex, strerror(errno));
 					return accept_failed(ctl, err, errlen);
 				}
@@ -771,7 +759,7 @@ int cm_server_accept(struct rb_cm_listener *l, struct rb_cm_session *s, struct r
 			.rnr_retry_count = (uint8_t)t->rnr_retry,
 		};
 		if (rdma_accept(s->child[g], &p)) {
-			fail(err, errlen, "rdma_accept(QP %u) failed: %s", g, strerror(errno));
+			rb_fail(err, errlen, "rdma_accept(QP %u) failed: %s", g, strerror(errno));
 			return accept_failed(ctl, err, errlen);
 		}
 	}

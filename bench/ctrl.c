@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "errbuf.h"
 #include "ctrl.h"
 
 struct cur {
@@ -111,21 +112,6 @@ static int get_str(struct cur *c, char *dst, size_t cap)
 		if (dst[i] == '\0')
 			return -2;
 	return 0;
-}
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
 }
 
 const char *ctrl_type_name(uint16_t type)
@@ -253,24 +239,24 @@ int ctrl_decode_header(const uint8_t *buf, size_t len, uint16_t *type, uint32_t 
 	struct cur c = { .r = buf, .left = len };
 
 	if (len < CTRL_HDR_LEN)
-		return fail(err, errlen, "control message truncated: %zu bytes, header needs %u",
+		return rb_fail(err, errlen, "control message truncated: %zu bytes, header needs %u",
 			    len, CTRL_HDR_LEN);
 	uint32_t magic = get_u32(&c);
 	uint16_t version = get_u16(&c);
 	uint16_t t = get_u16(&c);
 	uint32_t l = get_u32(&c);
 	if (magic != CTRL_MAGIC)
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "bad control message magic 0x%08x (expected 0x%08x): the peer is not "
 			    "rdma_bench, or the stream is out of step", magic, CTRL_MAGIC);
 	if (version != CTRL_VERSION)
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "control protocol version %u from the peer, this binary speaks %u: run "
 			    "the same rdma_bench on both ends", version, CTRL_VERSION);
 	if (t < CTRL_HELLO || t > CTRL_BYE)
-		return fail(err, errlen, "unknown control message type %u", t);
+		return rb_fail(err, errlen, "unknown control message type %u", t);
 	if (l > CTRL_MAX_PAYLOAD)
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "oversized control message: %s payload of %u bytes, limit %u",
 			    ctrl_type_name(t), l, (unsigned)CTRL_MAX_PAYLOAD);
 	*type = t;
@@ -285,7 +271,7 @@ static int decode_setup(struct cur *c, struct ctrl_setup *s, uint32_t plen, char
 	uint16_t r16;
 
 	if (plen < CTRL_SETUP_FIXED)
-		return fail(err, errlen, "SETUP truncated: %u payload bytes, needs at least %u",
+		return rb_fail(err, errlen, "SETUP truncated: %u payload bytes, needs at least %u",
 			    plen, CTRL_SETUP_FIXED);
 	s->port = get_u8(c);
 	s->link_layer = get_u8(c);
@@ -304,38 +290,38 @@ static int decode_setup(struct cur *c, struct ctrl_setup *s, uint32_t plen, char
 	s->buf_len = get_u64(c);
 	s->nqp = get_u32(c);
 	if (c->bad)
-		return fail(err, errlen, "SETUP truncated");
+		return rb_fail(err, errlen, "SETUP truncated");
 	if (r8 || r16)
-		return fail(err, errlen, "SETUP: reserved fields not zero");
+		return rb_fail(err, errlen, "SETUP: reserved fields not zero");
 	if (s->port == 0)
-		return fail(err, errlen, "SETUP: port 0 (ports are numbered from 1)");
+		return rb_fail(err, errlen, "SETUP: port 0 (ports are numbered from 1)");
 	if (s->link_layer < 1 || s->link_layer > 2)
-		return fail(err, errlen, "SETUP: link_layer %u unknown (1 IB, 2 Ethernet)",
+		return rb_fail(err, errlen, "SETUP: link_layer %u unknown (1 IB, 2 Ethernet)",
 			    s->link_layer);
 	if (s->gid_type > 2)
-		return fail(err, errlen, "SETUP: gid_type %u unknown (0 IB, 1 RoCE v1, 2 RoCE v2)",
+		return rb_fail(err, errlen, "SETUP: gid_type %u unknown (0 IB, 1 RoCE v1, 2 RoCE v2)",
 			    s->gid_type);
 	if (s->active_mtu != 256 && s->active_mtu != 512 && s->active_mtu != 1024 &&
 	    s->active_mtu != 2048 && s->active_mtu != 4096)
-		return fail(err, errlen, "SETUP: active_mtu %u is not 256..4096", s->active_mtu);
+		return rb_fail(err, errlen, "SETUP: active_mtu %u is not 256..4096", s->active_mtu);
 	if (s->nqp > CTRL_MAX_QPS)
-		return fail(err, errlen, "SETUP: %u QPs, limit %u", s->nqp, (unsigned)CTRL_MAX_QPS);
+		return rb_fail(err, errlen, "SETUP: %u QPs, limit %u", s->nqp, (unsigned)CTRL_MAX_QPS);
 	if ((uint64_t)plen != CTRL_SETUP_FIXED + (uint64_t)s->nqp * CTRL_QP_LEN)
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "SETUP inconsistent: %u QPs need %llu payload bytes, message has %u",
 			    s->nqp,
 			    (unsigned long long)(CTRL_SETUP_FIXED + (uint64_t)s->nqp * CTRL_QP_LEN),
 			    plen);
 	if (s->buf_len && s->buf_addr + s->buf_len < s->buf_addr)
-		return fail(err, errlen, "SETUP: buffer address + length wraps around");
+		return rb_fail(err, errlen, "SETUP: buffer address + length wraps around");
 	s->qps = c->r;
 	for (uint32_t i = 0; i < s->nqp; i++) {
 		struct ctrl_qp_ep ep;
 		ctrl_setup_qp(s, i, &ep);
 		if (ep.psn >= (1u << 24))
-			return fail(err, errlen, "SETUP: QP %u psn 0x%x above 24 bits", i, ep.psn);
+			return rb_fail(err, errlen, "SETUP: QP %u psn 0x%x above 24 bits", i, ep.psn);
 		if (ep.qpn >= (1u << 24))
-			return fail(err, errlen, "SETUP: QP %u qpn 0x%x above 24 bits", i, ep.qpn);
+			return rb_fail(err, errlen, "SETUP: QP %u qpn 0x%x above 24 bits", i, ep.qpn);
 	}
 	c->r += (size_t)s->nqp * CTRL_QP_LEN;
 	c->left -= (size_t)s->nqp * CTRL_QP_LEN;
@@ -358,10 +344,10 @@ int ctrl_decode(const uint8_t *buf, size_t len, struct ctrl_msg *out, char *err,
 	if (ctrl_decode_header(buf, len, &type, &plen, err, errlen))
 		return -1;
 	if ((uint64_t)len < (uint64_t)CTRL_HDR_LEN + plen)
-		return fail(err, errlen, "%s truncated: header says %u payload bytes, %zu present",
+		return rb_fail(err, errlen, "%s truncated: header says %u payload bytes, %zu present",
 			    ctrl_type_name(type), plen, len - CTRL_HDR_LEN);
 	if ((uint64_t)len > (uint64_t)CTRL_HDR_LEN + plen)
-		return fail(err, errlen, "%s inconsistent: header says %u payload bytes, %zu present",
+		return rb_fail(err, errlen, "%s inconsistent: header says %u payload bytes, %zu present",
 			    ctrl_type_name(type), plen, len - CTRL_HDR_LEN);
 
 	memset(out, 0, sizeof(*out));
@@ -376,12 +362,12 @@ int ctrl_decode(const uint8_t *buf, size_t len, struct ctrl_msg *out, char *err,
 		if ((rc = get_str(&c, out->u.hello.host, CTRL_STR_CAP)) ||
 		    (rc = get_str(&c, out->u.hello.run_id, CTRL_STR_CAP)) ||
 		    (rc = get_str(&c, out->u.hello.device, CTRL_STR_CAP)))
-			return fail(err, errlen, "HELLO: string %s (cap %u)",
+			return rb_fail(err, errlen, "HELLO: string %s (cap %u)",
 				    rc == -1 ? "too long" : "holds a NUL byte", CTRL_STR_CAP);
 		break;
 	case CTRL_TEST:
 		if (plen != RB_TEST_NFIELDS * 8u)
-			return fail(err, errlen,
+			return rb_fail(err, errlen,
 				    "TEST inconsistent: %u payload bytes, expected %u (%u fields)",
 				    plen, RB_TEST_NFIELDS * 8u, (unsigned)RB_TEST_NFIELDS);
 #define RB_X_GET(name, def) out->u.test.name = get_u64(&c);
@@ -402,15 +388,15 @@ int ctrl_decode(const uint8_t *buf, size_t len, struct ctrl_msg *out, char *err,
 		out->u.done.active_ns = get_u64(&c);
 		out->u.done.checked = get_u32(&c);
 		if ((rc = get_str(&c, out->u.done.note, CTRL_REASON_CAP)))
-			return fail(err, errlen, "DONE: note %s (cap %u)",
+			return rb_fail(err, errlen, "DONE: note %s (cap %u)",
 				    rc == -1 ? "too long" : "holds a NUL byte", CTRL_REASON_CAP);
 		if (!c.bad && out->u.done.checked > 2)
-			return fail(err, errlen, "DONE: checked %u unknown (0, 1 or 2)",
+			return rb_fail(err, errlen, "DONE: checked %u unknown (0, 1 or 2)",
 				    out->u.done.checked);
 		break;
 	case CTRL_ERROR:
 		if ((rc = get_str(&c, out->u.error.reason, CTRL_REASON_CAP)))
-			return fail(err, errlen, "ERROR: reason %s (cap %u)",
+			return rb_fail(err, errlen, "ERROR: reason %s (cap %u)",
 				    rc == -1 ? "too long" : "holds a NUL byte", CTRL_REASON_CAP);
 		break;
 	case CTRL_READY:
@@ -418,10 +404,10 @@ int ctrl_decode(const uint8_t *buf, size_t len, struct ctrl_msg *out, char *err,
 		break;
 	}
 	if (c.bad)
-		return fail(err, errlen, "%s truncated: %u payload bytes are too few",
+		return rb_fail(err, errlen, "%s truncated: %u payload bytes are too few",
 			    ctrl_type_name(type), plen);
 	if (c.left)
-		return fail(err, errlen, "%s inconsistent: %zu bytes left over after the last field",
+		return rb_fail(err, errlen, "%s inconsistent: %zu bytes left over after the last field",
 			    ctrl_type_name(type), c.left);
 	return 0;
 }

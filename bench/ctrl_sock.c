@@ -22,21 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "errbuf.h"
 #include "ctrl.h"
 #include "timing.h"
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static void set_nodelay(int fd)
 {
@@ -62,7 +50,7 @@ int ctrl_connect(const char *host, uint16_t port, unsigned timeout_s, char *err,
 		if (rc) {
 			snprintf(last, sizeof(last), "%s", gai_strerror(rc));
 			if (rc != EAI_AGAIN)
-				return fail(err, errlen, "cannot resolve %s: %s; check the name (-c)", host,
+				return rb_fail(err, errlen, "cannot resolve %s: %s; check the name (-c)", host,
 					    gai_strerror(rc));
 		}
 		for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
@@ -87,10 +75,10 @@ int ctrl_connect(const char *host, uint16_t port, unsigned timeout_s, char *err,
 		nanosleep(&ts, NULL);
 	}
 	if (unresolved)
-		return fail(err, errlen, "cannot resolve %s: %s (%u attempts in %u s, "
+		return rb_fail(err, errlen, "cannot resolve %s: %s (%u attempts in %u s, "
 			    "--connect-timeout); check the name (-c) and the resolver", host, last,
 			    attempts, timeout_s);
-	return fail(err, errlen,
+	return rb_fail(err, errlen,
 		    "cannot connect to the server at %s:%u after %u attempts in %u s (--connect-timeout): "
 		    "%s; is 'rdma_bench -s' running there and the port open?",
 		    host, port, attempts, timeout_s, last);
@@ -118,7 +106,7 @@ int ctrl_listen(const char *bind_addr, uint16_t port, char *err, size_t errlen)
 		}
 	}
 	if (rc)
-		return fail(err, errlen, "--bind %s: %s", bind_addr && *bind_addr ? bind_addr : "(all)",
+		return rb_fail(err, errlen, "--bind %s: %s", bind_addr && *bind_addr ? bind_addr : "(all)",
 			    gai_strerror(rc));
 	for (int pass = 0; pass < 2; pass++) {
 		for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
@@ -151,7 +139,7 @@ int ctrl_listen(const char *bind_addr, uint16_t port, char *err, size_t errlen)
 	}
 	if (res)
 		freeaddrinfo(res);
-	return fail(err, errlen, "cannot listen on %s port %u: %s",
+	return rb_fail(err, errlen, "cannot listen on %s port %u: %s",
 		    bind_addr && *bind_addr ? bind_addr : "all addresses", port, last);
 }
 
@@ -165,15 +153,15 @@ int ctrl_send(int fd, const uint8_t *buf, size_t len, int timeout_ms, char *err,
 		if (rc < 0 && errno == EINTR)
 			continue;
 		if (rc < 0)
-			return fail(err, errlen, "poll on control socket: %s", strerror(errno));
+			return rb_fail(err, errlen, "poll on control socket: %s", strerror(errno));
 		if (rc == 0)
-			return fail(err, errlen, "timed out after %d ms sending a control message",
+			return rb_fail(err, errlen, "timed out after %d ms sending a control message",
 				    timeout_ms);
 		ssize_t n = send(fd, buf + off, len - off, MSG_NOSIGNAL);
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n < 0)
-			return fail(err, errlen, "sending on control socket: %s (peer gone?)",
+			return rb_fail(err, errlen, "sending on control socket: %s (peer gone?)",
 				    strerror(errno));
 		off += (size_t)n;
 	}
@@ -189,24 +177,24 @@ static int read_full(int fd, uint8_t *buf, size_t len, uint64_t deadline_ns, int
 	while (off < len) {
 		uint64_t now = timing_now_ns();
 		if (now >= deadline_ns)
-			return fail(err, errlen, "timed out after %d ms waiting for %s", timeout_ms, what);
+			return rb_fail(err, errlen, "timed out after %d ms waiting for %s", timeout_ms, what);
 		int left_ms = (int)((deadline_ns - now) / 1000000u) + 1;
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		int rc = poll(&p, 1, left_ms);
 		if (rc < 0 && errno == EINTR)
 			continue;
 		if (rc < 0)
-			return fail(err, errlen, "poll on control socket: %s", strerror(errno));
+			return rb_fail(err, errlen, "poll on control socket: %s", strerror(errno));
 		if (rc == 0)
 			continue;
 		ssize_t n = recv(fd, buf + off, len - off, 0);
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n < 0)
-			return fail(err, errlen, "control connection failed while waiting for %s: %s",
+			return rb_fail(err, errlen, "control connection failed while waiting for %s: %s",
 				    what, strerror(errno));
 		if (n == 0)
-			return fail(err, errlen,
+			return rb_fail(err, errlen,
 				    "peer closed the control connection while we waited for %s%s",
 				    what, off ? " (message cut short)" : "");
 		off += (size_t)n;
@@ -231,7 +219,7 @@ int ctrl_recv(int fd, struct ctrl_rbuf *rb, struct ctrl_msg *out, uint16_t expec
 	if (rb->cap < 4096) {
 		uint8_t *nb = realloc(rb->buf, 4096);
 		if (!nb)
-			return fail(err, errlen, "out of memory for the control buffer");
+			return rb_fail(err, errlen, "out of memory for the control buffer");
 		rb->buf = nb;
 		rb->cap = 4096;
 	}
@@ -242,7 +230,7 @@ int ctrl_recv(int fd, struct ctrl_rbuf *rb, struct ctrl_msg *out, uint16_t expec
 	if (CTRL_HDR_LEN + (size_t)plen > rb->cap) {
 		uint8_t *nb = realloc(rb->buf, CTRL_HDR_LEN + (size_t)plen);
 		if (!nb)
-			return fail(err, errlen, "out of memory for a %u-byte control message", plen);
+			return rb_fail(err, errlen, "out of memory for a %u-byte control message", plen);
 		rb->buf = nb;
 		rb->cap = CTRL_HDR_LEN + (size_t)plen;
 	}
@@ -255,7 +243,7 @@ int ctrl_recv(int fd, struct ctrl_rbuf *rb, struct ctrl_msg *out, uint16_t expec
 		return -2;
 	}
 	if (expect && out->type != expect)
-		return fail(err, errlen, "protocol error: got %s while waiting for %s (%s)",
+		return rb_fail(err, errlen, "protocol error: got %s while waiting for %s (%s)",
 			    ctrl_type_name(out->type), ctrl_type_name(expect), what);
 	return 0;
 }

@@ -22,21 +22,9 @@
 
 #include <rdma/rdma_cma.h>
 
+#include "errbuf.h"
 #include "ctx.h"
 #include "timing.h"
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static uint64_t align_up(uint64_t v, uint64_t a)
 {
@@ -178,24 +166,24 @@ static int worker_create(struct rb_ctx *c, struct rb_worker *w, unsigned index, 
 	w->hist = calloc(1, sizeof(*w->hist));
 	w->qps = calloc(nqp, sizeof(*w->qps));
 	if (!w->hist || !w->qps)
-		return fail(err, errlen, "out of memory for thread %u (%u QPs)", index, nqp);
+		return rb_fail(err, errlen, "out of memory for thread %u (%u QPs)", index, nqp);
 	if (t->verb == RB_VERB_CMP_SWAP) {
 		w->expect = calloc(t->atomic_counters, sizeof(uint64_t));
 		if (!w->expect)
-			return fail(err, errlen, "out of memory for %llu counters",
+			return rb_fail(err, errlen, "out of memory for %llu counters",
 				    (unsigned long long)t->atomic_counters);
 	}
 
 	w->scq = ibv_create_cq(c->dev->ctx, (int)c->cq_depth_s, NULL, NULL, 0);
 	if (!w->scq)
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "ibv_create_cq(send, %u entries) for thread %u failed: %s (device max_cqe %d; "
 			    "lower -w or --cq-depth)", c->cq_depth_s, index, strerror(errno),
 			    c->dev->attr.max_cqe);
 	if (recv) {
 		w->rcq = ibv_create_cq(c->dev->ctx, (int)c->cq_depth_r, NULL, NULL, 0);
 		if (!w->rcq)
-			return fail(err, errlen,
+			return rb_fail(err, errlen,
 				    "ibv_create_cq(recv, %u entries) for thread %u failed: %s (device "
 				    "max_cqe %d; lower --rq-depth or QPs)", c->cq_depth_r, index,
 				    strerror(errno), c->dev->attr.max_cqe);
@@ -212,23 +200,23 @@ static int worker_create(struct rb_ctx *c, struct rb_worker *w, unsigned index, 
 		qp->swr = calloc(postlist, sizeof(*qp->swr));
 		qp->ssge = calloc(postlist, sizeof(*qp->ssge));
 		if (!qp->swr || !qp->ssge)
-			return fail(err, errlen, "out of memory for work requests");
+			return rb_fail(err, errlen, "out of memory for work requests");
 		if (recv) {
 			qp->rwr = calloc(c->lay.recv_slots, sizeof(*qp->rwr));
 			qp->rsge = calloc(c->lay.recv_slots, sizeof(*qp->rsge));
 			if (!qp->rwr || !qp->rsge)
-				return fail(err, errlen, "out of memory for receive requests");
+				return rb_fail(err, errlen, "out of memory for receive requests");
 		}
 		if (c->role == RB_ROLE_CLIENT && t->test == RB_TEST_BW) {
 			qp->post_ts = calloc(t->sq_depth, sizeof(*qp->post_ts));
 			if (!qp->post_ts)
-				return fail(err, errlen, "out of memory for post times");
+				return rb_fail(err, errlen, "out of memory for post times");
 		}
 		if (verb_is_atomic(t->verb)) {
 			qp->cmp = calloc(t->sq_depth, sizeof(*qp->cmp));
 			qp->ctr = calloc(t->sq_depth, sizeof(*qp->ctr));
 			if (!qp->cmp || !qp->ctr)
-				return fail(err, errlen, "out of memory for atomic slots");
+				return rb_fail(err, errlen, "out of memory for atomic slots");
 		}
 		/* -R: rdma_cm creates the QP on its id later (bench/cm.c). */
 		if (!t->use_cm) {
@@ -288,13 +276,13 @@ static int size_cqs(struct rb_ctx *c, char *err, size_t errlen)
 		s = max; /* the loops never have more signaled WRs outstanding than the CQ holds */
 	if (t->cq_depth) {
 		if (t->cq_depth < t->window + 1)
-			return fail(err, errlen,
+			return rb_fail(err, errlen,
 				    "--cq-depth %llu: below -w/--window %llu + 1: signaled completions "
 				    "could overflow the CQ", (unsigned long long)t->cq_depth,
 				    (unsigned long long)t->window);
 		s = t->cq_depth;
 		if (verb_needs_recv(t->verb) && t->cq_depth < r - 16)
-			return fail(err, errlen,
+			return rb_fail(err, errlen,
 				    "--cq-depth %llu: below %llu posted receives per thread (--rq-depth "
 				    "%llu x %llu QPs); raise --cq-depth or lower --rq-depth",
 				    (unsigned long long)t->cq_depth, (unsigned long long)(r - 16),
@@ -302,13 +290,13 @@ static int size_cqs(struct rb_ctx *c, char *err, size_t errlen)
 		r = t->cq_depth;
 	}
 	if (verb_needs_recv(t->verb) && r > max)
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "receive CQ of %llu entries (--rq-depth %llu x %llu QPs per thread) is above "
 			    "the device's max_cqe %llu; lower --rq-depth or the QPs per thread",
 			    (unsigned long long)r, (unsigned long long)t->rq_depth,
 			    (unsigned long long)nqp, (unsigned long long)max);
 	if (s > max)
-		return fail(err, errlen, "--cq-depth %llu above the device's max_cqe %llu",
+		return rb_fail(err, errlen, "--cq-depth %llu above the device's max_cqe %llu",
 			    (unsigned long long)s, (unsigned long long)max);
 	c->cq_depth_s = (unsigned)s;
 	c->cq_depth_r = (unsigned)r;
@@ -334,7 +322,7 @@ int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, str
 		return -1;
 	if (posix_memalign((void **)&c->buf, 4096, c->lay.total)) {
 		c->buf = NULL;
-		return fail(err, errlen, "cannot allocate the %llu-byte buffer (%llu QPs x %llu B); "
+		return rb_fail(err, errlen, "cannot allocate the %llu-byte buffer (%llu QPs x %llu B); "
 			    "lower the QP count, --rq-depth or the size",
 			    (unsigned long long)c->lay.total, (unsigned long long)c->lay.nqp_total,
 			    (unsigned long long)c->lay.region_len);
@@ -350,7 +338,7 @@ int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, str
 
 	c->pd = ibv_alloc_pd(dev->ctx);
 	if (!c->pd) {
-		fail(err, errlen, "ibv_alloc_pd(%s) failed: %s", dev->name, strerror(errno));
+		rb_fail(err, errlen, "ibv_alloc_pd(%s) failed: %s", dev->name, strerror(errno));
 		goto clean_buf;
 	}
 	access = IBV_ACCESS_LOCAL_WRITE | remote_access(t, role);
@@ -367,7 +355,7 @@ int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, str
 					 (unsigned long long)rl.rlim_cur,
 					 (unsigned long long)rl.rlim_cur / 1024);
 		}
-		fail(err, errlen, "ibv_reg_mr(%llu bytes, access 0x%x) failed: %s; the locked-memory "
+		rb_fail(err, errlen, "ibv_reg_mr(%llu bytes, access 0x%x) failed: %s; the locked-memory "
 		     "limit (ulimit -l, RLIMIT_MEMLOCK) is %s: raise it (ulimit -l unlimited, "
 		     "/etc/security/limits.conf) or use a smaller -m / fewer QPs",
 		     (unsigned long long)c->lay.total, access, strerror(e), lim);
@@ -375,7 +363,7 @@ int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, str
 	}
 	c->w = calloc(c->nw, sizeof(*c->w));
 	if (!c->w) {
-		fail(err, errlen, "out of memory for %u workers", c->nw);
+		rb_fail(err, errlen, "out of memory for %u workers", c->nw);
 		goto clean_mr;
 	}
 	t0 = timing_now_ns();
@@ -413,7 +401,7 @@ int ctx_inline_decide(struct rb_ctx *c, char *err, size_t errlen)
 		c->inline_cap = 0;
 	c->use_inline = c->inline_req > 0 && t->size <= c->inline_cap;
 	if (t->inline_mode == RB_INLINE_ON && t->size > c->inline_cap)
-		return fail(err, errlen, "--inline on with size %llu: the QP granted max_inline_data "
+		return rb_fail(err, errlen, "--inline on with size %llu: the QP granted max_inline_data "
 			    "%u (ibv_query_qp IBV_QP_CAP); use --inline auto|off or -m <= %u",
 			    (unsigned long long)t->size, c->inline_cap, c->inline_cap);
 	return 0;
@@ -471,14 +459,14 @@ int ctx_negotiate(struct rb_ctx *c, const struct ctrl_setup *remote, char *err, 
 	uint32_t rd = min_u32(init_cap, resp_cap);
 
 	if (remote->nqp != c->lay.nqp_total)
-		return fail(err, errlen, "peer SETUP has %u QPs, this side %llu", remote->nqp,
+		return rb_fail(err, errlen, "peer SETUP has %u QPs, this side %llu", remote->nqp,
 			    (unsigned long long)c->lay.nqp_total);
 	if (remote->buf_len != c->lay.total)
-		return fail(err, errlen, "peer buffer is %llu bytes, this side expects %llu (same "
+		return rb_fail(err, errlen, "peer buffer is %llu bytes, this side expects %llu (same "
 			    "rdma_bench on both ends?)", (unsigned long long)remote->buf_len,
 			    (unsigned long long)c->lay.total);
 	if (remote->link_layer != c->dev->link_layer)
-		return fail(err, errlen, "link layers differ: this side %s, peer %s",
+		return rb_fail(err, errlen, "link layers differ: this side %s, peer %s",
 			    dev_link_layer_name(c->dev->link_layer),
 			    dev_link_layer_name(remote->link_layer));
 	/* RoCE: both ends' GIDs must reach each other (a link-local GID does not
@@ -488,7 +476,7 @@ int ctx_negotiate(struct rb_ctx *c, const struct ctrl_setup *remote, char *err, 
 		dev_gid_str(c->dev->gid.raw, mine, sizeof(mine));
 		dev_gid_str(remote->gid, theirs, sizeof(theirs));
 		if (dev_gid_link_local(c->dev->gid.raw) != dev_gid_link_local(remote->gid))
-			return fail(err, errlen,
+			return rb_fail(err, errlen,
 				    "GID index %d (%s) on this side and %u (%s) on the peer: a link-local "
 				    "GID (fe80::) cannot reach a routable or IPv4-mapped one; use -x %d "
 				    "(this port's %s GID) or the same kind of GID on both ends",
@@ -496,7 +484,7 @@ int ctx_negotiate(struct rb_ctx *c, const struct ctrl_setup *remote, char *err, 
 				    c->dev->auto_gid_index, dev_gid_v4mapped(remote->gid) ?
 				    "IPv4-mapped" : "automatic");
 		if (c->dev->gid_type != remote->gid_type)
-			return fail(err, errlen,
+			return rb_fail(err, errlen,
 				    "GID types differ: this side index %d is %s, the peer's index %u is %s; "
 				    "RoCE v1 and v2 do not interwork; use -x %d or a GID of type %s",
 				    c->dev->gid_index, dev_gid_type_name(c->dev->gid_type),
@@ -505,14 +493,14 @@ int ctx_negotiate(struct rb_ctx *c, const struct ctrl_setup *remote, char *err, 
 	}
 	if (t->mtu) {
 		if (t->mtu > m)
-			return fail(err, errlen,
+			return rb_fail(err, errlen,
 				    "--mtu %llu: above the active MTU (this side %u, peer %u); use "
 				    "--mtu <= %u or leave it out", (unsigned long long)t->mtu,
 				    c->dev->active_mtu, remote->active_mtu, m);
 		m = (uint32_t)t->mtu;
 	}
 	if (t->transport == RB_TR_UD && t->size > m)
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "--size %llu with --transport ud: above the MTU %u (this side %u, peer %u); "
 			    "a UD message is one packet; use -m <= %u", (unsigned long long)t->size, m,
 			    c->dev->active_mtu, remote->active_mtu, m);
@@ -520,7 +508,7 @@ int ctx_negotiate(struct rb_ctx *c, const struct ctrl_setup *remote, char *err, 
 		rd = 1;
 	if (t->max_rd_atomic) {
 		if (t->max_rd_atomic > rd)
-			return fail(err, errlen,
+			return rb_fail(err, errlen,
 				    "--max-rd-atomic %llu: above the negotiated maximum %u (client "
 				    "initiator cap %u, server responder cap %u); use <= %u",
 				    (unsigned long long)t->max_rd_atomic, rd, init_cap, resp_cap, rd);
@@ -555,7 +543,7 @@ int ctx_post_recvs(struct rb_ctx *c, char *err, size_t errlen)
 			for (uint64_t k = 0; k < c->lay.recv_slots; k++)
 				qp->rwr[k].next = NULL;
 			if (rc)
-				return fail(err, errlen, "ibv_post_recv(%llu WRs, qpn 0x%x) failed: %s",
+				return rb_fail(err, errlen, "ibv_post_recv(%llu WRs, qpn 0x%x) failed: %s",
 					    (unsigned long long)c->lay.recv_slots, qp->qp->qp_num,
 					    strerror(rc));
 		}

@@ -10,20 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "errbuf.h"
 #include "device.h"
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 enum ibv_mtu dev_mtu_enum(uint32_t bytes)
 {
@@ -121,7 +109,7 @@ static int pick_gid_one(struct rb_dev *d, int want, char *err, size_t errlen)
 			continue;
 		if (ibv_query_gid_ex(d->ctx, d->port, (uint32_t)i, &e, 0)) {
 			if (want >= 0)
-				return fail(err, errlen,
+				return rb_fail(err, errlen,
 					    "-x/--gid-index %d: ibv_query_gid_ex(%s port %u) failed: %s "
 					    "(empty entry?); see 'ibv_devinfo -v' for valid indexes",
 					    want, d->name, d->port, strerror(errno));
@@ -129,7 +117,7 @@ static int pick_gid_one(struct rb_dev *d, int want, char *err, size_t errlen)
 		}
 		if (gid_is_zero(&e.gid)) {
 			if (want >= 0)
-				return fail(err, errlen, "-x/--gid-index %d: entry is empty on %s port %u",
+				return rb_fail(err, errlen, "-x/--gid-index %d: entry is empty on %s port %u",
 					    want, d->name, d->port);
 			continue;
 		}
@@ -145,11 +133,11 @@ static int pick_gid_one(struct rb_dev *d, int want, char *err, size_t errlen)
 	}
 	if (best < 0) {
 		if (want >= 0)
-			return fail(err, errlen, "-x/--gid-index %d: port %u of %s has %d GID entries "
+			return rb_fail(err, errlen, "-x/--gid-index %d: port %u of %s has %d GID entries "
 				    "(0..%d); see 'ibv_devinfo -v' for the valid (non-empty) indexes",
 				    want, d->port, d->name, d->pattr.gid_tbl_len,
 				    d->pattr.gid_tbl_len - 1);
-		return fail(err, errlen, "%s port %u has no usable GID (is the netdev up with an "
+		return rb_fail(err, errlen, "%s port %u has no usable GID (is the netdev up with an "
 			    "address?); give -x N", d->name, d->port);
 	}
 	d->gid_index = best;
@@ -163,21 +151,21 @@ static int open_one(struct rb_dev *d, struct ibv_device *dev, unsigned port, int
 {
 	d->ctx = ibv_open_device(dev);
 	if (!d->ctx)
-		return fail(err, errlen, "ibv_open_device(%s) failed: %s", ibv_get_device_name(dev),
+		return rb_fail(err, errlen, "ibv_open_device(%s) failed: %s", ibv_get_device_name(dev),
 			    strerror(errno));
 	snprintf(d->name, sizeof(d->name), "%s", ibv_get_device_name(dev));
 	if (ibv_query_device(d->ctx, &d->attr)) {
-		fail(err, errlen, "ibv_query_device(%s) failed: %s", d->name, strerror(errno));
+		rb_fail(err, errlen, "ibv_query_device(%s) failed: %s", d->name, strerror(errno));
 		goto clean_ctx;
 	}
 	if (port) {
 		if (port > d->attr.phys_port_cnt) {
-			fail(err, errlen, "-i/--ib-port %u: %s has %u port(s)", port, d->name,
+			rb_fail(err, errlen, "-i/--ib-port %u: %s has %u port(s)", port, d->name,
 			     d->attr.phys_port_cnt);
 			goto clean_ctx;
 		}
 		if (!port_active(d->ctx, (uint8_t)port, &d->pattr)) {
-			fail(err, errlen, "-i/--ib-port %u of %s is not ACTIVE (state %s); check "
+			rb_fail(err, errlen, "-i/--ib-port %u of %s is not ACTIVE (state %s); check "
 			     "'ibv_devinfo' and the link", port, d->name,
 			     ibv_port_state_str(d->pattr.state));
 			goto clean_ctx;
@@ -190,7 +178,7 @@ static int open_one(struct rb_dev *d, struct ibv_device *dev, unsigned port, int
 				break;
 			}
 		if (!d->port) {
-			fail(err, errlen, "%s has no ACTIVE port", d->name);
+			rb_fail(err, errlen, "%s has no ACTIVE port", d->name);
 			goto clean_ctx;
 		}
 	}
@@ -204,7 +192,7 @@ static int open_one(struct rb_dev *d, struct ibv_device *dev, unsigned port, int
 		d->gid_index = gid_index >= 0 ? gid_index : 0;
 		d->gid_type = 0;
 		if (ibv_query_gid(d->ctx, d->port, d->gid_index, &d->gid)) {
-			fail(err, errlen, "ibv_query_gid(%s port %u index %d) failed: %s", d->name,
+			rb_fail(err, errlen, "ibv_query_gid(%s port %u index %d) failed: %s", d->name,
 			     d->port, d->gid_index, strerror(errno));
 			goto clean_ctx;
 		}
@@ -237,10 +225,10 @@ int dev_open(struct rb_dev *d, const char *name, unsigned port, int gid_index,
 	memset(d, 0, sizeof(*d));
 	list = ibv_get_device_list(&n);
 	if (!list)
-		return fail(err, errlen, "ibv_get_device_list failed: %s (no RDMA stack? load "
+		return rb_fail(err, errlen, "ibv_get_device_list failed: %s (no RDMA stack? load "
 			    "rdma_rxe / the NIC driver, see env/)", strerror(errno));
 	if (n == 0) {
-		fail(err, errlen, "no RDMA devices found (for soft-RoCE: rdma link add rxe0 type rxe "
+		rb_fail(err, errlen, "no RDMA devices found (for soft-RoCE: rdma link add rxe0 type rxe "
 		     "netdev IF)");
 		goto clean_list;
 	}
@@ -255,7 +243,7 @@ int dev_open(struct rb_dev *d, const char *name, unsigned port, int gid_index,
 			strncat(names, " ", sizeof(names) - strlen(names) - 1);
 			strncat(names, ibv_get_device_name(list[i]), sizeof(names) - strlen(names) - 1);
 		}
-		fail(err, errlen, "-d/--ib-dev %s: no such device; present:%s", name, names);
+		rb_fail(err, errlen, "-d/--ib-dev %s: no such device; present:%s", name, names);
 		goto clean_list;
 	}
 	char first_err[512] = "";
@@ -270,7 +258,7 @@ int dev_open(struct rb_dev *d, const char *name, unsigned port, int gid_index,
 	if (n == 1)
 		snprintf(err, errlen, "%s", first_err);
 	else
-		fail(err, errlen, "none of the %d RDMA devices could be used (first: %s); pick one "
+		rb_fail(err, errlen, "none of the %d RDMA devices could be used (first: %s); pick one "
 		     "with -d", n, first_err);
 clean_list:
 	ibv_free_device_list(list);

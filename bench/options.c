@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "errbuf.h"
 #include "options.h"
 #include "units.h"
 
@@ -99,19 +100,6 @@ void test_resolve_defaults(struct rb_test *t, const struct rb_given *given)
 	}
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 static bool mtu_valid(uint64_t m)
 {
 	return m == 256 || m == 512 || m == 1024 || m == 2048 || m == 4096;
@@ -145,7 +133,7 @@ static int check_ranges(const struct rb_test *t, char *err, size_t errlen)
 		uint64_t v;
 		memcpy(&v, (const char *)t + r[i].off, sizeof(v));
 		if (v < r[i].lo || v > r[i].hi)
-			return fail(err, errlen, "%s %llu: must be %llu..%llu", r[i].opt,
+			return rb_fail(err, errlen, "%s %llu: must be %llu..%llu", r[i].opt,
 				    (unsigned long long)v, (unsigned long long)r[i].lo,
 				    (unsigned long long)r[i].hi);
 	}
@@ -161,57 +149,57 @@ int test_validate(const struct rb_test *t, char *err, size_t errlen)
 	nqp = test_qps_per_thread(t);
 
 	if (t->verb >= RB_VERB_COUNT)
-		return fail(err, errlen, "--verb: unknown verb code %llu", (unsigned long long)t->verb);
+		return rb_fail(err, errlen, "--verb: unknown verb code %llu", (unsigned long long)t->verb);
 	if (t->transport >= RB_TR_COUNT)
-		return fail(err, errlen, "--transport: unknown transport code %llu",
+		return rb_fail(err, errlen, "--transport: unknown transport code %llu",
 			    (unsigned long long)t->transport);
 	if (t->test >= RB_TEST_COUNT)
-		return fail(err, errlen, "--test: unknown test kind %llu", (unsigned long long)t->test);
+		return rb_fail(err, errlen, "--test: unknown test kind %llu", (unsigned long long)t->test);
 	if (t->inline_mode >= RB_INLINE_COUNT)
-		return fail(err, errlen, "--inline: unknown mode %llu", (unsigned long long)t->inline_mode);
+		return rb_fail(err, errlen, "--inline: unknown mode %llu", (unsigned long long)t->inline_mode);
 	if (t->access >= RB_ACCESS_COUNT)
-		return fail(err, errlen, "--access: unknown mode %llu", (unsigned long long)t->access);
+		return rb_fail(err, errlen, "--access: unknown mode %llu", (unsigned long long)t->access);
 
 	/* What each transport can do: IB spec 9.4 / table 9.7.1. */
 	if (t->transport == RB_TR_UC && (t->verb == RB_VERB_READ || verb_is_atomic(t->verb)))
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "--verb %s with --transport uc: UC has no RDMA READ or atomics "
 			    "(IB spec 9.4); use --transport rc, or --verb write|write_imm|send|send_imm",
 			    verb_name(t->verb));
 	if (t->transport == RB_TR_UD && t->verb != RB_VERB_SEND && t->verb != RB_VERB_SEND_IMM)
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "--verb %s with --transport ud: UD has only SEND and SEND with immediate "
 			    "(IB spec 9.4); use --verb send|send_imm, or --transport rc",
 			    verb_name(t->verb));
 	if (t->use_cm && t->transport == RB_TR_UC)
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "-R/--rdma-cm with --transport uc: rdma_cm connects RC (RDMA_PS_TCP) and "
 			    "UD (RDMA_PS_UDP) only; drop -R (TCP exchange connects UC) or use rc");
 
 	if (t->use_cm && t->mtu)
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "--mtu %llu with -R/--rdma-cm: rdma_cm sets the path MTU from the resolved "
 			    "route; drop --mtu (the row reports the MTU used) or drop -R",
 			    (unsigned long long)t->mtu);
 
 	/* Sizes. */
 	if (verb_is_atomic(t->verb) && t->size != 8)
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "--size %llu with --verb %s: atomics operate on 8 bytes (IB spec 9.4.5); "
 			    "use -m 8 or leave -m out",
 			    (unsigned long long)t->size, verb_name(t->verb));
 	if (t->size > RB_MAX_SIZE)
-		return fail(err, errlen, "--size %llu: above the limit %llu (1 GiB)",
+		return rb_fail(err, errlen, "--size %llu: above the limit %llu (1 GiB)",
 			    (unsigned long long)t->size, (unsigned long long)RB_MAX_SIZE);
 	if (t->size == 0 && t->verb == RB_VERB_READ)
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "--size 0 with --verb read: a zero-byte READ moves nothing; use a size >= 1");
 	if (t->size == 0 && t->verb == RB_VERB_WRITE && t->test == RB_TEST_LAT)
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "--size 0 with --verb write --test lat: the WRITE ping-pong polls the last "
 			    "payload byte; use a size >= 1, or --verb write_imm for header-only");
 	if (t->transport == RB_TR_UD && t->mtu && t->size > t->mtu)
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "--size %llu with --transport ud --mtu %llu: a UD message is one packet, "
 			    "payload at most the MTU; use -m <= %llu or --transport rc",
 			    (unsigned long long)t->size, (unsigned long long)t->mtu,
@@ -219,63 +207,63 @@ int test_validate(const struct rb_test *t, char *err, size_t errlen)
 
 	/* Iterations or duration, never both, never zero. */
 	if (t->iters && t->duration_ms)
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "-n/--iters %llu and -D/--duration %.3f s both given: choose one "
 			    "(iterations or a timed window)",
 			    (unsigned long long)t->iters, (double)t->duration_ms / 1000.0);
 	if (!t->iters && !t->duration_ms)
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "zero iterations and zero duration: give -n N >= 1 or -D SECS > 0");
 	if (t->warmup_iters && t->warmup_ms)
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "--warmup-iters %llu and --warmup %.3f s both given: choose one",
 			    (unsigned long long)t->warmup_iters, (double)t->warmup_ms / 1000.0);
 
 	/* Shape: threads and QPs. */
 	if (t->threads < 1 || t->threads > RB_MAX_THREADS)
-		return fail(err, errlen, "--threads %llu: must be 1..%u",
+		return rb_fail(err, errlen, "--threads %llu: must be 1..%u",
 			    (unsigned long long)t->threads, RB_MAX_THREADS);
 	if (t->qps_per_thread < 1 || t->emulated_peers < 1 || nqp > RB_MAX_QPS_THREAD)
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "-q/--qps-per-thread %llu x --emulated-peers %llu = %llu QPs per thread: "
 			    "must be 1..%u",
 			    (unsigned long long)t->qps_per_thread,
 			    (unsigned long long)t->emulated_peers, (unsigned long long)nqp,
 			    RB_MAX_QPS_THREAD);
 	if (nqp * t->threads > RB_MAX_QPS_TOTAL)
-		return fail(err, errlen, "%llu QPs per thread x --threads %llu = %llu QPs: above %u",
+		return rb_fail(err, errlen, "%llu QPs per thread x --threads %llu = %llu QPs: above %u",
 			    (unsigned long long)nqp, (unsigned long long)t->threads,
 			    (unsigned long long)(nqp * t->threads), RB_MAX_QPS_TOTAL);
 	if (t->sq_depth < 1 || t->sq_depth > RB_MAX_DEPTH)
-		return fail(err, errlen, "--sq-depth %llu: must be 1..%u",
+		return rb_fail(err, errlen, "--sq-depth %llu: must be 1..%u",
 			    (unsigned long long)t->sq_depth, RB_MAX_DEPTH);
 	if (t->rq_depth < 1 || t->rq_depth > RB_MAX_DEPTH)
-		return fail(err, errlen, "--rq-depth %llu: must be 1..%u",
+		return rb_fail(err, errlen, "--rq-depth %llu: must be 1..%u",
 			    (unsigned long long)t->rq_depth, RB_MAX_DEPTH);
 	if (t->cq_depth > (UINT64_C(1) << 24))
-		return fail(err, errlen, "--cq-depth %llu: must be 0 (auto) or 1..%u",
+		return rb_fail(err, errlen, "--cq-depth %llu: must be 0 (auto) or 1..%u",
 			    (unsigned long long)t->cq_depth, 1u << 24);
 
 	/* Posting: postlist, window, signal interval (SQ must never overflow). */
 	if (t->postlist < 1 || t->postlist > t->sq_depth)
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "-l/--postlist %llu: must be 1..--sq-depth (%llu): a doorbell batch "
 			    "cannot hold more WRs than the send queue; raise --sq-depth or lower -l",
 			    (unsigned long long)t->postlist, (unsigned long long)t->sq_depth);
 	if (t->window < 1 || t->window > t->sq_depth * nqp)
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "-w/--window %llu: must be 1..%llu (--sq-depth %llu x %llu QPs per thread): "
 			    "more outstanding ops than send queue slots; raise --sq-depth or -q, or lower -w",
 			    (unsigned long long)t->window, (unsigned long long)(t->sq_depth * nqp),
 			    (unsigned long long)t->sq_depth, (unsigned long long)nqp);
 	if (t->signal_interval < 1 || t->signal_interval > t->sq_depth)
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "--signal-interval %llu: must be 1..--sq-depth (%llu): unsignaled WRs hold "
 			    "their SQ slot until a later signaled one completes (IB spec 10.8.6), so "
 			    "more than the SQ depth in a row overflows the send queue",
 			    (unsigned long long)t->signal_interval, (unsigned long long)t->sq_depth);
 	if (t->window < nqp * (t->signal_interval - 1) + 1)
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "-w/--window %llu with --signal-interval %llu over %llu QPs per thread: every "
 			    "QP could hold %llu unsignaled WRs with no completion to come; need window "
 			    ">= %llu, or a smaller --signal-interval",
@@ -283,63 +271,63 @@ int test_validate(const struct rb_test *t, char *err, size_t errlen)
 			    (unsigned long long)nqp, (unsigned long long)(t->signal_interval - 1),
 			    (unsigned long long)(nqp * (t->signal_interval - 1) + 1));
 	if (t->postlist > t->window)
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "-l/--postlist %llu above -w/--window %llu: a batch cannot exceed the "
 			    "outstanding ops allowed; raise -w or lower -l",
 			    (unsigned long long)t->postlist, (unsigned long long)t->window);
 	if (t->test == RB_TEST_LAT && (t->window != 1 || t->postlist != 1 || t->signal_interval != 1))
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "--test lat measures one outstanding op at a time: -w %llu, -l %llu, "
 			    "--signal-interval %llu must all be 1 (use --test bw for batching)",
 			    (unsigned long long)t->window, (unsigned long long)t->postlist,
 			    (unsigned long long)t->signal_interval);
 	if (t->inline_mode == RB_INLINE_ON &&
 	    (t->verb == RB_VERB_READ || verb_is_atomic(t->verb)))
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "--inline on with --verb %s: only SEND and WRITE carry inline data "
 			    "(IBV_SEND_INLINE); use --inline auto|off",
 			    verb_name(t->verb));
 	if (t->recv_batch < 1 || t->recv_batch > t->rq_depth)
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "--recv-batch %llu: must be 1..--rq-depth (%llu)",
 			    (unsigned long long)t->recv_batch, (unsigned long long)t->rq_depth);
 
 	/* Path and QP attributes (IB spec 9.7.6 and the ibv_modify_qp ranges). */
 	if (t->mtu && !mtu_valid(t->mtu))
-		return fail(err, errlen, "--mtu %llu: must be one of 256 512 1024 2048 4096",
+		return rb_fail(err, errlen, "--mtu %llu: must be one of 256 512 1024 2048 4096",
 			    (unsigned long long)t->mtu);
 	if (t->ack_timeout > 31)
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "--ack-timeout %llu: must be 0..31 (timeout = 4.096 us x 2^v; 0 = infinite)",
 			    (unsigned long long)t->ack_timeout);
 	if (t->retry_cnt > 7)
-		return fail(err, errlen, "--retry-cnt %llu: must be 0..7 (3-bit field)",
+		return rb_fail(err, errlen, "--retry-cnt %llu: must be 0..7 (3-bit field)",
 			    (unsigned long long)t->retry_cnt);
 	if (t->rnr_retry > 7)
-		return fail(err, errlen, "--rnr-retry %llu: must be 0..7 (7 = infinite)",
+		return rb_fail(err, errlen, "--rnr-retry %llu: must be 0..7 (7 = infinite)",
 			    (unsigned long long)t->rnr_retry);
 	if (t->min_rnr_timer > 31)
-		return fail(err, errlen, "--min-rnr-timer %llu: must be 0..31 (IB spec table 45 code)",
+		return rb_fail(err, errlen, "--min-rnr-timer %llu: must be 0..31 (IB spec table 45 code)",
 			    (unsigned long long)t->min_rnr_timer);
 	if (t->max_rd_atomic > 255)
-		return fail(err, errlen, "--max-rd-atomic %llu: must be 0 (auto) or 1..255",
+		return rb_fail(err, errlen, "--max-rd-atomic %llu: must be 0 (auto) or 1..255",
 			    (unsigned long long)t->max_rd_atomic);
 
 	/* Atomics: counters and stride. */
 	if (t->atomic_counters < 1 || t->atomic_counters > (UINT64_C(1) << 24))
-		return fail(err, errlen, "--atomic-counters %llu: must be 1..%u",
+		return rb_fail(err, errlen, "--atomic-counters %llu: must be 1..%u",
 			    (unsigned long long)t->atomic_counters, 1u << 24);
 	if (t->stride < 8 || t->stride % 8 || t->stride > (UINT64_C(1) << 20))
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "--stride %llu: must be a multiple of 8 in 8..1048576 (atomics need "
 			    "8-byte aligned targets, IB spec 9.4.5)",
 			    (unsigned long long)t->stride);
 	if (t->atomic_counters * t->stride > (UINT64_C(1) << 32))
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "--atomic-counters %llu x --stride %llu: above 4 GiB of counters",
 			    (unsigned long long)t->atomic_counters, (unsigned long long)t->stride);
 	if (t->validate && t->duration_ms == 0 && t->iters < nqp)
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "--validate with -n %llu below %llu QPs per thread: every QP needs at least "
 			    "one op to be checked; raise -n",
 			    (unsigned long long)t->iters, (unsigned long long)nqp);
@@ -351,7 +339,7 @@ int test_validate(const struct rb_test *t, char *err, size_t errlen)
 		uint64_t per_qp = send + 64 + (t->size + grh + 64) * slots;
 		uint64_t total;
 		if (__builtin_mul_overflow(per_qp, nqp * t->threads, &total) || total > RB_MAX_BUFFER)
-			return fail(err, errlen,
+			return rb_fail(err, errlen,
 				    "buffer of about %llu bytes per QP x %llu QPs is above %llu GiB "
 				    "(--size %llu, --rq-depth %llu for receive slots); lower the size, "
 				    "--rq-depth or the QP count",
@@ -360,7 +348,7 @@ int test_validate(const struct rb_test *t, char *err, size_t errlen)
 				    (unsigned long long)t->size, (unsigned long long)t->rq_depth);
 	}
 	if (t->timeout_ms < 1000)
-		return fail(err, errlen, "--timeout %.3f s: must be >= 1 s",
+		return rb_fail(err, errlen, "--timeout %.3f s: must be >= 1 s",
 			    (double)t->timeout_ms / 1000.0);
 	return 0;
 }
@@ -376,25 +364,25 @@ int test_validate_device(const struct rb_test *t, const struct rb_caps *c,
 	uint64_t nqp = test_qps_per_thread(t);
 
 	if (t->sq_depth > c->max_qp_wr)
-		return fail(err, errlen, "--sq-depth %llu: device allows at most %u WRs per queue "
+		return rb_fail(err, errlen, "--sq-depth %llu: device allows at most %u WRs per queue "
 			    "(max_qp_wr); lower --sq-depth",
 			    (unsigned long long)t->sq_depth, c->max_qp_wr);
 	if (verb_needs_recv(t->verb) && t->rq_depth > c->max_qp_wr)
-		return fail(err, errlen, "--rq-depth %llu: device allows at most %u WRs per queue "
+		return rb_fail(err, errlen, "--rq-depth %llu: device allows at most %u WRs per queue "
 			    "(max_qp_wr); lower --rq-depth",
 			    (unsigned long long)t->rq_depth, c->max_qp_wr);
 	if (nqp * t->threads > c->max_qp)
-		return fail(err, errlen, "%llu QPs (threads x qps-per-thread x emulated-peers): device "
+		return rb_fail(err, errlen, "%llu QPs (threads x qps-per-thread x emulated-peers): device "
 			    "allows %u (max_qp)",
 			    (unsigned long long)(nqp * t->threads), c->max_qp);
 	if (t->size > c->max_msg_sz)
-		return fail(err, errlen, "--size %llu: above the port's max_msg_sz %u",
+		return rb_fail(err, errlen, "--size %llu: above the port's max_msg_sz %u",
 			    (unsigned long long)t->size, c->max_msg_sz);
 	if (verb_is_atomic(t->verb) && !c->atomics)
-		return fail(err, errlen, "--verb %s: device reports no atomic support (atomic_cap NONE)",
+		return rb_fail(err, errlen, "--verb %s: device reports no atomic support (atomic_cap NONE)",
 			    verb_name(t->verb));
 	if (t->mtu && c->active_mtu && t->mtu > c->active_mtu)
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "--mtu %llu: above the port's active MTU %u; use --mtu <= %u or leave it out",
 			    (unsigned long long)t->mtu, c->active_mtu, c->active_mtu);
 	if (t->transport == RB_TR_UD) {
@@ -402,7 +390,7 @@ int test_validate_device(const struct rb_test *t, const struct rb_caps *c,
 		if (t->mtu && t->mtu < m)
 			m = (uint32_t)t->mtu;
 		if (t->size > m)
-			return fail(err, errlen,
+			return rb_fail(err, errlen,
 				    "--size %llu with --transport ud: a UD message is one packet and the "
 				    "active MTU is %u%s; use -m <= %u",
 				    (unsigned long long)t->size, m, mtu_hint(c->active_mtu), m);
@@ -410,7 +398,7 @@ int test_validate_device(const struct rb_test *t, const struct rb_caps *c,
 	if (t->max_rd_atomic &&
 	    (t->verb == RB_VERB_READ || verb_is_atomic(t->verb)) &&
 	    t->max_rd_atomic > c->max_qp_init_rd_atom)
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "--max-rd-atomic %llu: device allows %u outstanding READ/atomics as "
 			    "initiator (max_qp_init_rd_atom); use <= %u",
 			    (unsigned long long)t->max_rd_atomic, c->max_qp_init_rd_atom,
@@ -562,18 +550,18 @@ static int parse_secs(const char *arg, uint64_t min_ms, uint64_t max_ms, const c
 	int fdigits = 0;
 
 	if (!*p)
-		return fail(err, errlen, "%s '': expected seconds, e.g. 2 or 0.5", name);
+		return rb_fail(err, errlen, "%s '': expected seconds, e.g. 2 or 0.5", name);
 	if (*p == '-')
-		return fail(err, errlen, "%s '%s': negative; expected seconds >= %.3f",
+		return rb_fail(err, errlen, "%s '%s': negative; expected seconds >= %.3f",
 			    name, arg, (double)min_ms / 1000.0);
 	while (*p >= '0' && *p <= '9') {
 		whole = whole * 10 + (uint64_t)(*p - '0');
 		if (whole > UINT64_C(1) << 40)
-			return fail(err, errlen, "%s '%s': too large", name, arg);
+			return rb_fail(err, errlen, "%s '%s': too large", name, arg);
 		p++;
 	}
 	if (p == arg && *p != '.')
-		return fail(err, errlen, "%s '%s': not a number; expected seconds, e.g. 2 or 0.5",
+		return rb_fail(err, errlen, "%s '%s': not a number; expected seconds, e.g. 2 or 0.5",
 			    name, arg);
 	if (*p == '.') {
 		p++;
@@ -582,14 +570,14 @@ static int parse_secs(const char *arg, uint64_t min_ms, uint64_t max_ms, const c
 				frac = frac * 10 + (uint64_t)(*p - '0');
 				fdigits++;
 			} else if (*p != '0') {
-				return fail(err, errlen, "%s '%s': at most millisecond precision",
+				return rb_fail(err, errlen, "%s '%s': at most millisecond precision",
 					    name, arg);
 			}
 			p++;
 		}
 	}
 	if (*p)
-		return fail(err, errlen, "%s '%s': trailing '%s'; expected seconds, e.g. 2 or 0.5",
+		return rb_fail(err, errlen, "%s '%s': trailing '%s'; expected seconds, e.g. 2 or 0.5",
 			    name, arg, p);
 	while (fdigits < 3) {
 		frac *= 10;
@@ -597,7 +585,7 @@ static int parse_secs(const char *arg, uint64_t min_ms, uint64_t max_ms, const c
 	}
 	uint64_t ms = whole * 1000 + frac;
 	if (ms < min_ms || ms > max_ms)
-		return fail(err, errlen, "%s %s: must be %.3f..%.3f s", name, arg,
+		return rb_fail(err, errlen, "%s %s: must be %.3f..%.3f s", name, arg,
 			    (double)min_ms / 1000.0, (double)max_ms / 1000.0);
 	*out_ms = ms;
 	return 0;
@@ -617,7 +605,7 @@ static int parse_enum(const char *arg, const char *const *names, unsigned n, con
 		if (i + 1 < n)
 			strncat(list, "|", sizeof(list) - strlen(list) - 1);
 	}
-	return fail(err, errlen, "%s '%s': unknown; use %s", opt, arg, list);
+	return rb_fail(err, errlen, "%s '%s': unknown; use %s", opt, arg, list);
 }
 
 int opts_parse_cpus(const char *s, int *out, int max, int *n, char *err, size_t errlen)
@@ -626,40 +614,40 @@ int opts_parse_cpus(const char *s, int *out, int max, int *n, char *err, size_t 
 	int k = 0;
 
 	if (!*s)
-		return fail(err, errlen, "--cpus '': empty list; e.g. 0,2,4-7");
+		return rb_fail(err, errlen, "--cpus '': empty list; e.g. 0,2,4-7");
 	while (*p) {
 		uint64_t a = 0, b;
 		const char *start = p;
 		if (*p < '0' || *p > '9')
-			return fail(err, errlen, "--cpus '%s': expected a CPU number at '%s'", s, p);
+			return rb_fail(err, errlen, "--cpus '%s': expected a CPU number at '%s'", s, p);
 		while (*p >= '0' && *p <= '9' && a < 100000)
 			a = a * 10 + (uint64_t)(*p++ - '0');
 		b = a;
 		if (*p == '-') {
 			p++;
 			if (*p < '0' || *p > '9')
-				return fail(err, errlen, "--cpus '%s': bad range at '%s'", s, start);
+				return rb_fail(err, errlen, "--cpus '%s': bad range at '%s'", s, start);
 			b = 0;
 			while (*p >= '0' && *p <= '9' && b < 100000)
 				b = b * 10 + (uint64_t)(*p++ - '0');
 			if (b < a)
-				return fail(err, errlen, "--cpus '%s': range %llu-%llu is reversed", s,
+				return rb_fail(err, errlen, "--cpus '%s': range %llu-%llu is reversed", s,
 					    (unsigned long long)a, (unsigned long long)b);
 		}
 		if (b >= 65536)
-			return fail(err, errlen, "--cpus '%s': CPU %llu too large", s,
+			return rb_fail(err, errlen, "--cpus '%s': CPU %llu too large", s,
 				    (unsigned long long)b);
 		for (uint64_t c = a; c <= b; c++) {
 			if (k >= max)
-				return fail(err, errlen, "--cpus '%s': more than %d CPUs", s, max);
+				return rb_fail(err, errlen, "--cpus '%s': more than %d CPUs", s, max);
 			out[k++] = (int)c;
 		}
 		if (*p == ',') {
 			p++;
 			if (!*p)
-				return fail(err, errlen, "--cpus '%s': trailing comma", s);
+				return rb_fail(err, errlen, "--cpus '%s': trailing comma", s);
 		} else if (*p) {
-			return fail(err, errlen, "--cpus '%s': unexpected '%c'", s, *p);
+			return rb_fail(err, errlen, "--cpus '%s': unexpected '%c'", s, *p);
 		}
 	}
 	*n = k;
@@ -692,7 +680,7 @@ static int copy_str(char *dst, size_t cap, const char *src, const char *opt, cha
 		    size_t errlen)
 {
 	if (strlen(src) >= cap)
-		return fail(err, errlen, "%s: value longer than %zu characters", opt, cap - 1);
+		return rb_fail(err, errlen, "%s: value longer than %zu characters", opt, cap - 1);
 	strcpy(dst, src);
 	return 0;
 }
@@ -723,12 +711,12 @@ int opts_parse(int argc, char **argv, struct rb_opts *o, char *err, size_t errle
 		switch (c) {
 		case 's':
 			if (o->role == RB_ROLE_CLIENT)
-				return fail(err, errlen, "-s and -c both given: a process is a server or a client");
+				return rb_fail(err, errlen, "-s and -c both given: a process is a server or a client");
 			o->role = RB_ROLE_SERVER;
 			break;
 		case 'c':
 			if (o->role == RB_ROLE_SERVER)
-				return fail(err, errlen, "-s and -c both given: a process is a server or a client");
+				return rb_fail(err, errlen, "-s and -c both given: a process is a server or a client");
 			o->role = RB_ROLE_CLIENT;
 			if (copy_str(o->host, sizeof(o->host), a, "-c/--client", err, errlen))
 				return -1;
@@ -908,7 +896,7 @@ int opts_parse(int argc, char **argv, struct rb_opts *o, char *err, size_t errle
 				return -1;
 			for (const char *p = a; *p; p++)
 				if (*p == ',' || *p == '"' || *p == '\n' || *p == '\r')
-					return fail(err, errlen,
+					return rb_fail(err, errlen,
 						    "--run-id '%s': no commas, quotes or newlines", a);
 			break;
 		case OPT_PROC_INDEX:
@@ -964,34 +952,34 @@ int opts_parse(int argc, char **argv, struct rb_opts *o, char *err, size_t errle
 			printf("rdma_bench (control protocol 1)\n");
 			return 1;
 		case ':':
-			return fail(err, errlen, "option %s needs a value (see --help)", argv[optind - 1]);
+			return rb_fail(err, errlen, "option %s needs a value (see --help)", argv[optind - 1]);
 		default:
-			return fail(err, errlen, "unknown option '%s' (see --help)", argv[optind - 1]);
+			return rb_fail(err, errlen, "unknown option '%s' (see --help)", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		return fail(err, errlen, "unexpected argument '%s' (see --help)", argv[optind]);
+		return rb_fail(err, errlen, "unexpected argument '%s' (see --help)", argv[optind]);
 	if (o->role == RB_ROLE_NONE)
-		return fail(err, errlen, "give -s (server) or -c HOST (client); see --help");
+		return rb_fail(err, errlen, "give -s (server) or -c HOST (client); see --help");
 
 	if (o->role == RB_ROLE_SERVER) {
 		/* The server takes no test flags: they come from each client. */
 		if (client_opt)
-			return fail(err, errlen,
+			return rb_fail(err, errlen,
 				    "--%s given to the server: test options belong to the client (-c), "
 				    "which sends them over the control channel", client_opt);
 		return 0;
 	}
 	if (o->once)
-		return fail(err, errlen, "--once is a server option (-s)");
+		return rb_fail(err, errlen, "--once is a server option (-s)");
 
 	/* Knobs that only apply to some verbs are refused elsewhere, not ignored. */
 	if (!verb_is_atomic(t->verb) && (g->atomic_counters || g->stride || g->access))
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "--atomic-counters/--stride/--access apply to fetch_add and cmp_swap only "
 			    "(--verb is %s)", verb_name(t->verb));
 	if (!verb_needs_recv(t->verb) && g->recv_batch)
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "--recv-batch applies to verbs that consume receives (send, send_imm, "
 			    "write_imm); --verb is %s", verb_name(t->verb));
 	if (!g->iters && !g->duration)

@@ -19,21 +19,9 @@
 
 #include <rdma/rdma_cma.h>
 
+#include "errbuf.h"
 #include "ctx.h"
 #include "timing.h"
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static enum ibv_qp_type qp_type(uint64_t tr)
 {
@@ -70,7 +58,7 @@ int qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q, struct rdm
 			(void)rdma_create_qp(id, c->pd, &ia);
 		}
 		if (!id->qp)
-			return fail(err, errlen,
+			return rb_fail(err, errlen,
 				    "rdma_create_qp(%s, send %u, recv %u, inline %u) for thread %u QP %u "
 				    "failed: %s", transport_name(t->transport), ia.cap.max_send_wr,
 				    ia.cap.max_recv_wr, ia.cap.max_inline_data, w->index, q->index,
@@ -104,7 +92,7 @@ int qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q, struct rdm
 			}
 		}
 		if (any || lo == 0)
-			return fail(err, errlen,
+			return rb_fail(err, errlen,
 				    "--inline on with size %llu: the device refused max_inline_data %u "
 				    "(ibv_create_qp: %s); the largest it accepts is %u bytes; use "
 				    "--inline auto|off or -m <= %u", (unsigned long long)t->size,
@@ -112,7 +100,7 @@ int qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q, struct rdm
 		errno = e;
 	}
 	if (!q->qp)
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "ibv_create_qp(%s, send %u, recv %u, inline %u) for thread %u QP %u failed: "
 			    "%s (device max_qp_wr %d, max_qp %d%s)",
 			    transport_name(t->transport), ia.cap.max_send_wr, ia.cap.max_recv_wr,
@@ -122,7 +110,7 @@ int qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q, struct rdm
 					    "inline cap: try --inline off" : "");
 	/* What the QP actually granted (STYLE.md: never trust the request). */
 	if (ibv_query_qp(q->qp, &qa, IBV_QP_CAP, &qia))
-		return fail(err, errlen, "ibv_query_qp(IBV_QP_CAP, qpn 0x%x) failed: %s",
+		return rb_fail(err, errlen, "ibv_query_qp(IBV_QP_CAP, qpn 0x%x) failed: %s",
 			    q->qp->qp_num, strerror(errno));
 	if (qa.cap.max_inline_data < c->inline_cap)
 		c->inline_cap = qa.cap.max_inline_data;
@@ -178,7 +166,7 @@ int qp_to_init(struct rb_ctx *c, struct rb_qp *q, char *err, size_t errlen)
 	}
 	rc = ibv_modify_qp(q->qp, &a, mask);
 	if (rc)
-		return fail(err, errlen, "ibv_modify_qp(qpn 0x%x RESET->INIT, port %u) failed: %s",
+		return rb_fail(err, errlen, "ibv_modify_qp(qpn 0x%x RESET->INIT, port %u) failed: %s",
 			    q->qp->qp_num, c->dev->port, strerror(rc));
 	return 0;
 }
@@ -214,7 +202,7 @@ int qp_to_rtr_rts(struct rb_ctx *c, struct rb_qp *q, const struct ctrl_setup *r,
 		struct ibv_ah_attr av = qp_peer_av(c, r);
 		q->ah = ibv_create_ah(c->pd, &av);
 		if (!q->ah)
-			return fail(err, errlen, "ibv_create_ah(peer qpn 0x%x, gid index %d) failed: %s",
+			return rb_fail(err, errlen, "ibv_create_ah(peer qpn 0x%x, gid index %d) failed: %s",
 				    q->remote_qpn, c->dev->gid_index, strerror(errno));
 		a = (struct ibv_qp_attr){ .qp_state = IBV_QPS_RTR };
 		mask = IBV_QP_STATE;
@@ -239,7 +227,7 @@ int qp_to_rtr_rts(struct rb_ctx *c, struct rb_qp *q, const struct ctrl_setup *r,
 	}
 	rc = ibv_modify_qp(q->qp, &a, mask);
 	if (rc)
-		return fail(err, errlen,
+		return rb_fail(err, errlen,
 			    "ibv_modify_qp(qpn 0x%x INIT->RTR, dest qpn 0x%x, path MTU %u, gid index %d) "
 			    "failed: %s", q->qp->qp_num, q->remote_qpn, c->path_mtu, c->dev->gid_index,
 			    strerror(rc));
@@ -269,7 +257,7 @@ int qp_to_rtr_rts(struct rb_ctx *c, struct rb_qp *q, const struct ctrl_setup *r,
 	}
 	rc = ibv_modify_qp(q->qp, &a, mask);
 	if (rc)
-		return fail(err, errlen, "ibv_modify_qp(qpn 0x%x RTR->RTS, sq psn 0x%x) failed: %s",
+		return rb_fail(err, errlen, "ibv_modify_qp(qpn 0x%x RTR->RTS, sq psn 0x%x) failed: %s",
 			    q->qp->qp_num, q->psn, strerror(rc));
 	return 0;
 }
@@ -349,7 +337,7 @@ int qp_cm_finish(struct rb_ctx *c, struct rb_qp *q, bool first, char *err, size_
 				   IBV_QP_ACCESS_FLAGS |
 				   IBV_QP_MIN_RNR_TIMER);
 		if (rc)
-			return fail(err, errlen, "ibv_modify_qp(qpn 0x%x RTS->RTS, access 0x%x, min RNR "
+			return rb_fail(err, errlen, "ibv_modify_qp(qpn 0x%x RTS->RTS, access 0x%x, min RNR "
 				    "timer %llu) failed: %s", q->qp->qp_num, a.qp_access_flags,
 				    (unsigned long long)t->min_rnr_timer, strerror(rc));
 	}
@@ -362,7 +350,7 @@ int qp_cm_finish(struct rb_ctx *c, struct rb_qp *q, bool first, char *err, size_
 			  IBV_QP_RNR_RETRY |
 			  IBV_QP_MAX_QP_RD_ATOMIC, &ia);
 	if (rc)
-		return fail(err, errlen, "ibv_query_qp(qpn 0x%x) failed: %s", q->qp->qp_num,
+		return rb_fail(err, errlen, "ibv_query_qp(qpn 0x%x) failed: %s", q->qp->qp_num,
 			    strerror(rc));
 	if (t->transport == RB_TR_UD) {
 		c->path_mtu = c->dev->active_mtu < c->remote.active_mtu ? c->dev->active_mtu :
