@@ -59,25 +59,6 @@ bool ctx_side_active(const struct rb_test *t, enum rb_role role)
 	       (t->test == RB_TEST_LAT && t->verb == RB_VERB_WRITE);
 }
 
-/* Remote access this side must grant (IB spec 10.6.3.2 / 11.2.8.1). */
-static int remote_access(const struct rb_test *t, enum rb_role role)
-{
-	if (role == RB_ROLE_SERVER) {
-		switch (t->verb) {
-		case RB_VERB_READ: return IBV_ACCESS_REMOTE_READ;
-		case RB_VERB_WRITE:
-		case RB_VERB_WRITE_IMM: return IBV_ACCESS_REMOTE_WRITE;
-		case RB_VERB_FETCH_ADD:
-		case RB_VERB_CMP_SWAP: return IBV_ACCESS_REMOTE_ATOMIC;
-		default: return 0;
-		}
-	}
-	/* The client is a target only of the WRITE ping-pong replies. */
-	if (t->test == RB_TEST_LAT && (t->verb == RB_VERB_WRITE || t->verb == RB_VERB_WRITE_IMM))
-		return IBV_ACCESS_REMOTE_WRITE;
-	return 0;
-}
-
 static uint32_t inline_request(const struct rb_test *t)
 {
 	bool can = t->verb == RB_VERB_WRITE || t->verb == RB_VERB_WRITE_IMM ||
@@ -341,7 +322,7 @@ int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, str
 		rb_fail(err, errlen, "ibv_alloc_pd(%s) failed: %s", dev->name, strerror(errno));
 		goto clean_buf;
 	}
-	access = IBV_ACCESS_LOCAL_WRITE | remote_access(t, role);
+	access = IBV_ACCESS_LOCAL_WRITE | qp_access(c);  /* c->t, c->role set above */
 	c->mr = ibv_reg_mr(c->pd, c->buf, c->lay.total, access);
 	if (!c->mr) {
 		int e = errno;

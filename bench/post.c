@@ -49,36 +49,42 @@
 #define ID_MASK ((UINT64_C(1) << ID_SHIFT) - 1)
 #define CHECK_EVERY 256u    /* idle polls between clock / stop checks */
 
+/* Record the worker's first error (later ones are echoes); echo marks a
+ * thread stopped by the session or another thread, which workers_join
+ * reports after a real failure. Returns -1. Error path only. */
+static int wfail(struct rb_worker *w, bool echo, const char *fmt, va_list ap)
+{
+	if (w->rc)
+		return -1;
+	vsnprintf(w->err, sizeof(w->err), fmt, ap);
+	w->rc = -1;
+	w->stopped_echo = echo;
+	return -1;
+}
+
 static int werr(struct rb_worker *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static int werr(struct rb_worker *w, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (w->rc)
-		return -1;
 	va_start(ap, fmt);
-	vsnprintf(w->err, sizeof(w->err), fmt, ap);
+	wfail(w, false, fmt, ap);
 	va_end(ap);
-	w->rc = -1;
 	return -1;
 }
 
 /* As werr, for a thread that ends because the session or another thread
- * stopped it: workers_join reports a real failure before these echoes. */
+ * stopped it. */
 static int wstopped(struct rb_worker *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static int wstopped(struct rb_worker *w, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (w->rc)
-		return -1;
 	va_start(ap, fmt);
-	vsnprintf(w->err, sizeof(w->err), fmt, ap);
+	wfail(w, true, fmt, ap);
 	va_end(ap);
-	w->rc = -1;
-	w->stopped_echo = true;
 	return -1;
 }
 

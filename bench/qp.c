@@ -117,6 +117,9 @@ int qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q, struct rdm
 	return 0;
 }
 
+/* The one rule for both the MR and the QPs (IB spec 10.6.3.2 / 11.2.8.1):
+ * the server grants what the verb needs; the client is a target only of the
+ * WRITE ping-pong replies. */
 int qp_access(const struct rb_ctx *c)
 {
 	const struct rb_test *t = &c->t;
