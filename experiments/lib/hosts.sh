@@ -64,6 +64,60 @@ rb_ssh_argv() {
   read -r -a RB_SSH_ARGV <<< "${RB_SSH:-ssh -o BatchMode=yes -o ConnectTimeout=10}"
 }
 
+# rb_ssh_master_start: one ssh connection per remote host for the whole run
+# (OpenSSH connection sharing: -M -N, a control socket in a private folder
+# under /tmp); every later rb_on/rb_spawn/env check/deploy opens a session
+# on it instead of a new connection (the key exchange and login cost ~0.1-0.3 s
+# per call, several calls per point). Exports RB_SSH with the socket option
+# added; records the masters' PIDs in RB_SSH_MASTERS and
+# $RB_RUN_DIR/ssh-masters. A master that does not come up within 10 s is
+# stopped and that host goes on with plain connections. RB_SSH_SHARE=0
+# turns sharing off. rb_ssh_master_stop stops them by those PIDs.
+declare -ga RB_SSH_MASTERS=()
+rb_ssh_master_start() {
+  local h t pid ok n=0
+  [ "${RB_SSH_SHARE:-1}" != 0 ] || return 0
+  [ -z "${RB_SSH_CTL:-}" ] || return 0
+  for h in "${!RB_H_ADDR[@]}"; do rb_host_is_local "$h" || n=$((n + 1)); done
+  [ "$n" -gt 0 ] || return 0
+  rb_ssh_argv
+  RB_SSH_CTL=$(mktemp -d /tmp/rbssh.XXXXXX) || { rb_warn "no folder for ssh control sockets: one connection per call"; return 0; }
+  local -a ctl=(-o "ControlPath=$RB_SSH_CTL/%C")
+  for h in "${!RB_H_ADDR[@]}"; do
+    rb_host_is_local "$h" && continue
+    t=$(rb_host_target "$h")
+    "${RB_SSH_ARGV[@]}" "${ctl[@]}" -o ControlMaster=yes -o ControlPersist=no -o ServerAliveInterval=15 -N "$t" \
+      < /dev/null >> "$RB_RUN_DIR/ssh-masters.log" 2>&1 &
+    pid=$!
+    RB_SSH_MASTERS+=("$pid")
+    echo "$pid $t" >> "$RB_RUN_DIR/ssh-masters"
+    ok=0
+    for _ in $(seq 100); do
+      if "${RB_SSH_ARGV[@]}" "${ctl[@]}" -O check "$t" > /dev/null 2>&1; then ok=1; break; fi
+      kill -0 "$pid" 2> /dev/null || break
+      sleep 0.1
+    done
+    if [ "$ok" = 0 ]; then
+      rb_warn "ssh connection sharing with $t did not come up within 10 s (see $RB_RUN_DIR/ssh-masters.log): plain connections"
+      kill -TERM "$pid" 2> /dev/null || true
+      wait "$pid" 2> /dev/null || true
+    fi
+  done
+  rb_log "ssh: one shared connection per remote host for this run (control sockets in $RB_SSH_CTL)"
+  RB_SSH="${RB_SSH:-ssh -o BatchMode=yes -o ConnectTimeout=10} -o ControlPath=$RB_SSH_CTL/%C -o ControlMaster=no"
+  export RB_SSH RB_SSH_CTL
+}
+
+# rb_ssh_master_stop: stop the masters rb_ssh_master_start started (by PID)
+# and remove their socket folder
+rb_ssh_master_stop() {
+  local pid
+  for pid in "${RB_SSH_MASTERS[@]}"; do kill -TERM "$pid" 2> /dev/null || true; done
+  for pid in "${RB_SSH_MASTERS[@]}"; do wait "$pid" 2> /dev/null || true; done
+  RB_SSH_MASTERS=()
+  [ -z "${RB_SSH_CTL:-}" ] || rm -rf "$RB_SSH_CTL"
+}
+
 # rb_on HOST_INDEX WORD...: run a command on a host and wait for it. Every
 # word was validated, so joining them for the remote shell is safe.
 rb_on() {
@@ -113,10 +167,9 @@ rb_stop() {
   fi
   if rb_alive "$pid"; then
     kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 50); do
-      rb_alive "$pid" || break
-      sleep 0.1
-    done
+    # 20 ms steps first (the usual case: gone at once), then 100 ms; 5 s in all
+    for _ in $(seq 25); do rb_alive "$pid" || break; sleep 0.02; done
+    for _ in $(seq 45); do rb_alive "$pid" || break; sleep 0.1; done
     if rb_alive "$pid"; then
       [ -z "$rpid" ] || rb_on "$h" kill -KILL "$rpid" > /dev/null 2>&1 || true
       kill -KILL "$pid" 2>/dev/null || true
@@ -126,29 +179,47 @@ rb_stop() {
 }
 
 # rb_reap_stale: before a resumed sweep, stop what an earlier, killed run of
-# it left running: every PID recorded in points/*/pids that is still alive
+# it left running: every PID recorded in pids (the sweep's server) and
+# points/*/pids that is still alive
 # and still runs our binary (its command line names it; a reused PID does
 # not), remote ones by the PID they printed. Nothing is stopped by name.
 rb_reap_stale() {
-  local f h pid log rpid base n=0
-  base=$(basename "$RB_BIN")
-  for f in "$RB_RUN_DIR"/points/*/pids; do
+  local f n=0
+  for f in "$RB_RUN_DIR"/pids "$RB_RUN_DIR"/points/*/pids; do
     [ -r "$f" ] || continue
-    while IFS=: read -r h pid log; do
-      [[ $h =~ ^[0-9]+$ && $pid =~ ^[0-9]+$ ]] || continue
-      [ "$h" -lt "${#RB_H_ADDR[@]}" ] || continue
-      if ! rb_host_is_local "$h"; then
-        rpid=$(sed -n 's/^RB_PID \([0-9][0-9]*\)$/\1/p' "$log" 2>/dev/null | head -n 1)
-        if [ -n "$rpid" ] && rb_on "$h" grep -q "$base" "/proc/$rpid/cmdline" > /dev/null 2>&1; then
-          rb_on "$h" kill -KILL "$rpid" > /dev/null 2>&1 && n=$((n + 1))
-        fi
-      fi
-      if kill -0 "$pid" 2>/dev/null && tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q -F "$base"; then
-        kill -KILL "$pid" 2>/dev/null && n=$((n + 1))
-      fi
-    done < "$f"
+    n=$(( n + $(rb_reap_pidfile "$f") ))
   done
   [ "$n" = 0 ] || rb_log "resume: stopped $n process(es) left running by the interrupted run (by their recorded PIDs)"
+}
+
+# rb_reap_pidfile FILE: kill what FILE ("host:pid:log" lines) records and
+# still runs our binary (remote: the PID it printed); prints how many
+rb_reap_pidfile() {
+  local f=$1 h pid log rpid base n=0
+  base=$(basename "$RB_BIN")
+  while IFS=: read -r h pid log; do
+    [[ $h =~ ^[0-9]+$ && $pid =~ ^[0-9]+$ ]] || continue
+    [ "$h" -lt "${#RB_H_ADDR[@]}" ] || continue
+    if ! rb_host_is_local "$h"; then
+      rpid=$(sed -n 's/^RB_PID \([0-9][0-9]*\)$/\1/p' "$log" 2>/dev/null | head -n 1)
+      if [ -n "$rpid" ] && rb_on "$h" grep -q "$base" "/proc/$rpid/cmdline" > /dev/null 2>&1; then
+        rb_on "$h" kill -KILL "$rpid" > /dev/null 2>&1 && n=$((n + 1))
+      fi
+    fi
+    if kill -0 "$pid" 2>/dev/null && tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q -F "$base"; then
+      kill -KILL "$pid" 2>/dev/null && n=$((n + 1))
+    fi
+  done < "$f"
+  echo "$n"
+}
+
+# rb_procs_forget "host:pid:log": take a process off RB_PROCS (it outlives
+# the job: the sweep's server)
+rb_procs_forget() {
+  local p
+  local -a keep=()
+  for p in "${RB_PROCS[@]}"; do [ "$p" = "$1" ] || keep+=("$p"); done
+  RB_PROCS=("${keep[@]}")
 }
 
 rb_stop_all() {

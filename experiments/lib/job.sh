@@ -3,6 +3,10 @@
 # Sourced by runner.sh; functions only.
 
 # ---- one job of the sweep -----------------------------------------------------------
+# rb_stamp PHASE: "PHASE EPOCH_SECONDS" into points/SEQ/stamps (where the
+# job's time went: ci/harness-overhead reads them)
+rb_stamp() { [ -z "${RB_STAMPS:-}" ] || printf '%s %s\n' "$1" "$EPOCHREALTIME" >> "$RB_STAMPS"; }
+
 # rb_server_ready HOST_INDEX LOG PORT: the server said it listens (a line
 # matching ready_pattern), or (ready = port|any) its TCP port accepts.
 rb_server_ready() {
@@ -31,6 +35,8 @@ rb_point() {
   rm -rf "$pdir"
   mkdir -p "$pdir"
   t0=$EPOCHREALTIME
+  RB_STAMPS="$pdir/stamps"
+  rb_stamp start
   # what rb_spawn records and rb_stop_all stops (hosts.sh)
   # shellcheck disable=SC2034
   RB_PROCS=() RB_PIDFILE="$pdir/pids"
@@ -58,6 +64,7 @@ rb_point() {
 
   local rc=0 k
   rb_point_run || rc=$?
+  rb_stamp stopped
 
   # rows of this job, with the runner's columns, written atomically
   # a client that left no row: failed, or skipped when rdma_bench refused
@@ -90,6 +97,7 @@ rb_point() {
     -v run_id="$RB_RUN_ID" -v knobs="$desc" -v missing="$(printf '%s|' "${missing[@]}")" -v extra="$extra" \
     "${files[@]}" < /dev/null > "$pdir/rows.tmp"
   mv "$pdir/rows.tmp" "$pdir/rows.csv"
+  rb_stamp rows
   [ "${#missing[@]}" = 0 ] || rc=1
   local status=ok
   [ "$rc" = 0 ] || status=FAILED
@@ -111,31 +119,25 @@ rb_point() {
 
 # rb_point_run: the processes of one job (uses rb_point's locals)
 rb_point_run() {
-  local srv port ready_s
+  local srv port server_proc server_pid slog own=1
   srv=$(rb_host_index "$(rb_conf roles.server 1)")
   port=$(rb_conf run.port 18515)
-  ready_s=$(rb_conf run.ready_timeout_s 20)
 
-  # server first; wait (bounded) until it is ready
-  local -a sargs
-  mapfile -t sargs <<< "$(rb_numa_prefix "$srv"; rb_bin_on "$srv"; echo -s; echo -p; echo "$port"; rb_dev_args "$srv")"
-  rb_spawn "$srv" "$pdir/server.log" "${sargs[@]}"
-  local server_proc=$RB_SPAWNED server_pid=${RB_SPAWNED#*:}
+  # the server: the sweep's (server_scope = sweep, the default: started by
+  # experiments/run before the first job, see rb_shared_server_start) if it
+  # still runs; else the job's own, started here and stopped at its end
+  if server_proc=$(rb_shared_server_get); then
+    own=0
+    slog=${server_proc#*:*:}
+    RB_SERVER_LOG_OFF=$(stat -c %s "$slog" 2> /dev/null || echo 0)
+  else
+    slog=$pdir/server.log
+    rb_server_start "$srv" "$port" "$slog" "$pdir/reason" || { rb_log "job $seq: $(cat "$pdir/reason")"; return 1; }
+    server_proc=$RB_SPAWNED
+  fi
+  server_pid=${server_proc#*:}
   server_pid=${server_pid%%:*}
-  local deadline=$(( $(date +%s) + ready_s ))
-  until rb_server_ready "$srv" "$pdir/server.log" "$port"; do
-    if ! rb_alive "$server_pid"; then
-      echo "server exited before it was ready: $(tail -n 3 "$pdir/server.log" | tr '\n' ' ')" > "$pdir/reason"
-      rb_log "job $seq: $(cat "$pdir/reason")"
-      return 1
-    fi
-    if [ "$(date +%s)" -ge "$deadline" ]; then
-      echo "server not ready within ${ready_s} s" > "$pdir/reason"
-      rb_log "job $seq: $(cat "$pdir/reason") (log: $pdir/server.log)"
-      return 1
-    fi
-    sleep 0.1
-  done
+  rb_stamp server_ready
 
   # the hook's setup ([run] hook) on its hosts; a skip or a failure ends
   # the job before any client starts
@@ -147,14 +149,19 @@ rb_point_run() {
   local saddr ch csv
   saddr=${RB_H_ADDR[srv]}
   if rb_host_is_local "$srv"; then saddr=127.0.0.1; fi
+  # the job's run id for rdma_bench (the server sums the receives of a run
+  # id: one per job, as one server serves many jobs); at most 64 bytes
+  local rid="$RB_RUN_ID-j$seq"
+  [ "${#rid}" -le 64 ] || rid=${RB_RUN_ID:0:$((63 - ${#seq}))}j$seq
   for ((k = 0; k < procs; k++)); do
     ch=$(rb_host_index "${clients[k % ${#clients[@]}]}")
     if rb_host_is_local "$ch"; then csv="$pdir/client-$k.csv"; else csv="$RB_REMOTE_DIR/p$seq-k$k.csv"; fi
     mapfile -t ca <<< "$(rb_numa_prefix "$ch"; rb_bin_on "$ch"; echo -c; echo "$saddr"; echo -p; echo "$port"; rb_dev_args "$ch")"
-    ca+=("${cargs[@]}" --run-id "$RB_RUN_ID" --proc-index "$k" --csv "$csv")
+    ca+=("${cargs[@]}" --run-id "$rid" --proc-index "$k" --csv "$csv")
     rb_spawn "$ch" "$pdir/client-$k.log" "${ca[@]}"
     client_procs+=("$RB_SPAWNED") chosts+=("$ch")
   done
+  rb_stamp clients_started
   local crc p cpid rc=0
   for k in "${!client_procs[@]}"; do
     p=${client_procs[k]#*:}
@@ -163,15 +170,121 @@ rb_point_run() {
     wait "$cpid" || crc=$?
     echo "$crc" > "$pdir/client-$k.rc"
     [ "$crc" = 0 ] || rc=1
+    rb_stamp "client_${k}_done"
     if ! rb_host_is_local "${chosts[k]}"; then
-      rb_on "${chosts[k]}" cat "$RB_REMOTE_DIR/p$seq-k$k.csv" > "$pdir/client-$k.csv" 2>/dev/null || rm -f "$pdir/client-$k.csv"
-      rb_on "${chosts[k]}" rm -f "$RB_REMOTE_DIR/p$seq-k$k.csv" > /dev/null 2>&1 || true
+      # one remote call: the rows, then the file is removed
+      rb_on "${chosts[k]}" cat "$RB_REMOTE_DIR/p$seq-k$k.csv" '&&' rm -f "$RB_REMOTE_DIR/p$seq-k$k.csv" \
+        > "$pdir/client-$k.csv" 2>/dev/null || rm -f "$pdir/client-$k.csv"
     fi
   done
+  rb_stamp clients_collected
   rb_hook_teardown
-  rb_stop "$server_proc"
+  if [ "$own" = 1 ]; then
+    rb_stop "$server_proc"
+  else
+    # this job's part of the sweep server's log, beside its other logs
+    tail -c +"$((RB_SERVER_LOG_OFF + 1))" "$slog" > "$pdir/server.log" 2> /dev/null || true
+  fi
   rb_stop_all
   return "$rc"
+}
+
+# rb_server_start HOST_INDEX PORT LOG REASON_FILE: start rdma_bench -s on
+# the host and wait (bounded: [run] ready_timeout_s, 20 s) until it is
+# ready; RB_SPAWNED names it (rb_spawn). Status 1 with the reason written
+# to REASON_FILE if it exits first or is not ready in time (then it is
+# stopped).
+rb_server_start() {
+  local srv=$1 port=$2 slog=$3 why=$4 ready_s pid deadline
+  ready_s=$(rb_conf run.ready_timeout_s 20)
+  local -a sargs
+  mapfile -t sargs <<< "$(rb_numa_prefix "$srv"; rb_bin_on "$srv"; echo -s; echo -p; echo "$port"; rb_dev_args "$srv")"
+  rb_spawn "$srv" "$slog" "${sargs[@]}"
+  pid=${RB_SPAWNED#*:}
+  pid=${pid%%:*}
+  deadline=$(( $(date +%s) + ready_s ))
+  until rb_server_ready "$srv" "$slog" "$port"; do
+    if ! rb_alive "$pid"; then
+      echo "server exited before it was ready: $(tail -n 3 "$slog" | tr '\n' ' ')" > "$why"
+      return 1
+    fi
+    if [ "$(date +%s)" -ge "$deadline" ]; then
+      echo "server not ready within ${ready_s} s (log: $slog)" > "$why"
+      rb_stop "$RB_SPAWNED"
+      return 1
+    fi
+    sleep 0.02
+  done
+  return 0
+}
+
+# ---- the sweep's server ([run] server_scope = sweep) ----------------------------------
+# One rdma_bench server serves every job of the sweep: starting and stopping
+# a server costs a process start, the device open and an ssh session each
+# way (~0.3-0.4 s a job on the two-VM bed). experiments/run starts it (so
+# it stays that process's child), jobs only use it; sessions are
+# independent on the server (a client that fails or is killed ends only its
+# own session), so a failed job does not stop it. If it dies, each later
+# job starts and stops a server of its own, as with server_scope = point.
+# $RB_RUN_DIR/server.proc: its "host:pid:log" and the start time of that
+# PID (/proc/PID/stat field 22), so a reused PID is never taken for it;
+# $RB_RUN_DIR/pids too, for rb_reap_stale after a killed run.
+
+# rb_proc_start_time PID -> the process's start time in clock ticks
+rb_proc_start_time() { awk '{ sub(/^.*\) /, ""); print $20 }' "/proc/$1/stat" 2> /dev/null; }
+
+# rb_shared_server_start: before the sweep (scope sweep only); a server that
+# does not get ready is only a warning: the jobs then start their own and
+# fail with the reason
+# shellcheck disable=SC2034  # RB_PROCS, RB_PIDFILE: read by rb_spawn (hosts.sh)
+rb_shared_server_start() {
+  local srv port pid
+  [ "$(rb_conf run.server_scope sweep)" = sweep ] || return 0
+  rm -f "$RB_RUN_DIR/server.proc"
+  # a resumed sweep with no job left needs no server
+  [ "$(awk -F'\t' 'NR > 1 && !d[$1]++ { n++ } END { print n + 0 }' "$RB_RUN_DIR/joblog" 2> /dev/null || echo 0)" -lt \
+    "$(cat "$RB_RUN_DIR/njobs")" ] || return 0
+  srv=$(rb_host_index "$(rb_conf roles.server 1)")
+  port=$(rb_conf run.port 18515)
+  RB_PROCS=() RB_PIDFILE=$RB_RUN_DIR/pids
+  if ! rb_server_start "$srv" "$port" "$RB_RUN_DIR/server.log" "$RB_RUN_DIR/server.reason"; then
+    rb_warn "the sweep's server: $(cat "$RB_RUN_DIR/server.reason"); each job starts its own"
+    RB_PROCS=()
+    return 0
+  fi
+  pid=${RB_SPAWNED#*:}
+  pid=${pid%%:*}
+  printf '%s\n%s\n' "$RB_SPAWNED" "$(rb_proc_start_time "$pid")" > "$RB_RUN_DIR/server.proc"
+  RB_PROCS=()
+  rb_log "sweep: one server for the jobs on $(rb_host_name "$srv") port $port (pid $pid; log $RB_RUN_DIR/server.log)"
+}
+
+# rb_shared_server_get: print the sweep's server ("host:pid:log") if it
+# still runs; status 1 if there is none
+rb_shared_server_get() {
+  local f=$RB_RUN_DIR/server.proc proc st="" pid
+  [ -r "$f" ] || return 1
+  { read -r proc; read -r st; } < "$f" || true
+  pid=${proc#*:}
+  pid=${pid%%:*}
+  [[ $pid =~ ^[0-9]+$ ]] && [ -n "$st" ] && rb_alive "$pid" && [ "$(rb_proc_start_time "$pid")" = "$st" ] || return 1
+  echo "$proc"
+}
+
+# rb_shared_server_stop: after the sweep (and on every way out of
+# experiments/run), stop the sweep's server by its PID
+rb_shared_server_stop() {
+  local proc
+  [ -n "${RB_RUN_DIR:-}" ] && [ -r "$RB_RUN_DIR/server.proc" ] || return 0
+  if proc=$(rb_shared_server_get); then
+    rb_stop "$proc"
+  else
+    rb_warn "the sweep's server had stopped before the end of the sweep (log: $RB_RUN_DIR/server.log)"
+    # its ssh may be gone while the server still runs there
+    [ ! -r "$RB_RUN_DIR/pids" ] || rb_reap_pidfile "$RB_RUN_DIR/pids" > /dev/null
+  fi
+  rm -f "$RB_RUN_DIR/server.proc"
+  return 0
 }
 
 # ---- the per-point hook ([run] hook) -------------------------------------------------

@@ -7,7 +7,8 @@
 #   [experiment]  title, reproduces, figure ...      free text, for people
 #   [roles]       server = N, clients = N M ...      hosts-file line numbers
 #   [run]         repetitions, timeout_s, point_s, overhead_s, port,
-#                 ready_timeout_s, ready_pattern; hook, hook_roles,
+#                 server_scope (sweep: one server for all jobs, restarted
+#                 after a failed job; point: one per job), ready_timeout_s, ready_pattern; hook, hook_roles,
 #                 hook_knobs (a per-point hook: see job.sh); summary_keys,
 #                 summary_metrics (extra summary.csv columns: see sweep.sh)
 #   [knobs]       NAME = V1 V2 ...                   swept (cartesian product);
@@ -29,15 +30,18 @@ rb_params_load() {
   while IFS= read -r line || [ -n "$line" ]; do
     n=$((n + 1))
     line=${line%%#*}
-    line=$(printf '%s' "$line" | sed -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//')
+    # trim (parameter expansion: no process per line)
+    line=${line#"${line%%[![:space:]]*}"}
+    line=${line%"${line##*[![:space:]]}"}
     [ -n "$line" ] || continue
     if [[ $line =~ ^\[([a-z]+)\]$ ]]; then
       section=${BASH_REMATCH[1]}
       continue
     fi
     [[ $line == *=* ]] || rb_die "$file:$n: expected 'key = value' or '[section]', got '$line'"
-    key=$(printf '%s' "${line%%=*}" | sed 's/[[:space:]]*$//')
-    val=$(printf '%s' "${line#*=}" | sed 's/^[[:space:]]*//')
+    key=${line%%=*} val=${line#*=}
+    key=${key%"${key##*[![:space:]]}"}
+    val=${val#"${val%%[![:space:]]*}"}
     case $section in
       experiment|compare)
         RB_CONF[$section.$key]=$val ;;
@@ -88,6 +92,10 @@ rb_params_load() {
   done
   [ -z "$(rb_conf run.hook_knobs "")" ] || [ -n "$(rb_conf run.hook "")" ] ||
     rb_die "$file: [run] hook_knobs without a hook"
+  case $(rb_conf run.server_scope sweep) in
+    sweep|point) ;;
+    *) rb_die "$file: [run] server_scope = $(rb_conf run.server_scope ""): use sweep (one server for the jobs, restarted after a failed one) or point (a server per job)" ;;
+  esac
   for part in $(rb_conf run.hook_roles ""); do
     [[ $part == client || $part == server ]] || rb_die "$file: [run] hook_roles: '$part' is not client or server"
   done
@@ -104,7 +112,7 @@ rb_known_setting() {
   local known
   case $1 in
     roles) known="server clients" ;;
-    run) known="repetitions timeout_s point_s overhead_s port ready ready_timeout_s ready_pattern hook hook_roles hook_knobs summary_keys summary_metrics" ;;
+    run) known="repetitions timeout_s point_s overhead_s port server_scope ready ready_timeout_s ready_pattern hook hook_roles hook_knobs summary_keys summary_metrics" ;;
   esac
   if [ $# -eq 1 ]; then echo "$known"; return 0; fi
   [[ " $known " == *" $2 "* ]]

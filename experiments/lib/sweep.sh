@@ -131,6 +131,7 @@ rb_sweep() {
   fi
   : > "$RB_RUN_DIR/progress"
   rb_hook_clean
+  rb_shared_server_start
   export RB_SWEEP_T0
   RB_SWEEP_T0=$EPOCHREALTIME
   local rc=0 t0
@@ -144,6 +145,7 @@ rb_sweep() {
     --timeout "$timeout" --termseq TERM,10000,KILL,25 --halt never \
     "$RB_LIB/point" '{#}' '{1}' "${repl[@]}" "${args[@]}" || rc=$?
   fi
+  rb_shared_server_stop
   rb_hook_clean
   local actual=$(( $(date +%s) - t0 ))
   echo "$actual" > "$RB_RUN_DIR/actual_s"

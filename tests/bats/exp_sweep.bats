@@ -27,10 +27,10 @@ load fixtures/exp/helpers
   printf '#!/bin/sh\necho "{\\"can_run\\":true,\\"args\\":\\"$*\\"}"\n' > "$BATS_TEST_TMPDIR/check-ok"
   printf '#!/bin/sh\necho "{\\"can_run\\":false}"\nexit 1\n' > "$BATS_TEST_TMPDIR/check-fail"
   chmod +x "$BATS_TEST_TMPDIR"/check-*
-  RB_NO_ENV_CHECK=0 RB_ENV_CHECK=$BATS_TEST_TMPDIR/check-ok run_exp "$FIX/tiny" --quick
+  RB_NO_ENV_CHECK=0 RB_ENV_CHECK=$BATS_TEST_TMPDIR/check-ok run_exp "$FIX/tiny" --quick --run-id check-ok
   [ "$status" -eq 0 ]
   grep -q '"can_run":true' "$(run_dir tiny)/env-localhost.json"
-  RB_NO_ENV_CHECK=0 RB_ENV_CHECK=$BATS_TEST_TMPDIR/check-fail run_exp "$FIX/tiny" --quick
+  RB_NO_ENV_CHECK=0 RB_ENV_CHECK=$BATS_TEST_TMPDIR/check-fail run_exp "$FIX/tiny" --quick --run-id check-fail
   [ "$status" -eq 2 ]
   [[ $output == *"check: localhost FAILED"* ]]
   [ ! -e "$(run_dir tiny)/joblog" ]
@@ -214,4 +214,82 @@ tiny_short() {
   [ "$(cat "$BATS_TEST_TMPDIR/st")" = "$(printf '256 skipped\n32 ok')" ]
   [ "$(csv_col "$d/summary.csv" rows_failed | sort -u)" = 0 ]
   [ "$(csv_col "$d/raw.csv" status | sort | uniq -c | tr -s ' ' | tr '\n' ';')" = " 4 ok; 4 skipped;" ]
+}
+
+@test "one server serves the sweep's jobs, also after a failed job; none is left at the end" {
+  export FAKE_RB_LOG=$BATS_TEST_TMPDIR/calls
+  run_exp "$FIX/tiny" --reps 1
+  [ "$status" -eq 0 ]
+  [[ $output == *"sweep: one server for the jobs"* ]]
+  # 4 jobs, one server
+  [ "$(grep -c '^server' "$FAKE_RB_LOG")" -eq 1 ]
+  [ "$(grep -c '^client' "$FAKE_RB_LOG")" -eq 8 ]
+  local d pid
+  d=$(run_dir tiny)
+  [ ! -e "$d/server.proc" ]
+  pid=$(sed -n 's/^server .* pid=//p' "$FAKE_RB_LOG")
+  ! kill -0 "$pid" 2>/dev/null
+  grep -q "^0:$pid:" "$d/pids"
+  # every job has its part of the server's log
+  for s in 1 2 3 4; do [ -f "$d/points/$s/server.log" ]; done
+  # failing jobs (size 256) end only their own sessions: the server serves on
+  : > "$FAKE_RB_LOG"
+  FAKE_RB_FAIL_SIZE=256 run_exp "$FIX/tiny" --reps 1
+  [ "$status" -eq 3 ]
+  [ "$(grep -c '^server' "$FAKE_RB_LOG")" -eq 1 ]
+}
+
+@test "when the sweep's server dies, each later job starts and stops its own" {
+  export FAKE_RB_LOG=$BATS_TEST_TMPDIR/calls FAKE_RB_SLEEP=0.5
+  local d
+  d=$(tiny_copy)
+  run "$ROOT/experiments/run" "$d" --reps 1 --out "$BATS_TEST_TMPDIR/results" --bin "$FIX/fake_rdma_bench" --no-plot &
+  local runner=$!
+  # kill the sweep's server once the first client ran
+  for _ in $(seq 100); do grep -q '^client' "$FAKE_RB_LOG" 2>/dev/null && break; sleep 0.1; done
+  kill "$(sed -n 's/^server .* pid=//p' "$FAKE_RB_LOG" | head -n 1)"
+  wait "$runner"
+  d=$(run_dir tiny)
+  # the first job may fail with its server; the others ran with their own
+  [ "$(grep -c '^server' "$FAKE_RB_LOG")" -ge 4 ]
+  [ "$(csv_col "$d/summary.csv" status | grep -c ok)" -ge 3 ]
+  grep -q "the sweep's server had stopped" "$d/run.log"
+  for pid in $(sed -n 's/^server .* pid=//p' "$FAKE_RB_LOG"); do ! kill -0 "$pid" 2>/dev/null; done
+}
+
+@test "server_scope = point: a server per job" {
+  export FAKE_RB_LOG=$BATS_TEST_TMPDIR/calls
+  local d
+  d=$(tiny_copy)
+  sed -i 's/^\[run\]/[run]\nserver_scope = point/' "$d/params"
+  run_exp "$d" --reps 1
+  [ "$status" -eq 0 ]
+  [ "$(grep -c '^server' "$FAKE_RB_LOG")" -eq 4 ]
+  sed -i 's/^server_scope = point/server_scope = always/' "$d/params"
+  run_exp "$d" --reps 1
+  [ "$status" -eq 2 ]
+  [[ $output == *"server_scope = always: use sweep"* ]]
+}
+
+@test "remote hosts share one ssh connection each for the run, stopped at the end; without it, plain connections" {
+  export RB_SSH="$FIX/fake_ssh -o BatchMode=yes" FAKE_SSH_LOG=$BATS_TEST_TMPDIR/ssh.log
+  printf 'node1 rxe0 1 - root\nnode2 rxe0 1 - root\n' > "$BATS_TEST_TMPDIR/hosts"
+  run_exp "$FIX/tiny" --quick --hosts "$BATS_TEST_TMPDIR/hosts" --run-id share1
+  [ "$status" -eq 0 ]
+  [ "$(grep -c '^root@node1 master' "$FAKE_SSH_LOG")" -eq 1 ]
+  [ "$(grep -c '^root@node2 master' "$FAKE_SSH_LOG")" -eq 1 ]
+  local d pid
+  d=$(run_dir tiny)
+  while read -r pid _; do ! kill -0 "$pid" 2>/dev/null; done < "$d/ssh-masters"
+  # the socket folder is gone
+  local ctl
+  ctl=$(sed -n 's/.*(control sockets in \(.*\))$/\1/p' "$d/run.log")
+  [[ $ctl == /tmp/rbssh.* ]]
+  [ ! -e "$ctl" ]
+  rm -rf /tmp/rdma_bench.share1
+  # a master that does not come up: a warning, and the run goes on
+  FAKE_SSH_NO_MASTER=1 run_exp "$FIX/tiny" --quick --hosts "$BATS_TEST_TMPDIR/hosts" --run-id share2
+  [ "$status" -eq 0 ]
+  [[ $output == *"ssh connection sharing with root@node1 did not come up"* ]]
+  rm -rf /tmp/rdma_bench.share2
 }
