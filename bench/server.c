@@ -35,7 +35,8 @@
 
 #define HELLO_TIMEOUT_MS 30000
 #define IDLE_TIMEOUT_MS  600000   /* between points of one session */
-#define RECV_GRACE_MS    3000     /* receives still arriving after the client's DONE */
+#define RECV_GRACE_MS    3000     /* receives still arriving after the client's DONE: at most */
+#define RECV_QUIET_MS    200      /* ...and no longer than this without a new one (lost on UD/UC) */
 
 int rb_quiet;
 
@@ -284,17 +285,31 @@ static int serve_point(struct session *s, const struct rb_test *tin, char *err, 
 	if (wait_done(s, &c, &m, err, errlen))
 		goto clean_workers;
 
-	/* Receives may still be in flight (or lost, on UD/UC) after the client's DONE. */
+	/*
+	 * Receives may still be in flight after the client's DONE, or lost for
+	 * good (UD and UC: no retransmission). Wait until all arrived, for at
+	 * most RECV_GRACE_MS, and give up earlier once none has arrived for
+	 * RECV_QUIET_MS: a lost message never comes, and a job of a sweep
+	 * should not pay the whole grace for it.
+	 */
 	uint64_t want = m.u.done.sends;
 	if (verb_needs_recv(t.verb)) {
-		uint64_t until = timing_now_ns() + RECV_GRACE_MS * 1000000ull;
-		while (ctx_sum_recvs(&c) < want && timing_now_ns() < until) {
+		uint64_t now = timing_now_ns();
+		uint64_t until = now + RECV_GRACE_MS * 1000000ull;
+		uint64_t seen = ctx_sum_recvs(&c), quiet_since = now;
+		while (seen < want && now < until && now - quiet_since < RECV_QUIET_MS * 1000000ull) {
 			bool failed = false;
 			for (unsigned i = 0; i < c.nw; i++)
 				failed |= c.w[i].rc != 0;
 			if (failed)
 				break;
 			usleep(1000);
+			now = timing_now_ns();
+			uint64_t r = ctx_sum_recvs(&c);
+			if (r != seen) {
+				seen = r;
+				quiet_since = now;
+			}
 		}
 	}
 	atomic_store(&c.stop, 1);
