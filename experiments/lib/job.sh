@@ -7,14 +7,18 @@
 # job's time went: ci/harness-overhead reads them)
 rb_stamp() { [ -z "${RB_STAMPS:-}" ] || printf '%s %s\n' "$1" "$EPOCHREALTIME" >> "$RB_STAMPS"; }
 
-# rb_server_ready HOST_INDEX LOG PORT: the server said it listens (a line
-# matching ready_pattern), or (ready = port|any) its TCP port accepts.
+# rb_server_ready HOST_INDEX LOG PORT [WAITED_S]: the server said it listens
+# (a line matching ready_pattern), or (ready = port; ready = any after 2 s
+# without the line) its TCP port accepts. The probe opens and closes a
+# control connection, which rdma_bench logs as a session without HELLO: the
+# line, when there is one, is the quiet way.
 rb_server_ready() {
-  local h=$1 log=$2 port=$3 mode pattern addr
+  local h=$1 log=$2 port=$3 waited=${4:-0} mode pattern addr
   mode=$(rb_conf run.ready any)
   pattern=$(rb_conf run.ready_pattern '[Ll]istening')
   if [ "$mode" != port ] && grep -q -e "$pattern" "$log" 2>/dev/null; then return 0; fi
   [ "$mode" != line ] || return 1
+  [ "$mode" = port ] || [ "$waited" -ge 2 ] || return 1
   addr=${RB_H_ADDR[h]}
   if rb_host_is_local "$h"; then addr=127.0.0.1; fi
   timeout 2 bash -c "exec 3<>/dev/tcp/$addr/$port" 2>/dev/null
@@ -172,9 +176,17 @@ rb_point_run() {
     [ "$crc" = 0 ] || rc=1
     rb_stamp "client_${k}_done"
     if ! rb_host_is_local "${chosts[k]}"; then
-      # one remote call: the rows, then the file is removed
-      rb_on "${chosts[k]}" cat "$RB_REMOTE_DIR/p$seq-k$k.csv" '&&' rm -f "$RB_REMOTE_DIR/p$seq-k$k.csv" \
-        > "$pdir/client-$k.csv" 2>/dev/null || rm -f "$pdir/client-$k.csv"
+      # one remote call: the rows, then the file is removed (once more if
+      # the call itself failed; what it said is kept in client-K.collect)
+      local try
+      for try in 1 2; do
+        if rb_on "${chosts[k]}" cat "$RB_REMOTE_DIR/p$seq-k$k.csv" '&&' rm -f "$RB_REMOTE_DIR/p$seq-k$k.csv" \
+             > "$pdir/client-$k.csv" 2>> "$pdir/client-$k.collect" < /dev/null; then
+          break
+        fi
+        echo "collect try $try failed" >> "$pdir/client-$k.collect"
+        rm -f "$pdir/client-$k.csv"
+      done
     fi
   done
   rb_stamp clients_collected
@@ -202,8 +214,10 @@ rb_server_start() {
   rb_spawn "$srv" "$slog" "${sargs[@]}"
   pid=${RB_SPAWNED#*:}
   pid=${pid%%:*}
-  deadline=$(( $(date +%s) + ready_s ))
-  until rb_server_ready "$srv" "$slog" "$port"; do
+  local t0
+  t0=$(date +%s)
+  deadline=$(( t0 + ready_s ))
+  until rb_server_ready "$srv" "$slog" "$port" $(( $(date +%s) - t0 )); do
     if ! rb_alive "$pid"; then
       echo "server exited before it was ready: $(tail -n 3 "$slog" | tr '\n' ' ')" > "$why"
       return 1

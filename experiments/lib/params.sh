@@ -6,7 +6,7 @@
 # INI-like, read line by line (never sourced):
 #   [experiment]  title, reproduces, figure ...      free text, for people
 #   [roles]       server = N, clients = N M ...      hosts-file line numbers
-#   [run]         repetitions, timeout_s, point_s, overhead_s, port,
+#   [run]         repetitions, timeout_s, point_s, overhead_s, qp_setup_ms, port,
 #                 server_scope (sweep: one server for all jobs, restarted
 #                 after a failed job; point: one per job), ready_timeout_s, ready_pattern; hook, hook_roles,
 #                 hook_knobs (a per-point hook: see job.sh); summary_keys,
@@ -112,7 +112,7 @@ rb_known_setting() {
   local known
   case $1 in
     roles) known="server clients" ;;
-    run) known="repetitions timeout_s point_s overhead_s port server_scope ready ready_timeout_s ready_pattern hook hook_roles hook_knobs summary_keys summary_metrics" ;;
+    run) known="repetitions timeout_s point_s overhead_s qp_setup_ms port server_scope ready ready_timeout_s ready_pattern hook hook_roles hook_knobs summary_keys summary_metrics" ;;
   esac
   if [ $# -eq 1 ]; then echo "$known"; return 0; fi
   [[ " $known " == *" $2 "* ]]
@@ -192,15 +192,27 @@ rb_grid_write() {
 }
 
 # rb_grid_expected GRID -> "TOTAL MAX": expected seconds of one pass over
-# the grid (one repetition) and of its longest point: [run] point_s if
-# given, else the point's duration_s (2 if none) plus overhead_s (3).
+# the grid (one repetition) and of its longest point. Per point: [run]
+# point_s if given, else duration_s (2 if none) + overhead_s (default 1:
+# the runner's own cost per job, ~0.4 s measured by ci/harness-overhead on
+# the two-VM bed, plus process start and connection of the clients) + the
+# point's QPs x qp_setup_ms (default 10: soft-RoCE creates and connects a
+# QP in 4-10 ms, measured by `make bench`; hardware in well under 1 ms).
+# QPs of a point: procs x threads x qps_per_thread x emulated_peers (or
+# procs x qps).
 rb_grid_expected() {
-  awk -F'\t' -v p="$(rb_conf run.point_s "")" -v o="$(rb_conf run.overhead_s 3)" '
-    { d = 2; for (i = 2; i <= NF; i++) if ($i ~ /^duration_s=/) d = substr($i, 12) + 0
-      e = (p != "") ? p + 0 : int(d + o + 0.5); t += e; if (e > m) m = e }
-    END { printf "%d %d\n", t, m }' "$1"
+  awk -F'\t' -v p="$(rb_conf run.point_s "")" -v o="$(rb_conf run.overhead_s 1)" -v q="$(rb_conf run.qp_setup_ms 10)" '
+    { d = 2; n["procs"] = n["threads"] = n["qps_per_thread"] = n["emulated_peers"] = n["qps"] = 1
+      for (i = 2; i <= NF; i++) {
+        k = $i; sub(/=.*/, "", k); v = substr($i, length(k) + 2)
+        if (k == "duration_s") d = v + 0
+        else if (k in n) n[k] = v + 0
+      }
+      qps = n["procs"] * n["threads"] * n["qps_per_thread"] * n["emulated_peers"] * n["qps"]
+      e = (p != "") ? p + 0 : d + o + qps * q / 1000
+      t += e; if (e > m) m = e }
+    END { printf "%d %d\n", t + 0.5, m + 0.999 }' "$1"
 }
-
 
 # rb_params_dump: the effective parameters (after QUICK and --set), in the
 # parameter file's own format; the run folder keeps them for --resume.

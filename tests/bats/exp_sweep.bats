@@ -48,6 +48,11 @@ load fixtures/exp/helpers
 
 @test "a sweep killed midway resumes without re-running finished jobs" {
   export FAKE_RB_LOG=$BATS_TEST_TMPDIR/calls FAKE_RB_SLEEP=0.6
+  # a complete run first: latest stays on it while the killed one is unfinished
+  FAKE_RB_SLEEP=0.05 run_exp "$FIX/tiny" --quick --run-id complete1
+  [ "$status" -eq 0 ]
+  [ "$(readlink "$BATS_TEST_TMPDIR/results/tiny/latest")" = complete1 ]
+  [ ! -e "$BATS_TEST_TMPDIR/results/tiny/unfinished" ]
   setsid "$ROOT/experiments/run" "$FIX/tiny" --out "$BATS_TEST_TMPDIR/results" \
     --bin "$FIX/fake_rdma_bench" --no-plot > "$BATS_TEST_TMPDIR/first.log" 2>&1 &
   local pid=$!
@@ -68,6 +73,8 @@ load fixtures/exp/helpers
   done_before=$(awk -F'\t' 'NR > 1 && $7 == 0' "$d/joblog" | wc -l)
   [ "$done_before" -ge 3 ]
   [ "$done_before" -lt 8 ]
+  [ "$(readlink "$BATS_TEST_TMPDIR/results/tiny/latest")" = complete1 ]
+  [ "$(readlink "$BATS_TEST_TMPDIR/results/tiny/unfinished")" = "$(basename "$d")" ]
   : > "$FAKE_RB_LOG"
   FAKE_RB_SLEEP=0.05 run_exp "$FIX/tiny" --resume
   [ "$status" -eq 0 ] || { echo "$output"; false; }
@@ -76,6 +83,9 @@ load fixtures/exp/helpers
   [ "$(tail -n +2 "$d/raw.csv" | wc -l)" -eq 16 ]
   [ "$(csv_col "$d/summary.csv" status | sort -u)" = ok ]
   [ "$(awk -F'\t' 'NR > 1 && $7 == 0' "$d/joblog" | wc -l)" -eq 8 ]
+  # finished: latest moved to it, nothing unfinished
+  [ "$(readlink "$BATS_TEST_TMPDIR/results/tiny/latest")" = "$(basename "$d")" ]
+  [ ! -e "$BATS_TEST_TMPDIR/results/tiny/unfinished" ]
 }
 
 # tiny_short: the tiny experiment with a 6 s point timeout (a normal job
