@@ -1,5 +1,7 @@
 # figures/subtitle.awk: one line naming the hardware and kernel of the
-# measured series of a summary.csv (its device, kernel and host columns).
+# measured series of a summary.csv (its device, kernel and host columns),
+# and a second line: repetitions per point (reps column) and, with
+# -v grid=quick, that the run used the reduced QUICK grid.
 # Soft-RoCE (rxe) and soft-iWARP (siw) devices are labelled as functional
 # evidence, never a hardware claim.
 function c(name) { return (name in idx) ? csv_val(f[idx[name]]) : "" }
@@ -9,7 +11,8 @@ function add(kind, v,    n, a, i) {
     for (i = 1; i <= n; i++) if (!((kind, a[i]) in seen)) { seen[kind, a[i]] = 1; list[kind] = (list[kind] == "") ? a[i] : list[kind] ", " a[i] }
 }
 NR == 1 { n = csv_split($0, h); for (i = 1; i <= n; i++) idx[h[i]] = i; next }
-{ csv_split($0, f); rows++; add("dev", c("device")); add("kernel", c("kernel")); add("host", c("host")) }
+{ csv_split($0, f); rows++; add("dev", c("device")); add("kernel", c("kernel")); add("host", c("host"))
+  r = c("reps") + 0; if (r > reps) reps = r }
 END {
     if (rows == 0) { print "reference data only (no measured run)"; exit }
     dev = list["dev"]
@@ -19,5 +22,9 @@ END {
     else if (dev ~ /(^|, )siw/) s = s " = soft-iWARP, software RDMA (functional, not a hardware claim)"
     if (list["kernel"] != "") s = s "; kernel " list["kernel"]
     if (list["host"] != "") s = s "; hosts " list["host"]
+    # how each point was measured (grid: "quick" or "full", from the run folder)
+    if (reps > 1) s = s "\n" "each point: median of " reps " repetitions, bars min..max"
+    else s = s "\n" "each point: 1 repetition (no spread shown)"
+    if (grid == "quick") s = s "; QUICK grid (reduced, a smoke test: not the figure's full sweep)"
     print s
 }

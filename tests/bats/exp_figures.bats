@@ -46,6 +46,28 @@ is_pdf() { [ "$(head -c 5 "$1")" = "%PDF-" ]; }
   [[ $output != *soft-RoCE* ]]
 }
 
+@test "the subtitle's second line says how each point was measured: repetitions, and a QUICK grid" {
+  local reps
+  reps=$(awk -f "$LIB/csv.awk" -f "$LIB/col.awk" -v want=reps "$FIX/summary-figure-12.csv" | sort -n | tail -n 1)
+  run awk -f "$LIB/csv.awk" -f "$ROOT/figures/subtitle.awk" -v grid=full "$FIX/summary-figure-12.csv"
+  [ "${#lines[@]}" -eq 2 ]
+  [ "${lines[1]}" = "each point: median of $reps repetitions, bars min..max" ]
+  run awk -f "$LIB/csv.awk" -f "$ROOT/figures/subtitle.awk" -v grid=quick "$FIX/summary-figure-12.csv"
+  [[ ${lines[1]} == *"; QUICK grid (reduced, a smoke test: not the figure's full sweep)" ]]
+  # one repetition: no spread to show, and the figure says so
+  awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "reps") c = i; print; next } { $c = 1; print }' \
+    "$FIX/summary-figure-12.csv" > "$BATS_TEST_TMPDIR/one.csv"
+  run awk -f "$LIB/csv.awk" -f "$ROOT/figures/subtitle.awk" "$BATS_TEST_TMPDIR/one.csv"
+  [ "${lines[1]}" = "each point: 1 repetition (no spread shown)" ]
+  # the plot finds the grid kind in the run folder and draws both lines
+  mkdir -p "$BATS_TEST_TMPDIR/run"
+  cp "$FIX/summary-figure-12.csv" "$BATS_TEST_TMPDIR/run/summary.csv"
+  echo quick > "$BATS_TEST_TMPDIR/run/grid.kind"
+  run "$ROOT/figures/plot" figure-12 "$BATS_TEST_TMPDIR/run/summary.csv" --out "$BATS_TEST_TMPDIR/out"
+  [ "$status" -eq 0 ]
+  [ -s "$BATS_TEST_TMPDIR/out/figure-12.png" ]
+}
+
 @test "an unknown figure name is refused" {
   run "$ROOT/figures/plot" 'figure-99' --out "$BATS_TEST_TMPDIR/x"
   [ "$status" -eq 2 ]
