@@ -96,6 +96,33 @@ rb_sweep_sequential() {
   done
 }
 
+# rb_overhead_report: how long the jobs took beyond their measured window
+# (job log run time minus the point's duration_s), median over the jobs
+# that ran, against what the expected time assumed (overhead_s + QPs x
+# qp_setup_ms); the overhead_s that would have made the estimate right
+rb_overhead_report() {
+  local line
+  line=$(awk -F'\t' -v o="$(rb_conf run.overhead_s 1)" -v q="$(rb_conf run.qp_setup_ms 10)" -v p="$(rb_conf run.point_s "")" '
+    FILENAME ~ /grid.tsv$/ {
+      d = 2; n["procs"] = n["threads"] = n["qps_per_thread"] = n["emulated_peers"] = n["qps"] = 1
+      for (i = 2; i <= NF; i++) { k = $i; sub(/=.*/, "", k); v = substr($i, length(k) + 2)
+        if (k == "duration_s") d = v + 0; else if (k in n) n[k] = v + 0 }
+      dur[++np] = d; qs[np] = n["procs"] * n["threads"] * n["qps_per_thread"] * n["emulated_peers"] * n["qps"] * q / 1000
+      next }
+    FNR > 1 && $7 == 0 && $8 == 0 { pt = ($1 - 1) % np + 1; x[++nx] = $4 - dur[pt]; assumed += o + qs[pt] }
+    END {
+      if (!nx || p != "") exit
+      for (i = 1; i <= nx; i++) for (j = i + 1; j <= nx; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }
+      m = (nx % 2) ? x[(nx + 1) / 2] : (x[nx / 2] + x[nx / 2 + 1]) / 2
+      sug = o + m - assumed / nx; if (sug < 0) sug = 0
+      printf "%.2f %.2f %.1f %d\n", m, assumed / nx, sug, nx }' "$RB_RUN_DIR/grid.tsv" "$RB_RUN_DIR/joblog")
+  [ -n "$line" ] || return 0
+  local m a sug n
+  read -r m a sug n <<< "$line"
+  echo "$m" > "$RB_RUN_DIR/overhead_s"
+  rb_log "sweep: the jobs took $m s each beyond their measured window (median of $n ok jobs; the estimate assumed $a s); [run] overhead_s = $sug would match this bed"
+}
+
 # ---- step 4: the sweep -----------------------------------------------------------------
 rb_sweep() {
   local reps npoints njobs timeout expected
@@ -152,5 +179,6 @@ rb_sweep() {
   local failed
   failed=$(awk -F'\t' 'NR > 1 && ($7 != 0 || $8 != 0)' "$RB_RUN_DIR/joblog" | wc -l)
   rb_log "sweep: done in $(rb_fmt_time "$actual") (expected $(rb_fmt_time "$expected") for the whole grid); $failed failed job(s) in the job log"
+  rb_overhead_report
   return 0
 }
