@@ -29,7 +29,7 @@ LIB_OBJ  := $(LIB_SRC:bench/%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all debug test unit bats smoke bench clean deps sanitize rdma_bench
+.PHONY: all bench-harness debug test unit bats smoke bench clean deps sanitize rdma_bench
 all: rdma_bench
 
 # Always relinked (cheap), so ./rdma_bench matches the last `make` or
@@ -78,6 +78,10 @@ smoke: all
 
 bench: all
 	ci/bench
+
+# the sweep runner's own cost per point on the two-VM bed (target <= 0.5 s)
+bench-harness: all
+	ci/harness-overhead
 
 clean:
 	rm -rf $(BUILD) rdma_bench
