@@ -38,3 +38,5 @@ okv(v) = (strcol("status") eq "failed") ? NaN : v
 isref(fig, kind) = (strcol("figure") eq fig && strcol("kind") eq kind)
 # reference only: fixed y range so a panel without any point still draws
 if (!hasdata) set yrange [0.01:1000]
+# plain numbers on log axes (1000, 0.001), not 1000.000000
+set format y "%g"
