@@ -180,8 +180,9 @@ static void emit_point(struct client *cl, struct rb_point_info *pi, struct rb_ct
 			double d = one_way ? 2000.0 : 1000.0;
 			rb_info("average latency %.3f us (%s), min %.3f us, max %.3f us, p99 %.3f us, "
 				"%llu samples", hist_mean(merged) / d,
-				bw ? "completion: post to CQE of signaled WRs under load" :
-				verb_lat_kind(t->verb),
+				!bw ? verb_lat_kind(t->verb) : test_read_poll(t) ?
+				"completion: post to last byte of signaled READs under load" :
+				"completion: post to CQE of signaled WRs under load",
 				hist_min(merged) / d, hist_max(merged) / d,
 				hist_percentile(merged, 99) / d,
 				(unsigned long long)hist_count(merged));
@@ -263,8 +264,9 @@ static int end_to_end(struct rb_ctx *c, const struct ctrl_done *sv, char *note, 
 	uint64_t badqp = ctx_check_client_buffers(c, note, len);
 	if (badqp) {
 		char pfx[128];
-		snprintf(pfx, sizeof(pfx), "%llu QP(s) hold data that differs from the server's "
-			 "pattern: ", (unsigned long long)badqp);
+		snprintf(pfx, sizeof(pfx), "%llu %s hold data that differs from the server's "
+			 "pattern: ", (unsigned long long)badqp,
+			 c->lay.poll_slots ? "READ slot(s)" : "QP(s)");
 		reprefix(note, len, 0, pfx);
 		return 2;
 	}
@@ -324,6 +326,11 @@ static void print_setup_info(struct rb_ctx *c)
 		(unsigned long long)c->t.window, (unsigned long long)c->t.signal_interval,
 		(unsigned long long)c->t.postlist, (unsigned long long)c->lay.nqp_total,
 		c->lay.nqp_total ? (double)c->setup_ns / 1e3 / (double)c->lay.nqp_total : 0.0);
+	if (c->lay.poll_slots)
+		rb_info("read completion poll: %llu READ slots of %llu B per thread, each READ done "
+			"when its last byte leaves 0x%02x; signaled WRs only free SQ slots",
+			(unsigned long long)c->t.window, (unsigned long long)c->lay.poll_slot,
+			RB_READ_SENTINEL);
 }
 
 /* Run one point. Returns 0 ok, -1 failed (row written). */

@@ -10,7 +10,8 @@
  * does not expose remote write). Each worker gets a send CQ, a receive CQ
  * when receives are consumed, and its QPs; every WR field that does not
  * change per post is filled here, so the post loops only patch wr_id, flags
- * and (atomics) addresses.
+ * and (atomics, READ slots) addresses. With --read-completion poll each
+ * client worker also gets its ring of `window` READ slots (ctx.h).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -48,7 +49,12 @@ void layout_compute(const struct rb_test *t, struct rb_layout *l)
 	l->recv_slots = verb_needs_recv(t->verb) ? t->rq_depth : 1;
 	l->region_len = l->send_len + l->recv_slot * l->recv_slots;
 	l->nqp_total = nqp;
-	l->total = align_up(l->regions_off + l->region_len * nqp, page);
+	l->poll_off = l->regions_off + l->region_len * nqp;  /* a multiple of 64 */
+	if (test_read_poll(t)) {
+		l->poll_slot = align_up(t->size, 64);
+		l->poll_slots = t->window * t->threads;
+	}
+	l->total = align_up(l->poll_off + l->poll_slot * l->poll_slots, page);
 }
 
 bool ctx_side_active(const struct rb_test *t, enum rb_role role)
@@ -154,6 +160,15 @@ static int worker_create(struct rb_ctx *c, struct rb_worker *w, unsigned index, 
 			return rb_fail(err, errlen, "out of memory for %llu counters",
 				    (unsigned long long)t->atomic_counters);
 	}
+	if (c->role == RB_ROLE_CLIENT && c->lay.poll_slots) {
+		w->pslot = calloc(t->window, sizeof(*w->pslot));
+		if (!w->pslot)
+			return rb_fail(err, errlen, "out of memory for %llu READ slots of thread %u",
+				    (unsigned long long)t->window, index);
+		for (uint64_t i = 0; i < t->window; i++)
+			w->pslot[i].buf = c->buf + c->lay.poll_off +
+					  ((uint64_t)index * t->window + i) * c->lay.poll_slot;
+	}
 
 	w->scq = ibv_create_cq(c->dev->ctx, (int)c->cq_depth_s, NULL, NULL, 0);
 	if (!w->scq)
@@ -241,6 +256,7 @@ static void worker_destroy(struct rb_worker *w)
 	free(w->qps);
 	free(w->hist);
 	free(w->expect);
+	free(w->pslot);
 	memset(w, 0, sizeof(*w));
 }
 

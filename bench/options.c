@@ -29,6 +29,7 @@ static const char *const transport_names[RB_TR_COUNT] = { "rc", "uc", "ud" };
 static const char *const test_names[RB_TEST_COUNT] = { "bw", "lat" };
 static const char *const inline_names[RB_INLINE_COUNT] = { "auto", "on", "off" };
 static const char *const access_names[RB_ACCESS_COUNT] = { "sequential", "random" };
+static const char *const read_completion_names[RB_READ_COUNT] = { "cqe", "poll" };
 
 #define NAME_OF(tab, v) ((v) < sizeof(tab) / sizeof(tab[0]) ? tab[v] : "?")
 
@@ -37,6 +38,7 @@ const char *transport_name(uint64_t t) { return NAME_OF(transport_names, t); }
 const char *testkind_name(uint64_t t) { return NAME_OF(test_names, t); }
 const char *inline_name(uint64_t m) { return NAME_OF(inline_names, m); }
 const char *access_name(uint64_t a) { return NAME_OF(access_names, a); }
+const char *read_completion_name(uint64_t m) { return NAME_OF(read_completion_names, m); }
 
 bool verb_is_atomic(uint64_t v)
 {
@@ -63,6 +65,12 @@ uint64_t test_qps_per_thread(const struct rb_test *t)
 	return t->qps_per_thread * t->emulated_peers;
 }
 
+bool test_read_poll(const struct rb_test *t)
+{
+	return t->read_completion == RB_READ_POLL && t->verb == RB_VERB_READ &&
+	       t->test == RB_TEST_BW;
+}
+
 void test_defaults(struct rb_test *t)
 {
 #define RB_X_DEF(name, def) t->name = (def);
@@ -82,6 +90,26 @@ void test_resolve_defaults(struct rb_test *t, const struct rb_given *given)
 			t->window = 1;
 		if (!given->signal_interval)
 			t->signal_interval = 1;
+		return;
+	}
+	if (test_read_poll(t)) {
+		/* The SQ rule of test_validate: window + signal_interval - 1 <= sq_depth. */
+		if (!given->window) {
+			uint64_t tail = given->signal_interval && t->signal_interval >= 1 ?
+					t->signal_interval - 1 : 0;
+			uint64_t cap = t->sq_depth > tail ? t->sq_depth - tail : 1;
+			t->window = cap < 64 ? cap : 64;
+			if (t->window < t->postlist && t->postlist <= cap)
+				t->window = t->postlist;
+		}
+		if (!given->signal_interval) {
+			uint64_t s = 16;
+			if (t->window <= t->sq_depth && t->sq_depth - t->window + 1 < s)
+				s = t->sq_depth - t->window + 1;
+			else if (t->window > t->sq_depth)
+				s = 1; /* refused by test_validate, which names the window */
+			t->signal_interval = s;
+		}
 		return;
 	}
 	if (!given->window) {
@@ -159,6 +187,9 @@ int test_validate(const struct rb_test *t, char *err, size_t errlen)
 		return rb_fail(err, errlen, "--inline: unknown mode %llu", (unsigned long long)t->inline_mode);
 	if (t->access >= RB_ACCESS_COUNT)
 		return rb_fail(err, errlen, "--access: unknown mode %llu", (unsigned long long)t->access);
+	if (t->read_completion >= RB_READ_COUNT)
+		return rb_fail(err, errlen, "--read-completion: unknown mode %llu",
+			    (unsigned long long)t->read_completion);
 
 	/* What each transport can do: IB spec 9.4 / table 9.7.1. */
 	if (t->transport == RB_TR_UC && (t->verb == RB_VERB_READ || verb_is_atomic(t->verb)))
@@ -171,6 +202,20 @@ int test_validate(const struct rb_test *t, char *err, size_t errlen)
 			    "--verb %s with --transport ud: UD has only SEND and SEND with immediate "
 			    "(IB spec 9.4); use --verb send|send_imm, or --transport rc",
 			    verb_name(t->verb));
+	/* Polling a destination byte sees a READ's data only: a WRITE, SEND or
+	 * atomic leaves nothing in the local buffer to watch, and lat times one
+	 * READ to its CQE. READ itself is RC only (refused above on UC/UD). */
+	if (t->read_completion == RB_READ_POLL && t->verb != RB_VERB_READ)
+		return rb_fail(err, errlen,
+			    "--read-completion poll with --verb %s: polling the last byte of the local "
+			    "destination detects READ completions only (a %s brings no data into the "
+			    "local buffer); use --verb read (RC), or --read-completion cqe",
+			    verb_name(t->verb), verb_name(t->verb));
+	if (t->read_completion == RB_READ_POLL && t->test != RB_TEST_BW)
+		return rb_fail(err, errlen,
+			    "--read-completion poll with --test %s: poll counts many outstanding READs "
+			    "by their data; lat times one READ to its completion (CQE); use --test bw, "
+			    "or --read-completion cqe", testkind_name(t->test));
 	if (t->use_cm && t->transport == RB_TR_UC)
 		return rb_fail(err, errlen,
 			    "-R/--rdma-cm with --transport uc: rdma_cm connects RC (RDMA_PS_TCP) and "
@@ -262,14 +307,53 @@ int test_validate(const struct rb_test *t, char *err, size_t errlen)
 			    "their SQ slot until a later signaled one completes (IB spec 10.8.6), so "
 			    "more than the SQ depth in a row overflows the send queue",
 			    (unsigned long long)t->signal_interval, (unsigned long long)t->sq_depth);
-	if (t->window < nqp * (t->signal_interval - 1) + 1)
+	/*
+	 * --read-completion cqe: the window is counted by CQEs, and only every
+	 * signal_interval-th WR of a QP has one; with window <= qps x (s - 1)
+	 * every QP could hold s - 1 unsignaled WRs whose data has arrived and no
+	 * completion to come would free window credit: a stall.
+	 */
+	if (!test_read_poll(t) && t->window < nqp * (t->signal_interval - 1) + 1)
 		return rb_fail(err, errlen,
 			    "-w/--window %llu with --signal-interval %llu over %llu QPs per thread: every "
 			    "QP could hold %llu unsignaled WRs with no completion to come; need window "
-			    ">= %llu, or a smaller --signal-interval",
+			    ">= %llu, or a smaller --signal-interval%s",
 			    (unsigned long long)t->window, (unsigned long long)t->signal_interval,
 			    (unsigned long long)nqp, (unsigned long long)(t->signal_interval - 1),
-			    (unsigned long long)(nqp * (t->signal_interval - 1) + 1));
+			    (unsigned long long)(nqp * (t->signal_interval - 1) + 1),
+			    t->verb == RB_VERB_READ && t->test == RB_TEST_BW ?
+			    ", or --read-completion poll (READ completions seen in the data: the window "
+			    "no longer waits on signaled WRs)" : "");
+	/*
+	 * --read-completion poll: window credit comes back when a READ's data
+	 * lands, but its send queue slot only when a signaled completion at or
+	 * after it is reaped (IB spec 10.8.6: an unsignaled WR's slot is freed
+	 * by the completion of a later signaled WR of that QP). So a QP's SQ
+	 * holds every WR posted since its last reaped signaled WR: up to the
+	 * whole window still in flight (nothing keeps the window spread over
+	 * the QPs: at the end of a phase, or when the others have no room, it
+	 * can all sit on one) plus up to signal_interval - 1 WRs that finished
+	 * after that signaled WR and wait for the next one. Hence
+	 * window + signal_interval - 1 <= sq_depth: the send queue then never
+	 * holds a post back once the finished signaled WRs' CQEs are reaped,
+	 * and the window asked is the window run (a smaller SQ would throttle
+	 * it and the point would measure something else). Progress alone needs
+	 * only signal_interval <= sq_depth (checked above: a full send queue
+	 * then always holds a signaled WR whose CQE will come). The rc-swarm
+	 * grids (experiments/swarm-*: window and signal interval up to 64) fit
+	 * the default --sq-depth 128: 64 + 64 - 1 = 127.
+	 */
+	if (test_read_poll(t) && t->window + t->signal_interval - 1 > t->sq_depth)
+		return rb_fail(err, errlen,
+			    "-w/--window %llu with --signal-interval %llu and --read-completion poll: a "
+			    "QP's send queue holds the window in flight (all of it may sit on one QP) "
+			    "plus %llu finished unsignaled WRs waiting for the next signaled one; need "
+			    "--sq-depth >= %llu (window + signal interval - 1; it is %llu): raise "
+			    "--sq-depth, or lower -w or --signal-interval",
+			    (unsigned long long)t->window, (unsigned long long)t->signal_interval,
+			    (unsigned long long)(t->signal_interval - 1),
+			    (unsigned long long)(t->window + t->signal_interval - 1),
+			    (unsigned long long)t->sq_depth);
 	if (t->postlist > t->window)
 		return rb_fail(err, errlen,
 			    "-l/--postlist %llu above -w/--window %llu: a batch cannot exceed the "
@@ -337,15 +421,24 @@ int test_validate(const struct rb_test *t, char *err, size_t errlen)
 		uint64_t slots = verb_needs_recv(t->verb) ? t->rq_depth : 1;
 		uint64_t send = verb_is_atomic(t->verb) ? t->sq_depth * 8 : t->size;
 		uint64_t per_qp = send + 64 + (t->size + grh + 64) * slots;
+		/* --read-completion poll: one destination slot per outstanding READ */
+		uint64_t poll = 0;
 		uint64_t total;
-		if (__builtin_mul_overflow(per_qp, nqp * t->threads, &total) || total > RB_MAX_BUFFER)
+		if (test_read_poll(t) &&
+		    (__builtin_mul_overflow(t->size + 64, t->window, &poll) ||
+		     __builtin_mul_overflow(poll, t->threads, &poll)))
+			poll = UINT64_MAX;
+		if (__builtin_mul_overflow(per_qp, nqp * t->threads, &total) ||
+		    __builtin_add_overflow(total, poll, &total) || total > RB_MAX_BUFFER)
 			return rb_fail(err, errlen,
-				    "buffer of about %llu bytes per QP x %llu QPs is above %llu GiB "
+				    "buffer of about %llu bytes per QP x %llu QPs%s is above %llu GiB "
 				    "(--size %llu, --rq-depth %llu for receive slots); lower the size, "
-				    "--rq-depth or the QP count",
+				    "--rq-depth%s or the QP count",
 				    (unsigned long long)per_qp, (unsigned long long)(nqp * t->threads),
+				    poll ? " plus a READ slot per outstanding op (-w x --threads)" : "",
 				    (unsigned long long)(RB_MAX_BUFFER >> 30),
-				    (unsigned long long)t->size, (unsigned long long)t->rq_depth);
+				    (unsigned long long)t->size, (unsigned long long)t->rq_depth,
+				    poll ? ", -w" : "");
 	}
 	if (t->timeout_ms < 1000)
 		return rb_fail(err, errlen, "--timeout %.3f s: must be >= 1 s",
@@ -415,7 +508,7 @@ enum {
 	OPT_VALIDATE, OPT_CPUS, OPT_CSV, OPT_JSON, OPT_RUN_ID, OPT_PROC_INDEX,
 	OPT_CONNECT_TIMEOUT, OPT_TIMEOUT, OPT_COUNTERS, OPT_STRIDE, OPT_ACCESS,
 	OPT_RECV_BATCH, OPT_BIND, OPT_ONCE, OPT_MAX_SESSIONS, OPT_SEED, OPT_VERSION,
-	OPT_QUIET,
+	OPT_QUIET, OPT_READ_COMPLETION,
 };
 
 static const struct option long_opts[] = {
@@ -441,6 +534,7 @@ static const struct option long_opts[] = {
 	{ "signal-interval", required_argument, NULL, OPT_SIGNAL },
 	{ "inline", required_argument, NULL, OPT_INLINE },
 	{ "window", required_argument, NULL, 'w' },
+	{ "read-completion", required_argument, NULL, OPT_READ_COMPLETION },
 	{ "qps", required_argument, NULL, 'q' },
 	{ "qps-per-thread", required_argument, NULL, OPT_QPT },
 	{ "threads", required_argument, NULL, OPT_THREADS },
@@ -505,6 +599,11 @@ void opts_usage(FILE *f)
 "      --signal-interval N one signaled WR every N (1 = all; default up to 16 in bw)\n"
 "      --inline MODE       auto|on|off (auto: inline when the granted cap covers it, <= 256 B)\n"
 "  -w, --window N          outstanding ops per thread (bw default 64; lat 1)\n"
+"      --read-completion M cqe|poll (cqe): how a bw READ's completion is seen: its CQE\n"
+"                          (the window must cover every QP's unsignaled tail), or\n"
+"                          poll: the last byte of its own destination slot changing\n"
+"                          (window and --signal-interval independent; needs\n"
+"                          --sq-depth >= window + signal interval - 1; --verb read)\n"
 "  -q, --qps N             QPs per thread (same as --qps-per-thread)\n"
 "      --threads T         worker threads, each with its own CQ, QPs, buffer slice\n"
 "      --emulated-peers M  connected QPs per thread per emulated remote machine\n"
@@ -817,6 +916,11 @@ int opts_parse(int argc, char **argv, struct rb_opts *o, char *err, size_t errle
 			if (parse_num(a, 1, UINT64_C(1) << 32, "-w/--window", &t->window, err, errlen))
 				return -1;
 			g->window = true;
+			break;
+		case OPT_READ_COMPLETION:
+			if (parse_enum(a, read_completion_names, RB_READ_COUNT, "--read-completion",
+				       &t->read_completion, err, errlen))
+				return -1;
 			break;
 		case 'q':
 			if (parse_num(a, 1, RB_MAX_QPS_THREAD, "-q/--qps", &t->qps_per_thread, err, errlen))

@@ -15,6 +15,21 @@
  * slot, and its completion time minus that goes into the histogram:
  * latency under load, reported as lat_kind "completion" (post to CQE).
  *
+ * Client, --test bw --verb read --read-completion poll (bw_phase_poll): as
+ * the original rc-swarm artifact, a READ is complete when the last byte of
+ * its own destination slot (a ring of `window` slots per thread) changes
+ * from RB_READ_SENTINEL, which is written there just before the post; the
+ * poller watches the oldest outstanding slot (volatile read) and each
+ * change frees one unit of window credit. Signaled WRs (every
+ * signal_interval-th per QP, and each QP's last of the phase) remain, only
+ * to free send queue slots: their CQEs are reaped without waiting. So the
+ * window and the signal interval are independent (test_validate has the SQ
+ * rule that replaces the window rule). Latency samples: post to the last
+ * byte, for the same signaled WRs cqe mode samples. Caveat: the IB spec
+ * does not order the DMA writes of a READ response's bytes; this relies on
+ * the last byte landing last, as on Mellanox NICs and rxe (in-order
+ * packets, each written in order, no relaxed ordering on the MR).
+ *
  * Client, --test lat: one op outstanding. READ and atomics: time from post
  * to the completion (a round trip). SEND, SEND_IMM, WRITE_IMM: ping-pong
  * through the receive CQ; WRITE: ping-pong by polling the last payload byte
@@ -265,6 +280,238 @@ static inline int post_batch(struct rb_worker *w, struct rb_qp *q, unsigned n, u
 			    "failed: %s", w->index, n, q->qp->qp_num,
 			    (unsigned long long)(q->posted - q->completed), strerror(rc));
 	q->posted += n;
+	return 0;
+}
+
+/*
+ * --read-completion poll: post n READs on q as one linked list, each into
+ * the next free ring slot, whose last byte is set to the sentinel first
+ * (ibv_post_send orders that store before the doorbell, so the NIC's write
+ * of the data always comes after it).
+ */
+static inline int post_batch_poll(struct rb_worker *w, struct rb_qp *q, unsigned n,
+				  unsigned sig, uint64_t ts, uint64_t *tail)
+{
+	const struct rb_test *t = &w->ctx->t;
+	const uint64_t window = t->window;
+	struct ibv_send_wr *bad = NULL;
+	uint64_t k = *tail;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct ibv_send_wr *wr = &q->swr[i];
+		struct rb_pslot *s = &w->pslot[k];
+		uint64_t seq = q->posted + i;
+		bool signaled = (seq + 1) % sig == 0 || seq + 1 == q->quota;
+		wr->wr_id = ((uint64_t)q->index << ID_SHIFT) | (seq & ID_MASK);
+		wr->send_flags = signaled ? IBV_SEND_SIGNALED : 0;
+		wr->next = i + 1 < n ? &q->swr[i + 1] : NULL;
+		q->ssge[i].addr = (uintptr_t)s->buf;
+		*(volatile uint8_t *)(s->buf + t->size - 1) = RB_READ_SENTINEL;
+		s->q = q;
+		s->ts = signaled ? ts : 0;
+		k = k + 1 == window ? 0 : k + 1;
+	}
+	int rc = ibv_post_send(q->qp, &q->swr[0], &bad);
+	if (rc)
+		return werr(w, "thread %u: ibv_post_send(%u READs, qpn 0x%x, %llu in its send queue) "
+			    "failed: %s", w->index, n, q->qp->qp_num,
+			    (unsigned long long)(q->posted - q->reaped), strerror(rc));
+	q->posted += n;
+	*tail = k;
+	return 0;
+}
+
+/* Reap signaled READ completions without waiting: they free SQ slots.
+ * Returns the CQEs reaped, or -1 with w->err. */
+static inline int reap_read_sq(struct rb_worker *w, uint64_t *sig_out)
+{
+	struct ibv_wc wc[RB_POLL_BATCH];
+	int ne = ibv_poll_cq(w->scq, RB_POLL_BATCH, wc);
+
+	if (ne < 0)
+		return werr(w, "thread %u: ibv_poll_cq(send) failed: %d", w->index, ne);
+	for (int i = 0; i < ne; i++) {
+		if (wc[i].status != IBV_WC_SUCCESS)
+			return wc_error(w, &wc[i], "read");
+		struct rb_qp *q = &w->qps[wc[i].wr_id >> ID_SHIFT];
+		q->reaped = (wc[i].wr_id & ID_MASK) + 1;
+	}
+	*sig_out -= (uint64_t)ne;
+	return ne;
+}
+
+/*
+ * A poll-mode wait ran out of time (cold path): name what it waited for.
+ * head: the oldest outstanding READ's slot, or NULL when none is
+ * outstanding (then the wait was for signaled CQEs to free SQ slots).
+ */
+static __attribute__((cold, noinline)) int stall_poll(struct rb_worker *w,
+						       const struct rb_pslot *head, bool measure)
+{
+	const struct rb_test *t = &w->ctx->t;
+	char what[256];
+	struct rb_qp *q = NULL;
+
+	if (head) {
+		q = head->q;
+		uint8_t last = *(volatile uint8_t *)(head->buf + t->size - 1);
+		snprintf(what, sizeof(what),
+			 "the last byte of READ %llu of this QP (slot %llu of the thread's %llu) "
+			 "to change from the sentinel 0x%02x (now 0x%02x)%s",
+			 (unsigned long long)q->completed,
+			 (unsigned long long)(head - w->pslot), (unsigned long long)t->window,
+			 RB_READ_SENTINEL, last,
+			 q->reaped > q->completed ?
+			 ": its completion (CQE) did arrive, so its data landed and ends in the "
+			 "sentinel (the same rdma_bench on both ends?)" :
+			 "");
+	} else {
+		for (unsigned k = 0; k < w->nqp && !q; k++)
+			if (w->qps[k].reaped < w->qps[k].posted)
+				q = &w->qps[k];
+		snprintf(what, sizeof(what),
+			 "signaled READ completions to free send queue slots (%llu of its WRs freed)",
+			 q ? (unsigned long long)q->reaped : 0ull);
+	}
+	return stall_error(w, what, q, measure);
+}
+
+/*
+ * One bw phase with --read-completion poll (READ only): iters ops per
+ * thread (or until dur_ns). See the top of this file.
+ */
+static int bw_phase_poll(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool measure)
+{
+	struct rb_ctx *c = w->ctx;
+	const struct rb_test *t = &c->t;
+	const unsigned nqp = w->nqp;
+	const uint64_t window = t->window, sq = t->sq_depth, size = t->size;
+	const uint64_t cq_room = c->cq_depth_s;
+	const unsigned postlist = (unsigned)t->postlist, sig = (unsigned)t->signal_interval;
+	const uint64_t timeout_ns = t->timeout_ms * 1000000ull;
+	struct rb_pslot *const ring = w->pslot;
+	uint64_t outstanding = 0, done = 0, quota_sum, head = 0, tail = 0;
+	uint64_t sig_out = 0;           /* signaled WRs posted, CQE not reaped yet */
+	uint64_t t_start, t_last, t_busy, deadline, idle = 0;
+	unsigned cursor = 0, loops = 0;
+	bool stopping = false;
+
+	for (unsigned k = 0; k < nqp; k++) {
+		struct rb_qp *q = &w->qps[k];
+		q->posted = q->completed = q->reaped = 0;
+		q->quota = iters ? iters / nqp + (k < iters % nqp ? 1 : 0) : UINT64_MAX;
+	}
+	quota_sum = iters ? iters : UINT64_MAX;
+	t_start = t_last = t_busy = timing_now_ns();
+	deadline = t_start + dur_ns;
+
+	while (done < quota_sum) {
+		/* Post: round robin over QPs with room in the window, the SQ and the CQ. */
+		for (unsigned k = 0; k < nqp && outstanding < window; k++) {
+			struct rb_qp *q = &w->qps[cursor];
+			cursor = cursor + 1 == nqp ? 0 : cursor + 1;
+			uint64_t n = postlist;
+			uint64_t avail = q->quota - q->posted;
+			uint64_t room = sq - (q->posted - q->reaped);
+			if (avail < n)
+				n = avail;
+			if (room < n)
+				n = room;
+			if (window - outstanding < n)
+				n = window - outstanding;
+			if (cq_room - sig_out < n)
+				n = cq_room - sig_out; /* n WRs bring at most n CQEs */
+			if (!n)
+				continue;
+			uint64_t before = q->posted;
+			if (post_batch_poll(w, q, (unsigned)n, sig, measure ? timing_now_ns() : 0,
+					    &tail))
+				return -1;
+			/* signaled among [before, before + n): multiples of sig, and the last */
+			sig_out += (before + n) / sig - before / sig;
+			if (before + n == q->quota && q->quota % sig)
+				sig_out++;
+			outstanding += n;
+		}
+		/* Completions: the oldest outstanding READ's last byte, then the next. */
+		bool busy = false;
+		if (outstanding &&
+		    *(volatile const uint8_t *)(ring[head].buf + size - 1) != RB_READ_SENTINEL) {
+			uint64_t now = timing_now_ns();
+			do {
+				struct rb_pslot *s = &ring[head];
+				struct rb_qp *q = s->q;
+				if (measure && s->ts)
+					hist_add(w->hist, now - s->ts);
+				q->completed++;
+				q->ops++;
+				done++;
+				outstanding--;
+				head = head + 1 == window ? 0 : head + 1;
+			} while (outstanding &&
+				 *(volatile const uint8_t *)(ring[head].buf + size - 1) !=
+				 RB_READ_SENTINEL);
+			t_last = now;
+			busy = true;
+		}
+		/* SQ slots: reap signaled completions, never waiting for one (polled
+		 * even with none due: an unsignaled WR that fails still completes,
+		 * with its error). */
+		int ne = reap_read_sq(w, &sig_out);
+		if (ne < 0)
+			return -1;
+		busy |= ne > 0;
+		if (busy) {
+			idle = 0;
+			t_busy = 0;
+		} else if (++idle % CHECK_EVERY == 0) {
+			uint64_t now = timing_now_ns();
+			if (!t_busy)
+				t_busy = now; /* idle since about now */
+			if (stopped(c))
+				return wstopped(w, "thread %u: stopped by the session (peer failure or "
+					    "timeout)", w->index);
+			if (now - t_busy > timeout_ns)
+				return stall_poll(w, outstanding ? &ring[head] : NULL, measure);
+		}
+		/* Duration mode: at the deadline finish each QP at a signaled WR. */
+		if (dur_ns && !stopping && (++loops & 63) == 0 && timing_now_ns() >= deadline) {
+			stopping = true;
+			quota_sum = 0;
+			for (unsigned k = 0; k < nqp; k++) {
+				struct rb_qp *q = &w->qps[k];
+				uint64_t qq = (q->posted + sig - 1) / sig * sig;
+				if (qq == 0 && t->validate)
+					qq = 1;
+				q->quota = qq;
+				quota_sum += qq;
+			}
+		}
+	}
+	/* Every QP's last WR is signaled: wait for those CQEs, so no SQ slot
+	 * and no CQE is left over for the next phase (which restarts counting). */
+	t_busy = timing_now_ns();
+	while (sig_out) {
+		int ne = reap_read_sq(w, &sig_out);
+		if (ne < 0)
+			return -1;
+		if (ne > 0) {
+			t_busy = timing_now_ns();
+		} else if (++idle % CHECK_EVERY == 0) {
+			if (stopped(c))
+				return wstopped(w, "thread %u: stopped by the session (peer failure or "
+					    "timeout)", w->index);
+			if (timing_now_ns() - t_busy > timeout_ns)
+				return stall_poll(w, NULL, measure);
+		}
+	}
+	if (measure) {
+		w->t_start = t_start;
+		w->t_end = t_last;
+		w->ops = done;
+		w->bytes = done * t->size;
+	}
+	w->ops_total += done;
 	return 0;
 }
 
@@ -626,7 +873,7 @@ void *worker_client_main(void *arg)
 	struct rb_ctx *c = w->ctx;
 	const struct rb_test *t = &c->t;
 	int (*phase)(struct rb_worker *, uint64_t, uint64_t, bool) =
-		t->test == RB_TEST_LAT ? lat_phase : bw_phase;
+		t->test == RB_TEST_LAT ? lat_phase : w->pslot ? bw_phase_poll : bw_phase;
 
 	if (t->warmup_iters || t->warmup_ms)
 		if (phase(w, t->warmup_iters, t->warmup_ms * 1000000ull, false))
@@ -818,10 +1065,40 @@ static uint64_t check_region(struct rb_ctx *c, enum rb_role writer, uint64_t len
 	return bad;
 }
 
+/* --read-completion poll: every READ slot that took a READ holds the server's
+ * pattern of the QP whose READ filled it last. Returns the bad slots. */
+static uint64_t check_read_slots(struct rb_ctx *c, char *note, size_t notelen)
+{
+	const struct rb_test *t = &c->t;
+	uint64_t bad = 0;
+
+	for (unsigned i = 0; i < c->nw; i++)
+		for (uint64_t k = 0; c->w[i].pslot && k < t->window; k++) {
+			const struct rb_pslot *s = &c->w[i].pslot[k];
+			if (!s->q)
+				continue;
+			for (uint64_t b = 0; b < t->size; b++) {
+				uint8_t want = rb_pattern(t->seed, RB_ROLE_SERVER, s->q->gindex, b);
+				if (s->buf[b] == want)
+					continue;
+				if (!bad)
+					snprintf(note, notelen, "thread %u READ slot %llu (last filled by "
+						 "QP %u) byte %llu is 0x%02x, expected 0x%02x", i,
+						 (unsigned long long)k, s->q->gindex,
+						 (unsigned long long)b, s->buf[b], want);
+				bad++;
+				break;
+			}
+		}
+	return bad;
+}
+
 uint64_t ctx_check_client_buffers(struct rb_ctx *c, char *note, size_t notelen)
 {
 	const struct rb_test *t = &c->t;
 
+	if (c->lay.poll_slots)
+		return check_read_slots(c, note, notelen);
 	if (t->verb == RB_VERB_READ)
 		return check_region(c, RB_ROLE_SERVER, t->size, note, notelen);
 	if (t->test == RB_TEST_LAT && t->verb == RB_VERB_WRITE)

@@ -13,10 +13,15 @@
  *
  * Buffer layout (identical on both ends, so the remote address of any slot
  * follows from the peer's base address; struct rb_layout):
- *   [atomic counters: Z x stride] [QP region 0] [QP region 1] ...
+ *   [atomic counters: Z x stride] [QP region 0] [QP region 1] ... [READ slots]
  *   QP region = [send slot (payload; atomics: SQ-depth x 8 result slots)]
  *               [receive slots: rq_depth (verbs that consume receives) or 1,
  *                each payload + 40 bytes GRH on UD]
+ *   READ slots (--read-completion poll only): threads x window destination
+ *               slots, thread i's at [i x window, (i + 1) x window); one per
+ *               outstanding READ, so its last byte tells when its data landed.
+ *               Only the client uses them; the server's copy keeps both
+ *               buffers the same length (checked in ctx_negotiate).
  * QP g (process-wide index thread * qps_per_thread + q) of one side talks to
  * QP g of the other side.
  */
@@ -46,6 +51,9 @@ struct rb_layout {
 	uint64_t recv_slots;   /* rq_depth if the verb consumes receives, else 1 */
 	uint64_t region_len;   /* send_len + recv_slot * recv_slots */
 	uint64_t nqp_total;
+	uint64_t poll_off;     /* READ slots (--read-completion poll), after the regions */
+	uint64_t poll_slot;    /* bytes per READ slot, 64-aligned; 0 without poll */
+	uint64_t poll_slots;   /* threads x window with poll, else 0 */
 	uint64_t total;        /* bytes, multiple of the page size */
 };
 
@@ -67,6 +75,9 @@ struct rb_qp {
 	uint64_t remote_send, remote_recv;   /* the peer's slots of this QP */
 	/* posting state of the current phase */
 	uint64_t posted, completed, quota;
+	uint64_t reaped;             /* --read-completion poll: WRs whose SQ slot a reaped
+	                                signaled completion freed (completed counts the
+	                                READs whose data was seen) */
 	uint64_t ops;                /* ops completed on this QP, all phases */
 	struct ibv_send_wr *swr;     /* postlist pre-built WRs */
 	struct ibv_sge *ssge;
@@ -81,6 +92,14 @@ struct rb_qp {
 	uint8_t tag;                 /* WRITE ping-pong: last tag */
 };
 
+/* --read-completion poll: one outstanding READ, in posting order (a ring of
+ * `window` entries per thread, one destination slot each). */
+struct rb_pslot {
+	uint8_t *buf;                /* its destination slot (fixed) */
+	struct rb_qp *q;             /* QP of the READ using it */
+	uint64_t ts;                 /* post time of a signaled WR in the window, else 0 */
+};
+
 struct rb_worker {
 	struct rb_ctx *ctx;
 	unsigned index;
@@ -92,6 +111,8 @@ struct rb_worker {
 	uint64_t rng;                /* xorshift64 state: random counter access */
 	uint64_t seq_ctr;            /* sequential counter access */
 	uint64_t *expect;            /* cmp_swap: last value seen per counter */
+	struct rb_pslot *pslot;      /* --read-completion poll (client): window entries;
+	                                q stays NULL until an entry takes its first READ */
 	int cpu;                     /* -1 = not pinned */
 	pthread_t tid;
 	bool started;
@@ -177,10 +198,20 @@ int qp_access(const struct rb_ctx *c);
  * back path MTU, ACK timeout, retry counts and max_rd_atomic into c. */
 int qp_cm_finish(struct rb_ctx *c, struct rb_qp *q, bool first, char *err, size_t errlen);
 
-/* Payload pattern byte i of QP g written by role (both ends compute it). */
+/*
+ * --read-completion poll: the value a READ slot's last byte holds from just
+ * before its READ is posted until the READ's data lands there. rb_pattern
+ * never produces it, so the server's source bytes (every position, every
+ * QP, every seed) always differ from it and the change is always seen.
+ */
+#define RB_READ_SENTINEL 0x00u
+
+/* Payload pattern byte i of QP g written by role (both ends compute it);
+ * never RB_READ_SENTINEL (a zero byte reads as "no data yet"). */
 static inline uint8_t rb_pattern(uint64_t seed, enum rb_role role, uint32_t g, uint64_t i)
 {
-	return (uint8_t)(i * 131u + g * 29u + seed * 7u + (unsigned)role * 101u + 1u);
+	uint8_t v = (uint8_t)(i * 131u + g * 29u + seed * 7u + (unsigned)role * 101u + 1u);
+	return v == RB_READ_SENTINEL ? (uint8_t)(RB_READ_SENTINEL ^ 0xffu) : v;
 }
 
 /* Worker threads (bench/post.c). Thread functions take a struct rb_worker *. */
@@ -192,7 +223,9 @@ int workers_start(struct rb_ctx *c, void *(*fn)(void *), char *err, size_t errle
 int workers_join(struct rb_ctx *c, char *err, size_t errlen);
 
 /* End-of-test checks of buffer contents (bench/post.c). */
-/* Client: READ and WRITE ping-pong data; returns mismatching QPs. */
+/* Client: READ and WRITE ping-pong data (with --read-completion poll: every
+ * READ slot used, against the pattern of the QP that last filled it);
+ * returns mismatching QPs (READ slots with poll). */
 uint64_t ctx_check_client_buffers(struct rb_ctx *c, char *note, size_t notelen);
 /* Server: WRITE data, atomic counter sum (*sum). Returns mismatching QPs. */
 uint64_t ctx_check_server_buffers(struct rb_ctx *c, uint64_t *sum, char *note, size_t notelen);

@@ -38,6 +38,15 @@ enum rb_transport { RB_TR_RC = 0, RB_TR_UC, RB_TR_UD, RB_TR_COUNT };
 enum rb_testkind { RB_TEST_BW = 0, RB_TEST_LAT, RB_TEST_COUNT };
 enum rb_inline { RB_INLINE_AUTO = 0, RB_INLINE_ON, RB_INLINE_OFF, RB_INLINE_COUNT };
 enum rb_access { RB_ACCESS_SEQ = 0, RB_ACCESS_RANDOM, RB_ACCESS_COUNT };
+/*
+ * How a bw READ's completion is detected (--read-completion):
+ *   cqe   by its signaled completion (every other test counts this way too);
+ *         the window waits on CQEs, so it must cover every QP's unsignaled tail
+ *   poll  by the last byte of its own destination slot changing from a
+ *         sentinel (the original rc-swarm artifact): window and signal
+ *         interval are independent, signaled WRs only free send queue slots
+ */
+enum rb_read_completion { RB_READ_CQE = 0, RB_READ_POLL, RB_READ_COUNT };
 
 /* Limits of the command line (not of a device). */
 #define RB_MAX_SIZE        (UINT64_C(1) << 30) /* 1 GiB per message */
@@ -89,7 +98,8 @@ enum rb_access { RB_ACCESS_SEQ = 0, RB_ACCESS_RANDOM, RB_ACCESS_COUNT };
 	X(use_cm, 0)             /* 1 = connect QPs with rdma_cm */         \
 	X(rep, 0)                /* repetition index of this point */       \
 	X(seed, 1)               /* payload pattern and random addresses */ \
-	X(timeout_ms, 120000)    /* whole point, and any single wait */
+	X(timeout_ms, 120000)    /* whole point, and any single wait */    \
+	X(read_completion, RB_READ_CQE) /* added last: older fields keep their wire place */
 
 struct rb_test {
 #define RB_X_FIELD(name, def) uint64_t name;
@@ -145,6 +155,7 @@ const char *transport_name(uint64_t t);
 const char *testkind_name(uint64_t t);
 const char *inline_name(uint64_t m);
 const char *access_name(uint64_t a);
+const char *read_completion_name(uint64_t m);
 
 /* Properties of a verb (IB spec 9.4: which opcodes each transport has). */
 bool verb_is_atomic(uint64_t v);
@@ -155,6 +166,8 @@ bool verb_is_rdma(uint64_t v);         /* READ, WRITE, WRITE_IMM: need remote ad
 const char *verb_lat_kind(uint64_t v);
 /* QPs each thread drives: qps_per_thread * emulated_peers. */
 uint64_t test_qps_per_thread(const struct rb_test *t);
+/* A bw READ test whose completions are seen in the data (--read-completion poll). */
+bool test_read_poll(const struct rb_test *t);
 
 /* Fill *t with the defaults of RB_TEST_FIELDS. */
 void test_defaults(struct rb_test *t);
@@ -164,6 +177,9 @@ void test_defaults(struct rb_test *t);
  * only where the user gave none (given may be NULL: all defaults):
  *   bw: window = min(64, sq_depth * qps);
  *       signal_interval = largest s <= 16 with qps * (s - 1) + 1 <= window
+ *   bw, --read-completion poll: window = min(64, sq_depth - (s - 1)) with the
+ *       given s (else s = 1 for this bound); signal_interval = largest
+ *       s <= 16 with window + s - 1 <= sq_depth (the rule in test_validate)
  *   lat: window = 1, signal_interval = 1.
  */
 void test_resolve_defaults(struct rb_test *t, const struct rb_given *given);

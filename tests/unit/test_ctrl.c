@@ -91,6 +91,51 @@ static void test_round_trips_every_field(void **state)
 	assert_memory_equal(&back, &t, sizeof(t));
 }
 
+/*
+ * --read-completion travels in TEST (the server validates the point and
+ * sizes its buffer like the client's): the last field, so a TEST of the
+ * older length (one field short) is refused naming both counts.
+ */
+static void test_carries_read_completion_last(void **state)
+{
+	(void)state;
+	struct rb_test t;
+	test_defaults(&t);
+	assert_int_equal(t.read_completion, RB_READ_CQE);
+	t.verb = RB_VERB_READ;
+	t.size = 32;
+	t.iters = 1000;
+	t.emulated_peers = 6;
+	t.window = 8;
+	t.signal_interval = 16;
+	t.read_completion = RB_READ_POLL;
+	size_t n = ctrl_encode_test(buf, sizeof(buf), &t);
+	assert_int_equal(n, CTRL_HDR_LEN + 8 * RB_TEST_NFIELDS);
+	/* last u64 on the wire, big-endian: 1 */
+	assert_int_equal(buf[n - 1], RB_READ_POLL);
+	assert_int_equal(buf[n - 2], 0);
+	assert_int_equal(decode(n), 0);
+	assert_int_equal(m.u.test.read_completion, RB_READ_POLL);
+	/* what the server checks on arrival: this point is valid only with poll */
+	assert_int_equal(test_validate(&m.u.test, err, sizeof(err)), 0);
+	m.u.test.read_completion = RB_READ_CQE;
+	assert_int_equal(test_validate(&m.u.test, err, sizeof(err)), -1);
+	assert_err_has("need window >= 91");
+	/* an unknown mode from the wire is refused, not taken as cqe */
+	m.u.test.read_completion = 2;
+	assert_int_equal(test_validate(&m.u.test, err, sizeof(err)), -1);
+	assert_err_has("--read-completion: unknown mode 2");
+	/* a TEST of the length before read_completion existed */
+	n = ctrl_encode_test(buf, sizeof(buf), &t);
+	put32(buf + 8, 8 * (RB_TEST_NFIELDS - 1));
+	assert_int_equal(decode(n - 8), -1);
+	assert_err_has("TEST inconsistent");
+	char want[64];
+	snprintf(want, sizeof(want), "expected %u (%u fields)", 8 * RB_TEST_NFIELDS,
+		 (unsigned)RB_TEST_NFIELDS);
+	assert_err_has(want);
+}
+
 static void setup_round_trips_with_qps(void **state)
 {
 	(void)state;
@@ -328,6 +373,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(hello_round_trips),
 		cmocka_unit_test(test_round_trips_every_field),
+		cmocka_unit_test(test_carries_read_completion_last),
 		cmocka_unit_test(setup_round_trips_with_qps),
 		cmocka_unit_test(done_error_and_empty_round_trip),
 		cmocka_unit_test(bad_magic_and_version_are_refused),

@@ -13,8 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <math.h>
+
 #include "ctx.h"
 #include "options.h"
+#include "report.h"
 
 static struct rb_opts o;
 static char err[1024];
@@ -492,6 +495,221 @@ static void layout_covers_every_qp_region(void **state)
 	assert_true(l.send_len >= t.sq_depth * 8); /* one result slot per SQ entry */
 }
 
+/* --read-completion: parsed, cqe by default, poll only for READ bw. */
+static void read_completion_poll_is_read_bw_only(void **state)
+{
+	(void)state;
+	assert_int_equal(parse("-c h --verb read"), 0);
+	assert_int_equal(o.t.read_completion, RB_READ_CQE);
+	assert_int_equal(parse("-c h --verb read --read-completion poll"), 0);
+	assert_int_equal(o.t.read_completion, RB_READ_POLL);
+	assert_true(test_read_poll(&o.t));
+	assert_int_equal(parse("-c h --verb read --read-completion cqe"), 0);
+	assert_int_equal(o.t.read_completion, RB_READ_CQE);
+	/* cqe is what every other verb does anyway */
+	assert_int_equal(parse("-c h --verb write --read-completion cqe"), 0);
+	assert_refused("-c h --verb read --read-completion maybe", "--read-completion 'maybe'",
+		       "cqe|poll");
+	assert_refused("-c h --verb write --read-completion poll", "--read-completion poll",
+		       "--verb write", "READ completions only", "--verb read", "--read-completion cqe");
+	assert_refused("-c h --verb send --read-completion poll", "--verb send");
+	assert_refused("-c h --verb fetch_add --read-completion poll", "--verb fetch_add");
+	assert_refused("-c h --verb write_imm --transport uc --read-completion poll",
+		       "--verb write_imm");
+	assert_refused("-c h --verb read --test lat --read-completion poll", "--test lat",
+		       "--test bw", "--read-completion cqe");
+	/* READ is RC only, whatever the completion mode */
+	assert_refused("-c h --verb read --transport uc --read-completion poll", "UC",
+		       "--transport rc");
+	/* from the wire: an unknown mode */
+	struct rb_test t = base();
+	t.read_completion = 7;
+	assert_int_equal(test_validate(&t, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--read-completion"));
+}
+
+/*
+ * cqe: window >= qps x (s - 1) + 1. poll: that rule is gone; instead
+ * window + s - 1 <= sq_depth (each QP's SQ holds the window in flight plus
+ * the finished unsignaled tail before the next signaled WR).
+ */
+static void read_poll_replaces_the_window_rule_with_an_sq_rule(void **state)
+{
+	(void)state;
+	/* the smoke point: 6 QPs, window 8, signal interval 16 */
+	assert_refused("-c h --verb read -m 32 --emulated-peers 6 -w 8 --signal-interval 16",
+		       "-w/--window 8", "need window >= 91", "--read-completion poll");
+	assert_int_equal(parse("-c h --verb read -m 32 --emulated-peers 6 -w 8 --signal-interval 16 "
+			       "--read-completion poll"), 0);
+	assert_int_equal(o.t.window, 8);
+	assert_int_equal(o.t.signal_interval, 16);
+	/* the hint names poll only where it applies */
+	assert_refused("-c h --verb write -q 6 -w 8 --signal-interval 16", "need window >= 91");
+	assert_null(strstr(err, "--read-completion"));
+	/* the SQ rule, at the boundary: 113 + 16 - 1 = 128 */
+	assert_int_equal(parse("-c h --verb read --read-completion poll -w 113 --signal-interval 16"),
+			 0);
+	assert_refused("-c h --verb read --read-completion poll -w 114 --signal-interval 16",
+		       "-w/--window 114", "--signal-interval 16", "need --sq-depth >= 129", "it is 128",
+		       "raise --sq-depth, or lower -w or --signal-interval");
+	assert_int_equal(parse("-c h --verb read --read-completion poll -w 114 --signal-interval 16 "
+			       "--sq-depth 129"), 0);
+	/* all signaled: the window alone, up to the SQ depth */
+	assert_int_equal(parse("-c h --verb read --read-completion poll -w 128 --signal-interval 1"),
+			 0);
+	assert_refused("-c h --verb read --read-completion poll -w 129 --signal-interval 1 -q 2",
+		       "need --sq-depth >= 129");
+	/* the same rule when the point arrives over the wire */
+	struct rb_test t = base();
+	t.verb = RB_VERB_READ;
+	t.read_completion = RB_READ_POLL;
+	t.window = 100;
+	t.signal_interval = 64;
+	assert_int_equal(test_validate(&t, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "need --sq-depth >= 163"));
+	t.sq_depth = 163;
+	assert_int_equal(test_validate(&t, err, sizeof(err)), 0);
+}
+
+/* experiments/swarm-32b_read: every point of its grid runs with poll. */
+static void read_poll_accepts_the_swarm_grid(void **state)
+{
+	(void)state;
+	static const unsigned windows[] = { 8, 16, 32, 48, 64 };
+	static const unsigned sigs[] = { 4, 8, 16, 32, 64 };
+	char line[256];
+	unsigned cqe_ok = 0;
+
+	for (unsigned i = 0; i < 5; i++)
+		for (unsigned j = 0; j < 5; j++) {
+			snprintf(line, sizeof(line), "-c h --verb read -m 32 --threads 14 "
+				 "--emulated-peers 6 -w %u --signal-interval %u -D 2 "
+				 "--read-completion poll", windows[i], sigs[j]);
+			if (parse(line))
+				fail_msg("'%s' refused: %s", line, err);
+			snprintf(line, sizeof(line), "-c h --verb read -m 32 --threads 14 "
+				 "--emulated-peers 6 -w %u --signal-interval %u -D 2",
+				 windows[i], sigs[j]);
+			cqe_ok += parse(line) == 0;
+		}
+	/* cqe runs only the points with window >= 6 x (s - 1) + 1 */
+	assert_int_equal(cqe_ok, 5);
+}
+
+static void read_poll_defaults_fit_the_sq_rule(void **state)
+{
+	(void)state;
+	/* with 6 QPs cqe shrinks the signal interval to 11; poll keeps 16 */
+	assert_int_equal(parse("-c h --verb read -q 6"), 0);
+	assert_int_equal(o.t.window, 64);
+	assert_int_equal(o.t.signal_interval, 11);
+	assert_int_equal(parse("-c h --verb read -q 6 --read-completion poll"), 0);
+	assert_int_equal(o.t.window, 64);
+	assert_int_equal(o.t.signal_interval, 16);
+	/* small SQ: the window takes it, the signal interval what is left */
+	assert_int_equal(parse("-c h --verb read --sq-depth 32 --read-completion poll"), 0);
+	assert_int_equal(o.t.window, 32);
+	assert_int_equal(o.t.signal_interval, 1);
+	assert_int_equal(parse("-c h --verb read --sq-depth 32 --signal-interval 8 "
+			       "--read-completion poll"), 0);
+	assert_int_equal(o.t.window, 25);
+	assert_int_equal(parse("-c h --verb read --sq-depth 72 -w 64 --read-completion poll"), 0);
+	assert_int_equal(o.t.signal_interval, 9);
+}
+
+/* The READ slots: one per outstanding READ per thread, after the QP regions. */
+static void read_poll_layout_has_a_slot_per_outstanding_read(void **state)
+{
+	(void)state;
+	struct rb_test t = base();
+	struct rb_layout l, plain;
+	t.verb = RB_VERB_READ;
+	t.size = 100;
+	t.threads = 3;
+	t.emulated_peers = 6;
+	t.window = 8;
+	t.signal_interval = 16;
+	layout_compute(&t, &plain);
+	assert_int_equal(plain.poll_slots, 0);
+	t.read_completion = RB_READ_POLL;
+	assert_int_equal(test_validate(&t, err, sizeof(err)), 0);
+	layout_compute(&t, &l);
+	assert_int_equal(l.poll_slots, 24);
+	assert_int_equal(l.poll_slot, 128);
+	assert_true(l.poll_off >= l.regions_off + l.nqp_total * l.region_len);
+	assert_int_equal(l.poll_off % 64, 0);
+	assert_true(l.total >= l.poll_off + 24 * 128);
+	assert_int_equal(l.total % 4096, 0);
+	/* everything before the slots is where it was */
+	assert_int_equal(l.regions_off, plain.regions_off);
+	assert_int_equal(l.region_len, plain.region_len);
+	/* lat and other verbs never get slots */
+	t.verb = RB_VERB_WRITE;
+	layout_compute(&t, &l);
+	assert_int_equal(l.poll_slots, 0);
+	assert_int_equal(l.total, plain.total);
+	/* the buffer limit counts the slots (window x threads x size) */
+	t = base();
+	t.verb = RB_VERB_READ;
+	t.read_completion = RB_READ_POLL;
+	t.size = RB_MAX_SIZE;
+	t.threads = 200;
+	t.sq_depth = 1024;
+	t.window = 1000;
+	t.signal_interval = 1;
+	assert_int_equal(test_validate(&t, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "READ slot per outstanding op"));
+}
+
+/* The server's bytes never equal the sentinel a READ slot waits on. */
+static void pattern_never_produces_the_read_sentinel(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 0; seed < 8; seed++)
+		for (int role = 0; role < 3; role++)
+			for (uint32_t g = 0; g < 256; g++)
+				for (uint64_t i = 0; i < 256; i++)
+					if (rb_pattern(seed, (enum rb_role)role, g, i) ==
+					    RB_READ_SENTINEL)
+						fail_msg("rb_pattern(seed %llu, role %d, QP %u, byte "
+							 "%llu) is the sentinel",
+							 (unsigned long long)seed, role, g,
+							 (unsigned long long)i);
+	/* a few values away from the sentinel are unchanged */
+	assert_int_equal(rb_pattern(1, RB_ROLE_SERVER, 0, 0), (uint8_t)(7 + 101 + 1));
+}
+
+/* The row records the mode of READ points; other verbs: NA. */
+static void rows_record_the_read_completion(void **state)
+{
+	(void)state;
+	static struct row r;
+	struct rb_opts ro;
+	struct rb_env e;
+	struct rb_test t = base();
+	memset(&ro, 0, sizeof(ro));
+	memset(&e, 0, sizeof(e));
+	e.clock_read_ns = NAN;
+	struct rb_point_info pi = { .o = &ro, .t = &t, .env = &e, .inline_used = -1,
+				    .setup_us_per_qp = NAN, .status = "ok", .reason = "" };
+	t.verb = RB_VERB_READ;
+	t.read_completion = RB_READ_POLL;
+	report_build_row(&r, &pi, -1, NULL);
+	assert_string_equal(r.cols[r.ncols - 1].name, "read_completion");
+	assert_string_equal(r.cols[r.ncols - 2].name, "clock_read_ns");
+	assert_string_equal(row_get(&r, "read_completion"), "poll");
+	assert_string_equal(row_get(&r, "schema_version"), "1");
+	t.read_completion = RB_READ_CQE;
+	report_build_row(&r, &pi, -1, NULL);
+	assert_string_equal(row_get(&r, "read_completion"), "cqe");
+	t.test = RB_TEST_LAT;
+	report_build_row(&r, &pi, -1, NULL);
+	assert_string_equal(row_get(&r, "read_completion"), "cqe");
+	t.verb = RB_VERB_WRITE;
+	report_build_row(&r, &pi, -1, NULL);
+	assert_string_equal(row_get(&r, "read_completion"), "");
+}
+
 /* The help text is written as is (fputs, not a format): no doubled percent signs. */
 static void help_text_is_printed_verbatim(void **state)
 {
@@ -505,6 +723,7 @@ static void help_text_is_printed_verbatim(void **state)
 	assert_non_null(strstr(text, "pin thread i to LIST[i % n]"));
 	assert_null(strstr(text, "%%"));
 	assert_non_null(strstr(text, "--recv-batch N"));
+	assert_non_null(strstr(text, "--read-completion M"));
 	free(text);
 }
 
@@ -539,6 +758,13 @@ int main(void)
 		cmocka_unit_test(negotiation_refuses_link_local_against_ipv4_mapped),
 		cmocka_unit_test(negotiation_refuses_mismatched_shapes),
 		cmocka_unit_test(layout_covers_every_qp_region),
+		cmocka_unit_test(read_completion_poll_is_read_bw_only),
+		cmocka_unit_test(read_poll_replaces_the_window_rule_with_an_sq_rule),
+		cmocka_unit_test(read_poll_accepts_the_swarm_grid),
+		cmocka_unit_test(read_poll_defaults_fit_the_sq_rule),
+		cmocka_unit_test(read_poll_layout_has_a_slot_per_outstanding_read),
+		cmocka_unit_test(pattern_never_produces_the_read_sentinel),
+		cmocka_unit_test(rows_record_the_read_completion),
 		cmocka_unit_test(help_text_is_printed_verbatim),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
