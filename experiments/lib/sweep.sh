@@ -97,8 +97,8 @@ rb_sweep_sequential() {
 }
 
 # rb_overhead_report: how long the jobs took beyond their measured window
-# (job log run time minus the point's duration_s), median over the jobs
-# that ran, against what the expected time assumed (overhead_s + QPs x
+# (job log run time minus the point's duration_s), mean and median over
+# the jobs that ran, against what the expected time assumed (overhead_s + QPs x
 # qp_setup_ms); the overhead_s that would have made the estimate right
 rb_overhead_report() {
   local line
@@ -109,18 +109,19 @@ rb_overhead_report() {
         if (k == "duration_s") d = v + 0; else if (k in n) n[k] = v + 0 }
       dur[++np] = d; qs[np] = n["procs"] * n["threads"] * n["qps_per_thread"] * n["emulated_peers"] * n["qps"] * q / 1000
       next }
-    FNR > 1 && $7 == 0 && $8 == 0 { pt = ($1 - 1) % np + 1; x[++nx] = $4 - dur[pt]; assumed += o + qs[pt] }
+    FNR > 1 && $7 == 0 && $8 == 0 { pt = ($1 - 1) % np + 1; x[++nx] = $4 - dur[pt]; sum += x[nx]; assumed += o + qs[pt] }
     END {
       if (!nx || p != "") exit
       for (i = 1; i <= nx; i++) for (j = i + 1; j <= nx; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }
       m = (nx % 2) ? x[(nx + 1) / 2] : (x[nx / 2] + x[nx / 2 + 1]) / 2
-      sug = o + m - assumed / nx; if (sug < 0) sug = 0
-      printf "%.2f %.2f %.1f %d\n", m, assumed / nx, sug, nx }' "$RB_RUN_DIR/grid.tsv" "$RB_RUN_DIR/joblog")
+      # the mean is what adds up to the sweep time
+      sug = o + (sum - assumed) / nx; if (sug < 0) sug = 0
+      printf "%.2f %.2f %.2f %.1f %d\n", sum / nx, m, assumed / nx, sug, nx }' "$RB_RUN_DIR/grid.tsv" "$RB_RUN_DIR/joblog")
   [ -n "$line" ] || return 0
-  local m a sug n
-  read -r m a sug n <<< "$line"
-  echo "$m" > "$RB_RUN_DIR/overhead_s"
-  rb_log "sweep: the jobs took $m s each beyond their measured window (median of $n ok jobs; the estimate assumed $a s); [run] overhead_s = $sug would match this bed"
+  local mean m a sug n
+  read -r mean m a sug n <<< "$line"
+  echo "$mean" > "$RB_RUN_DIR/overhead_s"
+  rb_log "sweep: the jobs took $mean s each beyond their measured window (mean of $n ok jobs, median $m s; the estimate assumed $a s); [run] overhead_s = $sug would match this bed"
 }
 
 # ---- step 4: the sweep -----------------------------------------------------------------
