@@ -408,9 +408,8 @@ void report_build_row(struct row *r, const struct rb_point_info *p, int thread,
 	/* added after timestamp (docs/csv.md: columns added at the end keep schema_version) */
 	row_set_text(r, "clocksource", e->clocksource);
 	row_set_double(r, "clock_read_ns", e->clock_read_ns, 1);
-	/* added after clock_read_ns: how READ completions were detected */
-	if (t->verb == RB_VERB_READ)
-		row_set_str(r, "read_completion", read_completion_name(t->read_completion));
-	else
-		row_set_na(r, "read_completion");
+	/* added after clock_read_ns: the --read-completion setting as run (poll only
+	 * on READ bw; cqe everywhere else). Never empty: as the last column, an
+	 * empty value would end every row in a bare comma. */
+	row_set_str(r, "read_completion", read_completion_name(t->read_completion));
 }
