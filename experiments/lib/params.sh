@@ -149,13 +149,15 @@ rb_knob_flag() {
     emulated_peers) echo --emulated-peers ;;
     atomic_counters) echo --atomic-counters ;;
     stride_bytes) echo --stride ;;   access) echo --access ;;
+    sq_depth) echo --sq-depth ;;     cq_depth) echo --cq-depth ;;
+    read_completion) echo --read-completion ;;
     procs) echo "" ;;                # the runner's: client processes per point
     --*) echo "$1" ;;
     *) return 1 ;;
   esac
 }
 rb_known_knobs() {
-  echo "verb transport test size_bytes iters duration_s postlist signal_interval inline window qps threads qps_per_thread emulated_peers atomic_counters stride_bytes access procs"
+  echo "verb transport test size_bytes iters duration_s postlist signal_interval inline window qps threads qps_per_thread emulated_peers atomic_counters stride_bytes access sq_depth cq_depth read_completion procs"
 }
 
 # rb_grid_write FILE: enumerate the cartesian product in GNU parallel's order

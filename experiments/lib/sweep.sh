@@ -29,10 +29,17 @@ rb_aggregate() {
 }
 
 # rb_summary_keys: config columns summary.csv adds to its own: the hook's
-# knobs and [run] summary_keys (e.g. retry_cnt)
+# knobs, [run] summary_keys (e.g. retry_cnt) and the swept knobs
 rb_summary_keys() {
-  local k
+  local k n part
   k="$(rb_conf run.hook_knobs "") $(rb_conf run.summary_keys "")"
+  # every swept knob that is a CSV column is a key too (aggregate.awk
+  # skips the ones it has already: e.g. sq_depth, read_completion are added)
+  for n in "${RB_KNOB_NAMES[@]}"; do
+    for part in ${n//:/ }; do
+      case $part in --*|procs|duration_s|iters|test|qps) ;; *) k="$k $part" ;; esac
+    done
+  done
   # shellcheck disable=SC2086  # plain words: one space between them
   echo $k
 }
