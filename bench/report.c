@@ -412,4 +412,17 @@ void report_build_row(struct row *r, const struct rb_point_info *p, int thread,
 	 * on READ bw; cqe everywhere else). Never empty: as the last column, an
 	 * empty value would end every row in a bare comma. */
 	row_set_str(r, "read_completion", read_completion_name(t->read_completion));
+	/*
+	 * added after read_completion: the server's receive rate (Table 5 of the
+	 * ATC'16 paper is a RECV rate): receives between the server's first and
+	 * last one over that time (ctrl DONE: recvs, active_ns; warm-up included
+	 * on both sides). The senders' mops can exceed it when UD/UC drop.
+	 * Process row of verbs that consume receives; empty elsewhere.
+	 */
+	if (thread < 0 && p->have_server && verb_needs_recv(t->verb) &&
+	    p->server.recvs > 1 && p->server.active_ns > 0)
+		set_rate(r, "server_recv_mops",
+			 units_mops(p->server.recvs - 1, (double)p->server.active_ns / 1e9));
+	else
+		row_set_na(r, "server_recv_mops");
 }

@@ -696,8 +696,9 @@ static void rows_record_the_read_completion(void **state)
 	t.verb = RB_VERB_READ;
 	t.read_completion = RB_READ_POLL;
 	report_build_row(&r, &pi, -1, NULL);
-	assert_string_equal(r.cols[r.ncols - 1].name, "read_completion");
-	assert_string_equal(r.cols[r.ncols - 2].name, "clock_read_ns");
+	assert_string_equal(r.cols[r.ncols - 1].name, "server_recv_mops");
+	assert_string_equal(r.cols[r.ncols - 2].name, "read_completion");
+	assert_string_equal(r.cols[r.ncols - 3].name, "clock_read_ns");
 	assert_string_equal(row_get(&r, "read_completion"), "poll");
 	assert_string_equal(row_get(&r, "schema_version"), "1");
 	t.read_completion = RB_READ_CQE;
@@ -709,6 +710,45 @@ static void rows_record_the_read_completion(void **state)
 	t.verb = RB_VERB_WRITE;
 	report_build_row(&r, &pi, -1, NULL);
 	assert_string_equal(row_get(&r, "read_completion"), "cqe");
+}
+
+/* server_recv_mops: the server's receives over its first-to-last receive
+ * time, on the process row of verbs that consume receives only. */
+static void rows_record_the_server_receive_rate(void **state)
+{
+	(void)state;
+	static struct row r;
+	struct rb_opts ro;
+	struct rb_env e;
+	struct rb_test t = base();
+	memset(&ro, 0, sizeof(ro));
+	memset(&e, 0, sizeof(e));
+	e.clock_read_ns = NAN;
+	struct rb_point_info pi = { .o = &ro, .t = &t, .env = &e, .inline_used = -1,
+				    .setup_us_per_qp = NAN, .status = "ok", .reason = "" };
+	t.verb = RB_VERB_SEND;
+	t.transport = RB_TR_UD;
+	pi.have_server = true;
+	pi.server.recvs = 2000001;              /* 2,000,000 intervals */
+	pi.server.active_ns = 4000000000ull;    /* in 4 s: 0.5 Mops */
+	report_build_row(&r, &pi, -1, NULL);
+	assert_string_equal(row_get(&r, "server_recv_mops"), "0.5");
+	assert_string_equal(row_get(&r, "server_recvs"), "2000001");
+	/* thread rows, a single receive, no server report, READ: empty */
+	report_build_row(&r, &pi, 0, NULL);
+	assert_string_equal(row_get(&r, "server_recv_mops"), "");
+	pi.server.recvs = 1;
+	report_build_row(&r, &pi, -1, NULL);
+	assert_string_equal(row_get(&r, "server_recv_mops"), "");
+	pi.server.recvs = 2000001;
+	pi.have_server = false;
+	report_build_row(&r, &pi, -1, NULL);
+	assert_string_equal(row_get(&r, "server_recv_mops"), "");
+	pi.have_server = true;
+	t.verb = RB_VERB_READ;
+	t.transport = RB_TR_RC;
+	report_build_row(&r, &pi, -1, NULL);
+	assert_string_equal(row_get(&r, "server_recv_mops"), "");
 }
 
 /* The help text is written as is (fputs, not a format): no doubled percent signs. */
@@ -766,6 +806,7 @@ int main(void)
 		cmocka_unit_test(read_poll_layout_has_a_slot_per_outstanding_read),
 		cmocka_unit_test(pattern_never_produces_the_read_sentinel),
 		cmocka_unit_test(rows_record_the_read_completion),
+		cmocka_unit_test(rows_record_the_server_receive_rate),
 		cmocka_unit_test(help_text_is_printed_verbatim),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
