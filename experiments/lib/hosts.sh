@@ -21,6 +21,7 @@ rb_hosts_load() {
     [ "${#f[@]}" -le 5 ] || rb_die "$file:$n: at most ADDRESS DEVICE GID NUMA USER"
     addr=${f[0]} dev=${f[1]}
     [[ $addr =~ $RB_HOST_RE ]] || rb_die "$file:$n: address '$addr' refused (letters, digits, . _ : - only)"
+    [[ $addr != -* ]] || rb_die "$file:$n: address '$addr' refused: it must not start with '-' (ssh would read it as an option)"
     [[ $dev =~ $RB_WORD_RE ]] || [ "$dev" = - ] || rb_die "$file:$n: device '$dev' is not a plain word"
     local gid=- numa=- user=-
     pos=2

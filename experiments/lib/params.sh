@@ -101,6 +101,45 @@ rb_params_load() {
   done
 }
 
+# rb_params_check_values: the values of [run] settings and of numeric knobs
+# are numbers in range, checked before a run writes anything (rdma_bench
+# checks the knobs' ranges itself; a point it refuses is skipped with its
+# reason)
+rb_params_check_values() {
+  local k v lim part i
+  for k in repetitions:1:9999 timeout_s:1:864000 ready_timeout_s:1:3600 port:1:65535; do
+    IFS=: read -r k v lim <<< "$k"
+    part=${RB_CONF[run.$k]:-}
+    [ -n "$part" ] || continue
+    [[ $part =~ ^[0-9]+$ ]] && [ "$part" -ge "$v" ] && [ "$part" -le "$lim" ] ||
+      rb_die "[run] $k = $part: must be a whole number from $v to $lim"
+  done
+  for k in point_s overhead_s qp_setup_ms; do
+    part=${RB_CONF[run.$k]:-}
+    [ -z "$part" ] || [[ $part =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
+      rb_die "[run] $k = $part: must be a number of seconds (ms for qp_setup_ms), e.g. 1 or 0.5"
+  done
+  case ${RB_CONF[run.ready]:-any} in line|port|any) ;; *) rb_die "[run] ready = ${RB_CONF[run.ready]}: use line, port or any" ;; esac
+  for i in "${!RB_KNOB_NAMES[@]}"; do
+    local -a names vals
+    IFS=: read -r -a names <<< "${RB_KNOB_NAMES[i]}"
+    for v in ${RB_KNOB_VALUES[i]}; do
+      IFS=: read -r -a vals <<< "$v"
+      for k in "${!names[@]}"; do
+        part=${vals[k]:-}
+        case ${names[k]} in
+          procs)
+            [[ $part =~ ^[1-9][0-9]{0,3}$ ]] || rb_die "knob procs = $part: client processes per point must be a whole number from 1 to 9999" ;;
+          duration_s)
+            [[ $part =~ ^[0-9]+(\.[0-9]+)?$ ]] || rb_die "knob duration_s = $part: must be a number of seconds (e.g. 2 or 0.5)" ;;
+          size_bytes|iters|postlist|signal_interval|window|qps|threads|qps_per_thread|emulated_peers|atomic_counters|stride_bytes|sq_depth|cq_depth)
+            [[ $part =~ ^[0-9]+$ ]] || rb_die "knob ${names[k]} = $part: must be a whole number (rdma_bench --help gives its range)" ;;
+        esac
+      done
+    done
+  done
+}
+
 # rb_is_hook_knob NAME: a knob handed to the hook, not to rdma_bench
 rb_is_hook_knob() { [[ " $(rb_conf run.hook_knobs "") " == *" $1 "* ]]; }
 

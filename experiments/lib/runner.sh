@@ -48,7 +48,7 @@
 # substitution, POSIX awk only, short options of timeout.
 
 # ---- messages ----------------------------------------------------------------
-rb_log()  { printf '%s\n' "$*" >&2; [ -z "${RB_RUN_DIR:-}" ] || printf '%s\n' "$*" >> "$RB_RUN_DIR/run.log" 2>/dev/null || true; }
+rb_log()  { printf '%s\n' "$*" >&2; [ ! -d "${RB_RUN_DIR:-/nonexistent}" ] || printf '%s\n' "$*" 2> /dev/null >> "$RB_RUN_DIR/run.log" || true; }
 rb_warn() { rb_log "warning: $*"; }
 rb_die()  { rb_log "error: $*"; exit 2; }
 
@@ -61,6 +61,38 @@ RB_USER_RE='^[A-Za-z_][A-Za-z0-9_.-]*$'
 rb_check_word() {
   [[ $1 =~ $RB_WORD_RE ]] ||
     rb_die "$2: '$1' is not a plain word (letters, digits, . _ + - only); shell metacharacters are refused"
+}
+
+# rb_check_run_id ID: a plain word that names a folder of its own (not . or
+# .., not starting with - or .)
+rb_check_run_id() {
+  rb_check_word "$1" "run id"
+  [[ $1 != .* && $1 != -* ]] || rb_die "run id '$1': must not start with '.' or '-' (it names a folder under results/NAME/)"
+}
+
+# rb_run_lock: one experiments/run per run folder. $RB_RUN_DIR/lock (a
+# folder: mkdir is atomic) holds the owner's PID; a lock whose owner is
+# gone is taken over. Another live owner: stop with its PID (a second
+# `make figure-N` would otherwise resume the same run beside it and stop
+# its server as "left behind").
+RB_LOCKED=0
+rb_run_lock() {
+  local d=$RB_RUN_DIR/lock pid
+  if ! mkdir "$d" 2> /dev/null; then
+    pid=$(cat "$d/pid" 2> /dev/null || true)
+    if [[ $pid =~ ^[0-9]+$ ]] && [ "$pid" != $$ ] && kill -0 "$pid" 2> /dev/null; then
+      rb_die "run $(basename "$RB_RUN_DIR") is in use by experiments/run PID $pid (its sweep is running); wait for it, or start a separate run (RESUME=0, or without --resume)"
+    fi
+    rm -rf "$d"
+    mkdir "$d" 2> /dev/null || rb_die "cannot lock $RB_RUN_DIR (another run took it just now?)"
+  fi
+  echo $$ > "$d/pid"
+  RB_LOCKED=1
+}
+rb_run_unlock() {
+  [ "$RB_LOCKED" = 1 ] || return 0
+  [ "$(cat "$RB_RUN_DIR/lock/pid" 2> /dev/null)" != $$ ] || rm -rf "$RB_RUN_DIR/lock"
+  RB_LOCKED=0
 }
 
 # rb_fmt_time SECONDS -> H:MM:SS or M:SS

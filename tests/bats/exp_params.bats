@@ -137,3 +137,46 @@ H
   run_exp "$FIX/tiny" --dry-run --clients '2;id'
   [ "$status" -eq 2 ]
 }
+
+@test "bad values are refused before anything is written, dry run or not" {
+  local out=$BATS_TEST_TMPDIR/results c
+  for c in "--reps abc" "--reps 0" "--reps -1" "--reps 1.5" "--set size_bytes=abc" "--set size_bytes=" \
+           "--set size_bytes=-5" "--set procs=0" "--set duration_s=x" "--run-id .." "--run-id -x" "--run-id .hidden"; do
+    # shellcheck disable=SC2086  # the case's words
+    run "$ROOT/experiments/run" "$FIX/tiny" $c --out "$out" --bin "$FIX/fake_rdma_bench" --no-plot
+    [ "$status" -eq 2 ] || { echo "$c: status $status: $output"; false; }
+    [[ $output == *"error: "* ]] || { echo "$c: $output"; false; }
+    [[ $output != *"unbound variable"* && $output != *"syntax error"* && $output != *"No such file"* ]] || { echo "$c: $output"; false; }
+    run "$ROOT/experiments/run" "$FIX/tiny" $c --dry-run --out "$out"
+    [ "$status" -eq 2 ] || { echo "$c --dry-run: status $status"; false; }
+  done
+  # nothing under results/ but the experiment's (empty) folder
+  [ -z "$(find "$out" -mindepth 2 2>/dev/null)" ] || { find "$out"; false; }
+  run "$ROOT/experiments/run" "$FIX/tiny" --reps abc --out "$out"
+  [[ $output == *"--reps abc: repetitions must be a whole number from 1 to 9999"* ]]
+  run "$ROOT/experiments/run" "$FIX/tiny" --set size_bytes=abc --out "$out"
+  [[ $output == *"knob size_bytes = abc: must be a whole number"* ]]
+  run "$ROOT/experiments/run" "$FIX/tiny" --set procs=0 --out "$out"
+  [[ $output == *"knob procs = 0: client processes per point must be a whole number from 1 to 9999"* ]]
+  run "$ROOT/experiments/run" "$FIX/tiny" --run-id .. --out "$out"
+  [[ $output == *"run id '..': must not start with '.' or '-'"* ]]
+}
+
+@test "[run] settings must be numbers in range" {
+  local d s
+  for s in "timeout_s = abc" "overhead_s = lots" "port = 99999999" "repetitions = 0" "ready = maybe" "qp_setup_ms = -1"; do
+    d=$(tiny_copy)
+    sed -i "/^${s%% *}[[:space:]]*=/d" "$d/params"
+    sed -i "s/^\[run\]/[run]\n$s/" "$d/params"
+    run_exp "$d" --dry-run
+    [ "$status" -eq 2 ] || { echo "$s: $output"; false; }
+    [[ $output == *"[run] ${s%% *} = "* ]] || { echo "$s: $output"; false; }
+  done
+}
+
+@test "a hosts line whose address starts with '-' is refused (it would be an ssh option)" {
+  printf -- '-Fevil rxe0 1\n' > "$BATS_TEST_TMPDIR/hosts"
+  run_exp "$FIX/tiny" --hosts "$BATS_TEST_TMPDIR/hosts" --dry-run
+  [ "$status" -eq 2 ]
+  [[ $output == *"address '-Fevil' refused: it must not start with '-'"* ]]
+}

@@ -316,3 +316,52 @@ tiny_short() {
   awk -v m="${BASH_REMATCH[1]}" 'BEGIN { exit !(m >= 0.3 && m < 5) }'
   [ "$(cat "$(run_dir tiny)/overhead_s")" = "${BASH_REMATCH[1]}" ]
 }
+
+@test "one experiments/run per run folder: a second one on a running run is refused, with the PID" {
+  export FAKE_RB_SLEEP=1
+  "$ROOT/experiments/run" "$FIX/tiny" --run-id busy --out "$BATS_TEST_TMPDIR/results" \
+    --bin "$FIX/fake_rdma_bench" --no-plot > "$BATS_TEST_TMPDIR/first.log" 2>&1 &
+  local first=$!
+  for _ in $(seq 100); do [ -s "$BATS_TEST_TMPDIR/results/tiny/busy/joblog" ] && break; sleep 0.1; done
+  run_exp "$FIX/tiny" --resume busy
+  [ "$status" -eq 2 ]
+  [[ $output == *"run busy is in use by experiments/run PID $first"* ]]
+  wait "$first"
+  # the lock is gone with its owner: resuming now works (nothing left to run)
+  [ ! -e "$BATS_TEST_TMPDIR/results/tiny/busy/lock" ]
+  run_exp "$FIX/tiny" --resume busy
+  [ "$status" -eq 0 ]
+}
+
+@test "a lock left by a run that died is taken over" {
+  run_exp "$FIX/tiny" --quick --run-id died
+  [ "$status" -eq 0 ]
+  mkdir "$BATS_TEST_TMPDIR/results/tiny/died/lock"
+  echo 999999999 > "$BATS_TEST_TMPDIR/results/tiny/died/lock/pid"
+  run_exp "$FIX/tiny" --resume died
+  [ "$status" -eq 0 ]
+  [ ! -e "$BATS_TEST_TMPDIR/results/tiny/died/lock" ]
+}
+
+@test "two runs started in the same second get two run folders" {
+  local t
+  t=$(date -u +%Y%m%d-%H%M%S)
+  mkdir -p "$BATS_TEST_TMPDIR/results/tiny/$t-quick" "$BATS_TEST_TMPDIR/results/tiny/$t-quick-2"
+  # the default id of this second is taken twice over: the run takes -3 (or a later second)
+  run_exp "$FIX/tiny" --quick
+  [ "$status" -eq 0 ]
+  [[ $output == *"run folder: $BATS_TEST_TMPDIR/results/tiny/$t-quick-3 "* ]] ||
+    [[ $output != *"run folder: $BATS_TEST_TMPDIR/results/tiny/$t-quick "* ]]
+  [ ! -e "$BATS_TEST_TMPDIR/results/tiny/$t-quick/joblog" ]
+}
+
+@test "latest stays on the last run that measured something when every point of a new run fails" {
+  run_exp "$FIX/tiny" --quick --run-id good1
+  [ "$status" -eq 0 ]
+  FAKE_RB_FAIL_SIZE=32 run_exp "$FIX/tiny" --quick --run-id bad1
+  [ "$status" -eq 1 ]
+  [[ $output == *"no point of this run was measured: results/tiny/latest stays good1"* ]]
+  [ "$(readlink "$BATS_TEST_TMPDIR/results/tiny/latest")" = good1 ]
+  [ -s "$BATS_TEST_TMPDIR/results/tiny/bad1/summary.csv" ]
+  [ ! -e "$BATS_TEST_TMPDIR/results/tiny/unfinished" ]
+}
