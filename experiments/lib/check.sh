@@ -33,11 +33,29 @@ rb_env_check() {
       rb_log "check: $name ok (env-$name.json)"
     else
       rb_log "check: $name FAILED (exit $rc; see $RB_RUN_DIR/env-$name.json and env-$name.err; the table: env/check${dev[*]:+ ${dev[*]}})"
+      # why, on the console: the failed checks of the JSON, else what the checker said
+      rb_env_fail_lines "$RB_RUN_DIR/env-$name.json" | while IFS= read -r line; do rb_log "  $name: $line"; done || true
+      if ! grep -q '"status":"fail"' "$RB_RUN_DIR/env-$name.json" 2> /dev/null; then
+        { grep . "$RB_RUN_DIR/env-$name.err" 2> /dev/null || true; } | tail -n 3 | while IFS= read -r line; do rb_log "  $name: $line"; done
+      fi
       failed=1
     fi
   done
   echo "checked: see env-*.json" > "$RB_RUN_DIR/env-check.txt"
   [ "$failed" = 0 ] || rb_die "the environment check failed on a host; fix it, or give --no-env-check to go on anyway"
+}
+
+# rb_env_fail_lines JSON: "ITEM: VALUE (fix: FIX)" for each check of
+# env/check --json whose status is fail (awk: no JSON tool needed on hosts)
+rb_env_fail_lines() {
+  awk '{ n = split($0, c, /\},\{/)
+         for (i = 1; i <= n; i++) {
+           if (c[i] !~ /"status":"fail"/) continue
+           it = c[i]; sub(/.*"item":"/, "", it); sub(/".*/, "", it)
+           v = c[i]; sub(/.*"value":"/, "", v); sub(/","fix".*/, "", v); sub(/".*/, "", v)
+           f = c[i]; if (f ~ /"fix":"/) { sub(/.*"fix":"/, "", f); sub(/".*/, "", f) } else f = ""
+           printf "%s: %s%s\n", it, v, (f != "") ? " (fix: " f ")" : ""
+         } }' "$1" 2> /dev/null
 }
 
 # ---- step 3: deploy -----------------------------------------------------------------

@@ -34,6 +34,16 @@ load fixtures/exp/helpers
   [ "$status" -eq 2 ]
   [[ $output == *"check: localhost FAILED"* ]]
   [ ! -e "$(run_dir tiny)/joblog" ]
+  # the failed checks are named on the console, with their fix
+  printf '#!/bin/sh
+echo "{\\"can_run\\":false,\\"checks\\":[{\\"id\\":\\"a\\",\\"status\\":\\"ok\\",\\"item\\":\\"kernel\\",\\"value\\":\\"6.1\\",\\"fix\\":null},{\\"id\\":\\"device\\",\\"status\\":\\"fail\\",\\"item\\":\\"device\\",\\"value\\":\\"no device mlx9\\",\\"fix\\":\\"give -d\\"}]}"
+exit 1
+' > "$BATS_TEST_TMPDIR/check-why"
+  chmod +x "$BATS_TEST_TMPDIR/check-why"
+  RB_NO_ENV_CHECK=0 RB_ENV_CHECK=$BATS_TEST_TMPDIR/check-why run_exp "$FIX/tiny" --quick --run-id check-why
+  [ "$status" -eq 2 ]
+  [[ $output == *"localhost: device: no device mlx9 (fix: give -d)"* ]] || { echo "$output"; false; }
+  [[ $output != *"kernel: 6.1"* ]]
 }
 
 @test "without a checker and without the override the run stops; with it, that is recorded" {
