@@ -72,3 +72,15 @@ setup() { command -v python3 > /dev/null || skip "python3 is not installed"; }
   [[ $output == *"window=8 signal_interval=4"*"(skipped: refused by -w/--window 8"* ]]
   [[ $output == *"25 points compared, 0 outside the tolerance, 25 not measured"* ]]
 }
+
+@test "compare refuses what is not a summary of that experiment, and a negative tolerance" {
+  run "$ROOT/experiments/compare" figure-12 /etc/passwd
+  [ "$status" -eq 2 ]
+  [[ $output == *"is not a summary.csv of experiments/run"* ]]
+  run "$ROOT/experiments/compare" figure-12 "$FIX/summary-figure-14.csv"
+  [ "$status" -eq 2 ]
+  [[ $output == *"holds figure-14, not figure-12"* ]]
+  run "$ROOT/experiments/compare" figure-12 "$FIX/summary-figure-12.csv" --tolerance -1
+  [ "$status" -eq 2 ]
+  [[ $output == *"--tolerance -1: a relative tolerance from 0 to 10"* ]]
+}

@@ -90,3 +90,16 @@ is_pdf() { [ "$(head -c 5 "$1")" = "%PDF-" ]; }
   [ "${lines[1]}" = "read,4,off,1" ]
   [ "$(printf '%s\n' "${lines[@]:2}" | cut -d, -f2 | tr '\n' ' ')" = "4 64 512 1024 " ]
 }
+
+@test "plot refuses another experiment's summary, shared script names and a second summary" {
+  run "$ROOT/figures/plot" figure-12 "$FIX/summary-figure-14.csv" --out "$BATS_TEST_TMPDIR/o"
+  [ "$status" -eq 2 ]
+  [[ $output == *"holds figure-14's results, not figure-12's"* ]]
+  run "$ROOT/figures/plot" common --out "$BATS_TEST_TMPDIR/o"
+  [ "$status" -eq 2 ]
+  [[ $output == *"common is a shared part of the figure scripts, not a figure"* ]]
+  run "$ROOT/figures/plot" figure-12 "$FIX/summary-figure-12.csv" "$FIX/summary-figure-12.csv" --out "$BATS_TEST_TMPDIR/o"
+  [ "$status" -eq 2 ]
+  [[ $output == *"one SUMMARY.csv at a time"* ]]
+  [ ! -e "$BATS_TEST_TMPDIR/o/figure-12.png" ]
+}
