@@ -293,7 +293,8 @@ rb_shared_server_stop() {
   if proc=$(rb_shared_server_get); then
     rb_stop "$proc"
   else
-    rb_warn "the sweep's server had stopped before the end of the sweep (log: $RB_RUN_DIR/server.log)"
+    # (an interrupt stops it with the rest of the process group: no news)
+    [ "${RB_INTERRUPTED:-0}" = 1 ] || rb_warn "the sweep's server had stopped before the end of the sweep (log: $RB_RUN_DIR/server.log)"
     # its ssh may be gone while the server still runs there
     [ ! -r "$RB_RUN_DIR/pids" ] || rb_reap_pidfile "$RB_RUN_DIR/pids" > /dev/null
   fi

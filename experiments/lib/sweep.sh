@@ -144,7 +144,14 @@ rb_sweep() {
   read -r expected _ <<< "$(rb_grid_expected "$RB_RUN_DIR/grid.tsv")"
   expected=$((expected * reps))
   echo "$expected" > "$RB_RUN_DIR/expected_s"
-  rb_log "sweep: $npoints points x $reps repetitions = $njobs jobs, one at a time; expected $(rb_fmt_time "$expected"); timeout ${timeout} s per job"
+  local left
+  left=$(awk -F'\t' 'NR > 1 && !d[$1]++ { n++ } END { print n + 0 }' "$RB_RUN_DIR/joblog" 2> /dev/null || echo 0)
+  left=$((njobs - left))
+  if [ "$left" -lt "$njobs" ]; then
+    rb_log "sweep: $npoints points x $reps repetitions = $njobs jobs, $left of them left (resumed), one at a time; expected $(rb_fmt_time $((expected * left / njobs))) for those ($(rb_fmt_time "$expected") for the whole grid); timeout ${timeout} s per job"
+  else
+    rb_log "sweep: $npoints points x $reps repetitions = $njobs jobs, one at a time; expected $(rb_fmt_time "$expected"); timeout ${timeout} s per job"
+  fi
 
   local -a args=() repl=()
   local -a rep_list
@@ -186,7 +193,7 @@ rb_sweep() {
   echo "$actual" > "$RB_RUN_DIR/actual_s"
   local failed
   failed=$(awk -F'\t' 'NR > 1 && ($7 != 0 || $8 != 0)' "$RB_RUN_DIR/joblog" | wc -l)
-  rb_log "sweep: done in $(rb_fmt_time "$actual") (expected $(rb_fmt_time "$expected") for the whole grid); $failed failed job(s) in the job log"
+  rb_log "sweep: done in $(rb_fmt_time "$actual") (expected $(rb_fmt_time "$expected") for the whole grid); $failed job(s) did not end ok in the job log (failed, or skipped: the summary says which)"
   rb_overhead_report
   return 0
 }

@@ -86,8 +86,12 @@ exit 1
   [ "$(readlink "$BATS_TEST_TMPDIR/results/tiny/latest")" = complete1 ]
   [ "$(readlink "$BATS_TEST_TMPDIR/results/tiny/unfinished")" = "$(basename "$d")" ]
   : > "$FAKE_RB_LOG"
+  # the interrupted run said how to go on, and no false alarm about its server
+  grep -q "interrupted: run the same command again" "$BATS_TEST_TMPDIR/first.log"
+  ! grep -q "the sweep's server had stopped" "$BATS_TEST_TMPDIR/first.log"
   FAKE_RB_SLEEP=0.05 run_exp "$FIX/tiny" --resume
   [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [[ $output == *"8 jobs, $(( 8 - done_before )) of them left (resumed)"* ]]
   # only the unfinished jobs ran again (2 client processes each)
   [ "$(grep -c '^client' "$FAKE_RB_LOG")" -eq $(( (8 - done_before) * 2 )) ]
   [ "$(tail -n +2 "$d/raw.csv" | wc -l)" -eq 16 ]
