@@ -377,6 +377,37 @@ static __attribute__((cold, noinline)) int stall_poll(struct rb_worker *w,
 }
 
 /*
+ * Start of a bw phase: every QP's counters at 0 and its share of iters
+ * (iters / QPs, the first iters % QPs one more; unlimited when iters is 0,
+ * the -D mode). Returns the thread's total (UINT64_MAX when unlimited).
+ */
+static uint64_t phase_quotas(struct rb_worker *w, uint64_t iters)
+{
+	const unsigned nqp = w->nqp;
+	for (unsigned k = 0; k < nqp; k++) {
+		struct rb_qp *q = &w->qps[k];
+		q->posted = q->completed = q->reaped = 0;
+		q->quota = iters ? iters / nqp + (k < iters % nqp ? 1 : 0) : UINT64_MAX;
+	}
+	return iters ? iters : UINT64_MAX;
+}
+
+/* WRs of the next postlist on a QP: the postlist, cut to what the QP's
+ * quota, its send queue and the thread's window have left. */
+static inline uint64_t batch_size(uint64_t postlist, uint64_t quota_left, uint64_t sq_room,
+				  uint64_t window_left)
+{
+	uint64_t n = postlist;
+	if (quota_left < n)
+		n = quota_left;
+	if (sq_room < n)
+		n = sq_room;
+	if (window_left < n)
+		n = window_left;
+	return n;
+}
+
+/*
  * One bw phase with --read-completion poll (READ only): iters ops per
  * thread (or until dur_ns). See the top of this file.
  */
@@ -396,12 +427,7 @@ static int bw_phase_poll(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, b
 	unsigned cursor = 0, loops = 0;
 	bool stopping = false;
 
-	for (unsigned k = 0; k < nqp; k++) {
-		struct rb_qp *q = &w->qps[k];
-		q->posted = q->completed = q->reaped = 0;
-		q->quota = iters ? iters / nqp + (k < iters % nqp ? 1 : 0) : UINT64_MAX;
-	}
-	quota_sum = iters ? iters : UINT64_MAX;
+	quota_sum = phase_quotas(w, iters);
 	t_start = t_last = t_busy = timing_now_ns();
 	deadline = t_start + dur_ns;
 
@@ -410,17 +436,11 @@ static int bw_phase_poll(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, b
 		for (unsigned k = 0; k < nqp && outstanding < window; k++) {
 			struct rb_qp *q = &w->qps[cursor];
 			cursor = cursor + 1 == nqp ? 0 : cursor + 1;
-			uint64_t n = postlist;
-			uint64_t avail = q->quota - q->posted;
-			uint64_t room = sq - (q->posted - q->reaped);
-			if (avail < n)
-				n = avail;
-			if (room < n)
-				n = room;
-			if (window - outstanding < n)
-				n = window - outstanding;
+			/* n WRs bring at most n CQEs: the CQ's room bounds them too */
+			uint64_t n = batch_size(postlist, q->quota - q->posted, sq - (q->posted - q->reaped),
+						window - outstanding);
 			if (cq_room - sig_out < n)
-				n = cq_room - sig_out; /* n WRs bring at most n CQEs */
+				n = cq_room - sig_out;
 			if (!n)
 				continue;
 			uint64_t before = q->posted;
@@ -531,12 +551,7 @@ static int bw_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool m
 	unsigned cursor = 0, loops = 0;
 	bool stopping = false;
 
-	for (unsigned k = 0; k < nqp; k++) {
-		struct rb_qp *q = &w->qps[k];
-		q->posted = q->completed = 0;
-		q->quota = iters ? iters / nqp + (k < iters % nqp ? 1 : 0) : UINT64_MAX;
-	}
-	quota_sum = iters ? iters : UINT64_MAX;
+	quota_sum = phase_quotas(w, iters);
 	t_start = t_last = timing_now_ns();
 	deadline = t_start + dur_ns;
 
@@ -545,15 +560,8 @@ static int bw_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool m
 		for (unsigned k = 0; k < nqp && outstanding < window; k++) {
 			struct rb_qp *q = &w->qps[cursor];
 			cursor = cursor + 1 == nqp ? 0 : cursor + 1;
-			uint64_t n = postlist;
-			uint64_t avail = q->quota - q->posted;
-			uint64_t room = sq - (q->posted - q->completed);
-			if (avail < n)
-				n = avail;
-			if (room < n)
-				n = room;
-			if (window - outstanding < n)
-				n = window - outstanding;
+			uint64_t n = batch_size(postlist, q->quota - q->posted, sq - (q->posted - q->completed),
+						window - outstanding);
 			if (!n)
 				continue;
 			if (post_batch(w, q, (unsigned)n, sig, base_flags,

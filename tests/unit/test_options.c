@@ -679,20 +679,30 @@ static void pattern_never_produces_the_read_sentinel(void **state)
 	assert_int_equal(rb_pattern(1, RB_ROLE_SERVER, 0, 0), (uint8_t)(7 + 101 + 1));
 }
 
+/* What report_build_row needs beside the test: empty options and
+ * environment (the clock not measured). */
+struct row_fixture {
+	struct rb_opts ro;
+	struct rb_env e;
+};
+
+static struct rb_point_info row_fixture(struct row_fixture *fx, struct rb_test *t)
+{
+	memset(fx, 0, sizeof(*fx));
+	fx->e.clock_read_ns = NAN;
+	return (struct rb_point_info){ .o = &fx->ro, .t = t, .env = &fx->e, .inline_used = -1,
+				       .setup_us_per_qp = NAN, .status = "ok", .reason = "" };
+}
+
 /* The row records the mode: poll on READ bw, cqe on every other row (the
  * last column is never empty). */
 static void rows_record_the_read_completion(void **state)
 {
 	(void)state;
 	static struct row r;
-	struct rb_opts ro;
-	struct rb_env e;
+	struct row_fixture fx;
 	struct rb_test t = base();
-	memset(&ro, 0, sizeof(ro));
-	memset(&e, 0, sizeof(e));
-	e.clock_read_ns = NAN;
-	struct rb_point_info pi = { .o = &ro, .t = &t, .env = &e, .inline_used = -1,
-				    .setup_us_per_qp = NAN, .status = "ok", .reason = "" };
+	struct rb_point_info pi = row_fixture(&fx, &t);
 	t.verb = RB_VERB_READ;
 	t.read_completion = RB_READ_POLL;
 	report_build_row(&r, &pi, -1, NULL);
@@ -718,14 +728,9 @@ static void rows_record_the_server_receive_rate(void **state)
 {
 	(void)state;
 	static struct row r;
-	struct rb_opts ro;
-	struct rb_env e;
+	struct row_fixture fx;
 	struct rb_test t = base();
-	memset(&ro, 0, sizeof(ro));
-	memset(&e, 0, sizeof(e));
-	e.clock_read_ns = NAN;
-	struct rb_point_info pi = { .o = &ro, .t = &t, .env = &e, .inline_used = -1,
-				    .setup_us_per_qp = NAN, .status = "ok", .reason = "" };
+	struct rb_point_info pi = row_fixture(&fx, &t);
 	t.verb = RB_VERB_SEND;
 	t.transport = RB_TR_UD;
 	pi.have_server = true;
