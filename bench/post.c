@@ -392,6 +392,41 @@ static uint64_t phase_quotas(struct rb_worker *w, uint64_t iters)
 	return iters ? iters : UINT64_MAX;
 }
 
+/*
+ * Duration mode, at the deadline: each QP's quota becomes its posts so far
+ * rounded up to a signaled WR (its last CQE then covers all of them; at
+ * least one op per QP with --validate). Returns the thread's new total.
+ */
+static uint64_t phase_stop_quotas(struct rb_worker *w)
+{
+	const struct rb_test *t = &w->ctx->t;
+	const uint64_t sig = t->signal_interval;
+	uint64_t sum = 0;
+	for (unsigned k = 0; k < w->nqp; k++) {
+		struct rb_qp *q = &w->qps[k];
+		uint64_t qq = (q->posted + sig - 1) / sig * sig;
+		if (qq == 0 && t->validate)
+			qq = 1;
+		q->quota = qq;
+		sum += qq;
+	}
+	return sum;
+}
+
+/* End of a bw phase: the window's numbers (measured phase only) and the
+ * thread's running total. */
+static void phase_record(struct rb_worker *w, bool measure, uint64_t t_start, uint64_t t_last,
+			 uint64_t done)
+{
+	if (measure) {
+		w->t_start = t_start;
+		w->t_end = t_last;
+		w->ops = done;
+		w->bytes = done * w->ctx->t.size;
+	}
+	w->ops_total += done;
+}
+
 /* WRs of the next postlist on a QP: the postlist, cut to what the QP's
  * quota, its send queue and the thread's window have left. */
 static inline uint64_t batch_size(uint64_t postlist, uint64_t quota_left, uint64_t sq_room,
@@ -497,15 +532,7 @@ static int bw_phase_poll(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, b
 		/* Duration mode: at the deadline finish each QP at a signaled WR. */
 		if (dur_ns && !stopping && (++loops & 63) == 0 && timing_now_ns() >= deadline) {
 			stopping = true;
-			quota_sum = 0;
-			for (unsigned k = 0; k < nqp; k++) {
-				struct rb_qp *q = &w->qps[k];
-				uint64_t qq = (q->posted + sig - 1) / sig * sig;
-				if (qq == 0 && t->validate)
-					qq = 1;
-				q->quota = qq;
-				quota_sum += qq;
-			}
+			quota_sum = phase_stop_quotas(w);
 		}
 	}
 	/* Every QP's last WR is signaled: wait for those CQEs, so no SQ slot
@@ -525,13 +552,7 @@ static int bw_phase_poll(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, b
 				return stall_poll(w, NULL, measure);
 		}
 	}
-	if (measure) {
-		w->t_start = t_start;
-		w->t_end = t_last;
-		w->ops = done;
-		w->bytes = done * t->size;
-	}
-	w->ops_total += done;
+	phase_record(w, measure, t_start, t_last, done);
 	return 0;
 }
 
@@ -606,24 +627,10 @@ static int bw_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool m
 		/* Duration mode: at the deadline finish each QP at a signaled WR. */
 		if (dur_ns && !stopping && (++loops & 63) == 0 && timing_now_ns() >= deadline) {
 			stopping = true;
-			quota_sum = 0;
-			for (unsigned k = 0; k < nqp; k++) {
-				struct rb_qp *q = &w->qps[k];
-				uint64_t qq = (q->posted + sig - 1) / sig * sig;
-				if (qq == 0 && t->validate)
-					qq = 1;
-				q->quota = qq;
-				quota_sum += qq;
-			}
+			quota_sum = phase_stop_quotas(w);
 		}
 	}
-	if (measure) {
-		w->t_start = t_start;
-		w->t_end = t_last;
-		w->ops = done;
-		w->bytes = done * t->size;
-	}
-	w->ops_total += done;
+	phase_record(w, measure, t_start, t_last, done);
 	if (verb_needs_recv(t->verb))
 		w->sends_total += done;
 	return 0;

@@ -123,7 +123,7 @@ rb_point() {
 
 # rb_point_run: the processes of one job (uses rb_point's locals)
 rb_point_run() {
-  local srv port server_proc server_pid slog own=1
+  local srv port server_proc server_pid slog own=1 log_off=0
   srv=$(rb_host_index "$(rb_conf roles.server 1)")
   port=$(rb_conf run.port 18515)
 
@@ -133,7 +133,7 @@ rb_point_run() {
   if server_proc=$(rb_shared_server_get); then
     own=0
     slog=${server_proc#*:*:}
-    RB_SERVER_LOG_OFF=$(stat -c %s "$slog" 2> /dev/null || echo 0)
+    log_off=$(stat -c %s "$slog" 2> /dev/null || echo 0)
   else
     slog=$pdir/server.log
     rb_server_start "$srv" "$port" "$slog" "$pdir/reason" || { rb_log "job $seq: $(cat "$pdir/reason")"; return 1; }
@@ -195,7 +195,7 @@ rb_point_run() {
     rb_stop "$server_proc"
   else
     # this job's part of the sweep server's log, beside its other logs
-    tail -c +"$((RB_SERVER_LOG_OFF + 1))" "$slog" > "$pdir/server.log" 2> /dev/null || true
+    tail -c +"$((log_off + 1))" "$slog" > "$pdir/server.log" 2> /dev/null || true
   fi
   rb_stop_all
   return "$rc"
