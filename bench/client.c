@@ -229,6 +229,14 @@ static int monitor(struct client *cl, struct rb_ctx *c, char *err, size_t errlen
 	return 0;
 }
 
+/*
+ * --validate on UD/UC receives (SEND, SEND_IMM, WRITE_IMM bw): losses are a
+ * result, but a point whose server received nothing, or fewer than this
+ * percentage of the messages sent (warm-up included on both sides), fails.
+ * Lowest delivery measured on soft-RoCE: docs/rdma_bench.md.
+ */
+#define RB_MIN_DELIVERY_PCT 10
+
 /* Compare what both ends saw; 1 passed, 2 failed (reason in note), 0 not checked. */
 static int end_to_end(struct rb_ctx *c, const struct ctrl_done *sv, char *note, size_t len)
 {
@@ -289,6 +297,17 @@ static int end_to_end(struct rb_ctx *c, const struct ctrl_done *sv, char *note, 
 		if (sv->recvs > sends) {
 			snprintf(note, len, "server received %llu messages, more than the %llu sent",
 				 (unsigned long long)sv->recvs, (unsigned long long)sends);
+			return 2;
+		}
+		/* UD/UC may drop; a receive path that delivers (almost) nothing is
+		 * broken, not lossy (bound and why: docs/rdma_bench.md, --validate) */
+		if (t->transport != RB_TR_RC &&
+		    (sv->recvs == 0 || sv->recvs * 100 < sends * RB_MIN_DELIVERY_PCT)) {
+			snprintf(note, len, "%s: delivered %llu of %llu messages (%.1f %%), below the "
+				 "%d %% bound on UD/UC", transport_name(t->transport),
+				 (unsigned long long)sv->recvs, (unsigned long long)sends,
+				 sends ? 100.0 * (double)sv->recvs / (double)sends : 0.0,
+				 RB_MIN_DELIVERY_PCT);
 			return 2;
 		}
 		if (sv->recvs < sends)
