@@ -85,11 +85,13 @@ function ident(    i, n, out, v, names) {
     }
     return out
 }
+function items(s, a,    n) { n = split(s, a, "\n"); return n > 0 ? n - 1 : 0 }
 BEGIN {
     FILE = ENVIRON["RC_FILE"]
-    nw = split(ENVIRON["RC_WHERE"], wl, "\n") - 1
-    np = split(ENVIRON["RC_PREDS"], pl, "\n") - 1
-    nv = split(ENVIRON["RC_VALUES"], vl, "\n") - 1
+    # one item a line, each ending in a newline: the last split field is empty
+    nw = items(ENVIRON["RC_WHERE"], wl)
+    np = items(ENVIRON["RC_PREDS"], pl)
+    nv = items(ENVIRON["RC_VALUES"], vl)
     want_rows = ENVIRON["RC_ROWS"]
 }
 NR == 1 {

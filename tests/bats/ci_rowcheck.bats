@@ -183,3 +183,65 @@ rc_both() {
   PATH=$BATS_TEST_TMPDIR/bb:$PATH run "$RC" "$FIX/shuffled.csv" 'nosuch>0'
   [ "$status" -eq 2 ]
 }
+
+# set_col FILE COL VALUE: FILE with column COL (by name) of every data row set to VALUE
+set_col() {
+  cat > "$BATS_TEST_TMPDIR/set_col.awk" <<'AWK'
+NR == 1 { n = csv_split($0, h); for (i = 1; i <= n; i++) if (h[i] == col) c = i; print; next }
+{ n = csv_split($0, f); f[c] = val; s = f[1]; for (i = 2; i <= n; i++) s = s "," f[i]; print s }
+AWK
+  awk -f "$ROOT/experiments/lib/csv.awk" -f "$BATS_TEST_TMPDIR/set_col.awk" -v col="$2" -v val="$3" "$1"
+}
+
+@test "--expect: real bed rows pass ci/smoke.expect; a zeroed or absurd metric fails" {
+  run "$RC" "$FIX/bed-bw.csv" --expect bw
+  [ "$status" -eq 0 ]
+  run "$RC" "$FIX/bed-lat.csv" --expect lat
+  [ "$status" -eq 0 ]
+  local t=$BATS_TEST_TMPDIR
+  set_col "$FIX/bed-bw.csv" mops 0 > "$t/zero.csv"
+  run "$RC" "$t/zero.csv" --expect bw
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"'0<mops<10' does not hold: mops=0"* ]]
+  set_col "$FIX/bed-bw.csv" mops 42 > "$t/fast.csv"
+  run "$RC" "$t/fast.csv" --expect bw
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"mops=42"* ]]
+  set_col "$FIX/bed-bw.csv" mops "" > "$t/na.csv"
+  run "$RC" "$t/na.csv" --expect bw
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"mops=NA"* ]]
+  # a latency below the cost of one clock read (76 ns) is not a measurement
+  set_col "$FIX/bed-lat.csv" lat_min_us 0.05 > "$t/min.csv"
+  run "$RC" "$t/min.csv" --expect lat
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"'1000*lat_min_us>clock_read_ns' does not hold: lat_min_us=0.05 clock_read_ns="* ]]
+  set_col "$FIX/bed-lat.csv" lat_p50_us 0 > "$t/p50.csv"
+  run "$RC" "$t/p50.csv" --expect lat
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"'lat_min_us<=lat_p50_us<=lat_max_us' does not hold"* ]]
+  set_col "$FIX/bed-lat.csv" lat_samples 99 > "$t/samples.csv"
+  run "$RC" "$t/samples.csv" --expect lat
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"'lat_samples==ops' does not hold: lat_samples=99 ops=100"* ]]
+  set_col "$FIX/bed-bw.csv" status failed > "$t/failed.csv"
+  run "$RC" "$t/failed.csv" --expect bw
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"'status=ok' does not hold: status=failed"* ]]
+  # a bw row is not a lat row: its samples are the signaled WRs only
+  run "$RC" "$FIX/bed-bw.csv" --expect lat
+  [ "$status" -eq 1 ]
+}
+
+@test "--expect: an unknown kind or a missing expectations file is a usage error" {
+  run "$RC" "$FIX/bed-bw.csv" --expect nosuch
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"no predicate of kind 'nosuch'"* ]]
+  run "$RC" "$FIX/bed-bw.csv" --expect-file "$BATS_TEST_TMPDIR/none" --expect bw
+  [ "$status" -eq 2 ]
+  printf '# comment\nk   0<mops<0.01\nk ops==300\n' > "$BATS_TEST_TMPDIR/e"
+  run "$RC" "$FIX/bed-bw.csv" --expect-file "$BATS_TEST_TMPDIR/e" --expect k
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"'0<mops<0.01' does not hold: mops=0.0277767"* ]]
+  [[ "$output" != *"ops==300"* ]]
+}
