@@ -55,6 +55,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ctx.h"
@@ -377,6 +378,17 @@ static __attribute__((cold, noinline)) int stall_poll(struct rb_worker *w,
 }
 
 /*
+ * Duration mode: where a phase stops posting. A measured window gated by
+ * the server's start barrier (--procs) ends -D after the release, as in
+ * every other process of the point; else -D after the phase's own start.
+ */
+static inline uint64_t phase_deadline(const struct rb_ctx *c, bool measure, uint64_t t_start,
+				      uint64_t dur_ns)
+{
+	return (measure && c->go_ns ? c->go_ns : t_start) + dur_ns;
+}
+
+/*
  * Start of a bw phase: every QP's counters at 0 and its share of iters
  * (iters / QPs, the first iters % QPs one more; unlimited when iters is 0,
  * the -D mode). Returns the thread's total (UINT64_MAX when unlimited).
@@ -464,7 +476,7 @@ static int bw_phase_poll(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, b
 
 	quota_sum = phase_quotas(w, iters);
 	t_start = t_last = t_busy = timing_now_ns();
-	deadline = t_start + dur_ns;
+	deadline = phase_deadline(c, measure, t_start, dur_ns);
 
 	while (done < quota_sum) {
 		/* Post: round robin over QPs with room in the window, the SQ and the CQ. */
@@ -574,7 +586,7 @@ static int bw_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool m
 
 	quota_sum = phase_quotas(w, iters);
 	t_start = t_last = timing_now_ns();
-	deadline = t_start + dur_ns;
+	deadline = phase_deadline(c, measure, t_start, dur_ns);
 
 	while (done < quota_sum) {
 		/* Post: round robin over QPs with room. */
@@ -772,7 +784,7 @@ static int lat_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool 
 	for (unsigned k = 0; k < w->nqp; k++)
 		w->qps[k].posted = w->qps[k].completed = 0;
 	t_start = t_end = timing_now_ns();
-	deadline = t_start + dur_ns;
+	deadline = phase_deadline(c, measure, t_start, dur_ns);
 	while (iters ? done < iters : true) {
 		struct rb_qp *q = &w->qps[cursor];
 		cursor = cursor + 1 == w->nqp ? 0 : cursor + 1;
@@ -858,7 +870,11 @@ static int lat_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool 
 
 /*
  * Start barrier of the measured window: the last thread to arrive reads the
- * port counters (outside every window) and releases the others.
+ * port counters (outside every window) and releases the others. Gated
+ * (--procs > 1): it sets warm instead, and every thread waits for the
+ * session thread's go (the server's GO); the session thread bounds that
+ * wait, and threads sleep rather than spin so that the CPU goes to the
+ * processes still setting up.
  */
 static int barrier(struct rb_worker *w)
 {
@@ -868,12 +884,20 @@ static int barrier(struct rb_worker *w)
 	if (atomic_fetch_add(&c->arrived, 1) + 1 == c->nw) {
 		if (c->ctr_before)
 			dev_counters_read(c->dev->name, c->dev->port, c->ctr_before);
-		atomic_store(&c->go, 1);
-		return 0;
+		if (!c->gated) {
+			atomic_store(&c->go, 1);
+			return 0;
+		}
+		atomic_store(&c->warm, 1);
 	}
 	while (!atomic_load(&c->go)) {
 		if (stopped(c))
 			return wstopped(w, "thread %u: stopped at the start barrier", w->index);
+		if (c->gated) {
+			struct timespec ts = { .tv_sec = 0, .tv_nsec = 50000 };
+			nanosleep(&ts, NULL);
+			continue;
+		}
 		if (timing_now_ns() - start > c->t.timeout_ms * 1000000ull)
 			return werr(w, "thread %u: timed out waiting for the other threads to finish "
 				    "warm-up", w->index);
@@ -999,6 +1023,8 @@ int workers_start(struct rb_ctx *c, void *(*fn)(void *), char *err, size_t errle
 	atomic_store(&c->stop, 0);
 	atomic_store(&c->arrived, 0);
 	atomic_store(&c->go, 0);
+	atomic_store(&c->warm, 0);
+	c->go_ns = 0;
 	atomic_store(&c->finished, 0);
 	for (unsigned i = 0; i < c->nw; i++) {
 		struct rb_worker *w = &c->w[i];
