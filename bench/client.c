@@ -216,19 +216,82 @@ static int gate_send(struct client *cl, uint64_t point, uint64_t *c_send, char *
 	return ctrl_send(cl->fd, buf, n, 10000, err, errlen);
 }
 
+/* Clock probes before GATE, while the workers warm up: the one with the
+ * shortest round trip bounds the offset best (NTP's clock filter keeps the
+ * best of its last 8 samples, RFC 5905 section 10; 5 bound the time they
+ * add to a point when there is no warm-up). */
+#define CLOCK_PROBES 5
+
+/* Keep the sample (offset, err) if it is better than what *pi holds. */
+static void offset_sample(struct rb_point_info *pi, uint64_t c_send, uint64_t s_arrive,
+			  uint64_t s_send, uint64_t c_recv)
+{
+	int64_t off;
+	uint64_t e;
+
+	if (gate_clock_offset(c_send, s_arrive, s_send, c_recv, &off, &e))
+		return;
+	if (!pi->have_offset || e < pi->clock_err_ns) {
+		pi->have_offset = true;
+		pi->clock_offset_ns = off;
+		pi->clock_err_ns = e;
+	}
+}
+
+/* CLOCK_PROBES TIME round trips (while the workers warm up, and after the
+ * window): 0 or -1. */
+static int clock_probes(struct client *cl, struct rb_point_info *pi, char *err, size_t errlen)
+{
+	uint8_t buf[CTRL_HDR_LEN + 8];
+	struct ctrl_msg m;
+
+	for (int i = 0; i < CLOCK_PROBES; i++) {
+		uint64_t c_send = timing_now_ns();
+		size_t n = ctrl_encode_time(buf, sizeof(buf), c_send);
+		if (ctrl_send(cl->fd, buf, n, 10000, err, errlen))
+			return -1;
+		int rc = ctrl_recv(cl->fd, &cl->rb, &m, CTRL_TIME, 10000,
+				   "the server's answer to a clock probe (TIME)", err, errlen);
+		if (rc == -2)
+			reprefix(err, errlen, 6, "server: ");
+		if (rc)
+			return -1;
+		offset_sample(pi, c_send, m.u.time.ns, m.u.time.ns, timing_now_ns());
+	}
+	return 0;
+}
+
+/*
+ * GO: the common window on our clock (the server's start_ns minus the
+ * offset, -D long), then release the workers. Without a usable offset the
+ * window starts the same lead after our receipt of GO (columns on the
+ * server clock then stay empty).
+ */
 static void gate_go(struct rb_ctx *c, struct rb_point_info *pi, const struct ctrl_go *go,
 		    uint64_t c_send, uint64_t c_recv)
 {
-	c->go_ns = c_recv;
-	atomic_store(&c->go, 1);
+	uint64_t ws;
+
 	pi->gate_wait_s = timing_elapsed_s(c_send, c_recv);
-	pi->have_offset = gate_clock_offset(c_send, go->arrive_ns, go->release_ns, c_recv,
-					    &pi->clock_offset_ns, &pi->clock_err_ns) == 0;
-	if (!pi->have_offset)
-		rb_warn("start barrier: GO times are inconsistent (server %llu..%llu ns, client "
-			"%llu..%llu ns): window columns on the server clock left empty",
+	offset_sample(pi, c_send, go->arrive_ns, go->release_ns, c_recv);
+	if (pi->have_offset) {
+		ws = (uint64_t)((int64_t)go->start_ns - pi->clock_offset_ns);
+	} else {
+		ws = c_recv + (go->start_ns - go->release_ns);
+		rb_warn("start barrier: clock probes and GO times are inconsistent (server "
+			"%llu..%llu ns, client %llu..%llu ns): the window starts %.1f ms after GO "
+			"came, and the columns on the server clock are left empty",
 			(unsigned long long)go->arrive_ns, (unsigned long long)go->release_ns,
-			(unsigned long long)c_send, (unsigned long long)c_recv);
+			(unsigned long long)c_send, (unsigned long long)c_recv,
+			(double)(go->start_ns - go->release_ns) / 1e6);
+	}
+	if (c_recv > ws)
+		rb_warn("start barrier: GO came %.1f ms after the common window's start: this "
+			"process posted nothing in that part of its window (network or scheduling "
+			"delay above the server's lead)", (double)(c_recv - ws) / 1e6);
+	c->win_start_ns = ws;
+	c->win_end_ns = ws + c->t.duration_ms * 1000000ull;
+	atomic_store(&c->go, 1);
 }
 
 /*
@@ -243,9 +306,14 @@ static int monitor(struct client *cl, struct rb_ctx *c, struct rb_point_info *pi
 	uint64_t limit_ms = t->timeout_ms + t->duration_ms + t->warmup_ms;
 	uint64_t deadline = timing_now_ns() + limit_ms * 1000000ull;
 	uint64_t c_send = 0, gate_limit_ms = t->timeout_ms + GATE_GRACE_MS;
-	bool sent = false, released = false;
+	bool probed = false, sent = false, released = false;
 
 	while (atomic_load(&c->finished) < c->nw) {
+		if (c->gated && !probed) {
+			if (clock_probes(cl, pi, err, errlen))
+				return -1;
+			probed = true;
+		}
 		if (c->gated && !sent && atomic_load(&c->warm)) {
 			if (gate_send(cl, point, &c_send, err, errlen))
 				return -1;
@@ -550,6 +618,11 @@ static int run_point(struct client *cl, const struct rb_test *tin, uint64_t poin
 	if (workers_join(&c, err, sizeof(err)))
 		goto out_close;
 	dev_counters_read(cl->dev.name, cl->dev.port, &pi.after);
+	/* more clock probes now that the window is over (the machine is quieter
+	 * than during the others' setup): the best of all maps the window onto
+	 * the server's clock in the row */
+	if (c.gated && clock_probes(cl, &pi, err, sizeof(err)))
+		goto out_close;
 	pi.have_counters = pi.before.n > 0 || pi.after.n > 0;
 	measured = true;
 

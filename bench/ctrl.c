@@ -126,6 +126,7 @@ const char *ctrl_type_name(uint16_t type)
 	case CTRL_BYE: return "BYE";
 	case CTRL_GATE: return "GATE";
 	case CTRL_GO: return "GO";
+	case CTRL_TIME: return "TIME";
 	default: return "unknown";
 	}
 }
@@ -248,7 +249,15 @@ size_t ctrl_encode_go(uint8_t *buf, size_t cap, const struct ctrl_go *g)
 	struct cur c = enc_begin(buf, cap, CTRL_GO);
 	put_u64(&c, g->arrive_ns);
 	put_u64(&c, g->release_ns);
+	put_u64(&c, g->start_ns);
 	put_u32(&c, g->procs);
+	return enc_end(&c, buf);
+}
+
+size_t ctrl_encode_time(uint8_t *buf, size_t cap, uint64_t ns)
+{
+	struct cur c = enc_begin(buf, cap, CTRL_TIME);
+	put_u64(&c, ns);
 	return enc_end(&c, buf);
 }
 
@@ -428,14 +437,22 @@ int ctrl_decode(const uint8_t *buf, size_t len, struct ctrl_msg *out, char *err,
 	case CTRL_GO:
 		out->u.go.arrive_ns = get_u64(&c);
 		out->u.go.release_ns = get_u64(&c);
+		out->u.go.start_ns = get_u64(&c);
 		out->u.go.procs = get_u32(&c);
 		if (!c.bad && out->u.go.arrive_ns > out->u.go.release_ns)
 			return rb_fail(err, errlen, "GO: arrive_ns %llu after release_ns %llu",
 				    (unsigned long long)out->u.go.arrive_ns,
 				    (unsigned long long)out->u.go.release_ns);
+		if (!c.bad && out->u.go.release_ns > out->u.go.start_ns)
+			return rb_fail(err, errlen, "GO: release_ns %llu after start_ns %llu",
+				    (unsigned long long)out->u.go.release_ns,
+				    (unsigned long long)out->u.go.start_ns);
 		if (!c.bad && (out->u.go.procs < 2 || out->u.go.procs > CTRL_MAX_PROCS))
 			return rb_fail(err, errlen, "GO: procs %u outside 2..%u", out->u.go.procs,
 				    CTRL_MAX_PROCS);
+		break;
+	case CTRL_TIME:
+		out->u.time.ns = get_u64(&c);
 		break;
 	case CTRL_READY:
 	case CTRL_BYE:

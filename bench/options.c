@@ -633,8 +633,9 @@ void opts_usage(FILE *f)
 "      --proc-index K      stored in every row (several clients of one run)\n"
 "      --procs N           N client processes (any hosts) share this --run-id: each\n"
 "                          waits at the server's start barrier after setup and\n"
-"                          warm-up, and all measure the same window from its\n"
-"                          release (needs --run-id; default 1: no barrier)\n"
+"                          warm-up, and all count ops in one common -D window\n"
+"                          named by the server (needs --run-id and -D; default 1:\n"
+"                          no barrier)\n"
 "      --seed N            payload pattern and random access seed (1)\n"
 "      --quiet             no INFO lines\n"
 "  -h, --help              this text\n", f);
@@ -1098,6 +1099,10 @@ int opts_parse(int argc, char **argv, struct rb_opts *o, char *err, size_t errle
 		return rb_fail(err, errlen,
 			    "--recv-batch applies to verbs that consume receives (send, send_imm, "
 			    "write_imm); --verb is %s", verb_name(t->verb));
+	if (o->procs > 1 && !g->duration)
+		return rb_fail(err, errlen, "--procs %u needs -D SECS: the processes share one "
+			    "measured window of that length (with -n each would end at its own time)",
+			    o->procs);
 	if (o->procs > 1 && !o->run_id[0])
 		return rb_fail(err, errlen, "--procs %u without --run-id: the server's start barrier "
 			    "counts the processes of one run id; give all %u processes the same "

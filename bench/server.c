@@ -39,6 +39,9 @@
 #define IDLE_TIMEOUT_MS  600000   /* between points of one session */
 #define RECV_GRACE_MS    3000     /* receives still arriving after the client's DONE: at most */
 #define RECV_QUIET_MS    200      /* ...and no longer than this without a new one (lost on UD/UC) */
+#define GATE_LEAD_MS     100      /* start barrier: the common window starts this long after GO
+				   * is sent, so that GO reaches every process and wakes its
+				   * threads first (the two-VM soft-RoCE bed took up to ~85 ms) */
 
 int rb_quiet;
 
@@ -211,9 +214,13 @@ static int serve_gate(struct session *s, const struct rb_test *t, const struct c
 	struct ctrl_go go = { .arrive_ns = arrive, .release_ns = release, .procs = g->procs };
 	uint8_t buf[CTRL_HDR_LEN + 32];
 	uint64_t sent = timing_now_ns();
-	/* GO carries the release as this process's own send time: the hold
-	 * since the N-th arrival is then part of the offset's round trip */
+	/* GO carries this session's own send time (the hold since the N-th
+	 * arrival is then part of the offset sample's server time), and the
+	 * common window's start: the same for every process of the barrier */
 	go.release_ns = sent > release ? sent : release;
+	go.start_ns = release + GATE_LEAD_MS * 1000000ull;
+	if (go.start_ns < go.release_ns)
+		go.start_ns = go.release_ns;
 	size_t n = ctrl_encode_go(buf, sizeof(buf), &go);
 	if (!n || ctrl_send(s->fd, buf, n, (int)t->timeout_ms, err, errlen))
 		return -1;
@@ -223,8 +230,9 @@ static int serve_gate(struct session *s, const struct rb_test *t, const struct c
 	return 0;
 }
 
-/* Wait for the client's DONE while the workers run, holding the client at
- * the start barrier when it sends GATE first; -1 with err on failure. */
+/* Wait for the client's DONE while the workers run, answering its clock
+ * probes (TIME) and holding it at the start barrier when it sends GATE
+ * first; -1 with err on failure. */
 static int wait_done(struct session *s, struct rb_ctx *c, struct ctrl_msg *m, char *err,
 		     size_t errlen)
 {
@@ -243,6 +251,14 @@ static int wait_done(struct session *s, struct rb_ctx *c, struct ctrl_msg *m, ch
 			rc = ctrl_recv(s->fd, &s->rb, m, 0, (int)c->t.timeout_ms,
 				       gated ? "the client's DONE" : "the client's GATE or DONE", err,
 				       errlen);
+			if (rc == 0 && m->type == CTRL_TIME) {
+				/* a clock probe (before GATE or after the window): our clock, at once */
+				uint8_t tb[CTRL_HDR_LEN + 8];
+				size_t tn = ctrl_encode_time(tb, sizeof(tb), timing_now_ns());
+				if (ctrl_send(s->fd, tb, tn, (int)c->t.timeout_ms, err, errlen))
+					return -1;
+				continue;
+			}
 			if (rc == 0 && m->type == CTRL_GATE && !gated) {
 				struct ctrl_gate g = m->u.gate;
 				if (serve_gate(s, &c->t, &g, err, errlen))

@@ -16,7 +16,9 @@
 # over processes like mops: counts such as ops, server_recvs, ctr_retry).
 # Common window (rows with win_start_srv_s/win_end_srv_s, rdma_bench
 # --procs): per repetition, the processes' windows on the server's clock
-# overlap by (latest start to earliest end) / longest window; a repetition
+# overlap by (latest start to earliest end) / longest window, each window
+# first shrunk by its clock_err_us at both ends (what the server-clock
+# times can be off by: the overlap is the one that is sure); a repetition
 # below overlap_min (0.99) adds no rates (mops, gbps and the sums_extra
 # metrics are left out for it). Two columns at the end of the summary, only
 # when the rows have the window columns: overlap (the smallest of the ok
@@ -39,14 +41,15 @@ function addset(arr, k, v) { if (v == "") return; if (!((k, v) in seen)) { seen[
 # ---- common window of a point's processes (see the header) ----
 # ov_row KEY REP: one ok process row's window into the repetition's
 # latest start, earliest end and longest window
-function ov_row(key, rep,    st, en) {
+function ov_row(key, rep,    st, en, e) {
     ov_n[key, rep]++
     st = col("win_start_srv_s"); en = col("win_end_srv_s")
     if (st == "" || en == "") { ov_miss[key, rep] = 1; return }
-    st += 0; en += 0
+    st += 0; en += 0; e = col("clock_err_us") / 1e6
+    if (en - st > ov_l[key, rep] + 0) ov_l[key, rep] = en - st
+    st += e; en -= e
     if (!((key, rep) in ov_s) || st > ov_s[key, rep]) ov_s[key, rep] = st
     if (!((key, rep) in ov_e) || en < ov_e[key, rep]) ov_e[key, rep] = en
-    if (en - st > ov_l[key, rep] + 0) ov_l[key, rep] = en - st
 }
 # overlap KEY REP -> common interval / longest window (0..1); 1 for one
 # process; "" when a window is missing or empty

@@ -120,3 +120,20 @@ load fixtures/exp/helpers
   [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" mops_median | tr '\n' ' ')" = "3  " ]
   [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" overlap_flag | tr '\n' ' ')" = " low " ]
 }
+
+@test "common window: the clock offset's error bound counts against the overlap" {
+  {
+    echo "exp_name,exp_point,exp_rep,exp_procs,verb,proc_index,thread,status,mops,win_start_srv_s,win_end_srv_s,clock_err_us"
+    # the same 1 s window, each end possibly 6 ms off: sure overlap 0.988
+    echo "f,1,1,2,read,0,all,ok,1,10.000,11.000,6000.0"
+    echo "f,1,1,2,read,1,all,ok,2,10.000,11.000,0.5"
+    # 4 ms: 0.992
+    echo "f,2,1,2,read,0,all,ok,1,10.000,11.000,4000.0"
+    echo "f,2,1,2,read,1,all,ok,2,10.000,11.000,"
+  } > "$BATS_TEST_TMPDIR/raw.csv"
+  run awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$BATS_TEST_TMPDIR/raw.csv"
+  printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/s.csv"
+  [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" overlap | tr '\n' ' ')" = "0.9880 0.9920 " ]
+  [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" overlap_flag | tr '\n' ' ')" = "low  " ]
+  [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" mops_median | tr '\n' ' ')" = " 3 " ]
+}

@@ -160,8 +160,8 @@ static inline int cc_check_fields(struct cc_result *r, const uint8_t *buf, size_
 	case CTRL_GO:
 		if (m->u.go.procs < 2 || m->u.go.procs > CTRL_MAX_PROCS)
 			return cc_fail(r, "GO procs %u accepted", m->u.go.procs);
-		if (m->u.go.arrive_ns > m->u.go.release_ns)
-			return cc_fail(r, "GO arrive_ns after release_ns accepted");
+		if (m->u.go.arrive_ns > m->u.go.release_ns || m->u.go.release_ns > m->u.go.start_ns)
+			return cc_fail(r, "GO times out of order accepted");
 		break;
 	default:
 		break;
@@ -209,6 +209,9 @@ static inline int cc_check_roundtrip(struct cc_result *r, const uint8_t *buf, si
 	case CTRL_GO:
 		n = ctrl_encode_go(out, len, &m->u.go);
 		break;
+	case CTRL_TIME:
+		n = ctrl_encode_time(out, len, m->u.time.ns);
+		break;
 	default:
 		n = ctrl_encode_empty(out, len, m->type);
 		break;
@@ -229,6 +232,7 @@ static inline int cc_check_roundtrip(struct cc_result *r, const uint8_t *buf, si
 		case CTRL_ERROR: n2 = ctrl_encode_error(out, len - 1, m->u.error.reason); break;
 		case CTRL_GATE: n2 = ctrl_encode_gate(out, len - 1, &m->u.gate); break;
 		case CTRL_GO: n2 = ctrl_encode_go(out, len - 1, &m->u.go); break;
+		case CTRL_TIME: n2 = ctrl_encode_time(out, len - 1, m->u.time.ns); break;
 		default: n2 = ctrl_encode_empty(out, len - 1, m->type); break;
 		}
 		if (n2 != 0)

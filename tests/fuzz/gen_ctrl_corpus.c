@@ -205,12 +205,18 @@ static void valid_messages(void)
 	g = (struct ctrl_gate){ .point = UINT64_MAX, .procs = CTRL_MAX_PROCS };
 	n = ctrl_encode_gate(buf, sizeof(buf), &g);
 	write_file("ok-gate-at-caps", buf, n);
-	struct ctrl_go go = { .arrive_ns = 5000000000ull, .release_ns = 5000000000ull, .procs = 2 };
+	struct ctrl_go go = { .arrive_ns = 5000000000ull, .release_ns = 5000000000ull,
+			      .start_ns = 5100000000ull, .procs = 2 };
 	n = ctrl_encode_go(buf, sizeof(buf), &go);
 	write_file("ok-go-last-arrival", buf, n);
-	go = (struct ctrl_go){ .arrive_ns = 1000, .release_ns = UINT64_MAX, .procs = 4 };
+	go = (struct ctrl_go){ .arrive_ns = 1000, .release_ns = UINT64_MAX, .start_ns = UINT64_MAX,
+			       .procs = 4 };
 	n = ctrl_encode_go(buf, sizeof(buf), &go);
 	write_file("ok-go-waited", buf, n);
+	n = ctrl_encode_time(buf, sizeof(buf), 0);
+	write_file("ok-time-probe", buf, n);
+	n = ctrl_encode_time(buf, sizeof(buf), UINT64_MAX);
+	write_file("ok-time-max", buf, n);
 
 	n = ctrl_encode_error(buf, sizeof(buf), "--size 9000 with --transport ud: above MTU 1024");
 	write_file("ok-error-reason", buf, n);
@@ -457,15 +463,28 @@ static void malformed_messages(void)
 	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_GO, 0);
 	bb_u64(&b, 2000);
 	bb_u64(&b, 1000);
+	bb_u64(&b, 3000);
 	bb_u32(&b, 4);
 	bb_fix_len(&b);
 	bb_write("bad-go-arrive-after-release", &b);
 	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_GO, 0);
 	bb_u64(&b, 1000);
+	bb_u64(&b, 3000);
 	bb_u64(&b, 2000);
+	bb_u32(&b, 4);
+	bb_fix_len(&b);
+	bb_write("bad-go-release-after-start", &b);
+	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_GO, 0);
+	bb_u64(&b, 1000);
+	bb_u64(&b, 2000);
+	bb_u64(&b, 3000);
 	bb_u32(&b, 0);
 	bb_fix_len(&b);
 	bb_write("bad-go-procs-0", &b);
+	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_TIME, 0);
+	bb_u32(&b, 7);
+	bb_fix_len(&b);
+	bb_write("bad-time-cut-at-4-bytes", &b);
 
 	/* DONE and ERROR */
 	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_DONE, 0);

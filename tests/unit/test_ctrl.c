@@ -304,7 +304,7 @@ static void strings_over_their_cap_are_refused(void **state)
 	assert_err_has("NUL");
 }
 
-/* GATE and GO (protocol 2): round trips, and the decoder's refusals. */
+/* GATE, GO and TIME (protocol 2): round trips, and the decoder's refusals. */
 static void gate_and_go_round_trip_and_refusals(void **state)
 {
 	(void)state;
@@ -318,13 +318,15 @@ static void gate_and_go_round_trip_and_refusals(void **state)
 	assert_int_equal(m.u.gate.procs, 4);
 	assert_string_equal(ctrl_type_name(CTRL_GATE), "GATE");
 
-	struct ctrl_go go = { .arrive_ns = 1000, .release_ns = 3000000000ull, .procs = 4 };
+	struct ctrl_go go = { .arrive_ns = 1000, .release_ns = 3000000000ull,
+			      .start_ns = 3100000000ull, .procs = 4 };
 	n = ctrl_encode_go(buf, sizeof(buf), &go);
-	assert_int_equal(n, CTRL_HDR_LEN + 20);
+	assert_int_equal(n, CTRL_HDR_LEN + 28);
 	assert_int_equal(decode(n), 0);
 	assert_int_equal(m.type, CTRL_GO);
 	assert_int_equal(m.u.go.arrive_ns, 1000);
 	assert_int_equal(m.u.go.release_ns, 3000000000ull);
+	assert_int_equal(m.u.go.start_ns, 3100000000ull);
 	assert_int_equal(m.u.go.procs, 4);
 	assert_string_equal(ctrl_type_name(CTRL_GO), "GO");
 
@@ -337,11 +339,17 @@ static void gate_and_go_round_trip_and_refusals(void **state)
 	n = ctrl_encode_gate(buf, sizeof(buf), &g);
 	assert_int_equal(decode(n), -1);
 	assert_err_has("procs 4097");
-	/* released before it arrived */
+	/* released before it arrived; the window starting before the release */
 	go.arrive_ns = go.release_ns + 1;
 	n = ctrl_encode_go(buf, sizeof(buf), &go);
 	assert_int_equal(decode(n), -1);
 	assert_err_has("arrive_ns");
+	go.arrive_ns = 1000;
+	go.start_ns = go.release_ns - 1;
+	n = ctrl_encode_go(buf, sizeof(buf), &go);
+	assert_int_equal(decode(n), -1);
+	assert_err_has("release_ns 3000000000 after start_ns 2999999999");
+	go.start_ns = go.release_ns;
 	/* cut by one byte: the length no longer covers procs */
 	g.procs = 2;
 	n = ctrl_encode_gate(buf, sizeof(buf), &g);
@@ -353,14 +361,23 @@ static void gate_and_go_round_trip_and_refusals(void **state)
 	buf[5] = 1;
 	assert_int_equal(decode(n), -1);
 	assert_err_has("version 1 from the peer, this binary speaks 2");
-	/* the type after GO is unknown */
+	/* TIME: one clock reading either way */
+	n = ctrl_encode_time(buf, sizeof(buf), 0x1122334455667788ull);
+	assert_int_equal(n, CTRL_HDR_LEN + 8);
+	assert_int_equal(decode(n), 0);
+	assert_int_equal(m.type, CTRL_TIME);
+	assert_int_equal(m.u.time.ns, 0x1122334455667788ull);
+	put32(buf + 8, 4);
+	assert_int_equal(decode(n - 4), -1);
+	assert_err_has("TIME truncated");
+	/* the type after TIME is unknown */
 	n = ctrl_encode_empty(buf, sizeof(buf), CTRL_READY);
 	buf[7] = CTRL_TYPE_LAST + 1;
 	assert_int_equal(decode(n), -1);
-	assert_err_has("unknown control message type 10");
+	assert_err_has("unknown control message type 11");
 	/* encoders refuse a buffer one byte short */
 	assert_int_equal(ctrl_encode_gate(buf, CTRL_HDR_LEN + 11, &g), 0);
-	assert_int_equal(ctrl_encode_go(buf, CTRL_HDR_LEN + 19, &go), 0);
+	assert_int_equal(ctrl_encode_go(buf, CTRL_HDR_LEN + 27, &go), 0);
 }
 
 static void encoders_refuse_small_buffers(void **state)

@@ -769,12 +769,13 @@ static void procs_needs_a_run_id_and_a_range(void **state)
 	(void)state;
 	assert_int_equal(parse("-c h"), 0);
 	assert_int_equal(o.procs, 1);
-	assert_int_equal(parse("-c h --procs 4 --run-id r1"), 0);
+	assert_int_equal(parse("-c h --procs 4 --run-id r1 -D 1"), 0);
 	assert_int_equal(o.procs, 4);
 	assert_int_equal(parse("-c h --procs 1"), 0);
-	assert_refused("-c h --procs 4", "--procs 4 without --run-id", "same --run-id");
-	assert_refused("-c h --procs 0 --run-id r", "--procs");
-	assert_refused("-c h --procs 4097 --run-id r", "--procs", "4096");
+	assert_refused("-c h --procs 4 -D 1", "--procs 4 without --run-id", "same --run-id");
+	assert_refused("-c h --procs 2 --run-id r1 -n 100", "--procs 2 needs -D SECS");
+	assert_refused("-c h --procs 0 --run-id r -D 1", "--procs");
+	assert_refused("-c h --procs 4097 --run-id r -D 1", "--procs", "4096");
 	assert_refused("-s --procs 2", "--procs", "client");
 }
 
