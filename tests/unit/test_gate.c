@@ -129,11 +129,20 @@ static void leaving_early_takes_the_arrival_back(void **state)
 	gate_leave(&t, a);                       /* its session failed */
 	assert_int_equal(t.s[a].state, GATE_FREE);
 	assert_int_equal(arrive("R", 0, 2, 2 * S, &b, &rel), GATE_WAIT);
-	assert_int_equal(arrive("R", 0, 3 - 1, 3 * S, &c, &rel), GATE_OPEN);
+	assert_int_equal(arrive("R", 0, 2, 3 * S, &c, &rel), GATE_OPEN);
 	/* one of the two leaves after the release: the other still sees it open */
 	gate_leave(&t, b);
 	assert_int_equal(gate_poll(&t, c, 4 * S, &rel, err, sizeof(err)), GATE_OPEN);
 	assert_int_equal(rel, 3 * S);
+	/* of three, one leaves while others still wait: it takes its arrival back */
+	int d, e, f, g;
+	assert_int_equal(arrive("Q", 0, 3, 5 * S, &d, &rel), GATE_WAIT);
+	assert_int_equal(arrive("Q", 0, 3, 5 * S, &e, &rel), GATE_WAIT);
+	gate_leave(&t, d);
+	assert_int_equal(arrive("Q", 0, 3, 6 * S, &f, &rel), GATE_WAIT);
+	assert_int_equal(gate_poll(&t, e, 6 * S, &rel, err, sizeof(err)), GATE_WAIT);
+	assert_int_equal(arrive("Q", 0, 3, 7 * S, &g, &rel), GATE_OPEN);
+	assert_int_equal(rel, 7 * S);
 }
 
 /* A full table refuses with the limit; a failed barrier nobody waits in is reused. */
