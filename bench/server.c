@@ -248,9 +248,10 @@ static int wait_done(struct session *s, struct rb_ctx *c, struct ctrl_msg *m, ch
 			return -1;
 		}
 		if (rc > 0) {
+			/* (GATE and TIME may come first: that is the client's business;
+			 * what this wait is for is its DONE) */
 			rc = ctrl_recv(s->fd, &s->rb, m, 0, (int)c->t.timeout_ms,
-				       gated ? "the client's DONE" : "the client's GATE or DONE", err,
-				       errlen);
+				       "the client's DONE", err, errlen);
 			if (rc == 0 && m->type == CTRL_TIME) {
 				/* a clock probe (before GATE or after the window): our clock, at once */
 				uint8_t tb[CTRL_HDR_LEN + 8];
