@@ -25,19 +25,13 @@ static struct gate_slot *find(struct gate_table *t, const char *run_id, uint64_t
 	return NULL;
 }
 
-/* A free slot, else a failed one nobody waits in any more, else one that
- * failed and is past its timeout (its processes have been told). */
-static struct gate_slot *take(struct gate_table *t, uint64_t now_ns)
+/* A free slot (a slot is freed when its last process leaves: one still
+ * held by a waiting process is never handed out again). */
+static struct gate_slot *take(struct gate_table *t)
 {
 	for (int i = 0; i < GATE_SLOTS; i++)
 		if (t->s[i].state == GATE_FREE)
 			return &t->s[i];
-	for (int i = 0; i < GATE_SLOTS; i++) {
-		struct gate_slot *s = &t->s[i];
-		if (s->state == GATE_FAILED &&
-		    (s->inside == 0 || now_ns - s->first_ns > 2 * s->timeout_ns))
-			return s;
-	}
 	return NULL;
 }
 
@@ -79,7 +73,7 @@ int gate_arrive(struct gate_table *t, const char *run_id, uint64_t point, uint32
 			       "the same --procs", run_id, (unsigned long long)point, procs,
 			       s->arrived, s->procs);
 	if (!s) {
-		s = take(t, now_ns);
+		s = take(t);
 		if (!s)
 			return rb_fail(err, errlen, "run '%s' point %llu: %d start barriers are open "
 				       "(the server's limit); wait for other runs to finish", run_id,

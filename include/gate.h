@@ -20,9 +20,9 @@
  * N-th releases it (release_ns = that arrival's now); gate_poll() tells a
  * waiter whether it was released, and fails it once timeout_ns passed since
  * the first arrival (the barrier is then failed for every process of it,
- * also late ones). Every arrival is matched by one gate_leave(); the slot
- * is free again when the last process left (a failed barrier stays until
- * then, or until its slot is needed and it is older than its timeout).
+ * also late ones while any of its processes is still there). Every arrival
+ * is matched by one gate_leave(); the slot is free again when the last
+ * process left.
  */
 #ifndef RDMA_BENCH_GATE_H
 #define RDMA_BENCH_GATE_H

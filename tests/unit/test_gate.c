@@ -145,7 +145,8 @@ static void leaving_early_takes_the_arrival_back(void **state)
 	assert_int_equal(rel, 7 * S);
 }
 
-/* A full table refuses with the limit; a failed barrier nobody waits in is reused. */
+/* A full table refuses with the limit; a failed barrier's slot is free again
+ * once its last process left. */
 static void a_full_table_refuses_then_reuses_failed_slots(void **state)
 {
 	(void)state;
