@@ -124,6 +124,9 @@ const char *ctrl_type_name(uint16_t type)
 	case CTRL_DONE: return "DONE";
 	case CTRL_ERROR: return "ERROR";
 	case CTRL_BYE: return "BYE";
+	case CTRL_GATE: return "GATE";
+	case CTRL_GO: return "GO";
+	case CTRL_TIME: return "TIME";
 	default: return "unknown";
 	}
 }
@@ -233,6 +236,31 @@ size_t ctrl_encode_empty(uint8_t *buf, size_t cap, uint16_t type)
 	return enc_end(&c, buf);
 }
 
+size_t ctrl_encode_gate(uint8_t *buf, size_t cap, const struct ctrl_gate *g)
+{
+	struct cur c = enc_begin(buf, cap, CTRL_GATE);
+	put_u64(&c, g->point);
+	put_u32(&c, g->procs);
+	return enc_end(&c, buf);
+}
+
+size_t ctrl_encode_go(uint8_t *buf, size_t cap, const struct ctrl_go *g)
+{
+	struct cur c = enc_begin(buf, cap, CTRL_GO);
+	put_u64(&c, g->arrive_ns);
+	put_u64(&c, g->release_ns);
+	put_u64(&c, g->start_ns);
+	put_u32(&c, g->procs);
+	return enc_end(&c, buf);
+}
+
+size_t ctrl_encode_time(uint8_t *buf, size_t cap, uint64_t ns)
+{
+	struct cur c = enc_begin(buf, cap, CTRL_TIME);
+	put_u64(&c, ns);
+	return enc_end(&c, buf);
+}
+
 int ctrl_decode_header(const uint8_t *buf, size_t len, uint16_t *type, uint32_t *plen,
 		       char *err, size_t errlen)
 {
@@ -253,7 +281,7 @@ int ctrl_decode_header(const uint8_t *buf, size_t len, uint16_t *type, uint32_t 
 		return rb_fail(err, errlen,
 			    "control protocol version %u from the peer, this binary speaks %u: run "
 			    "the same rdma_bench on both ends", version, CTRL_VERSION);
-	if (t < CTRL_HELLO || t > CTRL_BYE)
+	if (t < CTRL_HELLO || t > CTRL_TYPE_LAST)
 		return rb_fail(err, errlen, "unknown control message type %u", t);
 	if (l > CTRL_MAX_PAYLOAD)
 		return rb_fail(err, errlen,
@@ -398,6 +426,33 @@ int ctrl_decode(const uint8_t *buf, size_t len, struct ctrl_msg *out, char *err,
 		if ((rc = get_str(&c, out->u.error.reason, CTRL_REASON_CAP)))
 			return rb_fail(err, errlen, "ERROR: reason %s (cap %u)",
 				    rc == -1 ? "too long" : "holds a NUL byte", CTRL_REASON_CAP);
+		break;
+	case CTRL_GATE:
+		out->u.gate.point = get_u64(&c);
+		out->u.gate.procs = get_u32(&c);
+		if (!c.bad && (out->u.gate.procs < 2 || out->u.gate.procs > CTRL_MAX_PROCS))
+			return rb_fail(err, errlen, "GATE: procs %u outside 2..%u",
+				    out->u.gate.procs, CTRL_MAX_PROCS);
+		break;
+	case CTRL_GO:
+		out->u.go.arrive_ns = get_u64(&c);
+		out->u.go.release_ns = get_u64(&c);
+		out->u.go.start_ns = get_u64(&c);
+		out->u.go.procs = get_u32(&c);
+		if (!c.bad && out->u.go.arrive_ns > out->u.go.release_ns)
+			return rb_fail(err, errlen, "GO: arrive_ns %llu after release_ns %llu",
+				    (unsigned long long)out->u.go.arrive_ns,
+				    (unsigned long long)out->u.go.release_ns);
+		if (!c.bad && out->u.go.release_ns > out->u.go.start_ns)
+			return rb_fail(err, errlen, "GO: release_ns %llu after start_ns %llu",
+				    (unsigned long long)out->u.go.release_ns,
+				    (unsigned long long)out->u.go.start_ns);
+		if (!c.bad && (out->u.go.procs < 2 || out->u.go.procs > CTRL_MAX_PROCS))
+			return rb_fail(err, errlen, "GO: procs %u outside 2..%u", out->u.go.procs,
+				    CTRL_MAX_PROCS);
+		break;
+	case CTRL_TIME:
+		out->u.time.ns = get_u64(&c);
 		break;
 	case CTRL_READY:
 	case CTRL_BYE:

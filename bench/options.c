@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ctrl.h"
 #include "errbuf.h"
 #include "options.h"
 #include "units.h"
@@ -505,7 +506,7 @@ enum {
 	OPT_VERB = 1000, OPT_TRANSPORT, OPT_TEST, OPT_WARMUP_ITERS, OPT_WARMUP, OPT_REPS,
 	OPT_SIGNAL, OPT_INLINE, OPT_QPT, OPT_THREADS, OPT_PEERS, OPT_SQ, OPT_RQ, OPT_CQ,
 	OPT_MTU, OPT_ACK, OPT_RETRY, OPT_RNR_RETRY, OPT_RNR_TIMER, OPT_RD_ATOMIC,
-	OPT_VALIDATE, OPT_CPUS, OPT_CSV, OPT_JSON, OPT_RUN_ID, OPT_PROC_INDEX,
+	OPT_VALIDATE, OPT_CPUS, OPT_CSV, OPT_JSON, OPT_RUN_ID, OPT_PROC_INDEX, OPT_PROCS,
 	OPT_CONNECT_TIMEOUT, OPT_TIMEOUT, OPT_COUNTERS, OPT_STRIDE, OPT_ACCESS,
 	OPT_RECV_BATCH, OPT_BIND, OPT_ONCE, OPT_MAX_SESSIONS, OPT_SEED, OPT_VERSION,
 	OPT_QUIET, OPT_READ_COMPLETION,
@@ -554,6 +555,7 @@ static const struct option long_opts[] = {
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "run-id", required_argument, NULL, OPT_RUN_ID },
 	{ "proc-index", required_argument, NULL, OPT_PROC_INDEX },
+	{ "procs", required_argument, NULL, OPT_PROCS },
 	{ "rdma-cm", no_argument, NULL, 'R' },
 	{ "connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
@@ -629,6 +631,11 @@ void opts_usage(FILE *f)
 "      --json FILE         write all rows as JSON at the end\n"
 "      --run-id ID         stored in every row\n"
 "      --proc-index K      stored in every row (several clients of one run)\n"
+"      --procs N           N client processes (any hosts) share this --run-id: each\n"
+"                          waits at the server's start barrier after setup and\n"
+"                          warm-up, and all count ops in one common -D window\n"
+"                          named by the server (needs --run-id and -D; default 1:\n"
+"                          no barrier)\n"
 "      --seed N            payload pattern and random access seed (1)\n"
 "      --quiet             no INFO lines\n"
 "  -h, --help              this text\n", f);
@@ -799,6 +806,7 @@ int opts_parse(int argc, char **argv, struct rb_opts *o, char *err, size_t errle
 	o->gid_index = -1;
 	o->max_sessions = 64;
 	o->reps = 1;
+	o->procs = 1;
 	o->connect_timeout_s = 10;
 
 	optind = 1;
@@ -1007,6 +1015,11 @@ int opts_parse(int argc, char **argv, struct rb_opts *o, char *err, size_t errle
 			if (parse_num(a, 0, 1000000, "--proc-index", &o->proc_index, err, errlen))
 				return -1;
 			break;
+		case OPT_PROCS:
+			if (parse_num(a, 1, CTRL_MAX_PROCS, "--procs", &v, err, errlen))
+				return -1;
+			o->procs = (unsigned)v;
+			break;
 		case 'R':
 			t->use_cm = 1;
 			break;
@@ -1053,7 +1066,7 @@ int opts_parse(int argc, char **argv, struct rb_opts *o, char *err, size_t errle
 			opts_usage(stdout);
 			return 1;
 		case OPT_VERSION:
-			printf("rdma_bench (control protocol 1)\n");
+			printf("rdma_bench (control protocol %u)\n", CTRL_VERSION);
 			return 1;
 		case ':':
 			return rb_fail(err, errlen, "option %s needs a value (see --help)", argv[optind - 1]);
@@ -1086,6 +1099,14 @@ int opts_parse(int argc, char **argv, struct rb_opts *o, char *err, size_t errle
 		return rb_fail(err, errlen,
 			    "--recv-batch applies to verbs that consume receives (send, send_imm, "
 			    "write_imm); --verb is %s", verb_name(t->verb));
+	if (o->procs > 1 && !g->duration)
+		return rb_fail(err, errlen, "--procs %u needs -D SECS: the processes share one "
+			    "measured window of that length (with -n each would end at its own time)",
+			    o->procs);
+	if (o->procs > 1 && !o->run_id[0])
+		return rb_fail(err, errlen, "--procs %u without --run-id: the server's start barrier "
+			    "counts the processes of one run id; give all %u processes the same "
+			    "--run-id", o->procs, o->procs);
 	if (!g->iters && !g->duration)
 		t->iters = 1000;
 

@@ -22,12 +22,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cm.h"
 #include "ctrl.h"
 #include "ctx.h"
 #include "device.h"
+#include "gate.h"
 #include "report.h"
 #include "session.h"
 #include "timing.h"
@@ -37,6 +39,9 @@
 #define IDLE_TIMEOUT_MS  600000   /* between points of one session */
 #define RECV_GRACE_MS    3000     /* receives still arriving after the client's DONE: at most */
 #define RECV_QUIET_MS    200      /* ...and no longer than this without a new one (lost on UD/UC) */
+#define GATE_LEAD_MS     100      /* start barrier: the common window starts this long after GO
+				   * is sent, so that GO reaches every process and wakes its
+				   * threads first (the two-VM soft-RoCE bed took up to ~85 ms) */
 
 int rb_quiet;
 
@@ -92,6 +97,8 @@ struct run_tally {
 struct server {
 	const struct rb_opts *o;
 	struct run_tally runs[RUN_TALLIES];
+	struct gate_table gates;     /* start barriers of fan-in points (under lock) */
+	pthread_cond_t gate_cond;    /* signalled when a barrier opens (CLOCK_MONOTONIC) */
 	struct rb_dev dev;
 	struct rb_cm_listener cm;    /* -R sessions */
 	pthread_mutex_t lock;
@@ -155,12 +162,83 @@ static void tally_run(struct server *srv, const char *run_id, uint64_t recvs, ui
 		secs > 0 ? units_gbps(snap.bytes, secs) : 0.0);
 }
 
-/* Wait for the client's DONE while the workers run; -1 with err on failure. */
+/* The client's control connection closed or sent something while it
+ * should be waiting at the start barrier. */
+static bool client_gone(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	return poll(&p, 1, 0) > 0;
+}
+
+/*
+ * The client's GATE (m): hold it at the start barrier of (run id, point)
+ * until all --procs processes are there, then send GO. Waits at most the
+ * point's --timeout from the first arrival; the client going away ends the
+ * wait. 0, or -1 with err (sent to the client as ERROR by the caller).
+ */
+static int serve_gate(struct session *s, const struct rb_test *t, const struct ctrl_gate *g,
+		      char *err, size_t errlen)
+{
+	struct server *srv = s->srv;
+	uint64_t arrive = timing_now_ns(), release = 0;
+	int slot = -1, rc;
+
+	pthread_mutex_lock(&srv->lock);
+	rc = gate_arrive(&srv->gates, s->hello.run_id, g->point, g->procs, arrive,
+			 t->timeout_ms * 1000000ull, &slot, &release, err, errlen);
+	if (rc == GATE_OPEN)
+		pthread_cond_broadcast(&srv->gate_cond);
+	while (rc == GATE_WAIT) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += 100 * 1000000L;   /* look at the client's socket every 100 ms */
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		(void)pthread_cond_timedwait(&srv->gate_cond, &srv->lock, &ts);
+		rc = gate_poll(&srv->gates, slot, timing_now_ns(), &release, err, errlen);
+		if (rc == GATE_WAIT && client_gone(s->fd)) {
+			snprintf(err, errlen, "the client left the start barrier of run '%s' point %llu "
+				 "before its release (control connection closed or a message came)",
+				 s->hello.run_id, (unsigned long long)g->point);
+			rc = GATE_ERR;
+		}
+	}
+	if (slot >= 0)
+		gate_leave(&srv->gates, slot);
+	pthread_mutex_unlock(&srv->lock);
+	if (rc != GATE_OPEN)
+		return -1;
+
+	struct ctrl_go go = { .arrive_ns = arrive, .release_ns = release, .procs = g->procs };
+	uint8_t buf[CTRL_HDR_LEN + 32];
+	uint64_t sent = timing_now_ns();
+	/* GO carries this session's own send time (the hold since the N-th
+	 * arrival is then part of the offset sample's server time), and the
+	 * common window's start: the same for every process of the barrier */
+	go.release_ns = sent > release ? sent : release;
+	go.start_ns = release + GATE_LEAD_MS * 1000000ull;
+	if (go.start_ns < go.release_ns)
+		go.start_ns = go.release_ns;
+	size_t n = ctrl_encode_go(buf, sizeof(buf), &go);
+	if (!n || ctrl_send(s->fd, buf, n, (int)t->timeout_ms, err, errlen))
+		return -1;
+	rb_info("session %lu: run '%s' point %llu: released %u processes at the start barrier "
+		"(this one waited %.3f s)", s->id, s->hello.run_id, (unsigned long long)g->point,
+		g->procs, (double)(release - arrive) / 1e9);
+	return 0;
+}
+
+/* Wait for the client's DONE while the workers run, answering its clock
+ * probes (TIME) and holding it at the start barrier when it sends GATE
+ * first; -1 with err on failure. */
 static int wait_done(struct session *s, struct rb_ctx *c, struct ctrl_msg *m, char *err,
 		     size_t errlen)
 {
 	uint64_t limit_ms = c->t.timeout_ms + c->t.duration_ms + c->t.warmup_ms;
 	uint64_t deadline = timing_now_ns() + limit_ms * 1000000ull;
+	bool gated = false;
 
 	for (;;) {
 		struct pollfd p = { .fd = s->fd, .events = POLLIN };
@@ -170,8 +248,32 @@ static int wait_done(struct session *s, struct rb_ctx *c, struct ctrl_msg *m, ch
 			return -1;
 		}
 		if (rc > 0) {
-			rc = ctrl_recv(s->fd, &s->rb, m, CTRL_DONE, (int)c->t.timeout_ms,
+			/* (GATE and TIME may come first: that is the client's business;
+			 * what this wait is for is its DONE) */
+			rc = ctrl_recv(s->fd, &s->rb, m, 0, (int)c->t.timeout_ms,
 				       "the client's DONE", err, errlen);
+			if (rc == 0 && m->type == CTRL_TIME) {
+				/* a clock probe (before GATE or after the window): our clock, at once */
+				uint8_t tb[CTRL_HDR_LEN + 8];
+				size_t tn = ctrl_encode_time(tb, sizeof(tb), timing_now_ns());
+				if (ctrl_send(s->fd, tb, tn, (int)c->t.timeout_ms, err, errlen))
+					return -1;
+				continue;
+			}
+			if (rc == 0 && m->type == CTRL_GATE && !gated) {
+				struct ctrl_gate g = m->u.gate;
+				if (serve_gate(s, &c->t, &g, err, errlen))
+					return -1;
+				gated = true;
+				/* the window starts now: the point's time limit too */
+				deadline = timing_now_ns() + limit_ms * 1000000ull;
+				continue;
+			}
+			if (rc == 0 && m->type != CTRL_DONE) {
+				snprintf(err, errlen, "protocol error: got %s, expected %s",
+					 ctrl_type_name(m->type), gated ? "DONE" : "GATE or DONE");
+				return -1;
+			}
 			if (rc == -2) {
 				/* keep "peer: reason" but say it was the client */
 				size_t l = strlen(err + 6);
@@ -501,6 +603,11 @@ int server_run(const struct rb_opts *o)
 		return 2;
 	}
 	pthread_mutex_init(&srv.lock, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&srv.gate_cond, &ca);
+	pthread_condattr_destroy(&ca);
 	cm_listen_start(&srv.cm, o->bind_addr, &srv.dev, o->port);
 	rb_info("listening on %s port %u (control channel, protocol %u); at most %u sessions%s",
 		o->bind_addr[0] ? o->bind_addr : "all addresses", o->port, CTRL_VERSION,

@@ -142,6 +142,7 @@ struct rb_opts {
 	char json[1024];
 	char run_id[64];
 	uint64_t proc_index;
+	unsigned procs;          /* --procs: client processes of this run id and point (1 = no start barrier) */
 	int cpus[RB_MAX_CPUS];   /* --cpus list; ncpus 0 = not pinned */
 	int ncpus;
 	bool cpus_spread;        /* --cpus spread: thread i on CPU i % online */

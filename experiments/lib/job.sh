@@ -161,7 +161,9 @@ rb_point_run() {
     ch=$(rb_host_index "${clients[k % ${#clients[@]}]}")
     if rb_host_is_local "$ch"; then csv="$pdir/client-$k.csv"; else csv="$RB_REMOTE_DIR/p$seq-k$k.csv"; fi
     mapfile -t ca <<< "$(rb_numa_prefix "$ch"; rb_bin_on "$ch"; echo -c; echo "$saddr"; echo -p; echo "$port"; rb_dev_args "$ch")"
-    ca+=("${cargs[@]}" --run-id "$rid" --proc-index "$k" --csv "$csv")
+    # --procs: with more than one process, the server's start barrier
+    # (per run id) lets them all start and end their windows together
+    ca+=("${cargs[@]}" --run-id "$rid" --proc-index "$k" --procs "$procs" --csv "$csv")
     rb_spawn "$ch" "$pdir/client-$k.log" "${ca[@]}"
     client_procs+=("$RB_SPAWNED") chosts+=("$ch")
   done

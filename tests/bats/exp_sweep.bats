@@ -5,10 +5,16 @@
 load fixtures/exp/helpers
 
 @test "a local sweep runs every job and writes raw.csv and summary.csv" {
+  export FAKE_RB_LOG=$BATS_TEST_TMPDIR/calls
   run_exp "$FIX/tiny"
   [ "$status" -eq 0 ]
   local d
   d=$(run_dir tiny)
+  # every client process is told the point's process count and the job's
+  # run id (the server's start barrier counts them per run id)
+  [ "$(grep -c '^client' "$FAKE_RB_LOG")" -eq 16 ]
+  [ "$(grep '^client' "$FAKE_RB_LOG" | grep -c ' procs=2 run_id=[^ ]*-j[0-9]* pid=')" -eq 16 ]
+  [ "$(grep '^client' "$FAKE_RB_LOG" | sed 's/.*run_id=//; s/ pid=.*//' | sort | uniq -c | awk '{ print $1 }' | sort -u)" = 2 ]
   # 4 points x 2 repetitions x 2 client processes
   [ "$(tail -n +2 "$d/raw.csv" | wc -l)" -eq 16 ]
   [ "$(tail -n +2 "$d/summary.csv" | wc -l)" -eq 4 ]

@@ -106,8 +106,8 @@ static inline int cc_check_err(struct cc_result *r, const char *who, const char 
 static inline int cc_check_fields(struct cc_result *r, const uint8_t *buf, size_t len,
 				  const struct ctrl_msg *m)
 {
-	if (m->type < CTRL_HELLO || m->type > CTRL_BYE)
-		return cc_fail(r, "decoded type %u outside HELLO..BYE", m->type);
+	if (m->type < CTRL_HELLO || m->type > CTRL_TYPE_LAST)
+		return cc_fail(r, "decoded type %u outside 1..CTRL_TYPE_LAST", m->type);
 	if ((size_t)m->len + CTRL_HDR_LEN != len)
 		return cc_fail(r, "decoded len %u + header != input length %zu", m->len, len);
 	if (m->len > CTRL_MAX_PAYLOAD)
@@ -153,6 +153,16 @@ static inline int cc_check_fields(struct cc_result *r, const uint8_t *buf, size_
 		if (strlen(m->u.error.reason) > CTRL_REASON_CAP)
 			return cc_fail(r, "ERROR reason above CTRL_REASON_CAP");
 		break;
+	case CTRL_GATE:
+		if (m->u.gate.procs < 2 || m->u.gate.procs > CTRL_MAX_PROCS)
+			return cc_fail(r, "GATE procs %u accepted", m->u.gate.procs);
+		break;
+	case CTRL_GO:
+		if (m->u.go.procs < 2 || m->u.go.procs > CTRL_MAX_PROCS)
+			return cc_fail(r, "GO procs %u accepted", m->u.go.procs);
+		if (m->u.go.arrive_ns > m->u.go.release_ns || m->u.go.release_ns > m->u.go.start_ns)
+			return cc_fail(r, "GO times out of order accepted");
+		break;
 	default:
 		break;
 	}
@@ -193,6 +203,15 @@ static inline int cc_check_roundtrip(struct cc_result *r, const uint8_t *buf, si
 	case CTRL_ERROR:
 		n = ctrl_encode_error(out, len, m->u.error.reason);
 		break;
+	case CTRL_GATE:
+		n = ctrl_encode_gate(out, len, &m->u.gate);
+		break;
+	case CTRL_GO:
+		n = ctrl_encode_go(out, len, &m->u.go);
+		break;
+	case CTRL_TIME:
+		n = ctrl_encode_time(out, len, m->u.time.ns);
+		break;
 	default:
 		n = ctrl_encode_empty(out, len, m->type);
 		break;
@@ -211,6 +230,9 @@ static inline int cc_check_roundtrip(struct cc_result *r, const uint8_t *buf, si
 		case CTRL_SETUP: n2 = ctrl_encode_setup(out, len - 1, &m->u.setup, qps); break;
 		case CTRL_DONE: n2 = ctrl_encode_done(out, len - 1, &m->u.done); break;
 		case CTRL_ERROR: n2 = ctrl_encode_error(out, len - 1, m->u.error.reason); break;
+		case CTRL_GATE: n2 = ctrl_encode_gate(out, len - 1, &m->u.gate); break;
+		case CTRL_GO: n2 = ctrl_encode_go(out, len - 1, &m->u.go); break;
+		case CTRL_TIME: n2 = ctrl_encode_time(out, len - 1, m->u.time.ns); break;
 		default: n2 = ctrl_encode_empty(out, len - 1, m->type); break;
 		}
 		if (n2 != 0)
@@ -333,7 +355,7 @@ static inline int cc_check_input(const uint8_t *buf, size_t len, const char *ski
 		return cc_fail(r, "ctrl_decode_header returned %d", hrc);
 	if (hrc && cc_check_err(r, "ctrl_decode_header", r->err, sizeof(r->err) - 8, sizeof(r->err)))
 		return -1;
-	if (!hrc && (htype < CTRL_HELLO || htype > CTRL_BYE || hplen > CTRL_MAX_PAYLOAD))
+	if (!hrc && (htype < CTRL_HELLO || htype > CTRL_TYPE_LAST || hplen > CTRL_MAX_PAYLOAD))
 		return cc_fail(r, "ctrl_decode_header accepted type %u length %u", htype, hplen);
 
 	memset(r->err, 0xA5, sizeof(r->err));

@@ -199,6 +199,25 @@ static void valid_messages(void)
 	n = ctrl_encode_done(buf, sizeof(buf), &d);
 	write_file("ok-done-note-at-cap", buf, n);
 
+	struct ctrl_gate g = { .point = 3, .procs = 4 };
+	n = ctrl_encode_gate(buf, sizeof(buf), &g);
+	write_file("ok-gate", buf, n);
+	g = (struct ctrl_gate){ .point = UINT64_MAX, .procs = CTRL_MAX_PROCS };
+	n = ctrl_encode_gate(buf, sizeof(buf), &g);
+	write_file("ok-gate-at-caps", buf, n);
+	struct ctrl_go go = { .arrive_ns = 5000000000ull, .release_ns = 5000000000ull,
+			      .start_ns = 5100000000ull, .procs = 2 };
+	n = ctrl_encode_go(buf, sizeof(buf), &go);
+	write_file("ok-go-last-arrival", buf, n);
+	go = (struct ctrl_go){ .arrive_ns = 1000, .release_ns = UINT64_MAX, .start_ns = UINT64_MAX,
+			       .procs = 4 };
+	n = ctrl_encode_go(buf, sizeof(buf), &go);
+	write_file("ok-go-waited", buf, n);
+	n = ctrl_encode_time(buf, sizeof(buf), 0);
+	write_file("ok-time-probe", buf, n);
+	n = ctrl_encode_time(buf, sizeof(buf), UINT64_MAX);
+	write_file("ok-time-max", buf, n);
+
 	n = ctrl_encode_error(buf, sizeof(buf), "--size 9000 with --transport ud: above MTU 1024");
 	write_file("ok-error-reason", buf, n);
 	n = ctrl_encode_error(buf, sizeof(buf), "");
@@ -267,16 +286,18 @@ static void malformed_messages(void)
 	bb_write("bad-magic-http", &b);
 	bb_hdr(&b, 0x31434252, CTRL_VERSION, CTRL_READY, 0); /* magic little-endian */
 	bb_write("bad-magic-byte-swapped", &b);
-	bb_hdr(&b, CTRL_MAGIC, 2, CTRL_READY, 0);
-	bb_write("bad-version-2", &b);
+	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION + 1, CTRL_READY, 0);
+	bb_write("bad-version-next", &b);
+	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION - 1, CTRL_READY, 0);
+	bb_write("bad-version-previous", &b);
 	bb_hdr(&b, CTRL_MAGIC, 0, CTRL_READY, 0);
 	bb_write("bad-version-0", &b);
 	bb_hdr(&b, CTRL_MAGIC, 0x0100, CTRL_READY, 0); /* version little-endian */
 	bb_write("bad-version-byte-swapped", &b);
 	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, 0, 0);
 	bb_write("bad-type-0", &b);
-	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_BYE + 1, 0);
-	bb_write("bad-type-8", &b);
+	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_TYPE_LAST + 1, 0);
+	bb_write("bad-type-after-last", &b);
 	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, 0xffff, 0);
 	bb_write("bad-type-ffff", &b);
 	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_SETUP, CTRL_MAX_PAYLOAD + 1);
@@ -423,6 +444,47 @@ static void malformed_messages(void)
 	bb_u32(&b, 2);
 	bb_fix_len(&b);
 	bb_write("bad-setup-qpn-32-bits-second", &b);
+
+	/* GATE and GO (start barrier) */
+	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_GATE, 0);
+	bb_u64(&b, 0);
+	bb_u32(&b, 1);
+	bb_fix_len(&b);
+	bb_write("bad-gate-procs-1", &b);
+	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_GATE, 0);
+	bb_u64(&b, 0);
+	bb_u32(&b, CTRL_MAX_PROCS + 1);
+	bb_fix_len(&b);
+	bb_write("bad-gate-procs-above-max", &b);
+	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_GATE, 0);
+	bb_u64(&b, 7);
+	bb_fix_len(&b);
+	bb_write("bad-gate-cut-before-procs", &b);
+	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_GO, 0);
+	bb_u64(&b, 2000);
+	bb_u64(&b, 1000);
+	bb_u64(&b, 3000);
+	bb_u32(&b, 4);
+	bb_fix_len(&b);
+	bb_write("bad-go-arrive-after-release", &b);
+	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_GO, 0);
+	bb_u64(&b, 1000);
+	bb_u64(&b, 3000);
+	bb_u64(&b, 2000);
+	bb_u32(&b, 4);
+	bb_fix_len(&b);
+	bb_write("bad-go-release-after-start", &b);
+	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_GO, 0);
+	bb_u64(&b, 1000);
+	bb_u64(&b, 2000);
+	bb_u64(&b, 3000);
+	bb_u32(&b, 0);
+	bb_fix_len(&b);
+	bb_write("bad-go-procs-0", &b);
+	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_TIME, 0);
+	bb_u32(&b, 7);
+	bb_fix_len(&b);
+	bb_write("bad-time-cut-at-4-bytes", &b);
 
 	/* DONE and ERROR */
 	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_DONE, 0);

@@ -304,6 +304,82 @@ static void strings_over_their_cap_are_refused(void **state)
 	assert_err_has("NUL");
 }
 
+/* GATE, GO and TIME (protocol 2): round trips, and the decoder's refusals. */
+static void gate_and_go_round_trip_and_refusals(void **state)
+{
+	(void)state;
+	struct ctrl_gate g = { .point = 0x0102030405060708ull, .procs = 4 };
+	size_t n = ctrl_encode_gate(buf, sizeof(buf), &g);
+	assert_int_equal(n, CTRL_HDR_LEN + 12);
+	assert_int_equal(buf[5], CTRL_VERSION);
+	assert_int_equal(decode(n), 0);
+	assert_int_equal(m.type, CTRL_GATE);
+	assert_int_equal(m.u.gate.point, 0x0102030405060708ull);
+	assert_int_equal(m.u.gate.procs, 4);
+	assert_string_equal(ctrl_type_name(CTRL_GATE), "GATE");
+
+	struct ctrl_go go = { .arrive_ns = 1000, .release_ns = 3000000000ull,
+			      .start_ns = 3100000000ull, .procs = 4 };
+	n = ctrl_encode_go(buf, sizeof(buf), &go);
+	assert_int_equal(n, CTRL_HDR_LEN + 28);
+	assert_int_equal(decode(n), 0);
+	assert_int_equal(m.type, CTRL_GO);
+	assert_int_equal(m.u.go.arrive_ns, 1000);
+	assert_int_equal(m.u.go.release_ns, 3000000000ull);
+	assert_int_equal(m.u.go.start_ns, 3100000000ull);
+	assert_int_equal(m.u.go.procs, 4);
+	assert_string_equal(ctrl_type_name(CTRL_GO), "GO");
+
+	/* a barrier of one process, or above the cap */
+	g.procs = 1;
+	n = ctrl_encode_gate(buf, sizeof(buf), &g);
+	assert_int_equal(decode(n), -1);
+	assert_err_has("GATE: procs 1 outside 2..4096");
+	g.procs = CTRL_MAX_PROCS + 1;
+	n = ctrl_encode_gate(buf, sizeof(buf), &g);
+	assert_int_equal(decode(n), -1);
+	assert_err_has("procs 4097");
+	/* released before it arrived; the window starting before the release */
+	go.arrive_ns = go.release_ns + 1;
+	n = ctrl_encode_go(buf, sizeof(buf), &go);
+	assert_int_equal(decode(n), -1);
+	assert_err_has("arrive_ns");
+	go.arrive_ns = 1000;
+	go.start_ns = go.release_ns - 1;
+	n = ctrl_encode_go(buf, sizeof(buf), &go);
+	assert_int_equal(decode(n), -1);
+	assert_err_has("release_ns 3000000000 after start_ns 2999999999");
+	go.start_ns = go.release_ns;
+	/* cut by one byte: the length no longer covers procs */
+	g.procs = 2;
+	n = ctrl_encode_gate(buf, sizeof(buf), &g);
+	put32(buf + 8, 11);
+	assert_int_equal(decode(n - 1), -1);
+	assert_err_has("GATE truncated");
+	/* a version 1 peer is told to run the same binary */
+	n = ctrl_encode_gate(buf, sizeof(buf), &g);
+	buf[5] = 1;
+	assert_int_equal(decode(n), -1);
+	assert_err_has("version 1 from the peer, this binary speaks 2");
+	/* TIME: one clock reading either way */
+	n = ctrl_encode_time(buf, sizeof(buf), 0x1122334455667788ull);
+	assert_int_equal(n, CTRL_HDR_LEN + 8);
+	assert_int_equal(decode(n), 0);
+	assert_int_equal(m.type, CTRL_TIME);
+	assert_int_equal(m.u.time.ns, 0x1122334455667788ull);
+	put32(buf + 8, 4);
+	assert_int_equal(decode(n - 4), -1);
+	assert_err_has("TIME truncated");
+	/* the type after TIME is unknown */
+	n = ctrl_encode_empty(buf, sizeof(buf), CTRL_READY);
+	buf[7] = CTRL_TYPE_LAST + 1;
+	assert_int_equal(decode(n), -1);
+	assert_err_has("unknown control message type 11");
+	/* encoders refuse a buffer one byte short */
+	assert_int_equal(ctrl_encode_gate(buf, CTRL_HDR_LEN + 11, &g), 0);
+	assert_int_equal(ctrl_encode_go(buf, CTRL_HDR_LEN + 27, &go), 0);
+}
+
 static void encoders_refuse_small_buffers(void **state)
 {
 	(void)state;
@@ -377,6 +453,7 @@ int main(void)
 		cmocka_unit_test(setup_round_trips_with_qps),
 		cmocka_unit_test(done_error_and_empty_round_trip),
 		cmocka_unit_test(bad_magic_and_version_are_refused),
+		cmocka_unit_test(gate_and_go_round_trip_and_refusals),
 		cmocka_unit_test(truncated_messages_are_refused),
 		cmocka_unit_test(oversized_messages_are_refused),
 		cmocka_unit_test(inconsistent_lengths_are_refused),
