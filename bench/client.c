@@ -24,6 +24,7 @@
 #include "ctrl.h"
 #include "ctx.h"
 #include "device.h"
+#include "guard.h"
 #include "report.h"
 #include "session.h"
 #include "timing.h"
@@ -41,6 +42,7 @@ struct client {
 	int failed;             /* points that failed */
 	char gone[512];         /* the server could not be reached again: why */
 	bool csv_failed;
+	char token[CTRL_TOKEN_CAP + 1];  /* --token-file: sent in every HELLO */
 };
 
 /* Replace the first `skip` bytes of err with pfx (e.g. "peer: " -> "server: "). */
@@ -62,7 +64,7 @@ static int client_connect(struct client *cl, char *err, size_t errlen)
 {
 	const struct rb_opts *o = cl->o;
 	struct ctrl_hello h = { .proc_index = o->proc_index, .pid = (uint32_t)getpid() };
-	uint8_t buf[CTRL_HDR_LEN + 3 * (2 + CTRL_STR_CAP) + 16];
+	uint8_t buf[CTRL_HDR_LEN + CTRL_HELLO_MAX];
 	struct ctrl_msg m;
 	size_t n;
 
@@ -73,6 +75,7 @@ static int client_connect(struct client *cl, char *err, size_t errlen)
 	snprintf(h.host, sizeof(h.host), "%s", cl->env.host);
 	snprintf(h.run_id, sizeof(h.run_id), "%s", o->run_id);
 	snprintf(h.device, sizeof(h.device), "%s", cl->dev.name);
+	memcpy(h.token, cl->token, sizeof(h.token));
 	n = ctrl_encode_hello(buf, sizeof(buf), &h);
 	if (ctrl_send(cl->fd, buf, n, 10000, err, errlen) ||
 	    ctrl_recv(cl->fd, &cl->rb, &m, CTRL_HELLO, 30000, "the server's HELLO", err, errlen)) {
@@ -667,6 +670,11 @@ int client_run(const struct rb_opts *o)
 	int rc = 0;
 
 	rb_quiet = o->quiet;
+	if (o->token_file[0] && guard_token_load(o->token_file, cl.token, sizeof(cl.token),
+						 CTRL_TOKEN_CAP, err, sizeof(err))) {
+		rb_error("%s", err);
+		return 2;
+	}
 	if (check_cpus(o, err, sizeof(err))) {
 		rb_error("%s", err);
 		return 2;

@@ -3,10 +3,16 @@
  *
  * Wire format (all integers big-endian, no padding):
  *
- *   header, 12 bytes:  u32 magic 0x52424331 ("RBC1") | u16 version (1)
+ *   header, 12 bytes:  u32 magic 0x52424331 ("RBC1") | u16 version (2)
  *                      | u16 type | u32 payload length (bytes after header)
  *   payload:           type-specific, fixed order, described per type below.
  *   strings:           u16 length + bytes (no NUL), length <= the field cap.
+ *
+ * Version 2 added the token to HELLO. A header's length is checked against
+ * its type's own limit (ctrl_max_payload) before any payload byte is read or
+ * any buffer grown. Peer strings never reach a log, the table or a CSV row
+ * with control bytes (below 0x20, or 0x7f): HELLO strings holding one are
+ * refused, an ERROR reason or DONE note has them replaced by '?'.
  *
  * Every message is checked on receipt: magic, version, known type, payload
  * length within CTRL_MAX_PAYLOAD and exactly equal to what the type's fields
@@ -34,7 +40,7 @@
 #include "options.h"
 
 #define CTRL_MAGIC        UINT32_C(0x52424331)
-#define CTRL_VERSION      1u
+#define CTRL_VERSION      2u
 #define CTRL_HDR_LEN      12u
 #define CTRL_MAX_QPS      RB_MAX_QPS_TOTAL
 #define CTRL_SETUP_FIXED  68u                     /* SETUP bytes before the QP list */
@@ -42,6 +48,7 @@
 #define CTRL_MAX_PAYLOAD  (CTRL_SETUP_FIXED + CTRL_MAX_QPS * CTRL_QP_LEN)
 #define CTRL_STR_CAP      64u                     /* host, run_id, device */
 #define CTRL_REASON_CAP   1024u                   /* ERROR reason, DONE note */
+#define CTRL_TOKEN_CAP    RB_TOKEN_CAP            /* HELLO token */
 
 enum ctrl_type {
 	CTRL_HELLO = 1,
@@ -53,14 +60,19 @@ enum ctrl_type {
 	CTRL_BYE = 7,
 };
 
-/* HELLO: u64 proc_index | u32 pid | str host | str run_id | str device */
+/*
+ * HELLO: u64 proc_index | u32 pid | str host | str run_id | str device |
+ *        str token (<= CTRL_TOKEN_CAP; "" = none; the server's reply sends "")
+ */
 struct ctrl_hello {
 	uint64_t proc_index;
 	uint32_t pid;
 	char host[CTRL_STR_CAP + 1];
 	char run_id[CTRL_STR_CAP + 1];
 	char device[CTRL_STR_CAP + 1];
+	char token[CTRL_TOKEN_CAP + 1];
 };
+#define CTRL_HELLO_MAX    (8u + 4u + 3u * (2u + CTRL_STR_CAP) + 2u + CTRL_TOKEN_CAP)
 
 /*
  * SETUP: one side's endpoint for a point, 68 fixed bytes then the QPs:
@@ -122,9 +134,13 @@ struct ctrl_msg {
 
 const char *ctrl_type_name(uint16_t type);
 
+/* The largest payload a message of this type can have (bytes); the header
+ * check refuses a longer one before anything is allocated. */
+uint32_t ctrl_max_payload(uint16_t type);
+
 /*
  * Check a 12-byte header: magic, version, known type, payload length <=
- * CTRL_MAX_PAYLOAD. Returns 0 with *type, *len set, or -1 with err.
+ * ctrl_max_payload(type). Returns 0 with *type, *len set, or -1 with err.
  */
 int ctrl_decode_header(const uint8_t *buf, size_t len, uint16_t *type, uint32_t *plen,
 		       char *err, size_t errlen);

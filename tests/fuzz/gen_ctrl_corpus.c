@@ -152,6 +152,13 @@ static void valid_messages(void)
 	h.pid = UINT32_MAX;
 	n = ctrl_encode_hello(buf, sizeof(buf), &h);
 	write_file("ok-hello-strings-at-cap", buf, n);
+	snprintf(h.token, sizeof(h.token), "0123456789abcdef0123456789abcdef");
+	n = ctrl_encode_hello(buf, sizeof(buf), &h);
+	write_file("ok-hello-with-token", buf, n);
+	memset(h.token, 't', CTRL_TOKEN_CAP);
+	n = ctrl_encode_hello(buf, sizeof(buf), &h);
+	write_file("ok-hello-token-at-cap", buf, n);
+	memset(h.token, 0, sizeof(h.token));
 
 	t = test_point(RB_VERB_WRITE, RB_TR_RC, RB_TEST_BW, 64);
 	put_test("ok-test-write-rc-bw", &t);
@@ -267,8 +274,10 @@ static void malformed_messages(void)
 	bb_write("bad-magic-http", &b);
 	bb_hdr(&b, 0x31434252, CTRL_VERSION, CTRL_READY, 0); /* magic little-endian */
 	bb_write("bad-magic-byte-swapped", &b);
-	bb_hdr(&b, CTRL_MAGIC, 2, CTRL_READY, 0);
-	bb_write("bad-version-2", &b);
+	bb_hdr(&b, CTRL_MAGIC, 1, CTRL_READY, 0);     /* before HELLO had its token */
+	bb_write("bad-version-1", &b);
+	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION + 1, CTRL_READY, 0);
+	bb_write("bad-version-next", &b);
 	bb_hdr(&b, CTRL_MAGIC, 0, CTRL_READY, 0);
 	bb_write("bad-version-0", &b);
 	bb_hdr(&b, CTRL_MAGIC, 0x0100, CTRL_READY, 0); /* version little-endian */
@@ -317,6 +326,28 @@ static void malformed_messages(void)
 	bb_u16(&b, 0);
 	bb_fix_len(&b);
 	bb_write("bad-hello-host-with-nul", &b);
+	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_HELLO, 0);
+	bb_u64(&b, 1);
+	bb_u32(&b, 2);
+	bb_u16(&b, 9);
+	bb_bytes(&b, "a\nINFO ok", 9);   /* a forged log line */
+	bb_u16(&b, 0);
+	bb_u16(&b, 0);
+	bb_u16(&b, 0);
+	bb_fix_len(&b);
+	bb_write("bad-hello-host-with-newline", &b);
+	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_HELLO, 0);
+	bb_u64(&b, 1);
+	bb_u32(&b, 2);
+	bb_u16(&b, 0);
+	bb_u16(&b, 4);
+	bb_bytes(&b, "r\x1b[m", 4);      /* a terminal escape in the run id */
+	bb_u16(&b, 0);
+	bb_u16(&b, 0);
+	bb_fix_len(&b);
+	bb_write("bad-hello-run-id-with-escape", &b);
+	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_HELLO, CTRL_HELLO_MAX + 1);
+	bb_write("bad-hello-header-above-its-limit", &b);
 	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_HELLO, 0);
 	bb_u64(&b, 1);
 	bb_u32(&b, 2);
