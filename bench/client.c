@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cm.h"
@@ -602,6 +603,13 @@ static int check_outputs(struct client *cl, char *err, size_t errlen)
 		return 0;
 	if (dir_writable("--csv", o->csv, err, errlen))
 		return -1;
+	struct stat lst;
+	if (lstat(o->csv, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+		snprintf(err, errlen, "--csv %.400s is a symbolic link: rows are only appended to "
+			 "a file itself (another user could have planted the link); give the "
+			 "path of the file", o->csv);
+		return -1;
+	}
 	FILE *f = fopen(o->csv, "r");
 	if (!f)
 		return 0; /* created on the first row */
