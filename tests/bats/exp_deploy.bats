@@ -26,7 +26,7 @@ hosts2() {
   [ ! -e "$n1" ] && [ ! -e "$n2" ]
   grep -q "^root@node1 rm -rf -- $n1" "$FAKE_SSH_LOG"
   # nothing of the old predictable name
-  ! grep -q "rdma_bench\.priv1" "$FAKE_SSH_LOG"
+  [ "$(grep -c "rdma_bench\.priv1" "$FAKE_SSH_LOG")" = 0 ]
   # the server runs from its folder, bound to its address, with the token
   grep -q "^root@node1 echo RB_PID .*$n1/rdma_bench -s .* --bind node1 --token-file $n1/token" "$FAKE_SSH_LOG"
   grep -q "^root@node2 echo RB_PID .*$n2/rdma_bench -c node1 .* --token-file $n2/token" "$FAKE_SSH_LOG"
@@ -49,7 +49,7 @@ hosts2() {
   local rc=$status
   [ ! -e "$planted/ran" ]
   [ "$(cat "$planted/rdma_bench")" = "$(printf '#!/bin/sh\ntouch %s/ran\nexit 0' "$planted")" ]
-  ! grep -q "$planted" "$FAKE_SSH_LOG"
+  [ "$(grep -c "$planted" "$FAKE_SSH_LOG")" = 0 ]
   rm -rf "$planted"
   [ "$rc" -eq 0 ] || { echo "$output"; false; }
 }
@@ -75,7 +75,7 @@ hosts2() {
   [[ $out == *"deploy: no private folder on node1: mktemp -d, then owner = the ssh user and mode 700 are checked"* ]] || { echo "$out"; false; }
   # no binary, token or job went there, and no server started
   [ -z "$left" ]
-  ! grep -q "RB_PID" "$FAKE_SSH_LOG"
+  [ "$(grep -c "RB_PID" "$FAKE_SSH_LOG")" = 0 ]
 }
 
 @test "a local run's server listens on 127.0.0.1 only, with the run's token" {
