@@ -50,36 +50,31 @@ int guard_check_point(const struct rb_test *t, bool server_active, const struct 
 {
 	uint64_t nqp = test_qps_per_thread(t) * t->threads;
 
+	/* the flag comes first: a row's reason column keeps only ~95 bytes */
 	if (nqp > l->max_qps)
 		return rb_fail(err, errlen,
-			    "%llu QPs (--threads %llu x -q %llu x --emulated-peers %llu) above this "
-			    "server's limit %llu (server flag --max-qps)",
-			    (unsigned long long)nqp, (unsigned long long)t->threads,
-			    (unsigned long long)t->qps_per_thread,
-			    (unsigned long long)t->emulated_peers, (unsigned long long)l->max_qps);
+			    "%llu QPs above the server's --max-qps %llu (--threads %llu x -q %llu x "
+			    "--emulated-peers %llu)", (unsigned long long)nqp,
+			    (unsigned long long)l->max_qps, (unsigned long long)t->threads,
+			    (unsigned long long)t->qps_per_thread, (unsigned long long)t->emulated_peers);
 	if (server_active && t->threads > l->max_threads)
 		return rb_fail(err, errlen,
-			    "--threads %llu: the server would run %llu worker threads for --verb %s, "
-			    "above this server's limit %llu (server flag --max-threads)",
-			    (unsigned long long)t->threads, (unsigned long long)t->threads,
-			    verb_name(t->verb), (unsigned long long)l->max_threads);
+			    "--threads %llu above the server's --max-threads %llu (the server runs a "
+			    "worker thread per client thread for --verb %s)",
+			    (unsigned long long)t->threads, (unsigned long long)l->max_threads,
+			    verb_name(t->verb));
 	if (t->duration_ms > l->max_duration_ms)
-		return rb_fail(err, errlen,
-			    "-D/--duration %.3f s above this server's limit %.3f s (server flag "
-			    "--max-duration)", (double)t->duration_ms / 1000.0,
-			    (double)l->max_duration_ms / 1000.0);
+		return rb_fail(err, errlen, "-D %.3f s above the server's --max-duration %.3f s",
+			    (double)t->duration_ms / 1000.0, (double)l->max_duration_ms / 1000.0);
 	if (t->warmup_ms > l->max_warmup_ms)
-		return rb_fail(err, errlen,
-			    "--warmup %.3f s above this server's limit %.3f s (server flag "
-			    "--max-warmup)", (double)t->warmup_ms / 1000.0,
-			    (double)l->max_warmup_ms / 1000.0);
+		return rb_fail(err, errlen, "--warmup %.3f s above the server's --max-warmup %.3f s",
+			    (double)t->warmup_ms / 1000.0, (double)l->max_warmup_ms / 1000.0);
 	uint64_t bytes = guard_point_bytes(t);
 	if (bytes > l->max_session_mem)
 		return rb_fail(err, errlen,
-			    "the point needs %.1f MiB on the server (buffer and QP queues of %llu QPs, "
-			    "-m %llu), above this server's limit %.1f MiB per session (server flag "
-			    "--max-session-mem)", mib(bytes), (unsigned long long)nqp,
-			    (unsigned long long)t->size, mib(l->max_session_mem));
+			    "%.1f MiB above the server's --max-session-mem %.1f MiB (buffer and QP "
+			    "queues of the point: %llu QPs, -m %llu)", mib(bytes), mib(l->max_session_mem),
+			    (unsigned long long)nqp, (unsigned long long)t->size);
 	return 0;
 }
 
@@ -89,9 +84,9 @@ int guard_mem_reserve(uint64_t *used, uint64_t need, uint64_t max, char *err, si
 
 	if (__builtin_add_overflow(*used, need, &after) || after > max)
 		return rb_fail(err, errlen,
-			    "the point needs %.1f MiB on the server, %.1f MiB of its %.1f MiB are in "
-			    "use by other sessions (server flag --max-mem); retry later or lower -m/-q",
-			    mib(need), mib(*used), mib(max));
+			    "%.1f MiB above what the server's --max-mem %.1f MiB leaves free (%.1f MiB "
+			    "in use by other sessions); retry later or lower -m/-q", mib(need), mib(max),
+			    mib(*used));
 	*used = after;
 	return 0;
 }

@@ -184,9 +184,9 @@ static int admit_connection(struct server *srv, struct session *s, const struct 
 			     "(at most %u, each for %d s); retry later", srv->handshakes,
 			     HANDSHAKES_MAX, HELLO_TIMEOUT_MS / 1000);
 	else if (p->handshakes + p->sessions >= srv->lim.max_per_peer)
-		rc = rb_fail(err, errlen, "too many connections from %s: %u sessions and %u waiting "
-			     "for HELLO, limit %u (server flag --max-per-peer)", s->addr, p->sessions,
-			     p->handshakes, srv->lim.max_per_peer);
+		rc = rb_fail(err, errlen, "too many connections from %s: above the server's "
+			     "--max-per-peer %u (%u sessions, %u waiting for HELLO); retry later",
+			     s->addr, srv->lim.max_per_peer, p->sessions, p->handshakes);
 	if (rc == 0) {
 		p->handshakes++;
 		srv->handshakes++;

@@ -39,8 +39,9 @@ uint64_t guard_point_bytes(const struct rb_test *t);
  * QPs (threads x qps-per-thread x emulated-peers), worker threads (only
  * when the server side runs threads for the verb: server_active), -D and
  * --warmup, and guard_point_bytes against --max-session-mem. Returns 0, or
- * -1 with err naming the value, the limit and the server flag that raises
- * it ("... above this server's limit 1000 (server flag --max-qps)").
+ * -1 with err naming the value, the server flag that raises it and its
+ * limit, in that order ("1002 QPs above the server's --max-qps 1000 ...":
+ * a row's reason column keeps the first 95 bytes).
  */
 int guard_check_point(const struct rb_test *t, bool server_active, const struct rb_limits *l,
 		      char *err, size_t errlen);

@@ -8,8 +8,8 @@
  * HELLO, send peer strings with control bytes, and claim oversized
  * messages. It prints one line per observation, for the script to check:
  *
- *   attack_probe HOST PORT hold-setups N SIZE HOLD_S
- *       N sessions, each HELLO + TEST (RC WRITE bw of SIZE bytes, 1 QP,
+ *   attack_probe HOST PORT hold-setups N SIZE QPS HOLD_S
+ *       N sessions, each HELLO + TEST (RC WRITE bw of SIZE bytes, QPS QPs,
  *       client --timeout 24 h); the server's SETUP is never answered.
  *       Lines: "setup I BYTES" (the server registered BYTES for it) or
  *       "refused I: REASON"; then "holding K" (flushed) and, after HOLD_S
@@ -47,7 +47,7 @@
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: attack_probe HOST PORT hold-setups N SIZE HOLD_S\n"
+	fprintf(stderr, "usage: attack_probe HOST PORT hold-setups N SIZE QPS HOLD_S\n"
 			"       attack_probe HOST PORT idle N HOLD_S SRC\n"
 			"       attack_probe HOST PORT hello-ctrl|oversized-hello\n");
 	return 2;
@@ -78,7 +78,8 @@ static void answer(int fd, struct ctrl_rbuf *rb, int ms, char *out, size_t outle
 		snprintf(out, outlen, "%s", err);
 }
 
-static int hold_setups(const char *host, uint16_t port, int n, uint64_t size, int hold_s)
+static int hold_setups(const char *host, uint16_t port, int n, uint64_t size, uint64_t nqp,
+		       int hold_s)
 {
 	static int fds[MAX_CONN];
 	static struct ctrl_rbuf rbs[MAX_CONN];
@@ -90,6 +91,7 @@ static int hold_setups(const char *host, uint16_t port, int n, uint64_t size, in
 	test_defaults(&t);
 	t.verb = RB_VERB_WRITE;
 	t.size = size;
+	t.qps_per_thread = nqp;
 	t.iters = 1000;
 	t.timeout_ms = 86400000;  /* the client asks for 24 h: the server must not wait that long */
 	test_resolve_defaults(&t, NULL);
@@ -265,11 +267,12 @@ int main(int argc, char **argv)
 	int port = atoi(argv[2]);
 	if (port < 1 || port > 65535)
 		return usage();
-	if (strcmp(argv[3], "hold-setups") == 0 && argc == 7) {
+	if (strcmp(argv[3], "hold-setups") == 0 && argc == 8) {
 		int n = atoi(argv[4]);
 		if (n < 1 || n > MAX_CONN)
 			return usage();
-		return hold_setups(host, (uint16_t)port, n, strtoull(argv[5], NULL, 10), atoi(argv[6]));
+		return hold_setups(host, (uint16_t)port, n, strtoull(argv[5], NULL, 10),
+				   strtoull(argv[6], NULL, 10), atoi(argv[7]));
 	}
 	if (strcmp(argv[3], "idle") == 0 && argc == 7) {
 		int n = atoi(argv[4]);
