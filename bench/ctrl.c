@@ -230,6 +230,7 @@ size_t ctrl_encode_setup(uint8_t *buf, size_t cap, const struct ctrl_setup *s,
 	put_u32(&c, s->rkey);
 	put_u32(&c, s->qkey);
 	put_u64(&c, s->buf_len);
+	put_u64(&c, s->nonce);
 	put_u32(&c, s->nqp);
 	for (uint32_t i = 0; i < s->nqp; i++) {
 		put_u32(&c, qps[i].qpn);
@@ -321,6 +322,7 @@ static int decode_setup(struct cur *c, struct ctrl_setup *s, uint32_t plen, char
 	s->rkey = get_u32(c);
 	s->qkey = get_u32(c);
 	s->buf_len = get_u64(c);
+	s->nonce = get_u64(c);
 	s->nqp = get_u32(c);
 	if (c->bad)
 		return rb_fail(err, errlen, "SETUP truncated");

@@ -319,6 +319,9 @@ int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, str
 	c->inline_req = inline_request(t);
 	c->remote_qkey = t->use_cm ? RDMA_UDP_QKEY : RB_QKEY;
 	layout_compute(t, &c->lay);
+	/* the point's nonce (SETUP; -R: the server's is the key of its connect requests) */
+	if (guard_random(&c->nonce, sizeof(c->nonce), err, errlen))
+		return -1;
 
 	if (size_cqs(c, err, errlen))
 		return -1;
@@ -425,6 +428,7 @@ void ctx_local_setup(const struct rb_ctx *c, struct ctrl_setup *s, struct ctrl_q
 	s->rkey = c->mr->rkey;
 	s->qkey = RB_QKEY;
 	s->buf_len = c->lay.total;
+	s->nonce = c->nonce;
 	s->nqp = (uint32_t)c->lay.nqp_total;
 	for (unsigned i = 0; i < c->nw; i++)
 		for (unsigned q = 0; q < c->w[i].nqp; q++) {

@@ -141,6 +141,27 @@ void guard_limits_defaults(struct rb_limits *l, char *why, size_t whylen)
 	}
 }
 
+/* IPv4 (4 bytes into a) or IPv6 (16), IPv4-mapped IPv6 as IPv4: the family, or 0. */
+static int ip_bytes(const struct sockaddr *sa, uint8_t *a)
+{
+	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+	if (sa->sa_family == AF_INET) {
+		memcpy(a, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+		return AF_INET;
+	}
+	if (sa->sa_family == AF_INET6) {
+		const uint8_t *b = ((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr;
+		if (memcmp(b, mapped, 12) == 0) {
+			memcpy(a, b + 12, 4);
+			return AF_INET;
+		}
+		memcpy(a, b, 16);
+		return AF_INET6;
+	}
+	return 0;
+}
+
 /* ---- --allow --------------------------------------------------------------- */
 
 static int parse_one_cidr(const char *item, struct guard_cidr *c, char *err, size_t errlen)
@@ -237,29 +258,41 @@ static bool prefix_match(const uint8_t *a, const uint8_t *net, unsigned bits)
 
 bool guard_cidr_allows(const struct guard_cidr *list, int n, const struct sockaddr *sa)
 {
-	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
 	uint8_t a[16];
-	int fam;
+	int fam = ip_bytes(sa, a);
 
-	if (sa->sa_family == AF_INET) {
-		memcpy(a, &((const struct sockaddr_in *)sa)->sin_addr, 4);
-		fam = AF_INET;
-	} else if (sa->sa_family == AF_INET6) {
-		const uint8_t *b = ((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr;
-		if (memcmp(b, mapped, 12) == 0) {
-			memcpy(a, b + 12, 4);
-			fam = AF_INET;
-		} else {
-			memcpy(a, b, 16);
-			fam = AF_INET6;
-		}
-	} else {
+	if (!fam)
 		return false;
-	}
 	for (int i = 0; i < n; i++)
 		if (list[i].family == fam && prefix_match(a, list[i].addr, list[i].prefix))
 			return true;
 	return false;
+}
+
+bool guard_same_ip(const struct sockaddr *a, const struct sockaddr *b)
+{
+	uint8_t x[16], y[16];
+	int fx = ip_bytes(a, x), fy = ip_bytes(b, y);
+
+	return fx && fx == fy && memcmp(x, y, fx == AF_INET ? 4 : 16) == 0;
+}
+
+bool guard_is_loopback(const struct sockaddr *sa)
+{
+	static const uint8_t v6lo[16] = { [15] = 1 };
+	uint8_t a[16];
+	int f = ip_bytes(sa, a);
+
+	return (f == AF_INET && a[0] == 127) || (f == AF_INET6 && memcmp(a, v6lo, 16) == 0);
+}
+
+void guard_ip_text(const struct sockaddr *sa, char *out, size_t outlen)
+{
+	uint8_t a[16];
+	int f = ip_bytes(sa, a);
+
+	if (!f || !inet_ntop(f, a, out, (socklen_t)outlen))
+		snprintf(out, outlen, "?");
 }
 
 /* ---- the token file ------------------------------------------------------ */

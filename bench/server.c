@@ -125,6 +125,7 @@ struct session {
 	unsigned long id;
 	char peer[128];
 	char addr[64];               /* peer address without port (--max-per-peer) */
+	struct sockaddr_storage sa;  /* the peer (-R: connect requests must come from it) */
 	bool in_handshake;           /* counted in srv->handshakes */
 	bool has_slot;               /* counted in srv->active (after a valid HELLO) */
 	struct ctrl_hello hello;
@@ -434,7 +435,8 @@ static int serve_point(struct session *s, const struct rb_test *tin, char *err, 
 		point_release(srv, reserved);
 		return -1;
 	}
-	if (t.use_cm && cm_session_register(&srv->cm, &cms, c.mr->rkey, (uintptr_t)c.buf,
+	if (t.use_cm && cm_session_register(&srv->cm, &cms, c.mr->rkey, (uintptr_t)c.buf, c.nonce,
+					    (const struct sockaddr *)&s->sa,
 					    (uint32_t)c.lay.nqp_total, err, errlen))
 		goto clean_ctx;
 
@@ -792,6 +794,7 @@ int server_run(const struct rb_opts *o)
 		}
 		s->srv = &srv;
 		s->fd = fd;
+		s->sa = ss;
 		peer_name(&ss, sl, s->peer, sizeof(s->peer), s->addr, sizeof(s->addr));
 		/* no session slot yet: that is taken after a valid HELLO */
 		if (admit_connection(&srv, s, (const struct sockaddr *)&ss, err, sizeof(err))) {

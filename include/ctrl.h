@@ -8,7 +8,7 @@
  *   payload:           type-specific, fixed order, described per type below.
  *   strings:           u16 length + bytes (no NUL), length <= the field cap.
  *
- * Version 2 added the token to HELLO. A header's length is checked against
+ * Version 2 added the token to HELLO and the nonce to SETUP. A header's length is checked against
  * its type's own limit (ctrl_max_payload) before any payload byte is read or
  * any buffer grown. Peer strings never reach a log, the table or a CSV row
  * with control bytes (below 0x20, or 0x7f): HELLO strings holding one are
@@ -43,7 +43,7 @@
 #define CTRL_VERSION      2u
 #define CTRL_HDR_LEN      12u
 #define CTRL_MAX_QPS      RB_MAX_QPS_TOTAL
-#define CTRL_SETUP_FIXED  68u                     /* SETUP bytes before the QP list */
+#define CTRL_SETUP_FIXED  76u                     /* SETUP bytes before the QP list */
 #define CTRL_QP_LEN       8u                      /* u32 qpn, u32 psn */
 #define CTRL_MAX_PAYLOAD  (CTRL_SETUP_FIXED + CTRL_MAX_QPS * CTRL_QP_LEN)
 #define CTRL_STR_CAP      64u                     /* host, run_id, device */
@@ -75,13 +75,15 @@ struct ctrl_hello {
 #define CTRL_HELLO_MAX    (8u + 4u + 3u * (2u + CTRL_STR_CAP) + 2u + CTRL_TOKEN_CAP)
 
 /*
- * SETUP: one side's endpoint for a point, 68 fixed bytes then the QPs:
+ * SETUP: one side's endpoint for a point, 76 fixed bytes then the QPs:
  *   u8 port | u8 link_layer (1 IB, 2 Ethernet) | u8 gid_type (0 IB, 1 RoCE v1,
  *   2 RoCE v2) | u8 reserved (0) | u32 gid_index | u16 lid | u16 reserved (0) |
  *   u8 gid[16] | u32 active_mtu (bytes) | u32 max_qp_rd_atom |
  *   u32 max_qp_init_rd_atom | u64 buf_addr | u32 rkey | u32 qkey |
- *   u64 buf_len | u32 nqp | nqp x (u32 qpn | u32 psn)
- * psn < 2^24, active_mtu one of 256..4096, nqp <= CTRL_MAX_QPS.
+ *   u64 buf_len | u64 nonce | u32 nqp | nqp x (u32 qpn | u32 psn)
+ * psn < 2^24, active_mtu one of 256..4096, nqp <= CTRL_MAX_QPS. nonce: 64
+ * random bits per point and side (getrandom); with -R the server's is in
+ * every connect request's private data (cm.h).
  */
 struct ctrl_setup {
 	uint8_t port, link_layer, gid_type;
@@ -93,6 +95,7 @@ struct ctrl_setup {
 	uint64_t buf_addr;
 	uint32_t rkey, qkey;
 	uint64_t buf_len;
+	uint64_t nonce;
 	uint32_t nqp;
 	const uint8_t *qps;  /* decode: points into the caller's buffer; encode: unused */
 };

@@ -88,6 +88,14 @@ int guard_cidr_parse(const char *s, struct guard_cidr *out, int max, int *n,
  */
 bool guard_cidr_allows(const struct guard_cidr *list, int n, const struct sockaddr *sa);
 
+/* Same IP address (ports ignored; an IPv4-mapped IPv6 address equals its
+ * IPv4 address). */
+bool guard_same_ip(const struct sockaddr *a, const struct sockaddr *b);
+/* 127.0.0.0/8, ::1, or ::ffff:127.x.y.z. */
+bool guard_is_loopback(const struct sockaddr *sa);
+/* The address of sa as text, without port, into out. */
+void guard_ip_text(const struct sockaddr *sa, char *out, size_t outlen);
+
 /* ---- peer strings and the token ----------------------------------------- */
 
 /*

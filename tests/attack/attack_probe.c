@@ -25,7 +25,13 @@
  *       server's answer: "answer: REASON" or "answer: HELLO".
  *   attack_probe HOST PORT oversized-hello
  *       a HELLO header claiming 2 MiB of payload (nothing follows);
- *       prints "answer: REASON" or "answer: none" (no reply in 10 s).
+ *       prints "answer: REASON" (its ERROR, or the wait that timed out).
+ *   attack_probe HOST PORT cm-nonce DELTA
+ *       a -R session (HELLO + TEST with rdma_cm, RC WRITE, 1 QP); from the
+ *       server's SETUP it takes the point's rkey, buffer address, nonce and
+ *       RoCE address, and sends one rdma_cm connect request for QP 0 with
+ *       the nonce XOR DELTA (DELTA 1: a guess; 0: the true one); prints
+ *       "cm: EVENT" (REJECTED, CONNECT_RESPONSE, ...) or "cm: none".
  *
  * Exit status 0 when the probe ran (what it saw is for the script to
  * judge), 2 on a usage or connection error.
@@ -40,6 +46,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <rdma/rdma_cma.h>
+
+#include "cm.h"
 #include "ctrl.h"
 #include "options.h"
 
@@ -49,7 +58,8 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: attack_probe HOST PORT hold-setups N SIZE QPS HOLD_S\n"
 			"       attack_probe HOST PORT idle N HOLD_S SRC\n"
-			"       attack_probe HOST PORT hello-ctrl|oversized-hello\n");
+			"       attack_probe HOST PORT hello-ctrl|oversized-hello\n"
+			"       attack_probe HOST PORT cm-nonce DELTA\n");
 	return 2;
 }
 
@@ -258,6 +268,91 @@ static int oversized_hello(const char *host, uint16_t port)
 	return 0;
 }
 
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+/* The next rdma_cm event within ms: its type, or -1. */
+static int cm_event(struct rdma_event_channel *ch, int ms)
+{
+	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+
+	if (poll(&p, 1, ms) <= 0 || rdma_get_cm_event(ch, &ev))
+		return -1;
+	int type = ev->event;
+	rdma_ack_cm_event(ev);
+	return type;
+}
+
+static int cm_nonce(const char *host, uint16_t port, uint64_t delta)
+{
+	char err[1400];
+	struct ctrl_rbuf rb = { 0 };
+	struct ctrl_msg m;
+	struct rb_test t;
+	uint8_t buf[CTRL_HDR_LEN + RB_TEST_NFIELDS * 8], priv[RB_CM_PRIV_LEN];
+	int fd = ctrl_connect(host, port, 10, err, sizeof(err));
+
+	if (fd < 0) {
+		fprintf(stderr, "attack_probe: %s\n", err);
+		return 2;
+	}
+	test_defaults(&t);
+	t.use_cm = 1;
+	t.iters = 100;
+	test_resolve_defaults(&t, NULL);
+	size_t n = ctrl_encode_test(buf, sizeof(buf), &t);
+	if (send_hello(fd, "probe", err, sizeof(err)) ||
+	    ctrl_recv(fd, &rb, &m, CTRL_HELLO, 10000, "the server's HELLO", err, sizeof(err)) ||
+	    ctrl_send(fd, buf, n, 5000, err, sizeof(err)) ||
+	    ctrl_recv(fd, &rb, &m, CTRL_SETUP, 30000, "the server's SETUP", err, sizeof(err))) {
+		fprintf(stderr, "attack_probe: %s\n", err);
+		return 2;
+	}
+	struct ctrl_setup s = m.u.setup;
+	struct sockaddr_in dst = { .sin_family = AF_INET, .sin_port = htons(port) };
+	memcpy(&dst.sin_addr, s.gid + 12, 4);  /* IPv4-mapped RoCE v2 GID */
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_cm_id *id = NULL;
+	if (!ch || rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) ||
+	    rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst, 5000) ||
+	    cm_event(ch, 10000) != RDMA_CM_EVENT_ADDR_RESOLVED || rdma_resolve_route(id, 5000) ||
+	    cm_event(ch, 10000) != RDMA_CM_EVENT_ROUTE_RESOLVED) {
+		fprintf(stderr, "attack_probe: rdma_cm cannot reach the server's RoCE address\n");
+		return 2;
+	}
+	uint64_t nonce = s.nonce ^ delta;
+	put32(priv, RB_CM_MAGIC);
+	put32(priv + 4, s.rkey);
+	put32(priv + 8, (uint32_t)(s.buf_addr >> 32));
+	put32(priv + 12, (uint32_t)s.buf_addr);
+	put32(priv + 16, 0);
+	put32(priv + 20, (uint32_t)(nonce >> 32));
+	put32(priv + 24, (uint32_t)nonce);
+	struct rdma_conn_param p = {
+		.private_data = priv, .private_data_len = sizeof(priv), .qp_num = 0x123,
+		.responder_resources = 1, .initiator_depth = 1, .retry_count = 7,
+		.rnr_retry_count = 7,
+	};
+	if (rdma_connect(id, &p)) {
+		fprintf(stderr, "attack_probe: rdma_connect: %s\n", strerror(errno));
+		return 2;
+	}
+	int ev = cm_event(ch, 15000);
+	printf("cm: %s\n", ev < 0 ? "none" : rdma_event_str((enum rdma_cm_event_type)ev));
+	rdma_destroy_id(id);
+	rdma_destroy_event_channel(ch);
+	ctrl_send_error(fd, "probe done");
+	close(fd);
+	ctrl_rbuf_free(&rb);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -284,5 +379,7 @@ int main(int argc, char **argv)
 		return hello_ctrl(host, (uint16_t)port);
 	if (strcmp(argv[3], "oversized-hello") == 0)
 		return oversized_hello(host, (uint16_t)port);
+	if (strcmp(argv[3], "cm-nonce") == 0 && argc == 5)
+		return cm_nonce(host, (uint16_t)port, strtoull(argv[4], NULL, 10));
 	return usage();
 }

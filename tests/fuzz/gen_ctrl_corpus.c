@@ -92,6 +92,7 @@ static void bb_setup_fixed(struct bb *b, uint8_t port, uint8_t ll, uint8_t gt, u
 	bb_u32(b, 0x1234);   /* rkey */
 	bb_u32(b, 0x11111111);
 	bb_u64(b, len);
+	bb_u64(b, 0x0123456789abcdefull);  /* nonce */
 	bb_u32(b, nqp);
 }
 

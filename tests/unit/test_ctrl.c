@@ -141,10 +141,12 @@ static void setup_round_trips_with_qps(void **state)
 	(void)state;
 	struct ctrl_qp_ep eps[300], ep;
 	struct ctrl_setup s = sample_setup(300, eps);
+	s.nonce = 0xfeedface12345678ull;
 	size_t n = ctrl_encode_setup(buf, sizeof(buf), &s, eps);
 	assert_int_equal(n, ctrl_setup_size(300));
 	assert_int_equal(decode(n), 0);
 	assert_int_equal(m.u.setup.nqp, 300);
+	assert_int_equal(m.u.setup.nonce, 0xfeedface12345678ull);
 	assert_int_equal(m.u.setup.rkey, 0xabcd);
 	assert_int_equal(m.u.setup.buf_addr, 0x7f0000001000ull);
 	assert_int_equal(m.u.setup.active_mtu, 1024);

@@ -189,6 +189,30 @@ static void cidr_lists_match_v4_v6_and_mapped(void **state)
 	assert_false(allows(l, 0, addr4("127.0.0.1")));
 }
 
+static void same_ip_ignores_ports_and_v4_mapping(void **state)
+{
+	(void)state;
+	struct sockaddr_storage a = addr4("198.18.0.1"), b = addr6("::ffff:198.18.0.1");
+	struct sockaddr_storage c = addr4("198.18.0.2"), lo = addr6("::ffff:127.0.0.1");
+	const struct sockaddr *pa = (const struct sockaddr *)&a, *pb = (const struct sockaddr *)&b;
+	const struct sockaddr *pc = (const struct sockaddr *)&c;
+	char text[64];
+
+	((struct sockaddr_in *)&a)->sin_port = htons(1000);
+	assert_true(guard_same_ip(pa, pb));
+	assert_false(guard_same_ip(pa, pc));
+	struct sockaddr_storage v6 = addr6("fd00::1"), v6b = addr6("fd00::2");
+	assert_true(guard_same_ip((const struct sockaddr *)&v6, (const struct sockaddr *)&v6));
+	assert_false(guard_same_ip((const struct sockaddr *)&v6, (const struct sockaddr *)&v6b));
+	assert_true(guard_is_loopback((const struct sockaddr *)&lo));
+	struct sockaddr_storage lo6 = addr6("::1"), lo4 = addr4("127.3.0.1");
+	assert_true(guard_is_loopback((const struct sockaddr *)&lo6));
+	assert_true(guard_is_loopback((const struct sockaddr *)&lo4));
+	assert_false(guard_is_loopback(pa));
+	guard_ip_text(pb, text, sizeof(text));
+	assert_string_equal(text, "198.18.0.1");
+}
+
 static void cidr_typos_are_refused(void **state)
 {
 	(void)state;
@@ -303,6 +327,7 @@ int main(void)
 		cmocka_unit_test(defaults_fill_only_what_is_zero),
 		cmocka_unit_test(cidr_lists_match_v4_v6_and_mapped),
 		cmocka_unit_test(cidr_typos_are_refused),
+		cmocka_unit_test(same_ip_ignores_ports_and_v4_mapping),
 		cmocka_unit_test(control_bytes_are_found_and_escaped),
 		cmocka_unit_test(token_compare_is_exact),
 		cmocka_unit_test(token_file_is_private_and_plain),
