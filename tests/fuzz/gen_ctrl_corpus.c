@@ -159,6 +159,8 @@ static void valid_messages(void)
 	memset(h.token, 't', CTRL_TOKEN_CAP);
 	n = ctrl_encode_hello(buf, sizeof(buf), &h);
 	write_file("ok-hello-token-at-cap", buf, n);
+	n = ctrl_encode_error(buf, sizeof(buf), "line one\nERROR forged\x1b[2J");
+	write_file("ok-error-reason-with-control-bytes", buf, n);  /* decoded with '?' */
 	memset(h.token, 0, sizeof(h.token));
 
 	t = test_point(RB_VERB_WRITE, RB_TR_RC, RB_TEST_BW, 64);
