@@ -2,8 +2,13 @@
  * server.c - the server role: accept control connections and serve each
  * session in its own thread (session.h).
  *
+ * Admission (guard.h): a new connection is checked against --allow and
+ * --max-per-peer before any thread exists; it gets a session slot only
+ * after a valid HELLO (within HELLO_TIMEOUT_MS, with the --token-file token).
+ *
  * A session: HELLO both ways; then per point: TEST from the client (checked
- * with test_validate and against this device), build the context, SETUP
+ * with test_validate, against this device and the server's limits, its
+ * memory reserved out of --max-mem), build the context, SETUP
  * both ways, connect the QPs, post receives, start the worker threads this
  * side needs, READY; wait for the client's DONE (while watching for the
  * client going away and the point's timeout), stop the workers, check the
