@@ -87,9 +87,9 @@ rb_token_make() {
 rb_remote_dir_make() {
   local h=$1 d
   # shellcheck disable=SC2016  # expanded by the remote shell
-  d=$(rb_on "$h" 'd=$(mktemp -d /tmp/rdma_bench.XXXXXXXXXX) && [ -d "$d" ] && [ ! -L "$d" ] && [ "$(stat -c %u:%a "$d")" = "$(id -u):700" ] && (umask 077 && cat > "$d/token") && echo "$d"' \
+  d=$(rb_on "$h" 'd=$(mktemp -d /tmp/rdma_bench.XXXXXX) && [ -d "$d" ] && [ ! -L "$d" ] && [ "$(stat -c %u:%a "$d")" = "$(id -u):700" ] && (umask 077 && cat > "$d/token") && echo "$d"' \
         < "$RB_RUN_DIR/token" 2>> "$RB_RUN_DIR/deploy.log") || d=""
-  [[ $d =~ ^/tmp/rdma_bench\.[A-Za-z0-9]{10}$ ]] ||
+  [[ $d =~ ^/tmp/rdma_bench\.[A-Za-z0-9]{6}$ ]] ||
     rb_die "deploy: no private folder on $(rb_host_name "$h"): mktemp -d, then owner = the ssh user and mode 700 are checked (got '${d:0:80}'; see $RB_RUN_DIR/deploy.log)"
   echo "$h $d" >> "$RB_RUN_DIR/remote-dirs"
   rb_log "deploy: $(rb_host_name "$h"): private folder $d (owner and mode 700 checked)"
@@ -101,7 +101,7 @@ rb_remote_dirs_remove() {
   local h d
   [ -n "${RB_RUN_DIR:-}" ] && [ -s "$RB_RUN_DIR/remote-dirs" ] || return 0
   while read -r h d; do
-    [[ $d =~ ^/tmp/rdma_bench\.[A-Za-z0-9]{10}$ ]] || continue
+    [[ $d =~ ^/tmp/rdma_bench\.[A-Za-z0-9]{6}$ ]] || continue
     rb_on "$h" rm -rf -- "$d" < /dev/null >> "$RB_RUN_DIR/deploy.log" 2>&1 ||
       rb_warn "could not remove $d on $(rb_host_name "$h") (see $RB_RUN_DIR/deploy.log)"
   done < "$RB_RUN_DIR/remote-dirs"

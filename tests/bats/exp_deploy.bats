@@ -20,8 +20,8 @@ hosts2() {
   # the log names both folders; they differ, have the mktemp shape, and are gone
   n1=$(sed -n 's/.*node1: private folder \(\/tmp\/rdma_bench\.[A-Za-z0-9]*\) (owner and mode 700 checked).*/\1/p' <<< "$output")
   n2=$(sed -n 's/.*node2: private folder \(\/tmp\/rdma_bench\.[A-Za-z0-9]*\) (owner and mode 700 checked).*/\1/p' <<< "$output")
-  [[ $n1 =~ ^/tmp/rdma_bench\.[A-Za-z0-9]{10}$ ]] || { echo "$output"; false; }
-  [[ $n2 =~ ^/tmp/rdma_bench\.[A-Za-z0-9]{10}$ ]]
+  [[ $n1 =~ ^/tmp/rdma_bench\.[A-Za-z0-9]{6}$ ]] || { echo "$output"; false; }
+  [[ $n2 =~ ^/tmp/rdma_bench\.[A-Za-z0-9]{6}$ ]]
   [ "$n1" != "$n2" ]
   [ ! -e "$n1" ] && [ ! -e "$n2" ]
   grep -q "^root@node1 rm -rf -- $n1" "$FAKE_SSH_LOG"
@@ -59,11 +59,11 @@ hosts2() {
   hosts2
   # a mktemp on the host that hands back a folder open to everyone
   mkdir -p "$BATS_TEST_TMPDIR/pathbin"
-  local open=/tmp/rdma_bench.OpenToAll0
+  local open=/tmp/rdma_bench.OpenAl
   rm -rf "$open"
   mkdir -m 777 "$open"
   # (only for the deploy's folder; the runner's own temporary files get the real one)
-  printf '#!/bin/sh\ncase "$*" in *rdma_bench.XXXXXXXXXX) echo %s ;; *) exec %s "$@" ;; esac\n' \
+  printf '#!/bin/sh\ncase "$*" in *rdma_bench.XXXXXX) echo %s ;; *) exec %s "$@" ;; esac\n' \
     "$open" "$(command -v mktemp)" > "$BATS_TEST_TMPDIR/pathbin/mktemp"
   chmod +x "$BATS_TEST_TMPDIR/pathbin/mktemp"
   PATH=$BATS_TEST_TMPDIR/pathbin:$PATH run_exp "$FIX/tiny" --quick --hosts "$BATS_TEST_TMPDIR/hosts" --run-id open1

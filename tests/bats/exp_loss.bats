@@ -164,8 +164,8 @@ EOF
   printf '# address device gid numa user\nnode1 rxe0 1 - root\nnode2 rxe0 1 - root\n' > "$BATS_TEST_TMPDIR/hosts"
   run_exp "$(hook_exp)" --hosts "$BATS_TEST_TMPDIR/hosts" --run-id hookremote --set loss_pct=1
   [ "$status" -eq 0 ] || { echo "$output"; false; }
-  # into each host's private folder of the run (mktemp -d: /tmp/rdma_bench.XXXXXXXXXX)
-  local r='/tmp/rdma_bench\.[A-Za-z0-9]\{10\}'
+  # into each host's private folder of the run (mktemp -d: /tmp/rdma_bench.XXXXXX)
+  local r='/tmp/rdma_bench\.[A-Za-z0-9]\{6\}'
   grep -q "^root@node1 cat > $r/hook && chmod 700 $r/hook" "$FAKE_SSH_LOG"
   grep -q "^root@node2 cat > $r/hook && chmod 700 $r/hook" "$FAKE_SSH_LOG"
   grep -q "^root@node2 $r/hook setup role=client device=rxe0 server_here=0 state=$r/hook-1-client.state loss_pct=1\$" "$FAKE_SSH_LOG"

@@ -175,8 +175,8 @@ tiny_short() {
   d=$(run_dir tiny)
   [ "$(tail -n +2 "$d/raw.csv" | wc -l)" -eq 4 ]
   # deploy to both hosts (a private folder each), server on node1, clients on node2 against node1
-  grep -q '^root@node1 d=$(mktemp -d /tmp/rdma_bench.XXXXXXXXXX)' "$FAKE_SSH_LOG"
-  grep -q '^root@node2 d=$(mktemp -d /tmp/rdma_bench.XXXXXXXXXX)' "$FAKE_SSH_LOG"
+  grep -q '^root@node1 d=$(mktemp -d /tmp/rdma_bench.XXXXXX)' "$FAKE_SSH_LOG"
+  grep -q '^root@node2 d=$(mktemp -d /tmp/rdma_bench.XXXXXX)' "$FAKE_SSH_LOG"
   grep -q '^root@node1 echo RB_PID .*/tmp/rdma_bench\.[A-Za-z0-9]*/rdma_bench -s -p 18515 -d rxe0 -x 1 --bind node1 --token-file /tmp/rdma_bench\.[A-Za-z0-9]*/token' "$FAKE_SSH_LOG"
   grep -q '^root@node2 echo RB_PID .*rdma_bench -c node1 -p 18515 -d rxe0 -x 1 --verb read' "$FAKE_SSH_LOG"
   # the remote server was stopped by the PID it printed
