@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cm.h"
@@ -25,6 +26,7 @@
 #include "ctx.h"
 #include "device.h"
 #include "gate.h"
+#include "guard.h"
 #include "report.h"
 #include "session.h"
 #include "timing.h"
@@ -42,6 +44,7 @@ struct client {
 	int failed;             /* points that failed */
 	char gone[512];         /* the server could not be reached again: why */
 	bool csv_failed;
+	char token[CTRL_TOKEN_CAP + 1];  /* --token-file: sent in every HELLO */
 };
 
 /* Replace the first `skip` bytes of err with pfx (e.g. "peer: " -> "server: "). */
@@ -63,7 +66,7 @@ static int client_connect(struct client *cl, char *err, size_t errlen)
 {
 	const struct rb_opts *o = cl->o;
 	struct ctrl_hello h = { .proc_index = o->proc_index, .pid = (uint32_t)getpid() };
-	uint8_t buf[CTRL_HDR_LEN + 3 * (2 + CTRL_STR_CAP) + 16];
+	uint8_t buf[CTRL_HDR_LEN + CTRL_HELLO_MAX];
 	struct ctrl_msg m;
 	size_t n;
 
@@ -74,6 +77,7 @@ static int client_connect(struct client *cl, char *err, size_t errlen)
 	snprintf(h.host, sizeof(h.host), "%s", cl->env.host);
 	snprintf(h.run_id, sizeof(h.run_id), "%s", o->run_id);
 	snprintf(h.device, sizeof(h.device), "%s", cl->dev.name);
+	memcpy(h.token, cl->token, sizeof(h.token));
 	n = ctrl_encode_hello(buf, sizeof(buf), &h);
 	if (ctrl_send(cl->fd, buf, n, 10000, err, errlen) ||
 	    ctrl_recv(cl->fd, &cl->rb, &m, CTRL_HELLO, 30000, "the server's HELLO", err, errlen)) {
@@ -742,6 +746,13 @@ static int check_outputs(struct client *cl, char *err, size_t errlen)
 		return 0;
 	if (dir_writable("--csv", o->csv, err, errlen))
 		return -1;
+	struct stat lst;
+	if (lstat(o->csv, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+		snprintf(err, errlen, "--csv %.400s is a symbolic link: rows are only appended to "
+			 "a file itself (another user could have planted the link); give the "
+			 "path of the file", o->csv);
+		return -1;
+	}
 	FILE *f = fopen(o->csv, "r");
 	if (!f)
 		return 0; /* created on the first row */
@@ -810,6 +821,11 @@ int client_run(const struct rb_opts *o)
 	int rc = 0;
 
 	rb_quiet = o->quiet;
+	if (o->token_file[0] && guard_token_load(o->token_file, cl.token, sizeof(cl.token),
+						 CTRL_TOKEN_CAP, err, sizeof(err))) {
+		rb_error("%s", err);
+		return 2;
+	}
 	if (check_cpus(o, err, sizeof(err))) {
 		rb_error("%s", err);
 		return 2;

@@ -8,6 +8,12 @@
  *   payload:           type-specific, fixed order, described per type below.
  *   strings:           u16 length + bytes (no NUL), length <= the field cap.
  *
+ * Version 2 added the token to HELLO and the nonce to SETUP. A header's length is checked against
+ * its type's own limit (ctrl_max_payload) before any payload byte is read or
+ * any buffer grown. Peer strings never reach a log, the table or a CSV row
+ * with control bytes (below 0x20, or 0x7f): HELLO strings holding one are
+ * refused, an ERROR reason or DONE note has them replaced by '?'.
+ *
  * Every message is checked on receipt: magic, version, known type, payload
  * length within CTRL_MAX_PAYLOAD and exactly equal to what the type's fields
  * need (a SETUP's QP count must match its length), strings within their cap.
@@ -46,11 +52,12 @@
 #define CTRL_VERSION      2u
 #define CTRL_HDR_LEN      12u
 #define CTRL_MAX_QPS      RB_MAX_QPS_TOTAL
-#define CTRL_SETUP_FIXED  68u                     /* SETUP bytes before the QP list */
+#define CTRL_SETUP_FIXED  76u                     /* SETUP bytes before the QP list */
 #define CTRL_QP_LEN       8u                      /* u32 qpn, u32 psn */
 #define CTRL_MAX_PAYLOAD  (CTRL_SETUP_FIXED + CTRL_MAX_QPS * CTRL_QP_LEN)
 #define CTRL_STR_CAP      64u                     /* host, run_id, device */
 #define CTRL_REASON_CAP   1024u                   /* ERROR reason, DONE note */
+#define CTRL_TOKEN_CAP    RB_TOKEN_CAP            /* HELLO token */
 
 enum ctrl_type {
 	CTRL_HELLO = 1,
@@ -107,23 +114,30 @@ struct ctrl_time {
 	uint64_t ns;
 };
 
-/* HELLO: u64 proc_index | u32 pid | str host | str run_id | str device */
+/*
+ * HELLO: u64 proc_index | u32 pid | str host | str run_id | str device |
+ *        str token (<= CTRL_TOKEN_CAP; "" = none; the server's reply sends "")
+ */
 struct ctrl_hello {
 	uint64_t proc_index;
 	uint32_t pid;
 	char host[CTRL_STR_CAP + 1];
 	char run_id[CTRL_STR_CAP + 1];
 	char device[CTRL_STR_CAP + 1];
+	char token[CTRL_TOKEN_CAP + 1];
 };
+#define CTRL_HELLO_MAX    (8u + 4u + 3u * (2u + CTRL_STR_CAP) + 2u + CTRL_TOKEN_CAP)
 
 /*
- * SETUP: one side's endpoint for a point, 68 fixed bytes then the QPs:
+ * SETUP: one side's endpoint for a point, 76 fixed bytes then the QPs:
  *   u8 port | u8 link_layer (1 IB, 2 Ethernet) | u8 gid_type (0 IB, 1 RoCE v1,
  *   2 RoCE v2) | u8 reserved (0) | u32 gid_index | u16 lid | u16 reserved (0) |
  *   u8 gid[16] | u32 active_mtu (bytes) | u32 max_qp_rd_atom |
  *   u32 max_qp_init_rd_atom | u64 buf_addr | u32 rkey | u32 qkey |
- *   u64 buf_len | u32 nqp | nqp x (u32 qpn | u32 psn)
- * psn < 2^24, active_mtu one of 256..4096, nqp <= CTRL_MAX_QPS.
+ *   u64 buf_len | u64 nonce | u32 nqp | nqp x (u32 qpn | u32 psn)
+ * psn < 2^24, active_mtu one of 256..4096, nqp <= CTRL_MAX_QPS. nonce: 64
+ * random bits per point and side (getrandom); with -R the server's is in
+ * every connect request's private data (cm.h).
  */
 struct ctrl_setup {
 	uint8_t port, link_layer, gid_type;
@@ -135,6 +149,7 @@ struct ctrl_setup {
 	uint64_t buf_addr;
 	uint32_t rkey, qkey;
 	uint64_t buf_len;
+	uint64_t nonce;
 	uint32_t nqp;
 	const uint8_t *qps;  /* decode: points into the caller's buffer; encode: unused */
 };
@@ -179,9 +194,13 @@ struct ctrl_msg {
 
 const char *ctrl_type_name(uint16_t type);
 
+/* The largest payload a message of this type can have (bytes); the header
+ * check refuses a longer one before anything is allocated. */
+uint32_t ctrl_max_payload(uint16_t type);
+
 /*
  * Check a 12-byte header: magic, version, known type, payload length <=
- * CTRL_MAX_PAYLOAD. Returns 0 with *type, *len set, or -1 with err.
+ * ctrl_max_payload(type). Returns 0 with *type, *len set, or -1 with err.
  */
 int ctrl_decode_header(const uint8_t *buf, size_t len, uint16_t *type, uint32_t *plen,
 		       char *err, size_t errlen);

@@ -180,14 +180,15 @@ tiny_short() {
   local d
   d=$(run_dir tiny)
   [ "$(tail -n +2 "$d/raw.csv" | wc -l)" -eq 4 ]
-  # deploy to both hosts, server on node1, clients on node2 against node1
-  grep -q '^root@node1 mkdir -p /tmp/rdma_bench.remote1' "$FAKE_SSH_LOG"
-  grep -q '^root@node2 mkdir -p /tmp/rdma_bench.remote1' "$FAKE_SSH_LOG"
-  grep -q '^root@node1 echo RB_PID .*rdma_bench -s -p 18515 -d rxe0 -x 1' "$FAKE_SSH_LOG"
+  # deploy to both hosts (a private folder each), server on node1, clients on node2 against node1
+  grep -q '^root@node1 d=$(mktemp -d /tmp/rdma_bench.XXXXXX)' "$FAKE_SSH_LOG"
+  grep -q '^root@node2 d=$(mktemp -d /tmp/rdma_bench.XXXXXX)' "$FAKE_SSH_LOG"
+  grep -q '^root@node1 echo RB_PID .*/tmp/rdma_bench\.[A-Za-z0-9]*/rdma_bench -s -p 18515 -d rxe0 -x 1 --bind node1 --token-file /tmp/rdma_bench\.[A-Za-z0-9]*/token' "$FAKE_SSH_LOG"
   grep -q '^root@node2 echo RB_PID .*rdma_bench -c node1 -p 18515 -d rxe0 -x 1 --verb read' "$FAKE_SSH_LOG"
   # the remote server was stopped by the PID it printed
   grep -q '^root@node1 kill -TERM [0-9]' "$FAKE_SSH_LOG"
-  rm -rf /tmp/rdma_bench.remote1
+  # and the folders are gone
+  [ ! -s "$d/remote-dirs" ]
 }
 
 @test "without GNU parallel the runner's own loop gives the same jobs, job log, timeout and resume" {

@@ -92,6 +92,7 @@ static void bb_setup_fixed(struct bb *b, uint8_t port, uint8_t ll, uint8_t gt, u
 	bb_u32(b, 0x1234);   /* rkey */
 	bb_u32(b, 0x11111111);
 	bb_u64(b, len);
+	bb_u64(b, 0x0123456789abcdefull);  /* nonce */
 	bb_u32(b, nqp);
 }
 
@@ -152,6 +153,15 @@ static void valid_messages(void)
 	h.pid = UINT32_MAX;
 	n = ctrl_encode_hello(buf, sizeof(buf), &h);
 	write_file("ok-hello-strings-at-cap", buf, n);
+	snprintf(h.token, sizeof(h.token), "0123456789abcdef0123456789abcdef");
+	n = ctrl_encode_hello(buf, sizeof(buf), &h);
+	write_file("ok-hello-with-token", buf, n);
+	memset(h.token, 't', CTRL_TOKEN_CAP);
+	n = ctrl_encode_hello(buf, sizeof(buf), &h);
+	write_file("ok-hello-token-at-cap", buf, n);
+	n = ctrl_encode_error(buf, sizeof(buf), "line one\nERROR forged\x1b[2J");
+	write_file("ok-error-reason-with-control-bytes", buf, n);  /* decoded with '?' */
+	memset(h.token, 0, sizeof(h.token));
 
 	t = test_point(RB_VERB_WRITE, RB_TR_RC, RB_TEST_BW, 64);
 	put_test("ok-test-write-rc-bw", &t);
@@ -338,6 +348,28 @@ static void malformed_messages(void)
 	bb_u16(&b, 0);
 	bb_fix_len(&b);
 	bb_write("bad-hello-host-with-nul", &b);
+	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_HELLO, 0);
+	bb_u64(&b, 1);
+	bb_u32(&b, 2);
+	bb_u16(&b, 9);
+	bb_bytes(&b, "a\nINFO ok", 9);   /* a forged log line */
+	bb_u16(&b, 0);
+	bb_u16(&b, 0);
+	bb_u16(&b, 0);
+	bb_fix_len(&b);
+	bb_write("bad-hello-host-with-newline", &b);
+	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_HELLO, 0);
+	bb_u64(&b, 1);
+	bb_u32(&b, 2);
+	bb_u16(&b, 0);
+	bb_u16(&b, 4);
+	bb_bytes(&b, "r\x1b[m", 4);      /* a terminal escape in the run id */
+	bb_u16(&b, 0);
+	bb_u16(&b, 0);
+	bb_fix_len(&b);
+	bb_write("bad-hello-run-id-with-escape", &b);
+	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_HELLO, CTRL_HELLO_MAX + 1);
+	bb_write("bad-hello-header-above-its-limit", &b);
 	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_HELLO, 0);
 	bb_u64(&b, 1);
 	bb_u32(&b, 2);

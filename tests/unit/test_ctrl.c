@@ -141,10 +141,12 @@ static void setup_round_trips_with_qps(void **state)
 	(void)state;
 	struct ctrl_qp_ep eps[300], ep;
 	struct ctrl_setup s = sample_setup(300, eps);
+	s.nonce = 0xfeedface12345678ull;
 	size_t n = ctrl_encode_setup(buf, sizeof(buf), &s, eps);
 	assert_int_equal(n, ctrl_setup_size(300));
 	assert_int_equal(decode(n), 0);
 	assert_int_equal(m.u.setup.nqp, 300);
+	assert_int_equal(m.u.setup.nonce, 0xfeedface12345678ull);
 	assert_int_equal(m.u.setup.rkey, 0xabcd);
 	assert_int_equal(m.u.setup.buf_addr, 0x7f0000001000ull);
 	assert_int_equal(m.u.setup.active_mtu, 1024);
@@ -227,11 +229,16 @@ static void inconsistent_lengths_are_refused(void **state)
 	struct rb_test t = { 0 };
 	struct ctrl_qp_ep eps[4];
 	size_t n = ctrl_encode_test(buf, sizeof(buf), &t);
-	/* TEST with one field too many */
+	/* TEST with one field too few */
+	put32(buf + 8, 8 * RB_TEST_NFIELDS - 8);
+	assert_int_equal(decode(n - 8), -1);
+	assert_err_has("TEST inconsistent");
+	/* one field too many: above the TEST's own size, refused by its header */
+	n = ctrl_encode_test(buf, sizeof(buf), &t);
 	put32(buf + 8, 8 * RB_TEST_NFIELDS + 8);
 	memset(buf + n, 0, 8);
 	assert_int_equal(decode(n + 8), -1);
-	assert_err_has("TEST inconsistent");
+	assert_err_has("oversized control message: TEST payload");
 	/* trailing bytes after the message the header describes */
 	n = ctrl_encode_empty(buf, sizeof(buf), CTRL_READY);
 	assert_int_equal(decode(n + 3), -1);
@@ -242,11 +249,11 @@ static void inconsistent_lengths_are_refused(void **state)
 	put32(buf + CTRL_HDR_LEN + CTRL_SETUP_FIXED - 4, 5);
 	assert_int_equal(decode(n), -1);
 	assert_err_has("SETUP inconsistent: 5 QPs");
-	/* READY with a payload */
+	/* READY with a payload: its limit is 0 bytes */
 	n = ctrl_encode_error(buf, sizeof(buf), "x");
 	buf[7] = CTRL_READY;
 	assert_int_equal(decode(n), -1);
-	assert_err_has("READY inconsistent");
+	assert_err_has("oversized control message: READY payload of 3 bytes, limit 0");
 }
 
 static void setup_fields_out_of_range_are_refused(void **state)
@@ -286,10 +293,15 @@ static void strings_over_their_cap_are_refused(void **state)
 	buf[CTRL_HDR_LEN] = (uint8_t)(big >> 8);
 	buf[CTRL_HDR_LEN + 1] = (uint8_t)big;
 	memset(buf + CTRL_HDR_LEN + 2, 'a', big);
+	put32(buf + 8, 2u + CTRL_REASON_CAP);
+	n = CTRL_HDR_LEN + 2 + CTRL_REASON_CAP;
+	assert_int_equal(decode(n), -1);
+	assert_err_has("too long");
+	/* the whole string sent: above the ERROR's own size, refused by its header */
 	put32(buf + 8, 2u + big);
 	n = CTRL_HDR_LEN + 2 + big;
 	assert_int_equal(decode(n), -1);
-	assert_err_has("too long");
+	assert_err_has("oversized control message: ERROR payload of 1027 bytes, limit 1026");
 	/* the encoder truncates to the cap instead */
 	char longs[CTRL_REASON_CAP + 100];
 	memset(longs, 'b', sizeof(longs) - 1);
@@ -380,6 +392,83 @@ static void gate_and_go_round_trip_and_refusals(void **state)
 	assert_int_equal(ctrl_encode_go(buf, CTRL_HDR_LEN + 27, &go), 0);
 }
 
+/* HELLO carries the token; its strings are printed, so control bytes are refused. */
+static void hello_token_and_control_bytes(void **state)
+{
+	(void)state;
+	struct ctrl_hello h = { .proc_index = 1, .pid = 2 };
+	size_t n;
+
+	snprintf(h.host, sizeof(h.host), "node-a");
+	snprintf(h.token, sizeof(h.token), "0123456789abcdef0123456789abcdef");
+	n = ctrl_encode_hello(buf, sizeof(buf), &h);
+	assert_int_equal(decode(n), 0);
+	assert_string_equal(m.u.hello.token, "0123456789abcdef0123456789abcdef");
+	/* a newline in the host would forge a log line */
+	snprintf(h.host, sizeof(h.host), "a\nINFO forged");
+	n = ctrl_encode_hello(buf, sizeof(buf), &h);
+	assert_int_equal(decode(n), -1);
+	assert_err_has("HELLO: string holds a control character");
+	/* an escape sequence in the run id */
+	snprintf(h.host, sizeof(h.host), "node-a");
+	snprintf(h.run_id, sizeof(h.run_id), "r\x1b[2J");
+	n = ctrl_encode_hello(buf, sizeof(buf), &h);
+	assert_int_equal(decode(n), -1);
+	assert_err_has("control character");
+	/* DEL in the device */
+	h.run_id[0] = '\0';
+	snprintf(h.device, sizeof(h.device), "rxe\x7f");
+	n = ctrl_encode_hello(buf, sizeof(buf), &h);
+	assert_int_equal(decode(n), -1);
+	assert_err_has("control character");
+	/* printable bytes up to 0x7e pass */
+	snprintf(h.device, sizeof(h.device), "~dev 0");
+	n = ctrl_encode_hello(buf, sizeof(buf), &h);
+	assert_int_equal(decode(n), 0);
+	assert_string_equal(m.u.hello.device, "~dev 0");
+}
+
+/* An ERROR reason or DONE note keeps its text, with control bytes as '?'. */
+static void reasons_and_notes_are_escaped(void **state)
+{
+	(void)state;
+	struct ctrl_done d = { .checked = 1 };
+	size_t n = ctrl_encode_error(buf, sizeof(buf), "bad\r\nERROR forged\x1b]0;x\x07");
+	assert_int_equal(decode(n), 0);
+	assert_string_equal(m.u.error.reason, "bad??ERROR forged?]0;x?");
+	snprintf(d.note, sizeof(d.note), "line1\nline2\tx");
+	n = ctrl_encode_done(buf, sizeof(buf), &d);
+	assert_int_equal(decode(n), 0);
+	assert_string_equal(m.u.done.note, "line1?line2?x");
+}
+
+/* Each type's own limit, checked on the header alone. */
+static void per_type_limits_on_the_header(void **state)
+{
+	(void)state;
+	uint16_t type;
+	uint32_t plen;
+	static const uint16_t types[] = { CTRL_HELLO, CTRL_TEST, CTRL_READY, CTRL_DONE,
+					  CTRL_ERROR, CTRL_BYE, CTRL_SETUP, CTRL_GATE,
+					  CTRL_GO, CTRL_TIME };
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		size_t n = ctrl_encode_empty(buf, sizeof(buf), types[i]);
+		put32(buf + 8, ctrl_max_payload(types[i]));
+		assert_int_equal(ctrl_decode_header(buf, n, &type, &plen, err, sizeof(err)), 0);
+		assert_int_equal(plen, ctrl_max_payload(types[i]));
+		put32(buf + 8, ctrl_max_payload(types[i]) + 1);
+		assert_int_equal(ctrl_decode_header(buf, n, &type, &plen, err, sizeof(err)), -1);
+		assert_err_has("oversized");
+	}
+	/* a HELLO may not claim the SETUP's 2 MiB */
+	assert_true(ctrl_max_payload(CTRL_HELLO) < 512);
+	size_t n = ctrl_encode_empty(buf, sizeof(buf), CTRL_HELLO);
+	put32(buf + 8, CTRL_MAX_PAYLOAD);
+	assert_int_equal(ctrl_decode_header(buf, n, &type, &plen, err, sizeof(err)), -1);
+	assert_err_has("HELLO payload of");
+}
+
 static void encoders_refuse_small_buffers(void **state)
 {
 	(void)state;
@@ -459,6 +548,9 @@ int main(void)
 		cmocka_unit_test(inconsistent_lengths_are_refused),
 		cmocka_unit_test(setup_fields_out_of_range_are_refused),
 		cmocka_unit_test(strings_over_their_cap_are_refused),
+		cmocka_unit_test(hello_token_and_control_bytes),
+		cmocka_unit_test(reasons_and_notes_are_escaped),
+		cmocka_unit_test(per_type_limits_on_the_header),
 		cmocka_unit_test(encoders_refuse_small_buffers),
 		cmocka_unit_test(sockets_carry_whole_messages_and_errors),
 		cmocka_unit_test(oversized_header_on_a_socket_allocates_nothing),

@@ -253,10 +253,13 @@ static const struct {
 	{ "bad-length-ffffffff", "oversized" },
 	{ "bad-hello-cut", "truncated" },
 	{ "bad-hello-trailing", "inconsistent" },
-	{ "bad-ready-with-payload", "inconsistent" },
-	{ "bad-bye-length", "truncated" },
+	{ "bad-ready-with-payload", "oversized" },   /* READY: limit 0 bytes */
+	{ "bad-bye-length", "oversized" },
 	{ "bad-hello-host-above-cap", "too long" },
 	{ "bad-hello-host-with-nul", "NUL" },
+	{ "bad-hello-host-with-newline", "control character" },
+	{ "bad-hello-run-id-with-escape", "control character" },
+	{ "bad-hello-header-above", "oversized" },
 	{ "bad-hello-string-longer", "truncated" },
 	{ "bad-hello-missing", "truncated" },
 	{ "bad-test-", "TEST" },
@@ -281,9 +284,9 @@ static const struct {
 	{ "bad-go-procs", "procs" },
 	{ "bad-time-cut", "truncated" },
 	{ "bad-done-checked", "checked" },
-	{ "bad-done-note", "too long" },
+	{ "bad-done-note", "oversized" },          /* DONE's own limit */
 	{ "bad-done-cut", "truncated" },
-	{ "bad-error-reason-above", "too long" },
+	{ "bad-error-reason-above", "oversized" },   /* ERROR's own limit */
 	{ "bad-error-reason-with-nul", "NUL" },
 	{ "bad-error-no-reason", "truncated" },
 };
