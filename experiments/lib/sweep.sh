@@ -25,7 +25,7 @@ rb_merge() {
 
 rb_aggregate() {
   awk -f "$RB_LIB/csv.awk" -f "$RB_LIB/aggregate.awk" -v keys_extra="$(rb_summary_keys)" \
-    -v sums_extra="$(rb_conf run.summary_metrics "")" "$1" > "$2"
+    -v sums_extra="$(rb_conf run.summary_metrics "")" -v noisy_cv_pct="$(rb_conf run.noisy_cv_pct 20)" "$1" > "$2"
 }
 
 # rb_summary_keys: config columns summary.csv adds to its own: the hook's
