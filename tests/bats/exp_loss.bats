@@ -295,7 +295,7 @@ aggregate_golden() {
   local s=$BATS_TEST_TMPDIR/summary.csv
   [ "$(head -n 1 "$s" | cut -d, -f1-5)" = "exp_name,exp_point,verb,transport,test" ]
   head -n 1 "$s" | grep -q ',access,loss_pct,retry_cnt,exp_procs,'
-  head -n 1 "$s" | grep -q ',lat_p99_us_max,ops_median,ops_min,ops_max,server_recvs_median,'
+  head -n 1 "$s" | grep -q ',lat_p99_us_max,lat_p99_us_cv_pct,ops_median,ops_min,ops_max,ops_cv_pct,server_recvs_median,'
   [ "$(tail -n +2 "$s" | wc -l)" -eq 5 ]
   [ "$(csv_col "$s" loss_pct | tr '\n' ' ')" = "0 5 5 5 1 " ]
   [ "$(csv_col "$s" retry_cnt | tr '\n' ' ')" = "7 7 0 7 7 " ]
