@@ -70,7 +70,6 @@ rb_point() {
 
   local rc=0 k
   rb_point_run || rc=$?
-  rb_load_wait
   rb_stamp stopped
 
   # rows of this job, with the runner's columns, written atomically
@@ -147,13 +146,12 @@ rb_point_run() {
   server_pid=${server_proc#*:}
   server_pid=${server_pid%%:*}
   rb_stamp server_ready
-  # every host's load average, read while the hook sets up
-  rb_load_sample before "$pdir"
 
   # the hook's setup ([run] hook) on its hosts; a skip or a failure ends
   # the job before any client starts
   rb_hook_setup "$procs" || return 1
-  rb_load_wait
+  # every host's load average (manifest.sh)
+  rb_load_sample before "$pdir"
 
   # every client process of the point at once
   local -a clients client_procs=() chosts=() ca

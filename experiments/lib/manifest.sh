@@ -5,59 +5,64 @@
 # Sourced by runner.sh; functions only.
 
 # ---- load average per point ---------------------------------------------------------
-# rb_load_sample PHASE DIR: read the 1-minute load average (/proc/loadavg's
-# first field) of every host of the hosts file at once, in the background
-# (the host's own file for a local host, one call over the shared ssh
-# connection for a remote one). rb_load_wait collects them as lines
-# load1_PHASE_hN=VALUE (N: the hosts-file line; VALUE empty when the host
-# did not answer) in DIR/load.cols, which rb_point turns into columns of
-# the point's rows. PHASE: before (just before the clients start) or after
-# (once they are done).
-declare -ga RB_LOAD_PIDS=()
-RB_LOAD_DIR="" RB_LOAD_PHASE=""
-rb_load_sample() {
-  local phase=$1 dir=$2 h
-  RB_LOAD_PIDS=() RB_LOAD_DIR=$dir RB_LOAD_PHASE=$phase
+# Every row carries the 1-minute load average (/proc/loadavg's first field)
+# of every host of the hosts file just before the point's clients start and
+# once they are done: columns load1_before_hN and load1_after_hN (N: the
+# hosts-file line). A local host's file is read when asked. A remote host
+# would cost an ssh session per read (~0.2-0.5 s on a loaded TCG VM, twice
+# per point), so one monitor per remote host runs for the whole sweep: a
+# shell loop there prints its loadavg once a second (the kernel updates it
+# every 5 s) into RB_RUN_DIR/load-hN.log, and a read takes that file's last
+# line at once. A monitor that has written nothing for 5 s gives an empty
+# value (never a stale one).
+
+# rb_load_monitor_start: before the sweep, one monitor per remote host
+# (its local ssh PID in RB_RUN_DIR/load-monitors; rb_load_monitor_stop
+# stops it by that PID, and the loop on the host ends at its next write)
+rb_load_monitor_start() {
+  local h
+  rb_load_monitor_stop
+  rb_ssh_argv
   for h in "${!RB_H_ADDR[@]}"; do
-    (
-      l=""
-      if rb_host_is_local "$h"; then
-        read -r l _ < /proc/loadavg || l=""
-      else
-        l=$(rb_on "$h" cat /proc/loadavg < /dev/null 2> /dev/null) || l=""
-        l=${l%% *}
-      fi
-      [[ $l =~ ^[0-9]+(\.[0-9]+)?$ ]] || l=""
-      echo "load1_${phase}_h$((h + 1))=$l" > "$dir/load-$phase-$h"
-    ) &
-    RB_LOAD_PIDS+=("$!")
+    rb_host_is_local "$h" && continue
+    # shellcheck disable=SC2016  # expanded by the host's shell
+    "${RB_SSH_ARGV[@]}" "$(rb_host_target "$h")" \
+      'while read -r l _ < /proc/loadavg; do echo "$l" || exit 0; sleep 1; done' \
+      > "$RB_RUN_DIR/load-h$((h + 1)).log" 2> /dev/null < /dev/null &
+    echo "$!" >> "$RB_RUN_DIR/load-monitors"
   done
 }
 
-# rb_load_wait: wait (at most 10 s: a host that does not answer gets an
-# empty value, its reader is stopped by its PID) for rb_load_sample's reads
-rb_load_wait() {
-  local p i h left
-  [ "${#RB_LOAD_PIDS[@]}" -gt 0 ] || return 0
-  for ((i = 0; i < 200; i++)); do
-    left=0
-    for p in "${RB_LOAD_PIDS[@]}"; do kill -0 "$p" 2> /dev/null && left=1; done
-    [ "$left" = 1 ] || break
-    sleep 0.05
-  done
-  for p in "${RB_LOAD_PIDS[@]}"; do
-    kill -TERM "$p" 2> /dev/null || true
-    wait "$p" 2> /dev/null || true
-  done
+# rb_load_monitor_stop: after the sweep and on every way out of the run
+rb_load_monitor_stop() {
+  local p
+  [ -n "${RB_RUN_DIR:-}" ] && [ -r "$RB_RUN_DIR/load-monitors" ] || return 0
+  while read -r p; do
+    [[ $p =~ ^[0-9]+$ ]] && kill "$p" 2> /dev/null || true
+  done < "$RB_RUN_DIR/load-monitors"
+  rm -f "$RB_RUN_DIR/load-monitors"
+}
+
+# rb_load_sample PHASE DIR: append load1_PHASE_hN=VALUE for every host to
+# DIR/load.cols (VALUE empty when unknown). PHASE: before or after. Waits
+# (at most 3 s) only for a monitor's first line at the start of a sweep.
+rb_load_sample() {
+  local phase=$1 dir=$2 h l f i now
   for h in "${!RB_H_ADDR[@]}"; do
-    if [ -s "$RB_LOAD_DIR/load-$RB_LOAD_PHASE-$h" ]; then
-      cat "$RB_LOAD_DIR/load-$RB_LOAD_PHASE-$h"
+    l=""
+    if rb_host_is_local "$h"; then
+      read -r l _ < /proc/loadavg || l=""
     else
-      echo "load1_${RB_LOAD_PHASE}_h$((h + 1))="
+      f=$RB_RUN_DIR/load-h$((h + 1)).log
+      for ((i = 0; i < 60; i++)); do [ -s "$f" ] && break; sleep 0.05; done
+      now=$(date +%s)
+      if [ -s "$f" ] && [ $(( now - $(stat -c %Y "$f" 2> /dev/null || echo 0) )) -le 5 ]; then
+        l=$(tail -n 1 "$f")
+      fi
     fi
-    rm -f "$RB_LOAD_DIR/load-$RB_LOAD_PHASE-$h"
-  done >> "$RB_LOAD_DIR/load.cols"
-  RB_LOAD_PIDS=()
+    [[ $l =~ ^[0-9]+(\.[0-9]+)?$ ]] || l=""
+    echo "load1_${phase}_h$((h + 1))=$l"
+  done >> "$dir/load.cols"
 }
 
 # ---- the run manifest ---------------------------------------------------------------

@@ -174,6 +174,7 @@ rb_sweep() {
   : > "$RB_RUN_DIR/progress"
   rb_hook_clean
   rb_shared_server_start
+  rb_load_monitor_start
   export RB_SWEEP_T0
   RB_SWEEP_T0=$EPOCHREALTIME
   local rc=0 t0
@@ -188,6 +189,7 @@ rb_sweep() {
     "$RB_LIB/point" '{#}' '{1}' "${repl[@]}" "${args[@]}" || rc=$?
   fi
   rb_shared_server_stop
+  rb_load_monitor_stop
   rb_hook_clean
   local actual=$(( $(date +%s) - t0 ))
   echo "$actual" > "$RB_RUN_DIR/actual_s"

@@ -22,7 +22,7 @@ json_get() { python3 -c 'import json, sys; m = json.load(open(sys.argv[1])); pri
   [ "$(csv_col "$d/raw.csv" load1_before_h1 | wc -l)" -eq 4 ]
 }
 
-@test "remote hosts: one load column per host of the hosts file, read over ssh" {
+@test "remote hosts: one load column per host of the hosts file, from one monitor per host over ssh" {
   export RB_SSH="$FIX/fake_ssh -o BatchMode=yes" FAKE_SSH_LOG=$BATS_TEST_TMPDIR/ssh.log
   printf 'node1 rxe0 1 - root\nnode2 rxe0 1 - root\n' > "$BATS_TEST_TMPDIR/hosts"
   run_exp "$FIX/tiny" --quick --hosts "$BATS_TEST_TMPDIR/hosts" --run-id load2
@@ -31,8 +31,13 @@ json_get() { python3 -c 'import json, sys; m = json.load(open(sys.argv[1])); pri
   for c in load1_before_h1 load1_before_h2 load1_after_h1 load1_after_h2; do
     [[ $(csv_col "$d/raw.csv" "$c" | head -n 1) =~ ^[0-9]+\.[0-9]+$ ]] || { echo "$c: $(csv_col "$d/raw.csv" "$c")"; false; }
   done
-  grep -q '^root@node1 cat /proc/loadavg' "$FAKE_SSH_LOG"
-  grep -q '^root@node2 cat /proc/loadavg' "$FAKE_SSH_LOG"
+  # one monitor per remote host for the whole sweep (not an ssh call per
+  # point), stopped at the end
+  [ "$(grep -c '^root@node1 while read -r l _ < /proc/loadavg' "$FAKE_SSH_LOG")" -eq 1 ]
+  [ "$(grep -c '^root@node2 while read -r l _ < /proc/loadavg' "$FAKE_SSH_LOG")" -eq 1 ]
+  ! grep -q 'cat /proc/loadavg' "$FAKE_SSH_LOG"
+  [ ! -e "$d/load-monitors" ]
+  [[ $(tail -n 1 "$d/load-h2.log") =~ ^[0-9]+\.[0-9]+$ ]]
 }
 
 @test "raw.csv: rep is the runner's repetition number, exp_rep" {
