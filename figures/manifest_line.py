@@ -30,10 +30,11 @@ def main():
     bed = m.get("vm_bed")
     parts = []
     if bed:
-        parts.append("bed: %s VM(s) x %s vCPU, %s MiB, %s on %s (%s cores)" % (
+        load = (bed.get("host_load") or "").split()
+        parts.append("bed: %s VM(s) x %s vCPU, %s MiB, %s on %s (%s cores%s)" % (
             bed.get("vms"), bed.get("vcpus_per_vm"), bed.get("mem_mib_per_vm"),
             (bed.get("accel") or "?").upper(), bed.get("host_cpu_model") or "?",
-            bed.get("host_cores")))
+            bed.get("host_cores"), (", load %s" % load[0]) if load else ""))
     else:
         kind = "VM" if any(h.get("hypervisor") == "yes" for h in hosts) else "bare metal"
         cpu = next((h.get("cpu_model") for h in hosts if h.get("cpu_model")), "")

@@ -206,12 +206,13 @@ rb_manifest_write() {
     done
     printf '\n  ],\n'
     if [ -n "$bed" ] && [ -r "$bed" ]; then
-      printf '  "vm_bed": {"vm_run": %s, "vms": %s, "accel": %s, "accel_requested": %s, "qemu": %s, "vcpus_per_vm": %s, "mem_mib_per_vm": %s, "host_cores": %s, "host_cpu_model": %s, "host_kernel": %s, "image": %s}\n' \
+      printf '  "vm_bed": {"vm_run": %s, "vms": %s, "accel": %s, "accel_requested": %s, "qemu": %s, "vcpus_per_vm": %s, "mem_mib_per_vm": %s, "host_cores": %s, "host_cpu_model": %s, "host_kernel": %s, "host_load": %s, "image": %s}\n' \
         "$(rb_json_str "$(rb_kv "$bed" vm_run)")" "$(rb_json_num "$(rb_kv "$bed" vms)")" \
         "$(rb_json_str "$(rb_kv "$bed" accel)")" "$(rb_json_str "$(rb_kv "$bed" accel_requested)")" \
         "$(rb_json_str "$(rb_kv "$bed" qemu)")" "$(rb_json_num "$(rb_kv "$bed" vcpus_per_vm)")" \
         "$(rb_json_num "$(rb_kv "$bed" mem_mib_per_vm)")" "$(rb_json_num "$(rb_kv "$bed" host_cores)")" \
         "$(rb_json_str "$(rb_kv "$bed" host_cpu_model)")" "$(rb_json_str "$(rb_kv "$bed" host_kernel)")" \
+        "$(rb_json_str "$(rb_kv "$bed" host_load)")" \
         "$(rb_json_str "$(rb_kv "$bed" image)")"
     else
       printf '  "vm_bed": null\n'

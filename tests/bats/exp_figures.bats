@@ -87,10 +87,10 @@ is_pdf() { [ "$(head -c 5 "$1")" = "%PDF-" ]; }
 {"hosts": [{"hostname": "vm1", "cores": 2, "load1": 0.5, "hypervisor": "yes"},
            {"hostname": "vm2", "cores": 2, "load1": 1.25, "hypervisor": "yes"}],
  "vm_bed": {"vms": 2, "vcpus_per_vm": 2, "mem_mib_per_vm": 2048, "accel": "tcg",
-            "host_cpu_model": "Some CPU", "host_cores": 4}}
+            "host_cpu_model": "Some CPU", "host_cores": 4, "host_load": "7.5 6.0 5.0"}}
 EOF
   r=$(python3 "$ROOT/figures/manifest_line.py" "$d/manifest.json")
-  [ "$r" = "bed: 2 VM(s) x 2 vCPU, 2048 MiB, TCG on Some CPU (4 cores); hosts at start: vm1 (2 cores, load 0.5), vm2 (2 cores, load 1.25)" ]
+  [ "$r" = "bed: 2 VM(s) x 2 vCPU, 2048 MiB, TCG on Some CPU (4 cores, load 7.5); hosts at start: vm1 (2 cores, load 0.5), vm2 (2 cores, load 1.25)" ]
   run awk -f "$LIB/csv.awk" -f "$ROOT/figures/subtitle.awk" -v bed="$r" "$d/summary.csv"
   [ "${lines[2]}" = "$r" ]
   # the figure draws with the noisy column and the manifest's line

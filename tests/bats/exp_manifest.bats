@@ -72,7 +72,7 @@ json_get() { python3 -c 'import json, sys; m = json.load(open(sys.argv[1])); pri
   local bed=$BATS_TEST_TMPDIR/vmrun
   mkdir -p "$bed"
   printf '%s\n' "vm_run=$bed" vms=2 accel=tcg accel_requested=auto 'qemu=QEMU emulator version 7.2.22 (Debian "x")' \
-    vcpus_per_vm=2 mem_mib_per_vm=2048 host_cores=2 'host_cpu_model=Some CPU \ with a backslash' > "$bed/bed.env"
+    vcpus_per_vm=2 mem_mib_per_vm=2048 host_cores=2 'host_cpu_model=Some CPU \ with a backslash' 'host_load=3.5 2.0 1.0' > "$bed/bed.env"
   RB_VM_RUN=$bed run_exp "$FIX/tiny" --quick --run-id man2
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   local d=$BATS_TEST_TMPDIR/results/tiny/man2
@@ -81,6 +81,7 @@ json_get() { python3 -c 'import json, sys; m = json.load(open(sys.argv[1])); pri
   [ "$(json_get "$d/manifest.json" 'm["vm_bed"]["vcpus_per_vm"]')" = 2 ]
   [ "$(json_get "$d/manifest.json" 'm["vm_bed"]["qemu"]')" = 'QEMU emulator version 7.2.22 (Debian "x")' ]
   [ "$(json_get "$d/manifest.json" 'm["vm_bed"]["host_cpu_model"]')" = 'Some CPU \ with a backslash' ]
+  [ "$(json_get "$d/manifest.json" 'm["vm_bed"]["host_load"]')" = "3.5 2.0 1.0" ]
   [ "$(readlink "$d/vm-run")" = "$bed" ]
 }
 
