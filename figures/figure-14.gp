@@ -11,7 +11,8 @@ set logscale y
 set xrange [xlo * 0.8 : xhi * 1.25]
 set xlabel "atomic counters (distinct 8-byte targets)"
 set ylabel "throughput (Mops, 10^6 operations/s)"
-set key bottom right
+# right, mid-height: soft-RoCE points sit at the bottom, hardware ones at the top
+set key right center
 # paper: one value per cluster, stated for "any" or the "max" number of counters
 plot data using (column("atomic_counters")):(sel(column("mops_median"), "fetch_add")):(column("mops_min")):(column("mops_max")) with yerrorlines ls 1 title "FETCH_AND_ADD, measured".mtag, \
      data using (column("atomic_counters")):(sel(column("mops_median"), "cmp_swap")):(column("mops_min")):(column("mops_max")) with yerrorlines ls 2 title "CMP_AND_SWAP, measured".mtag, \
