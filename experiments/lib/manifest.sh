@@ -167,6 +167,11 @@ rb_manifest_write() {
   if [ "$rev" != unknown ]; then
     if [ -n "$(git -C "$RB_ROOT" status --porcelain --untracked-files=no 2> /dev/null)" ]; then dirty=true; else dirty=false; fi
   fi
+  # inside a VM of the bed there is no git: the bed read it on the host
+  if [ "$rev" = unknown ] && [ -n "$bed" ] && [ -r "$bed" ] && [ -n "$(rb_kv "$bed" git_rev)" ]; then
+    rev=$(rb_kv "$bed" git_rev)
+    case $(rb_kv "$bed" git_dirty) in true|false) dirty=$(rb_kv "$bed" git_dirty) ;; esac
+  fi
   for f in "${pids[@]}"; do wait "$f" || true; done
   {
     printf '{\n'

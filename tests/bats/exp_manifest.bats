@@ -71,7 +71,7 @@ json_get() { python3 -c 'import json, sys; m = json.load(open(sys.argv[1])); pri
   command -v python3 > /dev/null || skip "python3 is not installed"
   local bed=$BATS_TEST_TMPDIR/vmrun
   mkdir -p "$bed"
-  printf '%s\n' "vm_run=$bed" vms=2 accel=tcg accel_requested=auto 'qemu=QEMU emulator version 7.2.22 (Debian "x")' \
+  printf '%s\n' "vm_run=$bed" vms=2 git_rev=0123456789abcdef git_dirty=true accel=tcg accel_requested=auto 'qemu=QEMU emulator version 7.2.22 (Debian "x")' \
     vcpus_per_vm=2 mem_mib_per_vm=2048 host_cores=2 'host_cpu_model=Some CPU \ with a backslash' 'host_load=3.5 2.0 1.0' > "$bed/bed.env"
   RB_VM_RUN=$bed run_exp "$FIX/tiny" --quick --run-id man2
   [ "$status" -eq 0 ] || { echo "$output"; false; }
@@ -82,6 +82,14 @@ json_get() { python3 -c 'import json, sys; m = json.load(open(sys.argv[1])); pri
   [ "$(json_get "$d/manifest.json" 'm["vm_bed"]["qemu"]')" = 'QEMU emulator version 7.2.22 (Debian "x")' ]
   [ "$(json_get "$d/manifest.json" 'm["vm_bed"]["host_cpu_model"]')" = 'Some CPU \ with a backslash' ]
   [ "$(json_get "$d/manifest.json" 'm["vm_bed"]["host_load"]')" = "3.5 2.0 1.0" ]
+  # a runner without git (one VM) takes the revision the bed read on the host
+  mkdir -p "$BATS_TEST_TMPDIR/nogit"
+  printf '#!/bin/sh\nexit 127\n' > "$BATS_TEST_TMPDIR/nogit/git"
+  chmod +x "$BATS_TEST_TMPDIR/nogit/git"
+  PATH=$BATS_TEST_TMPDIR/nogit:$PATH RB_VM_RUN=$bed run_exp "$FIX/tiny" --quick --run-id man3
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "$(json_get "$BATS_TEST_TMPDIR/results/tiny/man3/manifest.json" 'm["git_rev"]')" = 0123456789abcdef ]
+  [ "$(json_get "$BATS_TEST_TMPDIR/results/tiny/man3/manifest.json" 'm["git_dirty"]')" = True ]
   [ "$(readlink "$d/vm-run")" = "$bed" ]
 }
 
