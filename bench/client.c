@@ -857,7 +857,7 @@ int client_run(const struct rb_opts *o)
 		for (unsigned rep = 0; rep < o->reps; rep++) {
 			struct rb_test t = o->t;
 			t.size = o->sizes[i];
-			t.rep = rep;
+			t.rep = o->rep_first + rep;
 			if (run_point(&cl, &t, point++))
 				cl.failed++;
 		}

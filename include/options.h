@@ -165,6 +165,7 @@ struct rb_opts {
 	uint64_t sizes[RB_MAX_SIZES];
 	int nsizes;
 	unsigned reps;
+	unsigned rep_first;      /* --rep-first: rep of the first repetition (0) */
 	char csv[1024];
 	char json[1024];
 	char run_id[64];

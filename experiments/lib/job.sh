@@ -65,6 +65,8 @@ rb_point() {
     done
   done
   [[ $procs =~ ^[1-9][0-9]*$ ]] || rb_die "procs must be a positive number, got $procs"
+  # the rows' rep is the runner's repetition number (exp_rep)
+  cargs+=(--rep-first "$rep")
 
   local rc=0 k
   rb_point_run || rc=$?
@@ -92,6 +94,8 @@ rb_point() {
   done
   # the hook's knobs and what its teardown reported: columns of every row
   local extra="${RB_HOOK_ARGS[*]}"
+  # every host's load before and after the point (manifest.sh)
+  [ ! -s "$pdir/load.cols" ] || extra="$extra $(tr '\n' ' ' < "$pdir/load.cols")"
   [ ! -s "$pdir/hook.cols" ] || extra="$extra $(awk -F= '
     !($1 in v) { o[++n] = $1; v[$1] = $2; next }
     v[$1] ~ /^[0-9]+(\.[0-9]*)?$/ && $2 ~ /^[0-9]+(\.[0-9]*)?$/ { v[$1] += $2 }
@@ -146,6 +150,8 @@ rb_point_run() {
   # the hook's setup ([run] hook) on its hosts; a skip or a failure ends
   # the job before any client starts
   rb_hook_setup "$procs" || return 1
+  # every host's load average (manifest.sh)
+  rb_load_sample before "$pdir"
 
   # every client process of the point at once
   local -a clients client_procs=() chosts=() ca
@@ -193,6 +199,7 @@ rb_point_run() {
     fi
   done
   rb_stamp clients_collected
+  rb_load_sample after "$pdir"
   rb_hook_teardown
   if [ "$own" = 1 ]; then
     rb_stop "$server_proc"
