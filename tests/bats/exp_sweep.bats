@@ -46,6 +46,33 @@ exit 1
   [[ $output != *"kernel: 6.1"* ]]
 }
 
+@test "the environment check runs on all hosts at once, and reports them in host order" {
+  export RB_SSH="$FIX/fake_ssh -o BatchMode=yes"
+  printf '# address device gid numa user\nnode1 rxe0 1 - root\nnode2 rxe0 1 - root\n' > "$BATS_TEST_TMPDIR/hosts"
+  mkdir -p "$BATS_TEST_TMPDIR/met"
+  # each host's check waits (up to 10 s) until the other host's has started:
+  # one host after the other, the first would give up and fail the run
+  printf '#!/bin/sh
+touch "%s/met/$2"
+i=0
+while [ "$(ls "%s/met" | wc -l)" -lt 2 ]; do
+  i=$((i + 1)); [ "$i" -le 100 ] || { echo "{\\"can_run\\":false}"; exit 1; }
+  sleep 0.1
+done
+echo "{\\"can_run\\":true,\\"host\\":\\"$2\\"}"
+' "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR" > "$BATS_TEST_TMPDIR/check-meet"
+  chmod +x "$BATS_TEST_TMPDIR/check-meet"
+  RB_NO_ENV_CHECK=0 RB_ENV_CHECK=$BATS_TEST_TMPDIR/check-meet run_exp "$FIX/tiny" --quick \
+    --hosts "$BATS_TEST_TMPDIR/hosts" --run-id check-both
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  local d
+  d=$(run_dir tiny)
+  grep -q '"host":"root@node1"' "$d/env-node1.json"
+  grep -q '"host":"root@node2"' "$d/env-node2.json"
+  [[ $output == *"check: node1 ok"*"check: node2 ok"* ]]
+  rm -rf /tmp/rdma_bench.check-both
+}
+
 @test "without a checker and without the override the run stops; with it, that is recorded" {
   RB_NO_ENV_CHECK=0 RB_ENV_CHECK=$BATS_TEST_TMPDIR/none run_exp "$FIX/tiny" --quick
   [ "$status" -eq 2 ]
