@@ -205,9 +205,16 @@ tiny_short() {
   grep -q '^root@node1 mkdir -p /tmp/rdma_bench.remote1' "$FAKE_SSH_LOG"
   grep -q '^root@node2 mkdir -p /tmp/rdma_bench.remote1' "$FAKE_SSH_LOG"
   grep -q '^root@node1 echo RB_PID .*rdma_bench -s -p 18515 -d rxe0 -x 1' "$FAKE_SSH_LOG"
-  grep -q '^root@node2 echo RB_PID .*rdma_bench -c node1 -p 18515 -d rxe0 -x 1 --verb read' "$FAKE_SSH_LOG"
+  grep -q '^root@node2 exec 2>&1; .*rdma_bench -c node1 -p 18515 -d rxe0 -x 1 --verb read.* & echo RB_PID' "$FAKE_SSH_LOG"
   # the remote server was stopped by the PID it printed
   grep -q '^root@node1 kill -TERM [0-9]' "$FAKE_SSH_LOG"
+  # the rows came back in each client's own session: no second call fetched
+  # them, the client logs keep only what the client said, the remote files are gone
+  ! grep -q '^root@node2 cat ' "$FAKE_SSH_LOG"
+  ! grep -q -e RB_ROWS -e '^schema_version' "$d"/points/*/client-*.log
+  grep -q '^RB_PID [0-9]' "$d/points/1/client-0.log"
+  [ "$(head -c 14 "$d/points/1/client-0.csv")" = schema_version ]
+  [ -z "$(ls /tmp/rdma_bench.remote1/*.csv 2> /dev/null)" ]
   rm -rf /tmp/rdma_bench.remote1
 }
 
