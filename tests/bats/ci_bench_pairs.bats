@@ -40,3 +40,11 @@ setup() {
   [ "$status" -eq 2 ]
   [[ $output == *"BW_SECS=0.5"*"whole seconds"* ]]
 }
+
+@test "ci/harness-overhead refuses a bad process count before it boots anything" {
+  run "$ROOT/ci/harness-overhead" --procs 0
+  [ "$status" -eq 2 ]
+  [[ $output == *"--procs needs a number 1..99, got 0"* ]]
+  run "$ROOT/ci/harness-overhead" --procs x4
+  [ "$status" -eq 2 ]
+}
