@@ -41,11 +41,6 @@ const char *inline_name(uint64_t m) { return NAME_OF(inline_names, m); }
 const char *access_name(uint64_t a) { return NAME_OF(access_names, a); }
 const char *read_completion_name(uint64_t m) { return NAME_OF(read_completion_names, m); }
 
-bool verb_is_atomic(uint64_t v)
-{
-	return v == RB_VERB_FETCH_ADD || v == RB_VERB_CMP_SWAP;
-}
-
 bool verb_needs_recv(uint64_t v)
 {
 	return v == RB_VERB_SEND || v == RB_VERB_SEND_IMM || v == RB_VERB_WRITE_IMM;
