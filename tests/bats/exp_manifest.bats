@@ -35,7 +35,7 @@ json_get() { python3 -c 'import json, sys; m = json.load(open(sys.argv[1])); pri
   # point), stopped at the end
   [ "$(grep -c '^root@node1 while read -r l _ < /proc/loadavg' "$FAKE_SSH_LOG")" -eq 1 ]
   [ "$(grep -c '^root@node2 while read -r l _ < /proc/loadavg' "$FAKE_SSH_LOG")" -eq 1 ]
-  ! grep -q 'cat /proc/loadavg' "$FAKE_SSH_LOG"
+  [ "$(grep -c 'cat /proc/loadavg' "$FAKE_SSH_LOG")" -eq 0 ]
   [ ! -e "$d/load-monitors" ]
   [[ $(tail -n 1 "$d/load-h2.log") =~ ^[0-9]+\.[0-9]+$ ]]
 }

@@ -19,3 +19,45 @@ ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
   run shellcheck -x -S warning "${files[@]}"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
 }
+
+# ---- assertions that cannot fail (tests/lint-bats) ------------------------------
+
+@test "every assertion can fail: tests/lint-bats finds nothing in tests/bats/*.bats" {
+  cd "$ROOT"
+  run tests/lint-bats tests/bats/*.bats
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ -z "$output" ]
+}
+
+@test "tests/lint-bats flags exactly the planted forms that bats ignores" {
+  cd "$ROOT"
+  local planted=tests/bats/fixtures/lint/planted.bats
+  run tests/lint-bats "$planted"
+  [ "$status" -eq 1 ]
+  # the flagged lines are the ones marked FLAG, each at least once, no other
+  [ "$(printf '%s\n' "$output" | cut -d: -f2 | sort -nu | tr '\n' ' ')" = \
+    "$(grep -n '# FLAG$' "$planted" | cut -d: -f1 | tr '\n' ' ')" ] || { echo "$output"; false; }
+  [ "$(grep -c '# FLAG$' "$planted")" -eq 5 ]
+}
+
+@test "the premise holds on this bats: the flagged forms pass although false, the accepted forms fail" {
+  cd "$ROOT"
+  run bats --tap tests/bats/fixtures/lint/planted.bats
+  # every "ignored:" test passed although its check is false; every
+  # "fails:" test failed
+  [ "$(grep -cE '^ok [0-9]+ ignored: ' <<< "$output")" -eq 5 ] || { echo "$output"; false; }
+  [ "$(grep -cE '^not ok [0-9]+ fails: ' <<< "$output")" -eq 8 ] || { echo "$output"; false; }
+  [ "$(grep -cE '^(not )?ok ' <<< "$output")" -eq 13 ]
+}
+
+@test "tests/lint-bats reports a test body it cannot close, and bad usage" {
+  printf '@test "open quote" {\n  echo "never closed\n}\n' > "$BATS_TEST_TMPDIR/open.bats"
+  run "$ROOT/tests/lint-bats" "$BATS_TEST_TMPDIR/open.bats"
+  [ "$status" -eq 1 ]
+  [[ $output == *"open.bats:1: the @test body starting here has no closing }"* ]]
+  run "$ROOT/tests/lint-bats"
+  [ "$status" -eq 2 ]
+  run "$ROOT/tests/lint-bats" "$BATS_TEST_TMPDIR/none.bats"
+  [ "$status" -eq 2 ]
+  [[ $output == *"cannot read"* ]]
+}

@@ -2,6 +2,8 @@
 # ci/vm-accel: the VM bed's choice of accelerator, with a fake qemu (no VM
 # boots): the KVM probe, its time limit, its cache, and --accel tcg|kvm.
 
+bats_require_minimum_version 1.5.0   # run ! (a bare ! is not an assertion in bats)
+
 setup() {
   ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
   C=$BATS_TEST_TMPDIR/cache
@@ -42,7 +44,7 @@ boots() { if [ -f "$FAKE_QEMU_LOG" ]; then grep -c '^boot ' "$FAKE_QEMU_LOG" || 
   [[ $output == *"KVM booted the kernel to user space"* ]]
   [ "$(boots)" -eq 1 ]
   # the probe's qemu is stopped by its PID
-  ! kill -0 "$(awk '{ print $2 }' "$FAKE_QEMU_LOG")" 2> /dev/null
+  run ! kill -0 "$(awk '{ print $2 }' "$FAKE_QEMU_LOG")"
   # second time: the cache answers, nothing boots
   FAKE_QEMU=hangs run "$ROOT/ci/vm-accel" "$C" auto
   [ "${lines[-1]}" = kvm ]
@@ -58,7 +60,7 @@ boots() { if [ -f "$FAKE_QEMU_LOG" ]; then grep -c '^boot ' "$FAKE_QEMU_LOG" || 
   [[ $output == *"KVM did not reach user space within 1 s"* ]]
   # 1 s of probe and up to 3 s to stop it (3x margin for a loaded machine)
   [ $((SECONDS - t0)) -le 12 ]
-  ! kill -0 "$(awk '{ print $2 }' "$FAKE_QEMU_LOG")" 2> /dev/null
+  run ! kill -0 "$(awk '{ print $2 }' "$FAKE_QEMU_LOG")"
   grep -q $'\ttcg\t' "$C/accel-probe"
   # a new qemu version probes again (this time KVM boots)
   FAKE_QEMU=boots FAKE_QEMU_VERSION="QEMU emulator version 10.0 (fake)" run "$ROOT/ci/vm-accel" "$C" auto

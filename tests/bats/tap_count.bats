@@ -1,0 +1,139 @@
+#!/usr/bin/env bats
+# ci/tap-count, the counter behind ci/test-all's closing line, and the .tap
+# cases of ci/smoke-run, on planted TAP output: a crash mid-suite, no plan,
+# skips in each runner's dialect, a failing mid-test check, a sub-suite that
+# ran nothing, sub-tests counted once.
+
+ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+FIX=$ROOT/tests/bats/fixtures/tap
+
+# tap_count TAP [ARGS...]: ci/tap-count ARGS on a suite log holding TAP
+# (printf escapes: \n ends a line)
+tap_count() {
+  # shellcheck disable=SC2059  # the planted TAP is the format
+  printf "$1" > "$BATS_TEST_TMPDIR/suite.log"
+  shift
+  run "$ROOT/ci/tap-count" "$@" "$BATS_TEST_TMPDIR/suite.log"
+}
+
+@test "all passed: counts only, no problem line" {
+  tap_count '1..3\nok 1 a\nok 2 b\nok 3 c\n' --rc 0
+  [ "$status" -eq 0 ]
+  [ "$output" = "counts 3 0 0" ]
+}
+
+@test "a crash mid-suite: the planned-but-unrun tests count as failed (plan 6, 2 ok, exit 137: 4 failed)" {
+  tap_count '1..6\nok 1 a\nok 2 b\n' --rc 137 --name unit
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = "not ok - unit: planned 6 tests, 2 reported: 4 never ran (exit status 137)" ]
+  [ "${lines[1]}" = "counts 2 4 0" ]
+  # with exit status 0 the unrun tests still count
+  tap_count '1..6\nok 1 a\nok 2 b\n' --rc 0
+  [ "${lines[1]}" = "counts 2 4 0" ]
+  # a plan at the end that the crash never printed is "no plan"
+  tap_count 'ok 1 a\nnot ok 2 b\n' --rc 139
+  [ "${lines[0]}" = "not ok - suite: no plan line (1..N): the suite did not finish, exit status 139" ]
+  [ "${lines[1]}" = "counts 1 2 0" ]
+}
+
+@test "no plan is a failure of the suite, also with exit status 0" {
+  tap_count 'ok 1 a\nok 2 b\n' --rc 0
+  [ "${lines[0]}" = "not ok - suite: no plan line (1..N): the suite did not finish" ]
+  [ "${lines[1]}" = "counts 2 1 0" ]
+  tap_count '' --rc 0
+  [ "${lines[1]}" = "counts 0 1 0" ]
+}
+
+@test "a non-zero exit without a failing test is one failure; more results than planned is one" {
+  tap_count '1..2\nok 1 a\nok 2 b\n' --rc 1
+  [ "${lines[0]}" = "not ok - suite: exited with status 1 without a failing test (crash?)" ]
+  [ "${lines[1]}" = "counts 2 1 0" ]
+  tap_count '1..1\nok 1 a\nok 2 b\n' --rc 0
+  [ "${lines[0]}" = "not ok - suite: reported 2 numbered tests, planned 1" ]
+  [ "${lines[1]}" = "counts 2 1 0" ]
+}
+
+@test "a SKIP directive is a skip in every dialect: bats, cmocka 1.1 (not ok N, SKIP), plain, any case" {
+  tap_count '1..6
+ok 1 bats test # skip gnuplot is not installed
+not ok 2 # SKIP test_cmocka_skipped
+ok 3 # SKIP
+ok 4 - dead peer # Skip no ACTIVE RDMA port here
+ok 5 - passes
+not ok 6 - fails
+' --rc 1
+  [ "$output" = "counts 1 1 4" ]
+  # a whole suite skipped
+  tap_count '1..0 # SKIP nothing to test here\n' --rc 0
+  [ "$output" = "counts 0 0 1" ]
+}
+
+@test "cmocka's own TAP (skip, failure, its comment lines) counts as 1 passed, 1 failed, 1 skipped" {
+  # what a cmocka 1.1.5 binary prints with CMOCKA_MESSAGE_OUTPUT=TAP
+  tap_count '1..3\nok 1 - t_ok\nnot ok 2 # SKIP t_skip\nnot ok 3 - t_fail\n# t.c:8: error: Failure!\n# not ok - t\n' --rc 1
+  [ "$output" = "counts 1 1 1" ]
+}
+
+@test "several TAP streams in one file add their plans; unnumbered results count unplanned" {
+  tap_count 'ok 1 a\n1..1\nok 1 b\nok 2 c\n1..2\nnot ok - x (no result: the VM run ended)\n' --rc 1
+  [ "$output" = "counts 3 1 0" ]
+  # the second stream died before its plan and its second result
+  tap_count 'ok 1 a\n1..1\nok 1 b\n1..2\n' --rc 1
+  [ "${lines[1]}" = "counts 2 1 0" ]
+}
+
+@test "--need-run: a suite whose every test was skipped is a failure" {
+  tap_count 'ok 1 - a # SKIP no port\nok 2 - b # SKIP no port\n1..2\n' --rc 0 --need-run --name dp
+  [ "${lines[0]}" = "not ok - dp: ran nothing: 2 skipped, none passed" ]
+  [ "${lines[1]}" = "counts 0 1 2" ]
+}
+
+@test "bad usage: exit 2 with the reason" {
+  run "$ROOT/ci/tap-count" --rc x "$FIX/matrix"
+  [ "$status" -eq 2 ]
+  [[ $output == *"--rc x is not an exit status"* ]]
+  run "$ROOT/ci/tap-count" "$BATS_TEST_TMPDIR/none"
+  [ "$status" -eq 2 ]
+}
+
+@test "a failing mid-test check in a bats suite is counted as a failure" {
+  bats --tap "$FIX/midtest.bats" > "$BATS_TEST_TMPDIR/bats.log" 2>&1 && rc=0 || rc=$?
+  [ "$rc" -ne 0 ]
+  run "$ROOT/ci/tap-count" --rc "$rc" "$BATS_TEST_TMPDIR/bats.log"
+  [ "$output" = "counts 1 1 0" ] || { cat "$BATS_TEST_TMPDIR/bats.log"; echo "$output"; false; }
+}
+
+@test "smoke-run: each sub-test of a .tap case counted once; a sub-suite that ran nothing or crashed fails" {
+  export FIX
+  RB_OUT=$BATS_TEST_TMPDIR RB_SMOKE_MATRIX=$FIX/matrix "$ROOT/ci/smoke-run" 1 > "$BATS_TEST_TMPDIR/smoke.log" 2> /dev/null
+  run grep -E '^(not )?ok |^1\.\.' "$BATS_TEST_TMPDIR/smoke.log"
+  [ "$output" = "$(cat << 'EOF2'
+ok 1 plain.ok (0 s)
+not ok 2 plain.fail (exit 1)
+ok 3 sub.three.tap: first
+ok 4 sub.three.tap: second # skip not here
+ok 5 sub.three.tap: third
+ok 6 sub.allskip.tap: server killed in handshake # SKIP no ACTIVE RDMA port here
+ok 7 sub.allskip.tap: client killed in handshake # SKIP no ACTIVE RDMA port here
+not ok 8 sub.allskip.tap: ran nothing: 2 skipped, none passed (0 s)
+ok 9 sub.crash.tap: first
+not ok 10 sub.crash.tap: planned 4 tests, 1 reported: 3 never ran (exit status 137) (0 s)
+not ok 11 sub.crash.tap: one more planned test that never ran
+not ok 12 sub.crash.tap: one more planned test that never ran
+1..12
+EOF2
+)" ] || { cat "$BATS_TEST_TMPDIR/smoke.log"; false; }
+  # the closing line's numbers: 4 passed, 5 failed (1 + all-skip + 3 unrun), 3 skipped
+  run "$ROOT/ci/tap-count" --rc 1 "$BATS_TEST_TMPDIR/smoke.log"
+  [ "$output" = "counts 4 5 3" ]
+}
+
+@test "SMOKE=0: ci/smoke --count gives the matrix's cases plus the figure run, counted as skipped" {
+  local cases
+  cases=$(grep -cvE '^[[:space:]]*(#|$)' "$ROOT/ci/smoke.matrix")
+  [ "$cases" -gt 50 ]
+  run "$ROOT/ci/smoke" --count
+  [ "$status" -eq 0 ]
+  [ "$output" -eq $((cases + 1)) ]
+  grep -q 'skip=$((skip + n))' "$ROOT/ci/test-all"
+}
