@@ -36,6 +36,7 @@
 #
 # Layout of a run folder, results/<experiment>/<run-id>/:
 #   params hosts            copies of the files the run was made with
+#   params.sha256           the parameter file's hash at run start (--resume checks it)
 #   params.effective        the parameters after QUICK and --set (--resume reads them)
 #   grid.tsv(.args)         one line per point: index and knob=value (the jobs' values)
 #   env-<host>.json         env/check output per host
