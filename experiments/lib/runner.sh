@@ -64,6 +64,16 @@ rb_check_word() {
     rb_die "$2: '$1' is not a plain word (letters, digits, . _ + - only); shell metacharacters are refused"
 }
 
+# rb_check_path PATH WHAT: spaces and shell metacharacters ($ ; ' " { } ...)
+# in a path are fine (every use is quoted; GNU parallel gets the runner's own
+# path through the environment, sweep.sh); a backslash or a control
+# character (newline, tab) is refused by name before anything is written:
+# awk -v reads backslashes as escapes, and a run's files list paths one a line
+rb_check_path() {
+  [[ $1 != *\\* && $1 != *[[:cntrl:]]* ]] ||
+    rb_die "$2 $(printf '%q' "$1"): a path with a backslash or a control character (newline, tab) is refused; use a folder without them (spaces and other characters are fine)"
+}
+
 # rb_check_run_id ID: a plain word that names a folder of its own (not . or
 # .., not starting with - or .)
 rb_check_run_id() {
