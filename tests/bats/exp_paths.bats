@@ -47,7 +47,7 @@ tiny_ok() {
   # the dry run shows the same jobs
   run "$p/experiments/run" "$p/tests/bats/fixtures/exp/tiny" --quick --out "$out" --dry-run
   [ "$status" -eq 0 ]
-  [[ $output == *"\"\$RB_LIB/point\" 2 1 'write:uc' 32 2 1"* ]] || { echo "$output"; false; }
+  [[ $output == *"/point' 2 1 'write:uc' 32 2 1"* ]] || { echo "$output"; false; }
   command -v gnuplot > /dev/null || return 0
   run "$p/figures/plot" figure-12 "$FIX/summary-figure-12.csv" --out "$BATS_TEST_TMPDIR/fig ;\$x'q"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
