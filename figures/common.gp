@@ -1,5 +1,6 @@
 # figures/common.gp: terminal, styles and helpers shared by the figure
-# scripts. figures/plot sets: fmt (png|pdf), out (path without extension),
+# scripts. figures/plot sets: fmt (png|pdf|eps), cairo (1: the cairo
+# terminals; 0: plain png), out (path without extension),
 # data (the measured summary.csv; a header-only file when there is none),
 # ref (imported reference summary, same columns; header-only when none),
 # paper (paper-atc16.csv), subtitle (hardware and kernel of the measured
@@ -11,12 +12,24 @@ if (!exists("hasdata")) hasdata = 1
 if (!exists("rows")) rows = 1
 if (!exists("hasnoisy")) hasnoisy = 0
 if (!exists("cvpct")) cvpct = "20"
+# fmt eps (and png with cairo = 0): gnuplot's plain postscript and png
+# (libgd) terminals, for a gnuplot built without cairo (figures/plot checks)
+if (!exists("cairo")) cairo = 1
 if (fmt eq "pdf") {
     set terminal pdfcairo enhanced color font "Helvetica,8" size 10in,(3.6 * rows + 0.4)in
     set output out.".pdf"
 } else {
-    set terminal pngcairo enhanced color font "Helvetica,10" size 1300,(470 * rows + 50)
-    set output out.".png"
+    if (fmt eq "eps") {
+        set terminal postscript eps enhanced color font "Helvetica,8" size 10in,(3.6 * rows + 0.4)in
+        set output out.".eps"
+    } else {
+        if (cairo) {
+            set terminal pngcairo enhanced color font "Helvetica,10" size 1300,(470 * rows + 50)
+        } else {
+            set terminal png enhanced size 1300,(470 * rows + 50)
+        }
+        set output out.".png"
+    }
 }
 set datafile separator comma
 set datafile columnheaders

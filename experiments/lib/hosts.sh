@@ -142,7 +142,7 @@ rb_spawn() {
     "$@" > "$log" 2>&1 < /dev/null &
   else
     rb_ssh_argv
-    "${RB_SSH_ARGV[@]}" "$(rb_host_target "$h")" "echo RB_PID \$\$; exec $*" > "$log" 2>&1 < /dev/null &
+    "${RB_SSH_ARGV[@]}" "$(rb_host_target "$h")" "echo RB_PID \$\$; export LC_ALL=C; exec $*" > "$log" 2>&1 < /dev/null &
   fi
   RB_SPAWNED="$h:$!:$log"
   RB_PROCS+=("$RB_SPAWNED")

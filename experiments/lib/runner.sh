@@ -38,6 +38,7 @@
 #
 # Layout of a run folder, results/<experiment>/<run-id>/:
 #   params hosts            copies of the files the run was made with
+#   params.sha256           the parameter file's hash at run start (--resume checks it)
 #   params.effective        the parameters after QUICK and --set (--resume reads them)
 #   grid.tsv(.args)         one line per point: index and knob=value (the jobs' values)
 #   env-<host>.json         env/check output per host
@@ -65,6 +66,16 @@ RB_USER_RE='^[A-Za-z_][A-Za-z0-9_.-]*$'
 rb_check_word() {
   [[ $1 =~ $RB_WORD_RE ]] ||
     rb_die "$2: '$1' is not a plain word (letters, digits, . _ + - only); shell metacharacters are refused"
+}
+
+# rb_check_path PATH WHAT: spaces and shell metacharacters ($ ; ' " { } ...)
+# in a path are fine (every use is quoted; GNU parallel gets the runner's own
+# path through the environment, sweep.sh); a backslash or a control
+# character (newline, tab) is refused by name before anything is written:
+# awk -v reads backslashes as escapes, and a run's files list paths one a line
+rb_check_path() {
+  [[ $1 != *\\* && $1 != *[[:cntrl:]]* ]] ||
+    rb_die "$2 $(printf '%q' "$1"): a path with a backslash or a control character (newline, tab) is refused; use a folder without them (spaces and other characters are fine)"
 }
 
 # rb_check_run_id ID: a plain word that names a folder of its own (not . or

@@ -183,10 +183,15 @@ rb_sweep() {
     rb_log "sweep: GNU parallel is not installed here: the runner's own loop runs the same jobs, in the same order, with the same job log"
     rb_sweep_sequential "$timeout" "$reps"
   else
-  # {#} is the job number: stable across --resume for the same grid
+  # {#} is the job number: stable across --resume for the same grid.
+  # parallel runs the command through a shell: the path of `point` goes in
+  # as "$RB_LIB" (exported), expanded by that shell, so a project path with
+  # spaces or shell metacharacters is one word and never parsed by parallel;
+  # the values are validated plain words that parallel quotes
+  # shellcheck disable=SC2016  # $RB_LIB: expanded by the job's shell
   parallel --joblog "$RB_RUN_DIR/joblog" "${resume[@]}" -j1 --ungroup \
     --timeout "$timeout" --termseq TERM,10000,KILL,25 --halt never \
-    "$RB_LIB/point" '{#}' '{1}' "${repl[@]}" "${args[@]}" || rc=$?
+    '"$RB_LIB/point"' '{#}' '{1}' "${repl[@]}" "${args[@]}" || rc=$?
   fi
   rb_shared_server_stop
   rb_load_monitor_stop
