@@ -529,10 +529,18 @@ static int bw_phase_poll(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, b
 			if (now - t_busy > timeout_ns)
 				return stall_poll(w, outstanding ? &ring[head] : NULL, measure);
 		}
-		/* Duration mode: at the deadline finish each QP at a signaled WR. */
-		if (dur_ns && !stopping && (++loops & 63) == 0 && timing_now_ns() >= deadline) {
-			stopping = true;
-			quota_sum = phase_stop_quotas(w);
+		/* Every 64 loops: a stop of the session (an interrupt, the peer
+		 * failed, the point's time is up) ends the phase even while
+		 * completions keep arriving (one relaxed load, no system call);
+		 * duration mode: at the deadline finish each QP at a signaled WR. */
+		if ((++loops & 63) == 0) {
+			if (stopped(c))
+				return wstopped(w, "thread %u: stopped by the session (interrupt, peer "
+					    "failure or timeout)", w->index);
+			if (dur_ns && !stopping && timing_now_ns() >= deadline) {
+				stopping = true;
+				quota_sum = phase_stop_quotas(w);
+			}
 		}
 	}
 	/* Every QP's last WR is signaled: wait for those CQEs, so no SQ slot
@@ -624,10 +632,18 @@ static int bw_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool m
 				return stall_error(w, what, NULL, measure);
 			}
 		}
-		/* Duration mode: at the deadline finish each QP at a signaled WR. */
-		if (dur_ns && !stopping && (++loops & 63) == 0 && timing_now_ns() >= deadline) {
-			stopping = true;
-			quota_sum = phase_stop_quotas(w);
+		/* Every 64 loops: a stop of the session (an interrupt, the peer
+		 * failed, the point's time is up) ends the phase even while
+		 * completions keep arriving (one relaxed load, no system call);
+		 * duration mode: at the deadline finish each QP at a signaled WR. */
+		if ((++loops & 63) == 0) {
+			if (stopped(c))
+				return wstopped(w, "thread %u: stopped by the session (interrupt, peer "
+					    "failure or timeout)", w->index);
+			if (dur_ns && !stopping && timing_now_ns() >= deadline) {
+				stopping = true;
+				quota_sum = phase_stop_quotas(w);
+			}
 		}
 	}
 	phase_record(w, measure, t_start, t_last, done);
@@ -834,6 +850,9 @@ static int lat_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool 
 		t_end = t1;
 		if (dur_ns && t1 >= deadline)
 			break;
+		if (stopped(c)) /* an interrupt or the session: one relaxed load per op */
+			return wstopped(w, "thread %u: stopped by the session (interrupt, peer failure "
+				    "or timeout)", w->index);
 	}
 	/* Leave no send outstanding (ping-pong replies may still be acknowledged). */
 	for (unsigned k = 0; k < w->nqp; k++) {

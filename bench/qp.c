@@ -91,7 +91,8 @@ int qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q, struct rdm
 				hi = mid;
 			}
 		}
-		if (any || lo == 0)
+		c->refused = any || lo == 0;
+		if (c->refused)
 			return rb_fail(err, errlen,
 				    "--inline on with size %llu: the device refused max_inline_data %u "
 				    "(ibv_create_qp: %s); the largest it accepts is %u bytes; use "

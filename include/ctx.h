@@ -154,6 +154,9 @@ struct rb_ctx {
 	uint64_t create_ns;
 	/* run control */
 	_Atomic int stop;            /* set by the session thread: stop loops */
+	bool refused;                /* the last failure refused the configuration
+				      * (a value above a cap or below a need) before
+				      * anything ran: a usage error, not a fault */
 	_Atomic unsigned arrived;    /* start barrier of the measured window */
 	_Atomic int go;              /* set by the last thread at the barrier */
 	_Atomic unsigned finished;   /* client workers done (ok or not) */
