@@ -238,8 +238,17 @@ static int monitor(struct client *cl, struct rb_ctx *c, char *err, size_t errlen
 			return -1;
 		}
 		if (timing_now_ns() > deadline) {
-			snprintf(err, errlen, "point timed out after %.1f s (--timeout + -D + --warmup)",
-				 (double)limit_ms / 1000.0);
+			/* RC: a stall without an error has likely causes worth naming
+			 * (the workers' own stall message says the same: post.c) */
+			char hint[384] = "";
+			if (t->transport == RB_TR_RC)
+				snprintf(hint, sizeof(hint), "; no ACK and no error came back: path MTU %u "
+					 "above what the path carries (check both ends' netdev MTU)? peer "
+					 "unreachable, paused or gone? (--retry-cnt %llu; soft-RoCE retries "
+					 "for ever at --retry-cnt 7: use 6 or less to get the retry error)",
+					 c->path_mtu, (unsigned long long)t->retry_cnt);
+			snprintf(err, errlen, "point timed out after %.1f s (--timeout + -D + --warmup)%s",
+				 (double)limit_ms / 1000.0, hint);
 			return -1;
 		}
 	}

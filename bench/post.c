@@ -181,14 +181,22 @@ static __attribute__((cold, noinline)) int stall_error(struct rb_worker *w, cons
 			 "%s%s); thread total %llu posted, %llu completed", stuck, others,
 			 stuck > 2 ? ", ..." : "", (unsigned long long)posted,
 			 (unsigned long long)completed);
-	const char *hint = "";
-	if (t->transport == RB_TR_RC && verb_needs_recv(t->verb) && t->rnr_retry == 7)
-		hint = "; no completion and no error came back: the peer is unreachable, paused or "
-		       "gone without closing, or posts no receives (--rnr-retry 7 retries RNR for "
-		       "ever)";
-	else if (t->transport == RB_TR_RC)
-		hint = "; no completion and no error came back: the peer is unreachable, paused or "
-		       "gone without closing (--retry-cnt x --ack-timeout had not ended it)";
+	/* RC: no ACK came back and no error either. The likely causes, in order:
+	 * packets above what the path carries (a path MTU above a netdev MTU on
+	 * the way: the peer drops every full-size packet), a peer gone without
+	 * closing, and on RNR a peer without receives. Soft-RoCE (rxe) was seen
+	 * to retry for ever with --retry-cnt 7, so no retry error ever comes. */
+	char hint[512] = "";
+	if (t->transport == RB_TR_RC)
+		snprintf(hint, sizeof(hint), "; no ACK for %.1f s and no error came back: path MTU "
+			 "%u above what the path carries (check both ends' netdev MTU)? peer "
+			 "unreachable, paused or gone without closing?%s (--retry-cnt %llu x "
+			 "--ack-timeout %llu had not ended it; soft-RoCE retries for ever at "
+			 "--retry-cnt 7: use --retry-cnt 6 or less to get the retry error)",
+			 (double)t->timeout_ms / 1e3, w->ctx->path_mtu,
+			 verb_needs_recv(t->verb) && t->rnr_retry == 7 ?
+			 " peer posts no receives (--rnr-retry 7 retries RNR for ever)?" : "",
+			 (unsigned long long)t->retry_cnt, (unsigned long long)t->ack_timeout);
 	return werr(w, "thread %u: timed out after %.1f s%s, QP 0x%x (%s): %llu WRs posted, %llu "
 		    "completed; waiting for %s%s%s", w->index, (double)t->timeout_ms / 1e3,
 		    measure ? "" : " in warm-up", focus->qp->qp_num, qp_state_now(focus),
