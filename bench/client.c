@@ -442,6 +442,7 @@ static int run_point(struct client *cl, const struct rb_test *tin)
 		goto out;
 	}
 	if (cl->fd < 0 && client_connect(cl, err, sizeof(err))) {
+		interrupted = rb_interrupt_signal != 0;
 		/* Do not wait --connect-timeout again for every remaining point. */
 		snprintf(cl->gone, sizeof(cl->gone), "%.500s", err);
 		goto out;
@@ -777,13 +778,19 @@ int client_run(const struct rb_opts *o)
 		cl.dev.gid_index, dev_gid_type_name(cl.dev.gid_type), o->gid_index < 0 ? ", auto" : "",
 		dev_gid_str(cl.dev.gid.raw, gid, sizeof(gid)), cl.dev.pattr.lid);
 	env_log_clock(&cl.env);
+	int total = o->nsizes * (int)o->reps;
 	if (client_connect(&cl, err, sizeof(err))) {
 		rb_error("%s", err);
+		rc = 2;
+		if (rb_interrupt_signal) {
+			rc = signals_exit_status(rb_interrupt_signal);
+			rb_error("interrupted after 0 of %d points (%s): nothing was measured; exit "
+				 "status %d", total, signals_name(rb_interrupt_signal), rc);
+		}
 		ctrl_rbuf_free(&cl.rb);
 		dev_close(&cl.dev);
-		return 2;
+		return rc;
 	}
-	int total = o->nsizes * (int)o->reps;
 	for (int i = 0; i < o->nsizes && !rb_interrupt_signal; i++)
 		for (unsigned rep = 0; rep < o->reps && !rb_interrupt_signal; rep++) {
 			struct rb_test t = o->t;

@@ -9,7 +9,8 @@
  * exits with 128 + the signal number (130 SIGINT, 143 SIGTERM, 129 SIGHUP).
  * A second signal while the first is being handled exits at once with the
  * same status (_exit, async-signal-safe). The point in progress writes no
- * row: it was not measured to its end.
+ * row: it was not measured to its end. The control connection's connect
+ * retry loop (ctrl_sock.c) reads the flag too and stops waiting.
  *
  * A signal that was ignored when the program started (nohup, a background
  * job of a non-interactive shell) stays ignored, as shells do.
