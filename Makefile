@@ -66,7 +66,12 @@ debug:
 deps:
 	env/install-deps --test --vm
 
-unit: $(UNIT_BIN)
+unit: $(UNIT_BIN) $(BUILD)/tests/attack_probe
+
+# A hostile peer of the server for tests/attack-run (VM), linked against the library.
+$(BUILD)/tests/attack_probe: tests/attack/attack_probe.c $(BUILD)/librdmabench.a $(wildcard include/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/librdmabench.a $(LDLIBS)
 
 # The whole test run: cmocka + bats on the host, then the smoke matrix in
 # the soft-RoCE VM. ci/test-all prints the closing "N passed, N failed" line.

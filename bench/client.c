@@ -18,12 +18,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cm.h"
 #include "ctrl.h"
 #include "ctx.h"
 #include "device.h"
+#include "gate.h"
+#include "guard.h"
 #include "report.h"
 #include "session.h"
 #include "signals.h"
@@ -44,6 +47,7 @@ struct client {
 	bool csv_failed;
 	int refused;            /* points whose configuration was refused (status skipped) */
 	int points_done;        /* points that ran to a row (any status) */
+	char token[CTRL_TOKEN_CAP + 1];  /* --token-file: sent in every HELLO */
 };
 
 /* Replace the first `skip` bytes of err with pfx (e.g. "peer: " -> "server: "). */
@@ -65,7 +69,7 @@ static int client_connect(struct client *cl, char *err, size_t errlen)
 {
 	const struct rb_opts *o = cl->o;
 	struct ctrl_hello h = { .proc_index = o->proc_index, .pid = (uint32_t)getpid() };
-	uint8_t buf[CTRL_HDR_LEN + 3 * (2 + CTRL_STR_CAP) + 16];
+	uint8_t buf[CTRL_HDR_LEN + CTRL_HELLO_MAX];
 	struct ctrl_msg m;
 	size_t n;
 
@@ -76,6 +80,7 @@ static int client_connect(struct client *cl, char *err, size_t errlen)
 	snprintf(h.host, sizeof(h.host), "%s", cl->env.host);
 	snprintf(h.run_id, sizeof(h.run_id), "%s", o->run_id);
 	snprintf(h.device, sizeof(h.device), "%s", cl->dev.name);
+	memcpy(h.token, cl->token, sizeof(h.token));
 	n = ctrl_encode_hello(buf, sizeof(buf), &h);
 	if (ctrl_send(cl->fd, buf, n, 10000, err, errlen) ||
 	    ctrl_recv(cl->fd, &cl->rb, &m, CTRL_HELLO, 30000, "the server's HELLO", err, errlen)) {
@@ -147,6 +152,8 @@ static void emit_point(struct client *cl, struct rb_point_info *pi, struct rb_ct
 				hist_merge(merged, w->hist);
 		}
 		all.duration_s = t1 > t0 ? timing_elapsed_s(t0, t1) : NAN;
+		all.t_start_ns = t0;
+		all.t_end_ns = t1;
 		all.hist = merged;
 		if (c->nw > 1)
 			for (unsigned i = 0; i < c->nw; i++) {
@@ -159,6 +166,8 @@ static void emit_point(struct client *cl, struct rb_point_info *pi, struct rb_ct
 					.bytes = w->bytes,
 					.hist = w->hist,
 					.atomic_success = w->atomic_success,
+					.t_start_ns = w->t_start,
+					.t_end_ns = w->t_end,
 				};
 				struct row *r = new_row(cl);
 				if (!r)
@@ -203,22 +212,137 @@ static void emit_point(struct client *cl, struct rb_point_info *pi, struct rb_ct
 	free(merged);
 }
 
-/* Watch the control connection while the workers run; 0 or -1 with err. */
-static int monitor(struct client *cl, struct rb_ctx *c, char *err, size_t errlen)
+/* Extra wait for GO beyond the server's own barrier timeout (its ERROR,
+ * which names the processes that were missing, should come first). */
+#define GATE_GRACE_MS 10000
+
+/*
+ * The start barrier, client side (--procs > 1): when the workers are warm,
+ * send GATE (point = this process's point number) and note the time; on GO,
+ * release the workers and work out the server's clock offset into *pi.
+ */
+static int gate_send(struct client *cl, uint64_t point, uint64_t *c_send, char *err,
+		     size_t errlen)
+{
+	uint8_t buf[CTRL_HDR_LEN + 16];
+	struct ctrl_gate g = { .point = point, .procs = cl->o->procs };
+	size_t n = ctrl_encode_gate(buf, sizeof(buf), &g);
+
+	*c_send = timing_now_ns();
+	return ctrl_send(cl->fd, buf, n, 10000, err, errlen);
+}
+
+/* Clock probes before GATE, while the workers warm up: the one with the
+ * shortest round trip bounds the offset best (NTP's clock filter keeps the
+ * best of its last 8 samples, RFC 5905 section 10; 5 bound the time they
+ * add to a point when there is no warm-up). */
+#define CLOCK_PROBES 5
+
+/* Keep the sample (offset, err) if it is better than what *pi holds. */
+static void offset_sample(struct rb_point_info *pi, uint64_t c_send, uint64_t s_arrive,
+			  uint64_t s_send, uint64_t c_recv)
+{
+	int64_t off;
+	uint64_t e;
+
+	if (gate_clock_offset(c_send, s_arrive, s_send, c_recv, &off, &e))
+		return;
+	if (!pi->have_offset || e < pi->clock_err_ns) {
+		pi->have_offset = true;
+		pi->clock_offset_ns = off;
+		pi->clock_err_ns = e;
+	}
+}
+
+/* CLOCK_PROBES TIME round trips (while the workers warm up, and after the
+ * window): 0 or -1. */
+static int clock_probes(struct client *cl, struct rb_point_info *pi, char *err, size_t errlen)
+{
+	uint8_t buf[CTRL_HDR_LEN + 8];
+	struct ctrl_msg m;
+
+	for (int i = 0; i < CLOCK_PROBES; i++) {
+		uint64_t c_send = timing_now_ns();
+		size_t n = ctrl_encode_time(buf, sizeof(buf), c_send);
+		if (ctrl_send(cl->fd, buf, n, 10000, err, errlen))
+			return -1;
+		int rc = ctrl_recv(cl->fd, &cl->rb, &m, CTRL_TIME, 10000,
+				   "the server's answer to a clock probe (TIME)", err, errlen);
+		if (rc == -2)
+			reprefix(err, errlen, 6, "server: ");
+		if (rc)
+			return -1;
+		offset_sample(pi, c_send, m.u.time.ns, m.u.time.ns, timing_now_ns());
+	}
+	return 0;
+}
+
+/*
+ * GO: the common window on our clock (the server's start_ns minus the
+ * offset, -D long), then release the workers. Without a usable offset the
+ * window starts the same lead after our receipt of GO (columns on the
+ * server clock then stay empty).
+ */
+static void gate_go(struct rb_ctx *c, struct rb_point_info *pi, const struct ctrl_go *go,
+		    uint64_t c_send, uint64_t c_recv)
+{
+	uint64_t ws;
+
+	pi->gate_wait_s = timing_elapsed_s(c_send, c_recv);
+	offset_sample(pi, c_send, go->arrive_ns, go->release_ns, c_recv);
+	if (pi->have_offset) {
+		ws = (uint64_t)((int64_t)go->start_ns - pi->clock_offset_ns);
+	} else {
+		ws = c_recv + (go->start_ns - go->release_ns);
+		rb_warn("start barrier: clock probes and GO times are inconsistent (server "
+			"%llu..%llu ns, client %llu..%llu ns): the window starts %.1f ms after GO "
+			"came, and the columns on the server clock are left empty",
+			(unsigned long long)go->arrive_ns, (unsigned long long)go->release_ns,
+			(unsigned long long)c_send, (unsigned long long)c_recv,
+			(double)(go->start_ns - go->release_ns) / 1e6);
+	}
+	if (c_recv > ws)
+		rb_warn("start barrier: GO came %.1f ms after the common window's start: this "
+			"process posted nothing in that part of its window (network or scheduling "
+			"delay above the server's lead)", (double)(c_recv - ws) / 1e6);
+	c->win_start_ns = ws;
+	c->win_end_ns = ws + c->t.duration_ms * 1000000ull;
+	atomic_store(&c->go, 1);
+}
+
+/*
+ * Watch the control connection while the workers run (and hold the start
+ * barrier when gated); 0 or -1 with err.
+ */
+static int monitor(struct client *cl, struct rb_ctx *c, struct rb_point_info *pi,
+		   uint64_t point, char *err, size_t errlen)
 {
 	const struct rb_test *t = &c->t;
 	/* A point may run for its -D and --warmup, plus --timeout (as the server allows). */
 	uint64_t limit_ms = t->timeout_ms + t->duration_ms + t->warmup_ms;
 	uint64_t deadline = timing_now_ns() + limit_ms * 1000000ull;
+	uint64_t c_send = 0, gate_limit_ms = t->timeout_ms + GATE_GRACE_MS;
+	bool probed = false, sent = false, released = false;
 
 	while (atomic_load(&c->finished) < c->nw) {
+		if (c->gated && !probed) {
+			if (clock_probes(cl, pi, err, errlen))
+				return -1;
+			probed = true;
+		}
+		if (c->gated && !sent && atomic_load(&c->warm)) {
+			if (gate_send(cl, point, &c_send, err, errlen))
+				return -1;
+			sent = true;
+		}
+		bool waiting = c->gated && !released;
 		struct pollfd p = { .fd = cl->fd, .events = POLLIN };
 		if (rb_interrupt_signal) {
 			snprintf(err, errlen, "client interrupted by %s",
 				 signals_name(rb_interrupt_signal));
 			return -1;
 		}
-		int rc = poll(&p, 1, 50);
+		int rc = poll(&p, 1, waiting && !sent ? 2 : 50);
 		if (rc < 0 && errno != EINTR) {
 			snprintf(err, errlen, "poll on control socket: %s", strerror(errno));
 			return -1;
@@ -227,6 +351,14 @@ static int monitor(struct client *cl, struct rb_ctx *c, char *err, size_t errlen
 			struct ctrl_msg m;
 			rc = ctrl_recv(cl->fd, &cl->rb, &m, 0, 5000, "a server message during the test",
 				       err, errlen);
+			if (rc == 0 && m.type == CTRL_GO && sent && !released) {
+				uint64_t now = timing_now_ns();
+				gate_go(c, pi, &m.u.go, c_send, now);
+				released = true;
+				/* the window starts now: so does the point's time limit */
+				deadline = now + limit_ms * 1000000ull;
+				continue;
+			}
 			if (rc == -2) {
 				reprefix(err, errlen, 6, "server: ");
 			} else if (rc == 0) {
@@ -237,7 +369,15 @@ static int monitor(struct client *cl, struct rb_ctx *c, char *err, size_t errlen
 			cl->fd = -1;
 			return -1;
 		}
-		if (timing_now_ns() > deadline) {
+		uint64_t now = timing_now_ns();
+		if (sent && !released && now - c_send > gate_limit_ms * 1000000ull) {
+			snprintf(err, errlen, "no GO from the server %.1f s after this process reached "
+				 "the start barrier of run '%s' point %llu (--procs %u; --timeout + %d s)",
+				 (double)(now - c_send) / 1e9, cl->o->run_id, (unsigned long long)point,
+				 cl->o->procs, GATE_GRACE_MS / 1000);
+			return -1;
+		}
+		if (!(sent && !released) && now > deadline) {
 			/* RC: a stall without an error has likely causes worth naming
 			 * (the workers' own stall message says the same: post.c) */
 			char hint[384] = "";
@@ -406,15 +546,17 @@ static bool refused_from_server(char *err, size_t errlen)
 	return true;
 }
 
-/* Run one point. Returns 0 ok, -1 failed (row written), -2 refused (row
- * written, status skipped), -3 interrupted (no row: not measured to its end). */
-static int run_point(struct client *cl, const struct rb_test *tin)
+/* Run one point (point: its number in this process's order, from 0: the
+ * start barrier's key with the run id). Returns 0 ok, -1 failed (row
+ * written), -2 refused (row written, status skipped), -3 interrupted (no
+ * row: not measured to its end). */
+static int run_point(struct client *cl, const struct rb_test *tin, uint64_t point)
 {
 	const struct rb_opts *o = cl->o;
 	struct rb_test t = *tin;
 	struct rb_point_info pi = {
 		.o = o, .t = &t, .env = &cl->env, .dev = &cl->dev, .inline_used = -1,
-		.setup_us_per_qp = NAN, .status = "failed", .reason = "",
+		.setup_us_per_qp = NAN, .gate_wait_s = NAN, .status = "failed", .reason = "",
 	};
 	struct rb_ctx c;
 	struct rb_cm_client cc = { 0 };
@@ -560,9 +702,10 @@ static int run_point(struct client *cl, const struct rb_test *tin)
 	print_setup_info(&c);
 
 	c.ctr_before = &pi.before;
+	c.gated = o->procs > 1;
 	if (workers_start(&c, worker_client_main, err, sizeof(err)))
 		goto out_close;
-	if (monitor(cl, &c, err, sizeof(err))) {
+	if (monitor(cl, &c, &pi, point, err, sizeof(err))) {
 		interrupted = rb_interrupt_signal != 0;
 		atomic_store(&c.stop, 1);
 		char e2[512];
@@ -572,6 +715,11 @@ static int run_point(struct client *cl, const struct rb_test *tin)
 	if (workers_join(&c, err, sizeof(err)))
 		goto out_close;
 	dev_counters_read(cl->dev.name, cl->dev.port, &pi.after);
+	/* more clock probes now that the window is over (the machine is quieter
+	 * than during the others' setup): the best of all maps the window onto
+	 * the server's clock in the row */
+	if (c.gated && clock_probes(cl, &pi, err, sizeof(err)))
+		goto out_close;
 	pi.have_counters = pi.before.n > 0 || pi.after.n > 0;
 	measured = true;
 
@@ -684,6 +832,13 @@ static int check_outputs(struct client *cl, char *err, size_t errlen)
 		return 0;
 	if (dir_writable("--csv", o->csv, err, errlen))
 		return -1;
+	struct stat lst;
+	if (lstat(o->csv, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+		snprintf(err, errlen, "--csv %.400s is a symbolic link: rows are only appended to "
+			 "a file itself (another user could have planted the link); give the "
+			 "path of the file", o->csv);
+		return -1;
+	}
 	FILE *f = fopen(o->csv, "r");
 	if (!f)
 		return 0; /* created on the first row */
@@ -696,8 +851,8 @@ static int check_outputs(struct client *cl, char *err, size_t errlen)
 	static struct row r;
 	struct rb_test t = o->t;
 	struct rb_point_info pi = { .o = o, .t = &t, .env = &cl->env, .dev = &cl->dev,
-				    .inline_used = -1, .setup_us_per_qp = NAN, .status = "ok",
-				    .reason = "" };
+				    .inline_used = -1, .setup_us_per_qp = NAN, .gate_wait_s = NAN,
+				    .status = "ok", .reason = "" };
 	report_build_row(&r, &pi, -1, NULL);
 	char *tok = line, *save = NULL;
 	for (int i = 0; i < r.ncols; i++) {
@@ -752,6 +907,11 @@ int client_run(const struct rb_opts *o)
 	int rc = 0;
 
 	rb_quiet = o->quiet;
+	if (o->token_file[0] && guard_token_load(o->token_file, cl.token, sizeof(cl.token),
+						 CTRL_TOKEN_CAP, err, sizeof(err))) {
+		rb_error("%s", err);
+		return 2;
+	}
 	if (check_cpus(o, err, sizeof(err))) {
 		rb_error("%s", err);
 		return 2;
@@ -791,12 +951,13 @@ int client_run(const struct rb_opts *o)
 		dev_close(&cl.dev);
 		return rc;
 	}
+	uint64_t point = 0;
 	for (int i = 0; i < o->nsizes && !rb_interrupt_signal; i++)
 		for (unsigned rep = 0; rep < o->reps && !rb_interrupt_signal; rep++) {
 			struct rb_test t = o->t;
 			t.size = o->sizes[i];
 			t.rep = rep;
-			int prc = run_point(&cl, &t);
+			int prc = run_point(&cl, &t, point++);
 			if (prc == -1)
 				cl.failed++;
 			else if (prc == -2)

@@ -15,6 +15,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <netdb.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -26,6 +27,7 @@
 
 #include "errbuf.h"
 #include "cm.h"
+#include "guard.h"
 #include "session.h"
 #include "timing.h"
 
@@ -42,13 +44,15 @@ static uint32_t get_be32(const uint8_t *p)
 	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
 }
 
-static void priv_encode(uint8_t *p, uint32_t rkey, uint64_t addr, uint32_t index)
+static void priv_encode(uint8_t *p, uint32_t rkey, uint64_t addr, uint32_t index, uint64_t nonce)
 {
 	put_be32(p, RB_CM_MAGIC);
 	put_be32(p + 4, rkey);
 	put_be32(p + 8, (uint32_t)(addr >> 32));
 	put_be32(p + 12, (uint32_t)addr);
 	put_be32(p + 16, index);
+	put_be32(p + 20, (uint32_t)(nonce >> 32));
+	put_be32(p + 24, (uint32_t)nonce);
 }
 
 /*
@@ -346,7 +350,7 @@ int cm_client_connect(struct rb_cm_client *cc, struct rb_ctx *c, const struct rb
 	rb_info("rdma_cm connecting %u %s QP(s) (%s)", cc->n, transport_name(t->transport),
 		t->transport == RB_TR_UD ? "SIDR" : "REQ/REP/RTU");
 	for (uint32_t g = 0; g < cc->n; g++) {
-		priv_encode(priv, c->remote.rkey, c->remote.buf_addr, g);
+		priv_encode(priv, c->remote.rkey, c->remote.buf_addr, g, c->remote.nonce);
 		struct rdma_conn_param p = {
 			.private_data = priv,
 			.private_data_len = sizeof(priv),
@@ -446,12 +450,38 @@ void cm_client_destroy(struct rb_cm_client *cc)
 
 /* ---- server ------------------------------------------------------------ */
 
-static struct rb_cm_session *find_session(struct rb_cm_listener *l, uint32_t rkey, uint64_t addr)
+static struct rb_cm_session *find_session(struct rb_cm_listener *l, uint32_t rkey, uint64_t addr,
+					  uint64_t nonce)
 {
 	for (struct rb_cm_session *s = l->sessions; s; s = s->next)
-		if (s->rkey == rkey && s->addr == addr)
+		if (s->rkey == rkey && s->addr == addr && s->nonce == nonce)
 			return s;
 	return NULL;
+}
+
+/* An address of one of this host's interfaces (getifaddrs)? */
+static bool addr_is_ours(const struct sockaddr *sa)
+{
+	struct ifaddrs *ifs, *i;
+	bool ours = false;
+
+	if (getifaddrs(&ifs))
+		return false;
+	for (i = ifs; i && !ours; i = i->ifa_next)
+		ours = i->ifa_addr && guard_same_ip(i->ifa_addr, sa);
+	freeifaddrs(ifs);
+	return ours;
+}
+
+/* The connect request comes from the session's control peer (or, for a
+ * client on this host over loopback, from one of this host's addresses). */
+static bool source_matches(const struct rb_cm_session *s, const struct sockaddr *src)
+{
+	const struct sockaddr *peer = (const struct sockaddr *)&s->peer;
+
+	if (guard_same_ip(peer, src))
+		return true;
+	return guard_is_loopback(peer) && addr_is_ours(src);
 }
 
 static void on_connect_request(struct rb_cm_listener *l, struct rdma_cm_event *ev)
@@ -478,8 +508,20 @@ static void on_connect_request(struct rb_cm_listener *l, struct rdma_cm_event *e
 	uint32_t rkey = get_be32(p + 4);
 	uint64_t addr = ((uint64_t)get_be32(p + 8) << 32) | get_be32(p + 12);
 	uint32_t g = get_be32(p + 16);
+	uint64_t nonce = ((uint64_t)get_be32(p + 20) << 32) | get_be32(p + 24);
 	pthread_mutex_lock(&l->lock);
-	s = find_session(l, rkey, addr);
+	s = find_session(l, rkey, addr, nonce);
+	if (s && !source_matches(s, rdma_get_peer_addr(id))) {
+		char src[INET6_ADDRSTRLEN + 8] = "?";
+		guard_ip_text(rdma_get_peer_addr(id), src, sizeof(src));
+		pthread_mutex_unlock(&l->lock);
+		rb_warn("rdma_cm: connect request for QP %u of a point from %s, which is not the "
+			"address of that session's control connection: rejected", g, src);
+		rdma_reject(id, NULL, 0);
+		rdma_ack_cm_event(ev);
+		rdma_destroy_id(id);
+		return;
+	}
 	if (!s || g >= s->nqp || s->child[g]) {
 		pthread_mutex_unlock(&l->lock);
 		if (s)
@@ -490,9 +532,9 @@ static void on_connect_request(struct rb_cm_listener *l, struct rdma_cm_event *e
 			/* Requests still in flight when their session ended (the client died
 			 * or gave up): expected, and logged once per point, not per QP. */
 			rb_warn("rdma_cm: connect request for a point that is not registered (rkey "
-				"0x%x addr 0x%llx QP %u): rejected, and so are the rest of that point's "
-				"(its session has ended, or the client sent a stale key)", rkey,
-				(unsigned long long)addr, g);
+				"0x%x addr 0x%llx QP %u, with its nonce): rejected, and so are the rest "
+				"of that point's (its session has ended, or the client sent a stale key "
+				"or a wrong nonce)", rkey, (unsigned long long)addr, g);
 		if (!s) {
 			l->stale_rkey = rkey;
 			l->stale_addr = addr;
@@ -672,7 +714,8 @@ void cm_listen_stop(struct rb_cm_listener *l)
 }
 
 int cm_session_register(struct rb_cm_listener *l, struct rb_cm_session *s, uint32_t rkey,
-			uint64_t addr, uint32_t nqp, char *err, size_t errlen)
+			uint64_t addr, uint64_t nonce, const struct sockaddr *peer, uint32_t nqp,
+			char *err, size_t errlen)
 {
 	memset(s, 0, sizeof(*s));
 	if (!l->running)
@@ -682,6 +725,9 @@ int cm_session_register(struct rb_cm_listener *l, struct rb_cm_session *s, uint3
 		return rb_fail(err, errlen, "out of memory for %u rdma_cm ids", nqp);
 	s->rkey = rkey;
 	s->addr = addr;
+	s->nonce = nonce;
+	memcpy(&s->peer, peer, peer->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+			       sizeof(struct sockaddr_in));
 	s->nqp = nqp;
 	pthread_cond_init(&s->cond, NULL);
 	pthread_mutex_lock(&l->lock);

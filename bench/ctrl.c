@@ -13,6 +13,7 @@
 
 #include "errbuf.h"
 #include "ctrl.h"
+#include "guard.h"
 
 struct cur {
 	uint8_t *w;         /* encode: write position (NULL when decoding) */
@@ -98,7 +99,8 @@ static uint64_t get_u64(struct cur *c)
 	return (hi << 32) | get_u32(c);
 }
 
-/* String of at most cap bytes into dst[cap + 1]; 0, or -1 if too long. */
+/* String of at most cap bytes into dst[cap + 1]; 0, or -1 if too long,
+ * -2 if it holds a NUL byte. */
 static int get_str(struct cur *c, char *dst, size_t cap)
 {
 	uint16_t n = get_u16(c);
@@ -114,6 +116,22 @@ static int get_str(struct cur *c, char *dst, size_t cap)
 	return 0;
 }
 
+/* A peer string that is printed as it is (host, run id, device, token):
+ * as get_str, and -3 if it holds a control byte (guard_str_bad_byte). */
+static int get_clean_str(struct cur *c, char *dst, size_t cap)
+{
+	int rc = get_str(c, dst, cap);
+	if (rc || c->bad)
+		return rc;
+	return guard_str_bad_byte(dst, strlen(dst)) >= 0 ? -3 : 0;
+}
+
+static const char *str_problem(int rc)
+{
+	return rc == -1 ? "too long" : rc == -2 ? "holds a NUL byte" :
+	       "holds a control character (below 0x20, or 0x7f)";
+}
+
 const char *ctrl_type_name(uint16_t type)
 {
 	switch (type) {
@@ -124,7 +142,27 @@ const char *ctrl_type_name(uint16_t type)
 	case CTRL_DONE: return "DONE";
 	case CTRL_ERROR: return "ERROR";
 	case CTRL_BYE: return "BYE";
+	case CTRL_GATE: return "GATE";
+	case CTRL_GO: return "GO";
+	case CTRL_TIME: return "TIME";
 	default: return "unknown";
+	}
+}
+
+uint32_t ctrl_max_payload(uint16_t type)
+{
+	switch (type) {
+	case CTRL_HELLO: return CTRL_HELLO_MAX;
+	case CTRL_TEST: return RB_TEST_NFIELDS * 8u;
+	case CTRL_SETUP: return CTRL_MAX_PAYLOAD;
+	case CTRL_READY:
+	case CTRL_BYE: return 0;
+	case CTRL_DONE: return 7u * 8u + 4u + 2u + CTRL_REASON_CAP;
+	case CTRL_ERROR: return 2u + CTRL_REASON_CAP;
+	case CTRL_GATE: return 12u;   /* u64 point, u32 procs */
+	case CTRL_GO: return 28u;     /* 3 x u64 clock readings, u32 procs */
+	case CTRL_TIME: return 8u;    /* u64 clock reading */
+	default: return CTRL_MAX_PAYLOAD;
 	}
 }
 
@@ -159,6 +197,7 @@ size_t ctrl_encode_hello(uint8_t *buf, size_t cap, const struct ctrl_hello *h)
 	put_str(&c, h->host, CTRL_STR_CAP);
 	put_str(&c, h->run_id, CTRL_STR_CAP);
 	put_str(&c, h->device, CTRL_STR_CAP);
+	put_str(&c, h->token, CTRL_TOKEN_CAP);
 	return enc_end(&c, buf);
 }
 
@@ -197,6 +236,7 @@ size_t ctrl_encode_setup(uint8_t *buf, size_t cap, const struct ctrl_setup *s,
 	put_u32(&c, s->rkey);
 	put_u32(&c, s->qkey);
 	put_u64(&c, s->buf_len);
+	put_u64(&c, s->nonce);
 	put_u32(&c, s->nqp);
 	for (uint32_t i = 0; i < s->nqp; i++) {
 		put_u32(&c, qps[i].qpn);
@@ -233,6 +273,31 @@ size_t ctrl_encode_empty(uint8_t *buf, size_t cap, uint16_t type)
 	return enc_end(&c, buf);
 }
 
+size_t ctrl_encode_gate(uint8_t *buf, size_t cap, const struct ctrl_gate *g)
+{
+	struct cur c = enc_begin(buf, cap, CTRL_GATE);
+	put_u64(&c, g->point);
+	put_u32(&c, g->procs);
+	return enc_end(&c, buf);
+}
+
+size_t ctrl_encode_go(uint8_t *buf, size_t cap, const struct ctrl_go *g)
+{
+	struct cur c = enc_begin(buf, cap, CTRL_GO);
+	put_u64(&c, g->arrive_ns);
+	put_u64(&c, g->release_ns);
+	put_u64(&c, g->start_ns);
+	put_u32(&c, g->procs);
+	return enc_end(&c, buf);
+}
+
+size_t ctrl_encode_time(uint8_t *buf, size_t cap, uint64_t ns)
+{
+	struct cur c = enc_begin(buf, cap, CTRL_TIME);
+	put_u64(&c, ns);
+	return enc_end(&c, buf);
+}
+
 int ctrl_decode_header(const uint8_t *buf, size_t len, uint16_t *type, uint32_t *plen,
 		       char *err, size_t errlen)
 {
@@ -253,12 +318,12 @@ int ctrl_decode_header(const uint8_t *buf, size_t len, uint16_t *type, uint32_t 
 		return rb_fail(err, errlen,
 			    "control protocol version %u from the peer, this binary speaks %u: run "
 			    "the same rdma_bench on both ends", version, CTRL_VERSION);
-	if (t < CTRL_HELLO || t > CTRL_BYE)
+	if (t < CTRL_HELLO || t > CTRL_TYPE_LAST)
 		return rb_fail(err, errlen, "unknown control message type %u", t);
-	if (l > CTRL_MAX_PAYLOAD)
+	if (l > ctrl_max_payload(t))
 		return rb_fail(err, errlen,
 			    "oversized control message: %s payload of %u bytes, limit %u",
-			    ctrl_type_name(t), l, (unsigned)CTRL_MAX_PAYLOAD);
+			    ctrl_type_name(t), l, (unsigned)ctrl_max_payload(t));
 	*type = t;
 	*plen = l;
 	return 0;
@@ -288,6 +353,7 @@ static int decode_setup(struct cur *c, struct ctrl_setup *s, uint32_t plen, char
 	s->rkey = get_u32(c);
 	s->qkey = get_u32(c);
 	s->buf_len = get_u64(c);
+	s->nonce = get_u64(c);
 	s->nqp = get_u32(c);
 	if (c->bad)
 		return rb_fail(err, errlen, "SETUP truncated");
@@ -359,11 +425,14 @@ int ctrl_decode(const uint8_t *buf, size_t len, struct ctrl_msg *out, char *err,
 	case CTRL_HELLO:
 		out->u.hello.proc_index = get_u64(&c);
 		out->u.hello.pid = get_u32(&c);
-		if ((rc = get_str(&c, out->u.hello.host, CTRL_STR_CAP)) ||
-		    (rc = get_str(&c, out->u.hello.run_id, CTRL_STR_CAP)) ||
-		    (rc = get_str(&c, out->u.hello.device, CTRL_STR_CAP)))
-			return rb_fail(err, errlen, "HELLO: string %s (cap %u)",
-				    rc == -1 ? "too long" : "holds a NUL byte", CTRL_STR_CAP);
+		if ((rc = get_clean_str(&c, out->u.hello.host, CTRL_STR_CAP)) ||
+		    (rc = get_clean_str(&c, out->u.hello.run_id, CTRL_STR_CAP)) ||
+		    (rc = get_clean_str(&c, out->u.hello.device, CTRL_STR_CAP)))
+			return rb_fail(err, errlen, "HELLO: string %s (cap %u)", str_problem(rc),
+				    CTRL_STR_CAP);
+		if ((rc = get_clean_str(&c, out->u.hello.token, CTRL_TOKEN_CAP)))
+			return rb_fail(err, errlen, "HELLO: token %s (cap %u)", str_problem(rc),
+				    CTRL_TOKEN_CAP);
 		break;
 	case CTRL_TEST:
 		if (plen != RB_TEST_NFIELDS * 8u)
@@ -388,16 +457,45 @@ int ctrl_decode(const uint8_t *buf, size_t len, struct ctrl_msg *out, char *err,
 		out->u.done.active_ns = get_u64(&c);
 		out->u.done.checked = get_u32(&c);
 		if ((rc = get_str(&c, out->u.done.note, CTRL_REASON_CAP)))
-			return rb_fail(err, errlen, "DONE: note %s (cap %u)",
-				    rc == -1 ? "too long" : "holds a NUL byte", CTRL_REASON_CAP);
+			return rb_fail(err, errlen, "DONE: note %s (cap %u)", str_problem(rc),
+				    CTRL_REASON_CAP);
+		guard_str_escape(out->u.done.note);
 		if (!c.bad && out->u.done.checked > 2)
 			return rb_fail(err, errlen, "DONE: checked %u unknown (0, 1 or 2)",
 				    out->u.done.checked);
 		break;
 	case CTRL_ERROR:
 		if ((rc = get_str(&c, out->u.error.reason, CTRL_REASON_CAP)))
-			return rb_fail(err, errlen, "ERROR: reason %s (cap %u)",
-				    rc == -1 ? "too long" : "holds a NUL byte", CTRL_REASON_CAP);
+			return rb_fail(err, errlen, "ERROR: reason %s (cap %u)", str_problem(rc),
+				    CTRL_REASON_CAP);
+		guard_str_escape(out->u.error.reason);
+		break;
+	case CTRL_GATE:
+		out->u.gate.point = get_u64(&c);
+		out->u.gate.procs = get_u32(&c);
+		if (!c.bad && (out->u.gate.procs < 2 || out->u.gate.procs > CTRL_MAX_PROCS))
+			return rb_fail(err, errlen, "GATE: procs %u outside 2..%u",
+				    out->u.gate.procs, CTRL_MAX_PROCS);
+		break;
+	case CTRL_GO:
+		out->u.go.arrive_ns = get_u64(&c);
+		out->u.go.release_ns = get_u64(&c);
+		out->u.go.start_ns = get_u64(&c);
+		out->u.go.procs = get_u32(&c);
+		if (!c.bad && out->u.go.arrive_ns > out->u.go.release_ns)
+			return rb_fail(err, errlen, "GO: arrive_ns %llu after release_ns %llu",
+				    (unsigned long long)out->u.go.arrive_ns,
+				    (unsigned long long)out->u.go.release_ns);
+		if (!c.bad && out->u.go.release_ns > out->u.go.start_ns)
+			return rb_fail(err, errlen, "GO: release_ns %llu after start_ns %llu",
+				    (unsigned long long)out->u.go.release_ns,
+				    (unsigned long long)out->u.go.start_ns);
+		if (!c.bad && (out->u.go.procs < 2 || out->u.go.procs > CTRL_MAX_PROCS))
+			return rb_fail(err, errlen, "GO: procs %u outside 2..%u", out->u.go.procs,
+				    CTRL_MAX_PROCS);
+		break;
+	case CTRL_TIME:
+		out->u.time.ns = get_u64(&c);
 		break;
 	case CTRL_READY:
 	case CTRL_BYE:

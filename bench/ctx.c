@@ -25,6 +25,7 @@
 
 #include "errbuf.h"
 #include "ctx.h"
+#include "guard.h"
 #include "timing.h"
 
 static uint64_t align_up(uint64_t v, uint64_t a)
@@ -191,7 +192,11 @@ static int worker_create(struct rb_ctx *c, struct rb_worker *w, unsigned index, 
 		uint8_t *region = c->buf + c->lay.regions_off + (uint64_t)qp->gindex * c->lay.region_len;
 		qp->send = region;
 		qp->recv = region + c->lay.send_len;
-		qp->psn = (uint32_t)(lrand48() & 0xffffff);
+		/* starting PSN: 24 random bits (IB spec 9.7.1: any value both ends exchange);
+		 * from getrandom, so another host cannot guess it */
+		if (guard_random(&qp->psn, sizeof(qp->psn), err, errlen))
+			return -1;
+		qp->psn &= 0xffffff;
 		qp->imm = htobe32((uint32_t)(t->seed + qp->gindex));
 		qp->swr = calloc(postlist, sizeof(*qp->swr));
 		qp->ssge = calloc(postlist, sizeof(*qp->ssge));
@@ -314,6 +319,9 @@ int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, str
 	c->inline_req = inline_request(t);
 	c->remote_qkey = t->use_cm ? RDMA_UDP_QKEY : RB_QKEY;
 	layout_compute(t, &c->lay);
+	/* the point's nonce (SETUP; -R: the server's is the key of its connect requests) */
+	if (guard_random(&c->nonce, sizeof(c->nonce), err, errlen))
+		return -1;
 
 	if (size_cqs(c, err, errlen)) {
 		c->refused = true; /* every size_cqs failure is a refused value */
@@ -423,6 +431,7 @@ void ctx_local_setup(const struct rb_ctx *c, struct ctrl_setup *s, struct ctrl_q
 	s->rkey = c->mr->rkey;
 	s->qkey = RB_QKEY;
 	s->buf_len = c->lay.total;
+	s->nonce = c->nonce;
 	s->nqp = (uint32_t)c->lay.nqp_total;
 	for (unsigned i = 0; i < c->nw; i++)
 		for (unsigned q = 0; q < c->w[i].nqp; q++) {

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ctrl.h"
 #include "errbuf.h"
 #include "options.h"
 #include "units.h"
@@ -505,10 +506,13 @@ enum {
 	OPT_VERB = 1000, OPT_TRANSPORT, OPT_TEST, OPT_WARMUP_ITERS, OPT_WARMUP, OPT_REPS,
 	OPT_SIGNAL, OPT_INLINE, OPT_QPT, OPT_THREADS, OPT_PEERS, OPT_SQ, OPT_RQ, OPT_CQ,
 	OPT_MTU, OPT_ACK, OPT_RETRY, OPT_RNR_RETRY, OPT_RNR_TIMER, OPT_RD_ATOMIC,
-	OPT_VALIDATE, OPT_CPUS, OPT_CSV, OPT_JSON, OPT_RUN_ID, OPT_PROC_INDEX,
+	OPT_VALIDATE, OPT_CPUS, OPT_CSV, OPT_JSON, OPT_RUN_ID, OPT_PROC_INDEX, OPT_PROCS,
 	OPT_CONNECT_TIMEOUT, OPT_TIMEOUT, OPT_COUNTERS, OPT_STRIDE, OPT_ACCESS,
 	OPT_RECV_BATCH, OPT_BIND, OPT_ONCE, OPT_MAX_SESSIONS, OPT_SEED, OPT_VERSION,
 	OPT_QUIET, OPT_READ_COMPLETION,
+	/* server limits and admission (guard.h) */
+	OPT_MAX_MEM, OPT_MAX_SESSION_MEM, OPT_MAX_THREADS, OPT_MAX_QPS, OPT_MAX_DURATION,
+	OPT_MAX_WARMUP, OPT_MAX_PER_PEER, OPT_CLIENT_TIMEOUT, OPT_ALLOW, OPT_TOKEN_FILE,
 };
 
 static const struct option long_opts[] = {
@@ -518,6 +522,16 @@ static const struct option long_opts[] = {
 	{ "bind", required_argument, NULL, OPT_BIND },
 	{ "once", no_argument, NULL, OPT_ONCE },
 	{ "max-sessions", required_argument, NULL, OPT_MAX_SESSIONS },
+	{ "max-mem", required_argument, NULL, OPT_MAX_MEM },
+	{ "max-session-mem", required_argument, NULL, OPT_MAX_SESSION_MEM },
+	{ "max-threads", required_argument, NULL, OPT_MAX_THREADS },
+	{ "max-qps", required_argument, NULL, OPT_MAX_QPS },
+	{ "max-duration", required_argument, NULL, OPT_MAX_DURATION },
+	{ "max-warmup", required_argument, NULL, OPT_MAX_WARMUP },
+	{ "max-per-peer", required_argument, NULL, OPT_MAX_PER_PEER },
+	{ "client-timeout", required_argument, NULL, OPT_CLIENT_TIMEOUT },
+	{ "allow", required_argument, NULL, OPT_ALLOW },
+	{ "token-file", required_argument, NULL, OPT_TOKEN_FILE },
 	{ "ib-dev", required_argument, NULL, 'd' },
 	{ "ib-port", required_argument, NULL, 'i' },
 	{ "gid-index", required_argument, NULL, 'x' },
@@ -554,6 +568,7 @@ static const struct option long_opts[] = {
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "run-id", required_argument, NULL, OPT_RUN_ID },
 	{ "proc-index", required_argument, NULL, OPT_PROC_INDEX },
+	{ "procs", required_argument, NULL, OPT_PROCS },
 	{ "rdma-cm", no_argument, NULL, 'R' },
 	{ "connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
@@ -571,15 +586,34 @@ static const struct option long_opts[] = {
 void opts_usage(FILE *f)
 {
 	fputs(
-"usage: rdma_bench -s [-p PORT] [--bind ADDR] [-d DEV] [-i PORT] [-x GID] [--once]\n"
+"usage: rdma_bench -s [-p PORT] [--bind ADDR] [--allow CIDR,...] [--token-file F]\n"
+"                     [limits] [-d DEV] [-i PORT] [-x GID] [--once]\n"
 "       rdma_bench -c HOST [options]\n"
 "\n"
 "Server (given no test flags: the client sends its whole configuration):\n"
 "  -s, --server            serve sessions, one thread each, until killed\n"
 "  -p, --port N            TCP control port (default 18515)\n"
-"      --bind ADDR         listen on ADDR only (default: all addresses, IPv4 and IPv6)\n"
+"      --bind ADDR         listen on ADDR only (default: all addresses, IPv4 and IPv6;\n"
+"                          on a shared network also give --allow or --token-file)\n"
+"      --allow CIDR,...    accept control connections from these networks only\n"
+"                          (e.g. 10.0.0.0/8,fd00::/8; default: any address)\n"
+"      --token-file FILE   clients must send the token in FILE (mode 600, first line,\n"
+"                          16-64 printable bytes; compared in constant time)\n"
 "      --once              exit after one session (status = that session's)\n"
-"      --max-sessions N    concurrent sessions (default 64; more are refused)\n"
+"      --max-sessions N    concurrent sessions (default 64; a slot is taken after\n"
+"                          a valid HELLO, which must come within 5 s)\n"
+"      --max-per-peer N    sessions and handshakes from one address (16)\n"
+"      --max-mem SIZE      memory of all points at once (default: half the host's\n"
+"                          memory, and RLIMIT_MEMLOCK without CAP_IPC_LOCK)\n"
+"      --max-session-mem SIZE  memory of one session's point (half of --max-mem)\n"
+"      --max-threads N     server worker threads of a point (default: online CPUs)\n"
+"      --max-qps N         QPs of a point (4096)\n"
+"      --max-duration SECS -D of a point (3600)\n"
+"      --max-warmup SECS   --warmup of a point (600)\n"
+"      --client-timeout S  wait for a client's next message while holding a point's\n"
+"                          resources (120; the client's --timeout only shortens it)\n"
+"Both roles:\n"
+"      --token-file FILE   the shared token (client: sent in HELLO)\n"
 "Device (both roles):\n"
 "  -d, --ib-dev NAME       RDMA device (default: first with an ACTIVE port)\n"
 "  -i, --ib-port N         port (default: first ACTIVE)\n"
@@ -624,11 +658,17 @@ void opts_usage(FILE *f)
 "      --cpus LIST|spread  pin thread i to LIST[i % n] (e.g. 0,2-3), or spread\n"
 "  -R, --rdma-cm           connect QPs with rdma_cm (rc, ud)\n"
 "      --connect-timeout S retry the control connection for S s (10)\n"
-"      --timeout S         limit of every wait, and of a point beyond its -D and --warmup (120)\n"
+"      --timeout S         limit of every wait, and of a point beyond its -D and --warmup (120;\n"
+"                          the server's --client-timeout caps its side)\n"
 "      --csv FILE          append rows (header written once)\n"
 "      --json FILE         write all rows as JSON at the end\n"
 "      --run-id ID         stored in every row\n"
 "      --proc-index K      stored in every row (several clients of one run)\n"
+"      --procs N           N client processes (any hosts) share this --run-id: each\n"
+"                          waits at the server's start barrier after setup and\n"
+"                          warm-up, and all count ops in one common -D window\n"
+"                          named by the server (needs --run-id and -D; default 1:\n"
+"                          no barrier)\n"
 "      --seed N            payload pattern and random access seed (1)\n"
 "      --quiet             no INFO lines (WARN and ERROR lines stay on stderr)\n"
 "  -h, --help              this text\n"
@@ -768,6 +808,9 @@ static bool server_allowed(int c)
 	case 's': case 'p': case OPT_BIND: case OPT_ONCE: case OPT_MAX_SESSIONS:
 	case 'd': case 'i': case 'x': case OPT_QUIET: case 'h': case OPT_VERSION:
 	case ':': case '?':
+	case OPT_MAX_MEM: case OPT_MAX_SESSION_MEM: case OPT_MAX_THREADS: case OPT_MAX_QPS:
+	case OPT_MAX_DURATION: case OPT_MAX_WARMUP: case OPT_MAX_PER_PEER:
+	case OPT_CLIENT_TIMEOUT: case OPT_ALLOW: case OPT_TOKEN_FILE:
 		return true;
 	default:
 		return false;
@@ -792,12 +835,55 @@ static int copy_str(char *dst, size_t cap, const char *src, const char *opt, cha
 	return 0;
 }
 
+/* The server's limits and admission options (guard.h); --token-file for both roles. */
+static int parse_server_guard(int c, const char *a, struct rb_opts *o, char *err, size_t errlen)
+{
+	struct rb_limits *l = &o->lim;
+	uint64_t v;
+
+	switch (c) {
+	case OPT_MAX_MEM:
+		return units_parse_size_opt(a, UINT64_C(1) << 20, UINT64_C(1) << 50, "--max-mem",
+					    &l->max_mem, err, errlen);
+	case OPT_MAX_SESSION_MEM:
+		return units_parse_size_opt(a, UINT64_C(1) << 20, UINT64_C(1) << 50,
+					    "--max-session-mem", &l->max_session_mem, err, errlen);
+	case OPT_MAX_THREADS:
+		return parse_num(a, 1, RB_MAX_THREADS, "--max-threads", &l->max_threads, err, errlen);
+	case OPT_MAX_QPS:
+		return parse_num(a, 1, RB_MAX_QPS_TOTAL, "--max-qps", &l->max_qps, err, errlen);
+	case OPT_MAX_DURATION:
+		return parse_secs(a, 1, UINT64_C(1) << 32, "--max-duration", &l->max_duration_ms, err,
+				  errlen);
+	case OPT_MAX_WARMUP:
+		return parse_secs(a, 0, UINT64_C(1) << 32, "--max-warmup", &l->max_warmup_ms, err,
+				  errlen);
+	case OPT_MAX_PER_PEER:
+		if (parse_num(a, 1, 4096, "--max-per-peer", &v, err, errlen))
+			return -1;
+		l->max_per_peer = (unsigned)v;
+		return 0;
+	case OPT_CLIENT_TIMEOUT:
+		if (parse_num(a, 1, 86400, "--client-timeout", &v, err, errlen))
+			return -1;
+		l->client_timeout_s = (unsigned)v;
+		return 0;
+	case OPT_ALLOW:
+		return copy_str(o->allow, sizeof(o->allow), a, "--allow", err, errlen);
+	case OPT_TOKEN_FILE:
+		return copy_str(o->token_file, sizeof(o->token_file), a, "--token-file", err, errlen);
+	default:
+		return rb_fail(err, errlen, "internal: option %d is not a server limit", c);
+	}
+}
+
 int opts_parse(int argc, char **argv, struct rb_opts *o, char *err, size_t errlen)
 {
 	struct rb_test *t = &o->t;
 	struct rb_given *g = &o->given;
 	const char *sizes_arg = NULL;
 	const char *client_opt = NULL;
+	const char *server_only = NULL;
 	uint64_t v;
 	int c;
 
@@ -806,7 +892,13 @@ int opts_parse(int argc, char **argv, struct rb_opts *o, char *err, size_t errle
 	o->port = RB_DEFAULT_PORT;
 	o->gid_index = -1;
 	o->max_sessions = 64;
+	o->lim.max_qps = RB_DEFAULT_MAX_QPS;
+	o->lim.max_duration_ms = RB_DEFAULT_MAX_DURATION;
+	o->lim.max_warmup_ms = RB_DEFAULT_MAX_WARMUP;
+	o->lim.max_per_peer = RB_DEFAULT_MAX_PER_PEER;
+	o->lim.client_timeout_s = RB_DEFAULT_CLIENT_TIMEOUT;
 	o->reps = 1;
+	o->procs = 1;
 	o->connect_timeout_s = 10;
 
 	optind = 1;
@@ -844,6 +936,15 @@ int opts_parse(int argc, char **argv, struct rb_opts *o, char *err, size_t errle
 			if (parse_num(a, 1, 4096, "--max-sessions", &v, err, errlen))
 				return -1;
 			o->max_sessions = (unsigned)v;
+			break;
+		case OPT_MAX_MEM: case OPT_MAX_SESSION_MEM: case OPT_MAX_THREADS:
+		case OPT_MAX_QPS: case OPT_MAX_DURATION: case OPT_MAX_WARMUP:
+		case OPT_MAX_PER_PEER: case OPT_CLIENT_TIMEOUT: case OPT_ALLOW:
+		case OPT_TOKEN_FILE:
+			if (parse_server_guard(c, a, o, err, errlen))
+				return -1;
+			if (c != OPT_TOKEN_FILE)
+				server_only = opt_display_name(c);
 			break;
 		case 'd':
 			if (copy_str(o->dev_name, sizeof(o->dev_name), a, "-d/--ib-dev", err, errlen))
@@ -1007,13 +1108,19 @@ int opts_parse(int argc, char **argv, struct rb_opts *o, char *err, size_t errle
 			if (copy_str(o->run_id, sizeof(o->run_id), a, "--run-id", err, errlen))
 				return -1;
 			for (const char *p = a; *p; p++)
-				if (*p == ',' || *p == '"' || *p == '\n' || *p == '\r')
+				if (*p == ',' || *p == '"' || (unsigned char)*p < 0x20 || *p == 0x7f)
 					return rb_fail(err, errlen,
-						    "--run-id '%s': no commas, quotes or newlines", a);
+						    "--run-id '%s': no commas, quotes, newlines or other "
+						    "control characters", a);
 			break;
 		case OPT_PROC_INDEX:
 			if (parse_num(a, 0, 1000000, "--proc-index", &o->proc_index, err, errlen))
 				return -1;
+			break;
+		case OPT_PROCS:
+			if (parse_num(a, 1, CTRL_MAX_PROCS, "--procs", &v, err, errlen))
+				return -1;
+			o->procs = (unsigned)v;
 			break;
 		case 'R':
 			t->use_cm = 1;
@@ -1061,7 +1168,7 @@ int opts_parse(int argc, char **argv, struct rb_opts *o, char *err, size_t errle
 			opts_usage(stdout);
 			return 1;
 		case OPT_VERSION:
-			printf("rdma_bench (control protocol 1)\n");
+			printf("rdma_bench (control protocol %u)\n", CTRL_VERSION);
 			return 1;
 		case ':':
 			return rb_fail(err, errlen, "option %s needs a value (see --help)", argv[optind - 1]);
@@ -1084,6 +1191,9 @@ int opts_parse(int argc, char **argv, struct rb_opts *o, char *err, size_t errle
 	}
 	if (o->once)
 		return rb_fail(err, errlen, "--once is a server option (-s)");
+	if (server_only)
+		return rb_fail(err, errlen, "--%s is a server option (-s): the server sets its own "
+			    "limits and admission", server_only);
 
 	/* Knobs that only apply to some verbs are refused elsewhere, not ignored. */
 	if (!verb_is_atomic(t->verb) && (g->atomic_counters || g->stride || g->access))
@@ -1094,6 +1204,14 @@ int opts_parse(int argc, char **argv, struct rb_opts *o, char *err, size_t errle
 		return rb_fail(err, errlen,
 			    "--recv-batch applies to verbs that consume receives (send, send_imm, "
 			    "write_imm); --verb is %s", verb_name(t->verb));
+	if (o->procs > 1 && !g->duration)
+		return rb_fail(err, errlen, "--procs %u needs -D SECS: the processes share one "
+			    "measured window of that length (with -n each would end at its own time)",
+			    o->procs);
+	if (o->procs > 1 && !o->run_id[0])
+		return rb_fail(err, errlen, "--procs %u without --run-id: the server's start barrier "
+			    "counts the processes of one run id; give all %u processes the same "
+			    "--run-id", o->procs, o->procs);
 	if (!g->iters && !g->duration)
 		t->iters = 1000;
 

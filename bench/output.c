@@ -385,10 +385,13 @@ int csv_append(const char *path, const struct row *r, char *err, size_t errlen)
 		goto out;
 	}
 
-	fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	/* O_NOFOLLOW: a symbolic link planted at path must not get our rows
+	 * appended to whatever file it points at */
+	fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
 	if (fd < 0) {
-		snprintf(err, errlen, "--csv file \"%s\": cannot open for appending: %s",
-			 path, strerror(errno));
+		snprintf(err, errlen, "--csv file \"%s\": cannot open for appending: %s%s",
+			 path, strerror(errno), errno == ELOOP ? " (it is a symbolic link: give the "
+			 "path of the file itself)" : "");
 		goto out;
 	}
 	/* Serialise header check and append with other processes on this host.
@@ -580,11 +583,19 @@ int json_write(const char *path, const struct row *rows, int nrows, char *err, s
 	for (int i = 0; i < nrows; i++)
 		if (row_check(&rows[i], "--json file", path, err, errlen) != 0)
 			return -1;
-	if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0) {
+	/* a new file of our own beside path (mkstemp: O_CREAT | O_EXCL, a random
+	 * name), renamed over path at the end; rename replaces a symbolic link at
+	 * path itself, never the file it points at */
+	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0) {
 		snprintf(err, errlen, "--json file \"%s\": out of memory", path);
 		return -1;
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd >= 0 && fchmod(fd, 0644) != 0) {
+		close(fd);
+		unlink(tmp);
+		fd = -1;
+	}
 	if (fd < 0) {
 		snprintf(err, errlen, "--json file \"%s\": cannot create \"%s\": %s",
 			 path, tmp, strerror(errno));

@@ -41,6 +41,12 @@
  * quotas; duration mode stops posting at the deadline, finishes each QP at
  * its next signaled WR and drains. The window is [first post, last
  * completion] and is what the row reports (duration_s).
+ * With --procs > 1 the start barrier spans processes (gate.h): the session
+ * thread releases the workers on the server's GO, which names the common
+ * window on the server's clock; the threads post from the release, stop
+ * posting at the window's end, and count only the ops whose completion they
+ * see inside the window, which is what the row reports: every process of
+ * the point measures the same interval (to within the clock offset's error).
  *
  * Server: worker threads run only when this side has work: consume
  * receives (SEND, SEND_IMM, WRITE_IMM: count, check payloads, re-post, reply
@@ -55,6 +61,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ctx.h"
@@ -385,6 +392,24 @@ static __attribute__((cold, noinline)) int stall_poll(struct rb_worker *w,
 }
 
 /*
+ * Duration mode: where a phase stops posting. A measured window gated by
+ * the server's start barrier (--procs) ends where the common window ends;
+ * else -D after the phase's own start.
+ */
+static inline uint64_t phase_deadline(const struct rb_ctx *c, bool measure, uint64_t t_start,
+				      uint64_t dur_ns)
+{
+	return measure && c->win_end_ns ? c->win_end_ns : t_start + dur_ns;
+}
+
+/* Gated window: does a completion seen at now count? (Always false when
+ * not gated: callers count those windows as before.) */
+static inline bool in_window(const struct rb_ctx *c, bool measure, uint64_t now)
+{
+	return measure && c->win_end_ns && now >= c->win_start_ns && now <= c->win_end_ns;
+}
+
+/*
  * Start of a bw phase: every QP's counters at 0 and its share of iters
  * (iters / QPs, the first iters % QPs one more; unlimited when iters is 0,
  * the -D mode). Returns the thread's total (UINT64_MAX when unlimited).
@@ -421,16 +446,23 @@ static uint64_t phase_stop_quotas(struct rb_worker *w)
 	return sum;
 }
 
-/* End of a bw phase: the window's numbers (measured phase only) and the
- * thread's running total. */
+/*
+ * End of a phase: the window's numbers (measured phase only) and the
+ * thread's running total. Gated (--procs): the common window and the ops
+ * seen completing inside it (win_ops); else [t_start, t_last] and all.
+ */
 static void phase_record(struct rb_worker *w, bool measure, uint64_t t_start, uint64_t t_last,
-			 uint64_t done)
+			 uint64_t win_ops, uint64_t done)
 {
+	const struct rb_ctx *c = w->ctx;
+
 	if (measure) {
-		w->t_start = t_start;
-		w->t_end = t_last;
-		w->ops = done;
-		w->bytes = done * w->ctx->t.size;
+		bool gated = c->win_end_ns != 0;
+		uint64_t ops = gated ? win_ops : done;
+		w->t_start = gated ? c->win_start_ns : t_start;
+		w->t_end = gated ? c->win_end_ns : t_last;
+		w->ops = ops;
+		w->bytes = ops * c->t.size;
 	}
 	w->ops_total += done;
 }
@@ -466,13 +498,13 @@ static int bw_phase_poll(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, b
 	struct rb_pslot *const ring = w->pslot;
 	uint64_t outstanding = 0, done = 0, quota_sum, head = 0, tail = 0;
 	uint64_t sig_out = 0;           /* signaled WRs posted, CQE not reaped yet */
-	uint64_t t_start, t_last, t_busy, deadline, idle = 0;
+	uint64_t t_start, t_last, t_busy, deadline, idle = 0, win = 0;
 	unsigned cursor = 0, loops = 0;
 	bool stopping = false;
 
 	quota_sum = phase_quotas(w, iters);
 	t_start = t_last = t_busy = timing_now_ns();
-	deadline = t_start + dur_ns;
+	deadline = phase_deadline(c, measure, t_start, dur_ns);
 
 	while (done < quota_sum) {
 		/* Post: round robin over QPs with room in the window, the SQ and the CQ. */
@@ -501,6 +533,7 @@ static int bw_phase_poll(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, b
 		if (outstanding &&
 		    *(volatile const uint8_t *)(ring[head].buf + size - 1) != RB_READ_SENTINEL) {
 			uint64_t now = timing_now_ns();
+			const bool inw = in_window(c, measure, now);
 			do {
 				struct rb_pslot *s = &ring[head];
 				struct rb_qp *q = s->q;
@@ -509,6 +542,7 @@ static int bw_phase_poll(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, b
 				q->completed++;
 				q->ops++;
 				done++;
+				win += inw;
 				outstanding--;
 				head = head + 1 == window ? 0 : head + 1;
 			} while (outstanding &&
@@ -568,7 +602,7 @@ static int bw_phase_poll(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, b
 				return stall_poll(w, NULL, measure);
 		}
 	}
-	phase_record(w, measure, t_start, t_last, done);
+	phase_record(w, measure, t_start, t_last, win, done);
 	return 0;
 }
 
@@ -584,13 +618,13 @@ static int bw_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool m
 	const uint64_t timeout_ns = t->timeout_ms * 1000000ull;
 	struct ibv_wc wc[RB_POLL_BATCH];
 	uint64_t outstanding = 0, done = 0, quota_sum;
-	uint64_t t_start, t_last, deadline, idle = 0;
+	uint64_t t_start, t_last, deadline, idle = 0, win = 0;
 	unsigned cursor = 0, loops = 0;
 	bool stopping = false;
 
 	quota_sum = phase_quotas(w, iters);
 	t_start = t_last = timing_now_ns();
-	deadline = t_start + dur_ns;
+	deadline = phase_deadline(c, measure, t_start, dur_ns);
 
 	while (done < quota_sum) {
 		/* Post: round robin over QPs with room. */
@@ -612,6 +646,7 @@ static int bw_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool m
 			return werr(w, "thread %u: ibv_poll_cq(send) failed: %d", w->index, ne);
 		if (ne > 0) {
 			uint64_t now = timing_now_ns();
+			const bool inw = in_window(c, measure, now);
 			for (int i = 0; i < ne; i++) {
 				if (wc[i].status != IBV_WC_SUCCESS)
 					return wc_error(w, &wc[i], verb_name(t->verb));
@@ -626,6 +661,8 @@ static int bw_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool m
 				q->ops += n;
 				outstanding -= n;
 				done += n;
+				if (inw)
+					win += n;
 			}
 			t_last = now;
 			idle = 0;
@@ -654,7 +691,7 @@ static int bw_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool m
 			}
 		}
 	}
-	phase_record(w, measure, t_start, t_last, done);
+	phase_record(w, measure, t_start, t_last, win, done);
 	if (verb_needs_recv(t->verb))
 		w->sends_total += done;
 	return 0;
@@ -789,14 +826,14 @@ static int lat_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool 
 	const bool write_pp = t->verb == RB_VERB_WRITE;
 	const uint64_t timeout_ns = t->timeout_ms * 1000000ull;
 	const char *what = verb_name(t->verb);
-	uint64_t done = 0, t_start, t_end, deadline;
+	uint64_t done = 0, win = 0, t_start, t_end, deadline;
 	unsigned cursor = 0;
 	struct ibv_wc wc;
 
 	for (unsigned k = 0; k < w->nqp; k++)
 		w->qps[k].posted = w->qps[k].completed = 0;
 	t_start = t_end = timing_now_ns();
-	deadline = t_start + dur_ns;
+	deadline = phase_deadline(c, measure, t_start, dur_ns);
 	while (iters ? done < iters : true) {
 		struct rb_qp *q = &w->qps[cursor];
 		cursor = cursor + 1 == w->nqp ? 0 : cursor + 1;
@@ -855,6 +892,7 @@ static int lat_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool 
 			hist_add(w->hist, t1 - t0);
 		q->ops++;
 		done++;
+		win += in_window(c, measure, t1);
 		t_end = t1;
 		if (dur_ns && t1 >= deadline)
 			break;
@@ -873,19 +911,17 @@ static int lat_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool 
 				return stall_error(w, "the last send completions", q, measure);
 		}
 	}
-	if (measure) {
-		w->t_start = t_start;
-		w->t_end = t_end;
-		w->ops = done;
-		w->bytes = done * t->size;
-	}
-	w->ops_total += done;
+	phase_record(w, measure, t_start, t_end, win, done);
 	return 0;
 }
 
 /*
  * Start barrier of the measured window: the last thread to arrive reads the
- * port counters (outside every window) and releases the others.
+ * port counters (outside every window) and releases the others. Gated
+ * (--procs > 1): it sets warm instead, and every thread waits for the
+ * session thread's go (the server's GO); the session thread bounds that
+ * wait, and threads sleep rather than spin so that the CPU goes to the
+ * processes still setting up.
  */
 static int barrier(struct rb_worker *w)
 {
@@ -895,12 +931,20 @@ static int barrier(struct rb_worker *w)
 	if (atomic_fetch_add(&c->arrived, 1) + 1 == c->nw) {
 		if (c->ctr_before)
 			dev_counters_read(c->dev->name, c->dev->port, c->ctr_before);
-		atomic_store(&c->go, 1);
-		return 0;
+		if (!c->gated) {
+			atomic_store(&c->go, 1);
+			return 0;
+		}
+		atomic_store(&c->warm, 1);
 	}
 	while (!atomic_load(&c->go)) {
 		if (stopped(c))
 			return wstopped(w, "thread %u: stopped at the start barrier", w->index);
+		if (c->gated) {
+			struct timespec ts = { .tv_sec = 0, .tv_nsec = 50000 };
+			nanosleep(&ts, NULL);
+			continue;
+		}
 		if (timing_now_ns() - start > c->t.timeout_ms * 1000000ull)
 			return werr(w, "thread %u: timed out waiting for the other threads to finish "
 				    "warm-up", w->index);
@@ -1026,6 +1070,8 @@ int workers_start(struct rb_ctx *c, void *(*fn)(void *), char *err, size_t errle
 	atomic_store(&c->stop, 0);
 	atomic_store(&c->arrived, 0);
 	atomic_store(&c->go, 0);
+	atomic_store(&c->warm, 0);
+	c->win_start_ns = c->win_end_ns = 0;
 	atomic_store(&c->finished, 0);
 	for (unsigned i = 0; i < c->nw; i++) {
 		struct rb_worker *w = &c->w[i];

@@ -495,4 +495,20 @@ void report_build_row(struct row *r, const struct rb_point_info *p, int thread,
 			 units_mops(p->server.recvs - 1, (double)p->server.active_ns / 1e9));
 	else
 		row_set_na(r, "server_recv_mops");
+	/*
+	 * added after server_recv_mops: the start barrier of --procs > 1
+	 * (gate.h). The window's first post and last completion on the
+	 * server's clock (seconds of its CLOCK_MONOTONIC_RAW, ns digits), so
+	 * that the windows of processes on different hosts can be compared;
+	 * the bound on that clock offset; the wait at the barrier; --procs
+	 * last (never empty).
+	 */
+	row_set_double(r, "gate_wait_s", p->gate_wait_s, 6);
+	bool srv = meas && p->have_offset && m->t_end_ns > m->t_start_ns;
+	row_set_double(r, "win_start_srv_s",
+		       srv ? (double)((int64_t)m->t_start_ns + p->clock_offset_ns) / 1e9 : NAN, 9);
+	row_set_double(r, "win_end_srv_s",
+		       srv ? (double)((int64_t)m->t_end_ns + p->clock_offset_ns) / 1e9 : NAN, 9);
+	row_set_double(r, "clock_err_us", p->have_offset ? (double)p->clock_err_ns / 1e3 : NAN, 1);
+	row_set_u64(r, "procs", o->procs);
 }

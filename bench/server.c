@@ -2,8 +2,13 @@
  * server.c - the server role: accept control connections and serve each
  * session in its own thread (session.h).
  *
+ * Admission (guard.h): a new connection is checked against --allow and
+ * --max-per-peer before any thread exists; it gets a session slot only
+ * after a valid HELLO (within HELLO_TIMEOUT_MS, with the --token-file token).
+ *
  * A session: HELLO both ways; then per point: TEST from the client (checked
- * with test_validate and against this device), build the context, SETUP
+ * with test_validate, against this device and the server's limits, its
+ * memory reserved out of --max-mem), build the context, SETUP
  * both ways, connect the QPs, post receives, start the worker threads this
  * side needs, READY; wait for the client's DONE (while watching for the
  * client going away and the point's timeout), stop the workers, check the
@@ -22,21 +27,29 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cm.h"
 #include "ctrl.h"
 #include "ctx.h"
 #include "device.h"
+#include "gate.h"
+#include "errbuf.h"
+#include "guard.h"
 #include "report.h"
 #include "session.h"
 #include "timing.h"
 #include "units.h"
 
-#define HELLO_TIMEOUT_MS 30000
+#define HELLO_TIMEOUT_MS 5000     /* a new connection's HELLO: fixed, before any slot */
+#define HANDSHAKES_MAX   128      /* connections waiting for their HELLO, all peers */
 #define IDLE_TIMEOUT_MS  600000   /* between points of one session */
 #define RECV_GRACE_MS    3000     /* receives still arriving after the client's DONE: at most */
 #define RECV_QUIET_MS    200      /* ...and no longer than this without a new one (lost on UD/UC) */
+#define GATE_LEAD_MS     100      /* start barrier: the common window starts this long after GO
+				   * is sent, so that GO reaches every process and wakes its
+				   * threads first (the two-VM soft-RoCE bed took up to ~85 ms) */
 
 int rb_quiet;
 
@@ -89,14 +102,33 @@ struct run_tally {
 	uint64_t first_ns, last_ns;   /* first and last receive, any session */
 };
 
+/* Connections of one peer address: waiting for HELLO, and sessions. */
+struct peer_count {
+	char addr[64];               /* numeric, no port; "" = free entry */
+	unsigned handshakes, sessions;
+};
+
 struct server {
 	const struct rb_opts *o;
 	struct run_tally runs[RUN_TALLIES];
+	struct gate_table gates;     /* start barriers of fan-in points (under lock) */
+	pthread_cond_t gate_cond;    /* signalled when a barrier opens (CLOCK_MONOTONIC) */
 	struct rb_dev dev;
 	struct rb_cm_listener cm;    /* -R sessions */
 	pthread_mutex_t lock;
 	unsigned active;
 	unsigned long next_id;
+	/* limits and admission (guard.h); counts under lock */
+	struct rb_limits lim;        /* the options with host defaults filled in */
+	struct guard_cidr allow[GUARD_MAX_CIDRS];
+	int nallow;                  /* 0 = any address */
+	char allow_text[200];        /* --allow as given, cut for the INFO line */
+	char token[CTRL_TOKEN_CAP + 1];  /* "" = no --token-file */
+	uint64_t mem_used;           /* bytes reserved by running points */
+	char mem_why[160];           /* where the --max-mem default came from */
+	unsigned handshakes;         /* connections waiting for HELLO */
+	struct peer_count *peers;    /* max_sessions + HANDSHAKES_MAX entries */
+	unsigned npeers;
 };
 
 struct session {
@@ -104,6 +136,10 @@ struct session {
 	int fd;
 	unsigned long id;
 	char peer[128];
+	char addr[64];               /* peer address without port (--max-per-peer) */
+	struct sockaddr_storage sa;  /* the peer (-R: connect requests must come from it) */
+	bool in_handshake;           /* counted in srv->handshakes */
+	bool has_slot;               /* counted in srv->active (after a valid HELLO) */
 	struct ctrl_hello hello;
 	struct ctrl_rbuf rb;
 };
@@ -114,6 +150,173 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	quit = 1;
+}
+
+/* ---- admission and limits (guard.h) ------------------------------------- */
+
+/* The entry of addr, or a free one taken for it (NULL if the table is full).
+ * Caller holds srv->lock. */
+static struct peer_count *peer_get(struct server *srv, const char *addr)
+{
+	struct peer_count *free_e = NULL;
+
+	for (unsigned i = 0; i < srv->npeers; i++) {
+		struct peer_count *p = &srv->peers[i];
+		if (p->addr[0] && strcmp(p->addr, addr) == 0)
+			return p;
+		if (!p->addr[0] && !free_e)
+			free_e = p;
+	}
+	if (free_e)
+		snprintf(free_e->addr, sizeof(free_e->addr), "%s", addr);
+	return free_e;
+}
+
+static void peer_put(struct peer_count *p)
+{
+	if (p && !p->handshakes && !p->sessions)
+		p->addr[0] = '\0';
+}
+
+/*
+ * A new connection, before any thread or buffer exists: --allow, the
+ * handshake cap and --max-per-peer. 0 (counted as a handshake), or -1 with
+ * the reason for the peer in err.
+ */
+static int admit_connection(struct server *srv, struct session *s, const struct sockaddr *sa,
+			    char *err, size_t errlen)
+{
+	int rc = 0;
+
+	if (srv->nallow && !guard_cidr_allows(srv->allow, srv->nallow, sa))
+		return rb_fail(err, errlen, "address %s is not in this server's --allow list", s->addr);
+	pthread_mutex_lock(&srv->lock);
+	struct peer_count *p = peer_get(srv, s->addr);
+	if (srv->handshakes >= HANDSHAKES_MAX || !p)
+		rc = rb_fail(err, errlen, "server busy: %u connections are waiting for their HELLO "
+			     "(at most %u, each for %d s); retry later", srv->handshakes,
+			     HANDSHAKES_MAX, HELLO_TIMEOUT_MS / 1000);
+	else if (p->handshakes + p->sessions >= srv->lim.max_per_peer)
+		rc = rb_fail(err, errlen, "too many connections from %s: above the server's "
+			     "--max-per-peer %u (%u sessions, %u waiting for HELLO); retry later",
+			     s->addr, srv->lim.max_per_peer, p->sessions, p->handshakes);
+	if (rc == 0) {
+		p->handshakes++;
+		srv->handshakes++;
+		s->in_handshake = true;
+		s->id = ++srv->next_id;
+	} else {
+		peer_put(p);
+	}
+	pthread_mutex_unlock(&srv->lock);
+	return rc;
+}
+
+/* After a valid HELLO: the token, then a session slot (--max-sessions). */
+static int admit_session(struct server *srv, struct session *s, char *err, size_t errlen)
+{
+	int rc = 0;
+
+	if (srv->token[0] && !guard_token_equal(srv->token, s->hello.token, CTRL_TOKEN_CAP))
+		return rb_fail(err, errlen, "HELLO refused: %s token (this server was started with "
+			    "--token-file; give the client the same file with --token-file)",
+			    s->hello.token[0] ? "wrong" : "no");
+	pthread_mutex_lock(&srv->lock);
+	if (srv->active >= srv->o->max_sessions) {
+		rc = rb_fail(err, errlen, "server busy: %u sessions running (--max-sessions %u); "
+			     "retry later", srv->active, srv->o->max_sessions);
+	} else {
+		struct peer_count *p = peer_get(srv, s->addr);
+		srv->active++;
+		s->has_slot = true;
+		if (p)
+			p->sessions++;
+	}
+	pthread_mutex_unlock(&srv->lock);
+	return rc;
+}
+
+/* Give back what admit_connection and admit_session counted. */
+static void admit_release(struct server *srv, struct session *s)
+{
+	pthread_mutex_lock(&srv->lock);
+	struct peer_count *p = peer_get(srv, s->addr);
+	if (s->in_handshake) {
+		srv->handshakes--;
+		if (p && p->handshakes)
+			p->handshakes--;
+		s->in_handshake = false;
+	}
+	if (s->has_slot) {
+		srv->active--;
+		if (p && p->sessions)
+			p->sessions--;
+		s->has_slot = false;
+	}
+	peer_put(p);
+	pthread_mutex_unlock(&srv->lock);
+}
+
+/* The HELLO arrived: the connection is no longer a handshake. */
+static void handshake_done(struct server *srv, struct session *s)
+{
+	pthread_mutex_lock(&srv->lock);
+	struct peer_count *p = peer_get(srv, s->addr);
+	if (s->in_handshake) {
+		srv->handshakes--;
+		if (p && p->handshakes)
+			p->handshakes--;
+		s->in_handshake = false;
+	}
+	peer_put(p);
+	pthread_mutex_unlock(&srv->lock);
+}
+
+/*
+ * Before a point allocates anything: the per-point limits, then its bytes
+ * reserved out of --max-mem. 0 with *bytes reserved, or -1 with err.
+ */
+static int point_admit(struct server *srv, const struct rb_test *t, uint64_t *bytes, char *err,
+		       size_t errlen)
+{
+	char e2[512];
+	int rc;
+
+	*bytes = 0;
+	if (guard_check_point(t, ctx_side_active(t, RB_ROLE_SERVER), &srv->lim, e2, sizeof(e2)))
+		return rb_fail(err, errlen, "refused TEST: %s", e2);
+	uint64_t need = guard_point_bytes(t);
+	pthread_mutex_lock(&srv->lock);
+	rc = guard_mem_reserve(&srv->mem_used, need, srv->lim.max_mem, e2, sizeof(e2));
+	pthread_mutex_unlock(&srv->lock);
+	if (rc)
+		return rb_fail(err, errlen, "refused TEST: %s", e2);
+	*bytes = need;
+	return 0;
+}
+
+static void point_release(struct server *srv, uint64_t bytes)
+{
+	pthread_mutex_lock(&srv->lock);
+	srv->mem_used -= bytes;
+	pthread_mutex_unlock(&srv->lock);
+}
+
+/*
+ * How long the server waits for the client's DONE of a point (ms): with -D,
+ * duration + warm-up + the wait limit; in iteration mode the client's
+ * --timeout, at most --client-timeout + --max-duration + --max-warmup.
+ * The client's timeout never makes a wait longer than the server allows.
+ */
+static uint64_t done_limit_ms(const struct rb_test *client_t, const struct rb_limits *l)
+{
+	uint64_t wait = client_t->timeout_ms;
+	if (wait > (uint64_t)l->client_timeout_s * 1000u)
+		wait = (uint64_t)l->client_timeout_s * 1000u;
+	if (client_t->duration_ms)
+		return wait + client_t->duration_ms + client_t->warmup_ms;
+	uint64_t cap = (uint64_t)l->client_timeout_s * 1000u + l->max_duration_ms + l->max_warmup_ms;
+	return client_t->timeout_ms < cap ? client_t->timeout_ms : cap;
 }
 
 /* Add a point's receives to its run's tally and log the aggregate. */
@@ -155,12 +358,82 @@ static void tally_run(struct server *srv, const char *run_id, uint64_t recvs, ui
 		secs > 0 ? units_gbps(snap.bytes, secs) : 0.0);
 }
 
-/* Wait for the client's DONE while the workers run; -1 with err on failure. */
-static int wait_done(struct session *s, struct rb_ctx *c, struct ctrl_msg *m, char *err,
-		     size_t errlen)
+/* The client's control connection closed or sent something while it
+ * should be waiting at the start barrier. */
+static bool client_gone(int fd)
 {
-	uint64_t limit_ms = c->t.timeout_ms + c->t.duration_ms + c->t.warmup_ms;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	return poll(&p, 1, 0) > 0;
+}
+
+/*
+ * The client's GATE (m): hold it at the start barrier of (run id, point)
+ * until all --procs processes are there, then send GO. Waits at most the
+ * point's --timeout from the first arrival; the client going away ends the
+ * wait. 0, or -1 with err (sent to the client as ERROR by the caller).
+ */
+static int serve_gate(struct session *s, const struct rb_test *t, const struct ctrl_gate *g,
+		      char *err, size_t errlen)
+{
+	struct server *srv = s->srv;
+	uint64_t arrive = timing_now_ns(), release = 0;
+	int slot = -1, rc;
+
+	pthread_mutex_lock(&srv->lock);
+	rc = gate_arrive(&srv->gates, s->hello.run_id, g->point, g->procs, arrive,
+			 t->timeout_ms * 1000000ull, &slot, &release, err, errlen);
+	if (rc == GATE_OPEN)
+		pthread_cond_broadcast(&srv->gate_cond);
+	while (rc == GATE_WAIT) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += 100 * 1000000L;   /* look at the client's socket every 100 ms */
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		(void)pthread_cond_timedwait(&srv->gate_cond, &srv->lock, &ts);
+		rc = gate_poll(&srv->gates, slot, timing_now_ns(), &release, err, errlen);
+		if (rc == GATE_WAIT && client_gone(s->fd)) {
+			snprintf(err, errlen, "the client left the start barrier of run '%s' point %llu "
+				 "before its release (control connection closed or a message came)",
+				 s->hello.run_id, (unsigned long long)g->point);
+			rc = GATE_ERR;
+		}
+	}
+	if (slot >= 0)
+		gate_leave(&srv->gates, slot);
+	pthread_mutex_unlock(&srv->lock);
+	if (rc != GATE_OPEN)
+		return -1;
+
+	struct ctrl_go go = { .arrive_ns = arrive, .release_ns = release, .procs = g->procs };
+	uint8_t buf[CTRL_HDR_LEN + 32];
+	uint64_t sent = timing_now_ns();
+	/* GO carries this session's own send time (the hold since the N-th
+	 * arrival is then part of the offset sample's server time), and the
+	 * common window's start: the same for every process of the barrier */
+	go.release_ns = sent > release ? sent : release;
+	go.start_ns = release + GATE_LEAD_MS * 1000000ull;
+	if (go.start_ns < go.release_ns)
+		go.start_ns = go.release_ns;
+	size_t n = ctrl_encode_go(buf, sizeof(buf), &go);
+	if (!n || ctrl_send(s->fd, buf, n, (int)t->timeout_ms, err, errlen))
+		return -1;
+	rb_info("session %lu: run '%s' point %llu: released %u processes at the start barrier "
+		"(this one waited %.3f s)", s->id, s->hello.run_id, (unsigned long long)g->point,
+		g->procs, (double)(release - arrive) / 1e9);
+	return 0;
+}
+
+/* Wait for the client's DONE while the workers run, answering its clock
+ * probes (TIME) and holding it at the start barrier when it sends GATE
+ * first; -1 with err on failure. */
+static int wait_done(struct session *s, struct rb_ctx *c, uint64_t limit_ms, struct ctrl_msg *m,
+		     char *err, size_t errlen)
+{
 	uint64_t deadline = timing_now_ns() + limit_ms * 1000000ull;
+	bool gated = false;
 
 	for (;;) {
 		struct pollfd p = { .fd = s->fd, .events = POLLIN };
@@ -170,8 +443,32 @@ static int wait_done(struct session *s, struct rb_ctx *c, struct ctrl_msg *m, ch
 			return -1;
 		}
 		if (rc > 0) {
-			rc = ctrl_recv(s->fd, &s->rb, m, CTRL_DONE, (int)c->t.timeout_ms,
+			/* (GATE and TIME may come first: that is the client's business;
+			 * what this wait is for is its DONE) */
+			rc = ctrl_recv(s->fd, &s->rb, m, 0, (int)c->t.timeout_ms,
 				       "the client's DONE", err, errlen);
+			if (rc == 0 && m->type == CTRL_TIME) {
+				/* a clock probe (before GATE or after the window): our clock, at once */
+				uint8_t tb[CTRL_HDR_LEN + 8];
+				size_t tn = ctrl_encode_time(tb, sizeof(tb), timing_now_ns());
+				if (ctrl_send(s->fd, tb, tn, (int)c->t.timeout_ms, err, errlen))
+					return -1;
+				continue;
+			}
+			if (rc == 0 && m->type == CTRL_GATE && !gated) {
+				struct ctrl_gate g = m->u.gate;
+				if (serve_gate(s, &c->t, &g, err, errlen))
+					return -1;
+				gated = true;
+				/* the window starts now: the point's time limit too */
+				deadline = timing_now_ns() + limit_ms * 1000000ull;
+				continue;
+			}
+			if (rc == 0 && m->type != CTRL_DONE) {
+				snprintf(err, errlen, "protocol error: got %s, expected %s",
+					 ctrl_type_name(m->type), gated ? "DONE" : "GATE or DONE");
+				return -1;
+			}
 			if (rc == -2) {
 				/* keep "peer: reason" but say it was the client */
 				size_t l = strlen(err + 6);
@@ -191,7 +488,8 @@ static int wait_done(struct session *s, struct rb_ctx *c, struct ctrl_msg *m, ch
 			}
 		if (timing_now_ns() > deadline) {
 			snprintf(err, errlen, "timed out after %.1f s waiting for the client's DONE "
-				 "(--timeout + duration + warm-up)", (double)limit_ms / 1000.0);
+				 "(-D + --warmup + the client's --timeout, at most the server's "
+				 "--client-timeout)", (double)limit_ms / 1000.0);
 			return -1;
 		}
 	}
@@ -229,11 +527,16 @@ static int serve_point(struct session *s, const struct rb_test *tin, char *err, 
 	int rc = -1;
 	bool active = ctx_side_active(&t, RB_ROLE_SERVER);
 	char e2[512];
+	uint64_t reserved = 0, done_ms;
 
 	if (test_validate(&t, e2, sizeof(e2))) {
 		snprintf(err, errlen, "%sTEST: %s", RB_REFUSED_PREFIX, e2);
 		return -1;
 	}
+	/* the server's own wait limit: the client's --timeout only shortens it */
+	done_ms = done_limit_ms(tin, &srv->lim);
+	if (t.timeout_ms > (uint64_t)srv->lim.client_timeout_s * 1000u)
+		t.timeout_ms = (uint64_t)srv->lim.client_timeout_s * 1000u;
 	if (test_validate_device(&t, &srv->dev.caps, e2, sizeof(e2))) {
 		snprintf(err, errlen, "%sserver device %s: %s", RB_REFUSED_PREFIX, srv->dev.name, e2);
 		return -1;
@@ -247,12 +550,17 @@ static int serve_point(struct session *s, const struct rb_test *tin, char *err, 
 		cmdev = srv->dev;
 		cmdev.ctx = srv->cm.verbs;
 	}
+	/* the server's limits, before anything is allocated */
+	if (point_admit(srv, &t, &reserved, err, errlen))
+		return -1;
 	if (ctx_create(&c, &t, RB_ROLE_SERVER, t.use_cm ? &cmdev : &srv->dev, err, errlen)) {
 		if (c.refused)
 			mark_refused(err, errlen);
+		point_release(srv, reserved);
 		return -1;
 	}
-	if (t.use_cm && cm_session_register(&srv->cm, &cms, c.mr->rkey, (uintptr_t)c.buf,
+	if (t.use_cm && cm_session_register(&srv->cm, &cms, c.mr->rkey, (uintptr_t)c.buf, c.nonce,
+					    (const struct sockaddr *)&s->sa,
 					    (uint32_t)c.lay.nqp_total, err, errlen))
 		goto clean_ctx;
 
@@ -305,7 +613,7 @@ static int serve_point(struct session *s, const struct rb_test *tin, char *err, 
 	if (ctrl_send_simple(s->fd, CTRL_READY, (int)t.timeout_ms, err, errlen))
 		goto clean_workers;
 
-	if (wait_done(s, &c, &m, err, errlen))
+	if (wait_done(s, &c, done_ms, &m, err, errlen))
 		goto clean_workers;
 
 	/*
@@ -400,6 +708,7 @@ clean_ctx:
 	ctx_destroy(&c);
 	if (t.use_cm && cms.child)
 		cm_session_release(&srv->cm, &cms);
+	point_release(srv, reserved);
 	return rc;
 }
 
@@ -408,7 +717,7 @@ static int session_run(struct session *s)
 	struct server *srv = s->srv;
 	struct ctrl_msg m;
 	struct ctrl_hello h = { 0 };
-	uint8_t buf[CTRL_HDR_LEN + 3 * (2 + CTRL_STR_CAP) + 16];
+	uint8_t buf[CTRL_HDR_LEN + CTRL_HELLO_MAX];
 	char err[1024];
 	size_t n;
 	int rc;
@@ -416,9 +725,17 @@ static int session_run(struct session *s)
 
 	rc = ctrl_recv(s->fd, &s->rb, &m, CTRL_HELLO, HELLO_TIMEOUT_MS, "the client's HELLO", err,
 		       sizeof(err));
+	handshake_done(srv, s);
 	if (rc)
 		goto fail;
 	s->hello = m.u.hello;
+	memset(m.u.hello.token, 0, sizeof(m.u.hello.token));
+	rc = admit_session(srv, s, err, sizeof(err));
+	memset(s->hello.token, 0, sizeof(s->hello.token));
+	if (rc) {
+		rc = -1;
+		goto fail;
+	}
 	rb_info("session %lu: client %s (%s pid %u, run_id '%s', proc_index %llu, device %s)",
 		s->id, s->peer, s->hello.host, s->hello.pid, s->hello.run_id,
 		(unsigned long long)s->hello.proc_index, s->hello.device);
@@ -466,9 +783,7 @@ static void session_free(struct session *s)
 {
 	close(s->fd);
 	ctrl_rbuf_free(&s->rb);
-	pthread_mutex_lock(&s->srv->lock);
-	s->srv->active--;
-	pthread_mutex_unlock(&s->srv->lock);
+	admit_release(s->srv, s);
 	free(s);
 }
 
@@ -481,26 +796,79 @@ static void *session_thread(void *arg)
 	return NULL;
 }
 
-static void peer_name(const struct sockaddr_storage *ss, socklen_t len, char *out, size_t outlen)
+/* "address:port" into out, the address alone into addr (IPv4-mapped IPv6
+ * shown as IPv4, so one peer has one name). */
+static void peer_name(const struct sockaddr_storage *ss, socklen_t len, char *out, size_t outlen,
+		      char *addr, size_t addrlen)
 {
 	char host[NI_MAXHOST], serv[NI_MAXSERV];
 
 	if (getnameinfo((const struct sockaddr *)ss, len, host, sizeof(host), serv, sizeof(serv),
-			NI_NUMERICHOST | NI_NUMERICSERV))
+			NI_NUMERICHOST | NI_NUMERICSERV)) {
 		snprintf(out, outlen, "?");
-	else
-		snprintf(out, outlen, "%.100s:%.10s", host, serv);
+		snprintf(addr, addrlen, "?");
+		return;
+	}
+	const char *h = strncmp(host, "::ffff:", 7) == 0 && strchr(host + 7, '.') ? host + 7 : host;
+	snprintf(out, outlen, "%.100s:%.10s", h, serv);
+	snprintf(addr, addrlen, "%.63s", h);
+}
+
+/* Limits with host defaults, --allow parsed, --token-file read; 0 or -1 with err. */
+static int server_guard_init(struct server *srv, char *err, size_t errlen)
+{
+	const struct rb_opts *o = srv->o;
+
+	srv->lim = o->lim;
+	guard_limits_defaults(&srv->lim, srv->mem_why, sizeof(srv->mem_why));
+	if (srv->lim.max_session_mem > srv->lim.max_mem)
+		srv->lim.max_session_mem = srv->lim.max_mem;
+	snprintf(srv->allow_text, sizeof(srv->allow_text), "%.190s%s", o->allow,
+		 strlen(o->allow) > 190 ? "..." : "");
+	if (o->allow[0] &&
+	    guard_cidr_parse(o->allow, srv->allow, GUARD_MAX_CIDRS, &srv->nallow, err, errlen))
+		return -1;
+	if (o->token_file[0] &&
+	    guard_token_load(o->token_file, srv->token, sizeof(srv->token), CTRL_TOKEN_CAP, err,
+			     errlen))
+		return -1;
+	srv->npeers = o->max_sessions + HANDSHAKES_MAX;
+	srv->peers = calloc(srv->npeers, sizeof(*srv->peers));
+	if (!srv->peers)
+		return rb_fail(err, errlen, "out of memory for %u peer entries", srv->npeers);
+	return 0;
+}
+
+/* The limits and admission for the listening INFO line, into buf. */
+static const char *server_limits_text(const struct server *srv, char *buf, size_t len)
+{
+	const struct rb_limits *l = &srv->lim;
+
+	snprintf(buf, len, "limits: --max-mem %.0f MiB (%s), per session --max-session-mem %.0f "
+		 "MiB, --max-threads %llu, --max-qps %llu, --max-duration %.0f s, --max-warmup "
+		 "%.0f s; --max-per-peer %u, HELLO within %d s, --client-timeout %u s; --allow %s; "
+		 "--token-file %s", (double)l->max_mem / 1048576.0, srv->mem_why,
+		 (double)l->max_session_mem / 1048576.0, (unsigned long long)l->max_threads,
+		 (unsigned long long)l->max_qps, (double)l->max_duration_ms / 1000.0,
+		 (double)l->max_warmup_ms / 1000.0, l->max_per_peer, HELLO_TIMEOUT_MS / 1000,
+		 l->client_timeout_s, srv->nallow ? srv->allow_text : "any address",
+		 srv->token[0] ? "set" : "none");
+	return buf;
 }
 
 int server_run(const struct rb_opts *o)
 {
 	/* Static: detached session threads use it until the process exits. */
 	static struct server srv;
-	char err[1024], gid[64];
+	char err[1400], gid[64];
 	int lfd, rc = 0;
 
 	srv.o = o;
 	rb_quiet = o->quiet;
+	if (server_guard_init(&srv, err, sizeof(err))) {
+		rb_error("%s", err);
+		return 2;
+	}
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -524,10 +892,20 @@ int server_run(const struct rb_opts *o)
 		return 2;
 	}
 	pthread_mutex_init(&srv.lock, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&srv.gate_cond, &ca);
+	pthread_condattr_destroy(&ca);
 	cm_listen_start(&srv.cm, o->bind_addr, &srv.dev, o->port);
-	rb_info("listening on %s port %u (control channel, protocol %u); at most %u sessions%s",
-		o->bind_addr[0] ? o->bind_addr : "all addresses", o->port, CTRL_VERSION,
-		o->max_sessions, o->once ? "; --once: exit after one session" : "");
+	rb_info("listening on %s port %u (control channel, protocol %u); at most %u sessions%s; "
+		"%s", o->bind_addr[0] ? o->bind_addr : "all addresses", o->port, CTRL_VERSION,
+		o->max_sessions, o->once ? "; --once: exit after one session" : "",
+		server_limits_text(&srv, err, sizeof(err)));
+	if (!o->bind_addr[0] && !srv.nallow && !srv.token[0])
+		rb_warn("listening on all addresses with neither --allow nor --token-file: any host "
+			"that reaches port %u can run tests here (within the limits above); on a "
+			"shared network give --bind ADDR, --allow CIDR or --token-file FILE", o->port);
 
 	while (!quit) {
 		struct pollfd p = { .fd = lfd, .events = POLLIN };
@@ -550,17 +928,10 @@ int server_run(const struct rb_opts *o)
 		}
 		s->srv = &srv;
 		s->fd = fd;
-		peer_name(&ss, sl, s->peer, sizeof(s->peer));
-		pthread_mutex_lock(&srv.lock);
-		bool busy = srv.active >= o->max_sessions;
-		if (!busy) {
-			srv.active++;
-			s->id = ++srv.next_id;
-		}
-		pthread_mutex_unlock(&srv.lock);
-		if (busy) {
-			snprintf(err, sizeof(err), "server busy: %u sessions running (--max-sessions "
-				 "%u); retry later", o->max_sessions, o->max_sessions);
+		s->sa = ss;
+		peer_name(&ss, sl, s->peer, sizeof(s->peer), s->addr, sizeof(s->addr));
+		/* no session slot yet: that is taken after a valid HELLO */
+		if (admit_connection(&srv, s, (const struct sockaddr *)&ss, err, sizeof(err))) {
 			rb_error("refused %s: %s", s->peer, err);
 			ctrl_send_error(fd, err);
 			close(fd);

@@ -14,10 +14,15 @@
  * client sends the RTU with rdma_establish after CONNECT_RESPONSE. The
  * rdma_cm port is the control port number (its own port space).
  *
- * Connect requests are matched to a server session by private data (20
+ * Connect requests are matched to a server session by private data (28
  * bytes, big-endian): u32 magic "RBCM" | u32 server rkey | u64 server buffer
- * address | u32 QP index; the server registers (rkey, address) before it
- * sends its SETUP, so a request never arrives before its session exists.
+ * address | u32 QP index | u64 the server's nonce of the point (its SETUP:
+ * 64 random bits, so no other host can guess it); the server registers
+ * (rkey, address, nonce) before it sends its SETUP, so a request never
+ * arrives before its session exists. A request is also refused unless it
+ * comes from the address of the session's control connection (a client on
+ * the server's own host, connected over loopback: from any address of this
+ * host).
  *
  * After a connection is up, the QP's remote access is narrowed to what the
  * test needs (RTS->RTS, IBV_QP_ACCESS_FLAGS: rdma_cm grants remote write,
@@ -39,7 +44,7 @@
 #include "device.h"
 
 #define RB_CM_MAGIC 0x5242434du /* "RBCM" */
-#define RB_CM_PRIV_LEN 20u
+#define RB_CM_PRIV_LEN 28u
 
 /* The control connection, watched during every rdma_cm wait: if the peer
  * closes it or sends ERROR, the wait ends at once with that reason. */
@@ -97,6 +102,8 @@ struct rb_cm_session {
 	struct rb_cm_session *next;
 	uint32_t rkey;
 	uint64_t addr;
+	uint64_t nonce;              /* the server's nonce of the point */
+	struct sockaddr_storage peer;  /* the control connection's peer */
 	uint32_t nqp;
 	struct rdma_cm_id **child;   /* by QP index */
 	uint32_t got, established;
@@ -113,9 +120,12 @@ void cm_listen_stop(struct rb_cm_listener *l);
 /* Stop the event thread only (sessions still hold ids: process exit frees them). */
 void cm_listen_halt(struct rb_cm_listener *l);
 
-/* Register a point keyed by (rkey, addr) of the server's MR. */
+/* Register a point keyed by (rkey, addr) of the server's MR and its nonce;
+ * peer: the control connection's peer address (connect requests must come
+ * from it). */
 int cm_session_register(struct rb_cm_listener *l, struct rb_cm_session *s, uint32_t rkey,
-			uint64_t addr, uint32_t nqp, char *err, size_t errlen);
+			uint64_t addr, uint64_t nonce, const struct sockaddr *peer, uint32_t nqp,
+			char *err, size_t errlen);
 /* Wait for every connect request, create the QPs, post receives, accept,
  * wait ESTABLISHED (RC). client is the client's SETUP (UD address vectors). */
 int cm_server_accept(struct rb_cm_listener *l, struct rb_cm_session *s, struct rb_ctx *c,

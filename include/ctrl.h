@@ -3,10 +3,16 @@
  *
  * Wire format (all integers big-endian, no padding):
  *
- *   header, 12 bytes:  u32 magic 0x52424331 ("RBC1") | u16 version (1)
+ *   header, 12 bytes:  u32 magic 0x52424331 ("RBC1") | u16 version (2)
  *                      | u16 type | u32 payload length (bytes after header)
  *   payload:           type-specific, fixed order, described per type below.
  *   strings:           u16 length + bytes (no NUL), length <= the field cap.
+ *
+ * Version 2 added the token to HELLO and the nonce to SETUP. A header's length is checked against
+ * its type's own limit (ctrl_max_payload) before any payload byte is read or
+ * any buffer grown. Peer strings never reach a log, the table or a CSV row
+ * with control bytes (below 0x20, or 0x7f): HELLO strings holding one are
+ * refused, an ERROR reason or DONE note has them replaced by '?'.
  *
  * Every message is checked on receipt: magic, version, known type, payload
  * length within CTRL_MAX_PAYLOAD and exactly equal to what the type's fields
@@ -23,6 +29,15 @@
  *   per point: C->S TEST; S->C SETUP (or ERROR); C->S SETUP; S->C READY;
  *              the test runs; C->S DONE (client counts); S->C DONE (server
  *              counts and checks)
+ *   with --procs N > 1 (N client processes share the run id), after READY
+ *   and the client's warm-up: C->S GATE (ready at the start barrier); the
+ *   server answers GO when all N processes of that run id and point have
+ *   sent GATE (or ERROR when they did not within the point's --timeout);
+ *   every process starts its measured window at GO (bench/gate.c). Before
+ *   GATE, and after the window before DONE, the client may send TIME probes,
+ *   each answered at once with TIME (the server's clock), to learn the
+ *   offset of the two clocks.
+ * Version 2 added GATE, GO and TIME (version 1 had types 1..7 only).
  *   C->S BYE.  Either side may send ERROR (reason) at any time, then closes.
  */
 #ifndef RDMA_BENCH_CTRL_H
@@ -34,14 +49,15 @@
 #include "options.h"
 
 #define CTRL_MAGIC        UINT32_C(0x52424331)
-#define CTRL_VERSION      1u
+#define CTRL_VERSION      2u
 #define CTRL_HDR_LEN      12u
 #define CTRL_MAX_QPS      RB_MAX_QPS_TOTAL
-#define CTRL_SETUP_FIXED  68u                     /* SETUP bytes before the QP list */
+#define CTRL_SETUP_FIXED  76u                     /* SETUP bytes before the QP list */
 #define CTRL_QP_LEN       8u                      /* u32 qpn, u32 psn */
 #define CTRL_MAX_PAYLOAD  (CTRL_SETUP_FIXED + CTRL_MAX_QPS * CTRL_QP_LEN)
 #define CTRL_STR_CAP      64u                     /* host, run_id, device */
 #define CTRL_REASON_CAP   1024u                   /* ERROR reason, DONE note */
+#define CTRL_TOKEN_CAP    RB_TOKEN_CAP            /* HELLO token */
 
 enum ctrl_type {
 	CTRL_HELLO = 1,
@@ -51,25 +67,77 @@ enum ctrl_type {
 	CTRL_DONE = 5,
 	CTRL_ERROR = 6,
 	CTRL_BYE = 7,
+	CTRL_GATE = 8,
+	CTRL_GO = 9,
+	CTRL_TIME = 10,
+};
+#define CTRL_TYPE_LAST CTRL_TIME   /* types are 1..CTRL_TYPE_LAST */
+
+/* Client processes one start barrier can hold (--procs). */
+#define CTRL_MAX_PROCS    4096u
+
+/*
+ * GATE (client -> server, 12 bytes): u64 point | u32 procs.
+ * The client's setup and warm-up are done; it waits at the start barrier of
+ * (its HELLO's run_id, point) until procs processes are there. point: the
+ * client's point number in its session order (size x repetition, from 0),
+ * the same in every process of the run; procs 2..CTRL_MAX_PROCS.
+ */
+struct ctrl_gate {
+	uint64_t point;
+	uint32_t procs;
 };
 
-/* HELLO: u64 proc_index | u32 pid | str host | str run_id | str device */
+/*
+ * GO (server -> client, 28 bytes): u64 arrive_ns | u64 release_ns |
+ * u64 start_ns | u32 procs.
+ * The barrier released: arrive_ns is the server's clock (CLOCK_MONOTONIC_RAW,
+ * ns) when this client's GATE arrived, release_ns when this GO was sent (the
+ * last of procs processes had arrived), start_ns when every process's
+ * measured window starts (a lead after the release, so that GO reaches
+ * every process first); arrive_ns <= release_ns <= start_ns. The client's
+ * own send and receive times with arrive_ns and release_ns give one sample
+ * of the offset of the two clocks (gate_clock_offset in gate.h).
+ */
+struct ctrl_go {
+	uint64_t arrive_ns, release_ns, start_ns;
+	uint32_t procs;
+};
+
+/*
+ * TIME (8 bytes): u64 ns. Client -> server: a clock probe (the client's
+ * clock, for its own logs); server -> client: the server's clock
+ * (CLOCK_MONOTONIC_RAW, ns) when the probe arrived. The probe with the
+ * shortest round trip gives the best offset (gate_clock_offset).
+ */
+struct ctrl_time {
+	uint64_t ns;
+};
+
+/*
+ * HELLO: u64 proc_index | u32 pid | str host | str run_id | str device |
+ *        str token (<= CTRL_TOKEN_CAP; "" = none; the server's reply sends "")
+ */
 struct ctrl_hello {
 	uint64_t proc_index;
 	uint32_t pid;
 	char host[CTRL_STR_CAP + 1];
 	char run_id[CTRL_STR_CAP + 1];
 	char device[CTRL_STR_CAP + 1];
+	char token[CTRL_TOKEN_CAP + 1];
 };
+#define CTRL_HELLO_MAX    (8u + 4u + 3u * (2u + CTRL_STR_CAP) + 2u + CTRL_TOKEN_CAP)
 
 /*
- * SETUP: one side's endpoint for a point, 68 fixed bytes then the QPs:
+ * SETUP: one side's endpoint for a point, 76 fixed bytes then the QPs:
  *   u8 port | u8 link_layer (1 IB, 2 Ethernet) | u8 gid_type (0 IB, 1 RoCE v1,
  *   2 RoCE v2) | u8 reserved (0) | u32 gid_index | u16 lid | u16 reserved (0) |
  *   u8 gid[16] | u32 active_mtu (bytes) | u32 max_qp_rd_atom |
  *   u32 max_qp_init_rd_atom | u64 buf_addr | u32 rkey | u32 qkey |
- *   u64 buf_len | u32 nqp | nqp x (u32 qpn | u32 psn)
- * psn < 2^24, active_mtu one of 256..4096, nqp <= CTRL_MAX_QPS.
+ *   u64 buf_len | u64 nonce | u32 nqp | nqp x (u32 qpn | u32 psn)
+ * psn < 2^24, active_mtu one of 256..4096, nqp <= CTRL_MAX_QPS. nonce: 64
+ * random bits per point and side (getrandom); with -R the server's is in
+ * every connect request's private data (cm.h).
  */
 struct ctrl_setup {
 	uint8_t port, link_layer, gid_type;
@@ -81,6 +149,7 @@ struct ctrl_setup {
 	uint64_t buf_addr;
 	uint32_t rkey, qkey;
 	uint64_t buf_len;
+	uint64_t nonce;
 	uint32_t nqp;
 	const uint8_t *qps;  /* decode: points into the caller's buffer; encode: unused */
 };
@@ -117,14 +186,21 @@ struct ctrl_msg {
 		struct ctrl_setup setup;
 		struct ctrl_done done;
 		struct ctrl_error error;
+		struct ctrl_gate gate;
+		struct ctrl_go go;
+		struct ctrl_time time;
 	} u;
 };
 
 const char *ctrl_type_name(uint16_t type);
 
+/* The largest payload a message of this type can have (bytes); the header
+ * check refuses a longer one before anything is allocated. */
+uint32_t ctrl_max_payload(uint16_t type);
+
 /*
  * Check a 12-byte header: magic, version, known type, payload length <=
- * CTRL_MAX_PAYLOAD. Returns 0 with *type, *len set, or -1 with err.
+ * ctrl_max_payload(type). Returns 0 with *type, *len set, or -1 with err.
  */
 int ctrl_decode_header(const uint8_t *buf, size_t len, uint16_t *type, uint32_t *plen,
 		       char *err, size_t errlen);
@@ -152,6 +228,9 @@ size_t ctrl_encode_setup(uint8_t *buf, size_t cap, const struct ctrl_setup *s,
 size_t ctrl_encode_done(uint8_t *buf, size_t cap, const struct ctrl_done *d);
 size_t ctrl_encode_error(uint8_t *buf, size_t cap, const char *reason);
 size_t ctrl_encode_empty(uint8_t *buf, size_t cap, uint16_t type); /* READY, BYE */
+size_t ctrl_encode_gate(uint8_t *buf, size_t cap, const struct ctrl_gate *g);
+size_t ctrl_encode_go(uint8_t *buf, size_t cap, const struct ctrl_go *g);
+size_t ctrl_encode_time(uint8_t *buf, size_t cap, uint64_t ns);
 /* Bytes a SETUP with nqp QPs needs. */
 size_t ctrl_setup_size(uint32_t nqp);
 

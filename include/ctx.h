@@ -150,6 +150,7 @@ struct rb_ctx {
 	bool use_inline;
 	struct ctrl_setup remote;    /* peer's SETUP (qps pointer not kept) */
 	uint32_t remote_qkey;        /* UD: Q_Key of the peer QPs */
+	uint64_t nonce;              /* this side's random per-point nonce (its SETUP) */
 	uint64_t setup_ns;           /* QP create + connect, all QPs */
 	uint64_t create_ns;
 	/* run control */
@@ -158,7 +159,16 @@ struct rb_ctx {
 				      * (a value above a cap or below a need) before
 				      * anything ran: a usage error, not a fault */
 	_Atomic unsigned arrived;    /* start barrier of the measured window */
-	_Atomic int go;              /* set by the last thread at the barrier */
+	_Atomic int go;              /* set by the last thread at the barrier (gated: by the
+				      * session thread on the server's GO) */
+	/* --procs > 1: the start barrier across processes (gate.h). The last
+	 * thread at the barrier sets warm; the session thread then sends GATE,
+	 * and on GO stores the common window (on this host's clock: the
+	 * server's start_ns minus the clock offset, + -D) before go. Threads
+	 * post from go and count only what completes inside the window. */
+	bool gated;
+	_Atomic int warm;
+	uint64_t win_start_ns, win_end_ns;  /* 0 = not gated: each thread's own window */
 	_Atomic unsigned finished;   /* client workers done (ok or not) */
 	struct rb_counters *ctr_before; /* read at the barrier when non-NULL */
 	const int *cpus;             /* pinning list (client) */

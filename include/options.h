@@ -120,6 +120,29 @@ struct rb_given {
 
 enum rb_role { RB_ROLE_NONE = 0, RB_ROLE_SERVER, RB_ROLE_CLIENT };
 
+/*
+ * What one client may make a server spend (checked in guard.h before
+ * anything is allocated; docs/rdma_bench.md, "Running a server on a shared
+ * cluster"). 0 in max_mem, max_session_mem and max_threads: the default
+ * from the host (guard_limits_defaults).
+ */
+struct rb_limits {
+	uint64_t max_mem;          /* bytes, all sessions (--max-mem) */
+	uint64_t max_session_mem;  /* bytes, one session's point (--max-session-mem) */
+	uint64_t max_threads;      /* server worker threads of one point (--max-threads) */
+	uint64_t max_qps;          /* QPs of one point (--max-qps) */
+	uint64_t max_duration_ms;  /* -D of a point (--max-duration) */
+	uint64_t max_warmup_ms;    /* --warmup of a point (--max-warmup) */
+	unsigned max_per_peer;     /* sessions and handshakes from one address (--max-per-peer) */
+	unsigned client_timeout_s; /* any wait for a client while holding a point (--client-timeout) */
+};
+#define RB_DEFAULT_MAX_QPS       4096u
+#define RB_DEFAULT_MAX_DURATION  3600000u  /* ms: 1 h */
+#define RB_DEFAULT_MAX_WARMUP    600000u   /* ms: 10 min */
+#define RB_DEFAULT_MAX_PER_PEER  16u
+#define RB_DEFAULT_CLIENT_TIMEOUT 120u     /* s: the client's default --timeout */
+#define RB_TOKEN_CAP             64u       /* bytes of a --token-file token */
+
 struct rb_opts {
 	enum rb_role role;
 	/* where */
@@ -132,6 +155,10 @@ struct rb_opts {
 	/* server */
 	bool once;
 	unsigned max_sessions;
+	struct rb_limits lim;
+	char allow[1024];        /* --allow CIDR[,CIDR]; "" = any address */
+	/* both roles: the shared token file ("" = none; read at start-up) */
+	char token_file[1024];
 	/* client */
 	struct rb_test t;        /* template; size and rep set per point */
 	struct rb_given given;
@@ -142,6 +169,7 @@ struct rb_opts {
 	char json[1024];
 	char run_id[64];
 	uint64_t proc_index;
+	unsigned procs;          /* --procs: client processes of this run id and point (1 = no start barrier) */
 	int cpus[RB_MAX_CPUS];   /* --cpus list; ncpus 0 = not pinned */
 	int ncpus;
 	bool cpus_spread;        /* --cpus spread: thread i on CPU i % online */

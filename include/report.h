@@ -48,6 +48,7 @@ struct rb_measure {
 	uint64_t ops, bytes;
 	const struct hist *hist;  /* round-trip ns; NULL or empty = no latency */
 	uint64_t atomic_success;
+	uint64_t t_start_ns, t_end_ns;  /* the window on this host's clock (timing_now_ns) */
 };
 
 /* Everything about a point beyond one thread's measure. */
@@ -68,6 +69,13 @@ struct rb_point_info {
 	/* counters around the window */
 	bool have_counters;
 	struct rb_counters before, after;
+	/* start barrier (--procs > 1, gate.h): how long this process waited
+	 * there (NAN: not gated), and the server's clock = ours + offset, to
+	 * within clock_err_ns (have_offset false: unknown) */
+	double gate_wait_s;
+	bool have_offset;
+	int64_t clock_offset_ns;
+	uint64_t clock_err_ns;
 	const char *status;            /* "ok", "skipped", "failed" */
 	const char *reason;            /* "" when ok */
 };

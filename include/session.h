@@ -2,9 +2,12 @@
  * session.h - the two roles of rdma_bench.
  *
  * server_run(): listen on the TCP control port and serve sessions, each in
- * its own thread (at most --max-sessions at once; more are told "busy" and
- * closed), until killed; with --once, serve one session and return its
- * status. A session takes every test parameter from its client (ctrl.h).
+ * its own thread, until killed; with --once, serve one session and return
+ * its status. A session takes every test parameter from its client
+ * (ctrl.h), within the server's limits and admission (guard.h): --allow
+ * and --max-per-peer at accept, a slot (--max-sessions; more are told
+ * "busy") only after a valid HELLO within 5 s (and the --token-file token),
+ * and each point's limits and memory before it allocates.
  *
  * client_run(): for every size and repetition, run one point against the
  * server, append its rows to --csv at once, print the table at the end and

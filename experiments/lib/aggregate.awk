@@ -14,6 +14,17 @@
 # with '+' when they differ). Optional: keys_extra (more config columns,
 # after access: e.g. a hook's knobs) and sums_extra (more metrics, summed
 # over processes like mops: counts such as ops, server_recvs, ctr_retry).
+# Common window (rows with win_start_srv_s/win_end_srv_s, rdma_bench
+# --procs): per repetition, the processes' windows on the server's clock
+# overlap by (latest start to earliest end) / longest window, each window
+# first shrunk by its clock_err_us at both ends (what the server-clock
+# times can be off by: the overlap is the one that is sure); a repetition
+# below overlap_min (0.99) adds no rates (mops, gbps and the sums_extra
+# metrics are left out for it). Two columns at the end of the summary, only
+# when the rows have the window columns: overlap (the smallest of the ok
+# repetitions; 1 for one process) and overlap_flag (empty; "low": some
+# repetition below overlap_min, its rates left out; "unknown": several
+# processes without window times).
 function median(s,    n, a, i, j, t) {
     n = split(s, a, " ")
     for (i = 2; i <= n; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
@@ -27,7 +38,29 @@ function inlist(a, n, v,    i) { for (i = 1; i <= n; i++) if (a[i] == v) return 
 function numx(x) { return (x == "") ? "" : sprintf("%.10g", x) }
 function col(name) { return (name in idx) ? csv_val(f[idx[name]]) : "" }
 function addset(arr, k, v) { if (v == "") return; if (!((k, v) in seen)) { seen[k, v] = 1; arr[k] = (arr[k] == "") ? v : arr[k] "+" v } }
+# ---- common window of a point's processes (see the header) ----
+# ov_row KEY REP: one ok process row's window into the repetition's
+# latest start, earliest end and longest window
+function ov_row(key, rep,    st, en, e) {
+    ov_n[key, rep]++
+    st = col("win_start_srv_s"); en = col("win_end_srv_s")
+    if (st == "" || en == "") { ov_miss[key, rep] = 1; return }
+    st += 0; en += 0; e = col("clock_err_us") / 1e6
+    if (en - st > ov_l[key, rep] + 0) ov_l[key, rep] = en - st
+    st += e; en -= e
+    if (!((key, rep) in ov_s) || st > ov_s[key, rep]) ov_s[key, rep] = st
+    if (!((key, rep) in ov_e) || en < ov_e[key, rep]) ov_e[key, rep] = en
+}
+# overlap KEY REP -> common interval / longest window (0..1); 1 for one
+# process; "" when a window is missing or empty
+function overlap(key, rep,    c) {
+    if (ov_n[key, rep] + 0 <= 1) return 1
+    if ((key, rep) in ov_miss || ov_l[key, rep] + 0 <= 0) return ""
+    c = ov_e[key, rep] - ov_s[key, rep]
+    return (c > 0 ? c : 0) / ov_l[key, rep]
+}
 BEGIN {
+    if (overlap_min == "") overlap_min = 0.99
     nconf = split("verb transport test size_bytes threads qps_per_thread emulated_peers postlist signal_interval inline window atomic_counters stride_bytes access", conf, " ")
     nk = split(keys_extra, ke, " ")
     for (i = 1; i <= nk; i++) if (!inlist(conf, nconf, ke[i])) conf[++nconf] = ke[i]
@@ -38,7 +71,7 @@ BEGIN {
     for (i = 1; i <= nk; i++) if (!inlist(met, nmet, ke[i])) { met[++nmet] = ke[i]; summed[ke[i]] = 1 }
     npoints = 0
 }
-NR == 1 { n = csv_split($0, h); for (i = 1; i <= n; i++) idx[h[i]] = i; next }
+NR == 1 { n = csv_split($0, h); for (i = 1; i <= n; i++) idx[h[i]] = i; has_win = ("win_start_srv_s" in idx); next }
 /^[[:space:]]*$/ { next }
 {
     csv_split($0, f)
@@ -75,7 +108,7 @@ NR == 1 { n = csv_split($0, h); for (i = 1; i <= n; i++) idx[h[i]] = i; next }
         bad[key, rep] = 1
         if (st == "skipped") skipped_rows[key]++; else failed_rows[key]++
         if (reason[key] == "") reason[key] = (col("reason") != "") ? col("reason") : "status " st
-    }
+    } else if (has_win) ov_row(key, rep)
     for (m = 1; m <= nmet; m++) {
         v = col(met[m])
         if (v == "") continue
@@ -88,17 +121,24 @@ END {
     for (i = 1; i <= nconf; i++) hdr = hdr "," conf[i]
     hdr = hdr ",exp_procs,reps,reps_ok,rows_failed,status,reason"
     for (m = 1; m <= nmet; m++) hdr = hdr "," met[m] "_median," met[m] "_min," met[m] "_max"
-    print hdr ",device,kernel,host"
+    print hdr ",device,kernel,host" (has_win ? ",overlap,overlap_flag" : "")
     for (p = 1; p <= npoints; p++) {
         key = keys[p]
         nr = split(reps[key], rl, " ")
         ok = 0
+        ovp = ""; ovflag = ""
         for (m = 1; m <= nmet; m++) vals[met[m]] = ""
         for (r = 1; r <= nr; r++) {
             if ((key, rl[r]) in bad) continue
             ok++
+            ov = has_win ? overlap(key, rl[r]) : 1
+            if (ov == "") { if (ovflag == "") ovflag = "unknown" }
+            else if (ovp == "" || ov < ovp) ovp = ov
+            low = (ov != "" && ov < overlap_min)
+            if (low) ovflag = "low"
             for (m = 1; m <= nmet; m++) {
                 if (!((key, rl[r], met[m]) in cnt)) continue
+                if (low && (met[m] in summed)) continue
                 v = sum[key, rl[r], met[m]]
                 if (!(met[m] in summed)) v = v / cnt[key, rl[r], met[m]]
                 vals[met[m]] = vals[met[m]] " " v
@@ -112,6 +152,8 @@ END {
         for (m = 1; m <= nmet; m++)
             if (m <= nbase) line = line "," num(median(vals[met[m]])) "," num(minv(vals[met[m]])) "," num(maxv(vals[met[m]]))
             else line = line "," numx(median(vals[met[m]])) "," numx(minv(vals[met[m]])) "," numx(maxv(vals[met[m]]))
-        print line "," csv_quote(device[key]) "," csv_quote(kernel[key]) "," csv_quote(host[key])
+        line = line "," csv_quote(device[key]) "," csv_quote(kernel[key]) "," csv_quote(host[key])
+        if (has_win) line = line "," (ovp == "" ? "" : sprintf("%.4f", ovp)) "," ovflag
+        print line
     }
 }

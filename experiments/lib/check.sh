@@ -59,17 +59,57 @@ rb_env_fail_lines() {
 }
 
 # ---- step 3: deploy -----------------------------------------------------------------
-# Copies the binary to RB_REMOTE_DIR on every remote host, all hosts at once
-# with GNU parallel; local hosts use the binary where it is. The
-# experiment's hook ([run] hook, see job.sh) is copied into the run folder
-# (`hook`) and beside the binary on every remote host that runs it.
+# Every remote host gets a folder of its own for this run, made there by
+# `mktemp -d` (a name nobody could have created beforehand, owned by the
+# deploying user, mode 700), its owner, mode and type checked before
+# anything is written into it, and removed at the end of the run
+# (rb_remote_dirs_remove). Into it go the binary, the run's token (mode 600)
+# and the experiment's hook; nothing runs from a path another user could
+# have made. Local hosts use the binary where it is and the token in the
+# run folder. The copies to all hosts go at once with GNU parallel.
 rb_deploy() {
+  rb_token_make
   rb_deploy_bin
   rb_deploy_hook
 }
 
+# rb_token_make: this run's token for the servers' --token-file: 16 random
+# bytes as hex, in the run folder with mode 600 (a new one per invocation)
+rb_token_make() {
+  rm -f "$RB_RUN_DIR/token"
+  (umask 077 && od -An -tx1 -N16 /dev/urandom | tr -d ' \n' > "$RB_RUN_DIR/token") ||
+    rb_die "cannot write the run's token to $RB_RUN_DIR/token"
+  [ "$(wc -c < "$RB_RUN_DIR/token")" -eq 32 ] || rb_die "the run's token in $RB_RUN_DIR/token is not 32 hex digits"
+}
+
+# rb_remote_dir_make HOST_INDEX: make, check and record the host's folder,
+# and put the token into it (one ssh call)
+rb_remote_dir_make() {
+  local h=$1 d
+  # shellcheck disable=SC2016  # expanded by the remote shell
+  d=$(rb_on "$h" 'd=$(mktemp -d /tmp/rdma_bench.XXXXXX) && [ -d "$d" ] && [ ! -L "$d" ] && [ "$(stat -c %u:%a "$d")" = "$(id -u):700" ] && (umask 077 && cat > "$d/token") && echo "$d"' \
+        < "$RB_RUN_DIR/token" 2>> "$RB_RUN_DIR/deploy.log") || d=""
+  [[ $d =~ ^/tmp/rdma_bench\.[A-Za-z0-9]{6}$ ]] ||
+    rb_die "deploy: no private folder on $(rb_host_name "$h"): mktemp -d, then owner = the ssh user and mode 700 are checked (got '${d:0:80}'; see $RB_RUN_DIR/deploy.log)"
+  echo "$h $d" >> "$RB_RUN_DIR/remote-dirs"
+  rb_log "deploy: $(rb_host_name "$h"): private folder $d (owner and mode 700 checked)"
+}
+
+# rb_remote_dirs_remove: on every way out of the run, remove the folders
+# the deploy made (only paths of the mktemp shape; the list is then emptied)
+rb_remote_dirs_remove() {
+  local h d
+  [ -n "${RB_RUN_DIR:-}" ] && [ -s "$RB_RUN_DIR/remote-dirs" ] || return 0
+  while read -r h d; do
+    [[ $d =~ ^/tmp/rdma_bench\.[A-Za-z0-9]{6}$ ]] || continue
+    rb_on "$h" rm -rf -- "$d" < /dev/null >> "$RB_RUN_DIR/deploy.log" 2>&1 ||
+      rb_warn "could not remove $d on $(rb_host_name "$h") (see $RB_RUN_DIR/deploy.log)"
+  done < "$RB_RUN_DIR/remote-dirs"
+  : > "$RB_RUN_DIR/remote-dirs"
+}
+
 rb_deploy_hook() {
-  local t h hook
+  local t h hook d
   hook=$(rb_conf run.hook "")
   [ -n "$hook" ] || return 0
   # the experiment's hook is kept with the run (a resumed run has it already)
@@ -82,35 +122,42 @@ rb_deploy_hook() {
   for t in $(rb_hook_targets "${#RB_H_ADDR[@]}" | cut -d: -f1 | sort -u); do
     rb_host_is_local "$t" && continue
     h=$(rb_host_target "$t")
-    "${RB_SSH_ARGV[@]}" "$h" "mkdir -p $RB_REMOTE_DIR && cat > $RB_REMOTE_DIR/hook && chmod +x $RB_REMOTE_DIR/hook && echo hook deployed" \
+    d=$(rb_rdir "$t") || rb_die "deploy of the hook: no private folder on $h"
+    "${RB_SSH_ARGV[@]}" "$h" "cat > $d/hook && chmod 700 $d/hook && echo hook deployed" \
       < "$RB_RUN_DIR/hook" >> "$RB_RUN_DIR/deploy.log" 2>&1 || rb_die "deploy of the hook to $h failed (see $RB_RUN_DIR/deploy.log)"
-    rb_log "deploy: hook $(rb_conf run.hook "") -> $h:$RB_REMOTE_DIR/hook"
+    rb_log "deploy: hook $(rb_conf run.hook "") -> $h:$d/hook"
   done
 }
 
 rb_deploy_bin() {
-  local -a remote=() h
-  for h in "${!RB_H_ADDR[@]}"; do rb_host_is_local "$h" || remote+=("$(rb_host_target "$h")"); done
+  local -a remote=() dirs=()
+  local h i
+  : > "$RB_RUN_DIR/remote-dirs"
+  for h in "${!RB_H_ADDR[@]}"; do
+    rb_host_is_local "$h" && continue
+    rb_remote_dir_make "$h"
+    remote+=("$(rb_host_target "$h")") dirs+=("$(rb_rdir "$h")")
+  done
   if [ "${#remote[@]}" = 0 ]; then
     rb_log "deploy: all hosts are local; using $RB_BIN"
     return 0
   fi
   rb_ssh_argv
   if ! rb_have_parallel; then
-    for h in "${remote[@]}"; do
-      "${RB_SSH_ARGV[@]}" "$h" "mkdir -p $RB_REMOTE_DIR && cat > $RB_REMOTE_DIR/rdma_bench && chmod +x $RB_REMOTE_DIR/rdma_bench && echo deployed" \
-        < "$RB_BIN" >> "$RB_RUN_DIR/deploy.log" 2>&1 || rb_die "deploy to $h failed (see $RB_RUN_DIR/deploy.log)"
+    for i in "${!remote[@]}"; do
+      "${RB_SSH_ARGV[@]}" "${remote[i]}" "cat > ${dirs[i]}/rdma_bench && chmod 700 ${dirs[i]}/rdma_bench && echo deployed" \
+        < "$RB_BIN" >> "$RB_RUN_DIR/deploy.log" 2>&1 || rb_die "deploy to ${remote[i]} failed (see $RB_RUN_DIR/deploy.log)"
     done
-    rb_log "deploy: $RB_BIN -> ${remote[*]}:$RB_REMOTE_DIR/rdma_bench (one host after the other: no GNU parallel)"
+    rb_log "deploy: $RB_BIN -> ${remote[*]} (one host after the other: no GNU parallel)"
     return 0
   fi
   local ssh_q
   ssh_q=$(printf '%q ' "${RB_SSH_ARGV[@]}")
-  # {} is a validated host word; parallel quotes it as well
-  if ! parallel -j0 --tag --halt now,fail=1 \
-      "$ssh_q {} 'mkdir -p $RB_REMOTE_DIR && cat > $RB_REMOTE_DIR/rdma_bench && chmod +x $RB_REMOTE_DIR/rdma_bench && echo deployed' < $(printf '%q' "$RB_BIN")" \
-      ::: "${remote[@]}" >> "$RB_RUN_DIR/deploy.log" 2>&1; then
+  # {1} is a validated host word, {2} its folder (mktemp shape, checked)
+  if ! parallel -j0 --tag --link --halt now,fail=1 \
+      "$ssh_q {1} 'cat > {2}/rdma_bench && chmod 700 {2}/rdma_bench && echo deployed' < $(printf '%q' "$RB_BIN")" \
+      ::: "${remote[@]}" ::: "${dirs[@]}" >> "$RB_RUN_DIR/deploy.log" 2>&1; then
     rb_die "deploy failed (see $RB_RUN_DIR/deploy.log)"
   fi
-  rb_log "deploy: $RB_BIN -> ${remote[*]}:$RB_REMOTE_DIR/rdma_bench"
+  rb_log "deploy: $RB_BIN -> ${remote[*]}"
 }

@@ -231,7 +231,23 @@ rb_stop_all() {
 
 
 # rb_bin_on HOST_INDEX -> path of the binary on that host
-rb_bin_on() { if rb_host_is_local "$1"; then echo "$RB_BIN"; else echo "$RB_REMOTE_DIR/rdma_bench"; fi; }
+rb_bin_on() { if rb_host_is_local "$1"; then echo "$RB_BIN"; else echo "$(rb_rdir "$1")/rdma_bench"; fi; }
+# rb_rdir HOST_INDEX -> this run's private folder on a remote host, made by
+# the deploy step (rb_remote_dir_make, check.sh) and listed in
+# $RB_RUN_DIR/remote-dirs as "HOST_INDEX PATH"; status 1 if there is none
+rb_rdir() {
+  local i p
+  if [ -r "$RB_RUN_DIR/remote-dirs" ]; then
+    while read -r i p; do [ "$i" != "$1" ] || { echo "$p"; return 0; }; done < "$RB_RUN_DIR/remote-dirs"
+  fi
+  echo "rdma_bench: no deployed folder for host $(( $1 + 1 )) (${RB_H_ADDR[$1]})" >&2
+  return 1
+}
+# rb_token_on HOST_INDEX -> this run's token file (--token-file) on that host
+rb_token_on() { if rb_host_is_local "$1"; then echo "$RB_RUN_DIR/token"; else echo "$(rb_rdir "$1")/token"; fi; }
+# rb_bind_addr HOST_INDEX -> the address the clients reach the server at,
+# which it listens on alone (--bind): the hosts file's address, 127.0.0.1 here
+rb_bind_addr() { if rb_host_is_local "$1"; then echo 127.0.0.1; else echo "${RB_H_ADDR[$1]}"; fi; }
 
 # rb_dev_args HOST_INDEX -> -d DEV [-x GID] and the NUMA prefix (as words)
 rb_dev_args() {

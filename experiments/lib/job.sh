@@ -26,7 +26,7 @@ rb_server_ready() {
 
 # shellcheck disable=SC2153  # RB_RUN_ID is exported by experiments/run
 # rb_point SEQ REP VALUE...: one job (RB_RUN_ID, RB_RUN_DIR, RB_EXP, RB_LIB,
-# RB_BIN, RB_REMOTE_DIR and RB_SWEEP_T0 come from experiments/run); VALUEs in the order of RB_KNOB_NAMES.
+# RB_BIN and RB_SWEEP_T0 come from experiments/run; remote folders from rb_rdir); VALUEs in the order of RB_KNOB_NAMES.
 # Writes points/SEQ/rows.csv (every client's rows plus the runner's columns
 # exp_name exp_point exp_rep exp_procs exp_seq); a client that left no row
 # gets a failed row naming why. Exit status 0 only if every client did.
@@ -159,9 +159,11 @@ rb_point_run() {
   [ "${#rid}" -le 64 ] || rid=${RB_RUN_ID:0:$((63 - ${#seq}))}j$seq
   for ((k = 0; k < procs; k++)); do
     ch=$(rb_host_index "${clients[k % ${#clients[@]}]}")
-    if rb_host_is_local "$ch"; then csv="$pdir/client-$k.csv"; else csv="$RB_REMOTE_DIR/p$seq-k$k.csv"; fi
+    if rb_host_is_local "$ch"; then csv="$pdir/client-$k.csv"; else csv="$(rb_rdir "$ch")/p$seq-k$k.csv"; fi
     mapfile -t ca <<< "$(rb_numa_prefix "$ch"; rb_bin_on "$ch"; echo -c; echo "$saddr"; echo -p; echo "$port"; rb_dev_args "$ch")"
-    ca+=("${cargs[@]}" --run-id "$rid" --proc-index "$k" --csv "$csv")
+    # --procs: with more than one process, the server's start barrier
+    # (per run id) lets them all start and end their windows together
+    ca+=("${cargs[@]}" --run-id "$rid" --proc-index "$k" --procs "$procs" --csv "$csv" --token-file "$(rb_token_on "$ch")")
     rb_spawn "$ch" "$pdir/client-$k.log" "${ca[@]}"
     client_procs+=("$RB_SPAWNED") chosts+=("$ch")
   done
@@ -178,9 +180,10 @@ rb_point_run() {
     if ! rb_host_is_local "${chosts[k]}"; then
       # one remote call: the rows, then the file is removed (once more if
       # the call itself failed; what it said is kept in client-K.collect)
-      local try
+      local try rcsv
       for try in 1 2; do
-        if rb_on "${chosts[k]}" cat "$RB_REMOTE_DIR/p$seq-k$k.csv" '&&' rm -f "$RB_REMOTE_DIR/p$seq-k$k.csv" \
+        rcsv=$(rb_rdir "${chosts[k]}")/p$seq-k$k.csv
+        if rb_on "${chosts[k]}" cat "$rcsv" '&&' rm -f "$rcsv" \
              > "$pdir/client-$k.csv" 2>> "$pdir/client-$k.collect" < /dev/null; then
           break
         fi
@@ -211,6 +214,8 @@ rb_server_start() {
   ready_s=$(rb_conf run.ready_timeout_s 20)
   local -a sargs
   mapfile -t sargs <<< "$(rb_numa_prefix "$srv"; rb_bin_on "$srv"; echo -s; echo -p; echo "$port"; rb_dev_args "$srv")"
+  # only the run's clients: its address alone, and the run's token
+  sargs+=(--bind "$(rb_bind_addr "$srv")" --token-file "$(rb_token_on "$srv")")
   rb_spawn "$srv" "$slog" "${sargs[@]}"
   pid=${RB_SPAWNED#*:}
   pid=${pid%%:*}
@@ -325,7 +330,7 @@ rb_shared_server_stop() {
 # points/SEQ/hook.log.
 declare -ga RB_HOOK_PENDING=() RB_HOOK_ARGS=()
 
-rb_hook_path() { if rb_host_is_local "$1"; then echo "$RB_RUN_DIR/hook"; else echo "$RB_REMOTE_DIR/hook"; fi; }
+rb_hook_path() { if rb_host_is_local "$1"; then echo "$RB_RUN_DIR/hook"; else echo "$(rb_rdir "$1")/hook"; fi; }
 
 # rb_hook_targets NPROCS: "host_index:role" of the hook's calls, one per
 # host and role (client: the hosts of the first NPROCS client processes)
@@ -355,7 +360,7 @@ rb_hook_call() {
 }
 
 rb_hook_state() {
-  if rb_host_is_local "$1"; then echo "$RB_HOOK_DIR/hook-$2-$1.state"; else echo "$RB_REMOTE_DIR/hook-$RB_HOOK_SEQ-$2.state"; fi
+  if rb_host_is_local "$1"; then echo "$RB_HOOK_DIR/hook-$2-$1.state"; else echo "$(rb_rdir "$1")/hook-$RB_HOOK_SEQ-$2.state"; fi
 }
 
 # rb_hook_each PHASE TARGET...: the hook's PHASE on every "host:role" at

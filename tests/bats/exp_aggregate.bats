@@ -82,3 +82,58 @@ load fixtures/exp/helpers
   [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" status)" = partial ]
   [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" test)" = bw ]
 }
+
+@test "common window: rates of a repetition are summed only when the processes' windows overlap >= 99 %" {
+  # point 1, rep 1: latest start 100.004, earliest end 101.000, longest
+  # window 1.001 s -> 0.995: summed (1+2+3+4 = 10); rep 2: one process
+  # started 0.3 s late -> 0.7: its rates are left out (not 20), the
+  # latency is not a rate and stays (mean of 10 and 30); the point says
+  # overlap 0.7000, low. Point 2: thread rows do not count, 1.0000.
+  # Point 3: no window times for 2 processes -> unknown, still summed.
+  # Point 4: one process -> 1.0000.
+  run awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$FIX/overlap-raw.csv"
+  [ "$status" -eq 0 ]
+  printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/s.csv"
+  local s=$BATS_TEST_TMPDIR/s.csv
+  [ "$(head -n 1 "$s" | awk -F, '{ print $(NF - 1) "," $NF }')" = "overlap,overlap_flag" ]
+  [ "$(csv_col "$s" overlap | tr '\n' ' ')" = "0.7000 1.0000  1.0000 " ]
+  [ "$(csv_col "$s" overlap_flag | tr '\n' ' ')" = "low  unknown  " ]
+  [ "$(csv_col "$s" mops_median | tr '\n' ' ')" = "10 13 3 8 " ]
+  [ "$(csv_col "$s" gbps_median | head -n 1)" = 1 ]
+  [ "$(csv_col "$s" lat_p50_us_median | head -n 1)" = 20 ]
+  [ "$(csv_col "$s" status | tr '\n' ' ')" = "ok ok ok ok " ]
+}
+
+@test "common window: the 99 % line is a threshold (0.995 passes, just below 0.99 does not)" {
+  {
+    echo "exp_name,exp_point,exp_rep,exp_procs,verb,proc_index,thread,status,mops,win_start_srv_s,win_end_srv_s"
+    # 0.995 s common of a 1.000 s longest window
+    echo "f,1,1,2,read,0,all,ok,1,10.000,11.000"
+    echo "f,1,1,2,read,1,all,ok,2,10.005,11.000"
+    # 0.989 s common of 1.000 s
+    echo "f,2,1,2,read,0,all,ok,1,10.000,11.000"
+    echo "f,2,1,2,read,1,all,ok,2,10.011,11.011"
+  } > "$BATS_TEST_TMPDIR/raw.csv"
+  run awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$BATS_TEST_TMPDIR/raw.csv"
+  printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/s.csv"
+  [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" overlap | tr '\n' ' ')" = "0.9950 0.9890 " ]
+  [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" mops_median | tr '\n' ' ')" = "3  " ]
+  [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" overlap_flag | tr '\n' ' ')" = " low " ]
+}
+
+@test "common window: the clock offset's error bound counts against the overlap" {
+  {
+    echo "exp_name,exp_point,exp_rep,exp_procs,verb,proc_index,thread,status,mops,win_start_srv_s,win_end_srv_s,clock_err_us"
+    # the same 1 s window, each end possibly 6 ms off: sure overlap 0.988
+    echo "f,1,1,2,read,0,all,ok,1,10.000,11.000,6000.0"
+    echo "f,1,1,2,read,1,all,ok,2,10.000,11.000,0.5"
+    # 4 ms: 0.992
+    echo "f,2,1,2,read,0,all,ok,1,10.000,11.000,4000.0"
+    echo "f,2,1,2,read,1,all,ok,2,10.000,11.000,"
+  } > "$BATS_TEST_TMPDIR/raw.csv"
+  run awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$BATS_TEST_TMPDIR/raw.csv"
+  printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/s.csv"
+  [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" overlap | tr '\n' ' ')" = "0.9880 0.9920 " ]
+  [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" overlap_flag | tr '\n' ' ')" = "low  " ]
+  [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" mops_median | tr '\n' ' ')" = " 3 " ]
+}

@@ -164,12 +164,13 @@ EOF
   printf '# address device gid numa user\nnode1 rxe0 1 - root\nnode2 rxe0 1 - root\n' > "$BATS_TEST_TMPDIR/hosts"
   run_exp "$(hook_exp)" --hosts "$BATS_TEST_TMPDIR/hosts" --run-id hookremote --set loss_pct=1
   [ "$status" -eq 0 ] || { echo "$output"; false; }
-  grep -q '^root@node1 mkdir -p /tmp/rdma_bench.hookremote && cat > /tmp/rdma_bench.hookremote/hook' "$FAKE_SSH_LOG"
-  grep -q '^root@node2 mkdir -p /tmp/rdma_bench.hookremote && cat > /tmp/rdma_bench.hookremote/hook' "$FAKE_SSH_LOG"
-  grep -q '^root@node2 /tmp/rdma_bench.hookremote/hook setup role=client device=rxe0 server_here=0 state=/tmp/rdma_bench.hookremote/hook-1-client.state loss_pct=1$' "$FAKE_SSH_LOG"
-  grep -q '^root@node1 /tmp/rdma_bench.hookremote/hook teardown role=server device=rxe0 server_here=1 ' "$FAKE_SSH_LOG"
+  # into each host's private folder of the run (mktemp -d: /tmp/rdma_bench.XXXXXX)
+  local r='/tmp/rdma_bench\.[A-Za-z0-9]\{6\}'
+  grep -q "^root@node1 cat > $r/hook && chmod 700 $r/hook" "$FAKE_SSH_LOG"
+  grep -q "^root@node2 cat > $r/hook && chmod 700 $r/hook" "$FAKE_SSH_LOG"
+  grep -q "^root@node2 $r/hook setup role=client device=rxe0 server_here=0 state=$r/hook-1-client.state loss_pct=1\$" "$FAKE_SSH_LOG"
+  grep -q "^root@node1 $r/hook teardown role=server device=rxe0 server_here=1 " "$FAKE_SSH_LOG"
   ! grep '^root@node2 echo RB_PID' "$FAKE_SSH_LOG" | grep -q loss
-  rm -rf /tmp/rdma_bench.hookremote
 }
 
 # ---- the netem-loss hook: fake sysfs, fake tc -------------------------------------

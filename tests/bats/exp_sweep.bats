@@ -5,10 +5,16 @@
 load fixtures/exp/helpers
 
 @test "a local sweep runs every job and writes raw.csv and summary.csv" {
+  export FAKE_RB_LOG=$BATS_TEST_TMPDIR/calls
   run_exp "$FIX/tiny"
   [ "$status" -eq 0 ]
   local d
   d=$(run_dir tiny)
+  # every client process is told the point's process count and the job's
+  # run id (the server's start barrier counts them per run id)
+  [ "$(grep -c '^client' "$FAKE_RB_LOG")" -eq 16 ]
+  [ "$(grep '^client' "$FAKE_RB_LOG" | grep -c ' procs=2 run_id=[^ ]*-j[0-9]* pid=')" -eq 16 ]
+  [ "$(grep '^client' "$FAKE_RB_LOG" | sed 's/.*run_id=//; s/ pid=.*//' | sort | uniq -c | awk '{ print $1 }' | sort -u)" = 2 ]
   # 4 points x 2 repetitions x 2 client processes
   [ "$(tail -n +2 "$d/raw.csv" | wc -l)" -eq 16 ]
   [ "$(tail -n +2 "$d/summary.csv" | wc -l)" -eq 4 ]
@@ -174,14 +180,15 @@ tiny_short() {
   local d
   d=$(run_dir tiny)
   [ "$(tail -n +2 "$d/raw.csv" | wc -l)" -eq 4 ]
-  # deploy to both hosts, server on node1, clients on node2 against node1
-  grep -q '^root@node1 mkdir -p /tmp/rdma_bench.remote1' "$FAKE_SSH_LOG"
-  grep -q '^root@node2 mkdir -p /tmp/rdma_bench.remote1' "$FAKE_SSH_LOG"
-  grep -q '^root@node1 echo RB_PID .*rdma_bench -s -p 18515 -d rxe0 -x 1' "$FAKE_SSH_LOG"
+  # deploy to both hosts (a private folder each), server on node1, clients on node2 against node1
+  grep -q '^root@node1 d=$(mktemp -d /tmp/rdma_bench.XXXXXX)' "$FAKE_SSH_LOG"
+  grep -q '^root@node2 d=$(mktemp -d /tmp/rdma_bench.XXXXXX)' "$FAKE_SSH_LOG"
+  grep -q '^root@node1 echo RB_PID .*/tmp/rdma_bench\.[A-Za-z0-9]*/rdma_bench -s -p 18515 -d rxe0 -x 1 --bind node1 --token-file /tmp/rdma_bench\.[A-Za-z0-9]*/token' "$FAKE_SSH_LOG"
   grep -q '^root@node2 echo RB_PID .*rdma_bench -c node1 -p 18515 -d rxe0 -x 1 --verb read' "$FAKE_SSH_LOG"
   # the remote server was stopped by the PID it printed
   grep -q '^root@node1 kill -TERM [0-9]' "$FAKE_SSH_LOG"
-  rm -rf /tmp/rdma_bench.remote1
+  # and the folders are gone
+  [ ! -s "$d/remote-dirs" ]
 }
 
 @test "without GNU parallel the runner's own loop gives the same jobs, job log, timeout and resume" {

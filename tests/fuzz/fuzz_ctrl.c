@@ -104,7 +104,7 @@ static void check_stream(const uint8_t *data, size_t size)
 		memset(err, 0, sizeof(err));
 		int rc = ctrl_recv(sv[0], &rb, &m, 0, 2000, "a fuzzed message", err, sizeof(err));
 		if (rc == 0) {
-			if (m.type < CTRL_HELLO || m.type > CTRL_BYE)
+			if (m.type < CTRL_HELLO || m.type > CTRL_TYPE_LAST)
 				die(data, size, "ctrl_recv returned a message of unknown type");
 			if (rb.cap > CTRL_HDR_LEN + (size_t)CTRL_MAX_PAYLOAD)
 				die(data, size, "ctrl_recv grew its buffer above the largest message");

@@ -92,6 +92,7 @@ static void bb_setup_fixed(struct bb *b, uint8_t port, uint8_t ll, uint8_t gt, u
 	bb_u32(b, 0x1234);   /* rkey */
 	bb_u32(b, 0x11111111);
 	bb_u64(b, len);
+	bb_u64(b, 0x0123456789abcdefull);  /* nonce */
 	bb_u32(b, nqp);
 }
 
@@ -152,6 +153,15 @@ static void valid_messages(void)
 	h.pid = UINT32_MAX;
 	n = ctrl_encode_hello(buf, sizeof(buf), &h);
 	write_file("ok-hello-strings-at-cap", buf, n);
+	snprintf(h.token, sizeof(h.token), "0123456789abcdef0123456789abcdef");
+	n = ctrl_encode_hello(buf, sizeof(buf), &h);
+	write_file("ok-hello-with-token", buf, n);
+	memset(h.token, 't', CTRL_TOKEN_CAP);
+	n = ctrl_encode_hello(buf, sizeof(buf), &h);
+	write_file("ok-hello-token-at-cap", buf, n);
+	n = ctrl_encode_error(buf, sizeof(buf), "line one\nERROR forged\x1b[2J");
+	write_file("ok-error-reason-with-control-bytes", buf, n);  /* decoded with '?' */
+	memset(h.token, 0, sizeof(h.token));
 
 	t = test_point(RB_VERB_WRITE, RB_TR_RC, RB_TEST_BW, 64);
 	put_test("ok-test-write-rc-bw", &t);
@@ -198,6 +208,25 @@ static void valid_messages(void)
 	memset(d.note, 'n', CTRL_REASON_CAP);
 	n = ctrl_encode_done(buf, sizeof(buf), &d);
 	write_file("ok-done-note-at-cap", buf, n);
+
+	struct ctrl_gate g = { .point = 3, .procs = 4 };
+	n = ctrl_encode_gate(buf, sizeof(buf), &g);
+	write_file("ok-gate", buf, n);
+	g = (struct ctrl_gate){ .point = UINT64_MAX, .procs = CTRL_MAX_PROCS };
+	n = ctrl_encode_gate(buf, sizeof(buf), &g);
+	write_file("ok-gate-at-caps", buf, n);
+	struct ctrl_go go = { .arrive_ns = 5000000000ull, .release_ns = 5000000000ull,
+			      .start_ns = 5100000000ull, .procs = 2 };
+	n = ctrl_encode_go(buf, sizeof(buf), &go);
+	write_file("ok-go-last-arrival", buf, n);
+	go = (struct ctrl_go){ .arrive_ns = 1000, .release_ns = UINT64_MAX, .start_ns = UINT64_MAX,
+			       .procs = 4 };
+	n = ctrl_encode_go(buf, sizeof(buf), &go);
+	write_file("ok-go-waited", buf, n);
+	n = ctrl_encode_time(buf, sizeof(buf), 0);
+	write_file("ok-time-probe", buf, n);
+	n = ctrl_encode_time(buf, sizeof(buf), UINT64_MAX);
+	write_file("ok-time-max", buf, n);
 
 	n = ctrl_encode_error(buf, sizeof(buf), "--size 9000 with --transport ud: above MTU 1024");
 	write_file("ok-error-reason", buf, n);
@@ -267,16 +296,18 @@ static void malformed_messages(void)
 	bb_write("bad-magic-http", &b);
 	bb_hdr(&b, 0x31434252, CTRL_VERSION, CTRL_READY, 0); /* magic little-endian */
 	bb_write("bad-magic-byte-swapped", &b);
-	bb_hdr(&b, CTRL_MAGIC, 2, CTRL_READY, 0);
-	bb_write("bad-version-2", &b);
+	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION + 1, CTRL_READY, 0);
+	bb_write("bad-version-next", &b);
+	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION - 1, CTRL_READY, 0);
+	bb_write("bad-version-previous", &b);
 	bb_hdr(&b, CTRL_MAGIC, 0, CTRL_READY, 0);
 	bb_write("bad-version-0", &b);
 	bb_hdr(&b, CTRL_MAGIC, 0x0100, CTRL_READY, 0); /* version little-endian */
 	bb_write("bad-version-byte-swapped", &b);
 	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, 0, 0);
 	bb_write("bad-type-0", &b);
-	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_BYE + 1, 0);
-	bb_write("bad-type-8", &b);
+	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_TYPE_LAST + 1, 0);
+	bb_write("bad-type-after-last", &b);
 	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, 0xffff, 0);
 	bb_write("bad-type-ffff", &b);
 	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_SETUP, CTRL_MAX_PAYLOAD + 1);
@@ -317,6 +348,28 @@ static void malformed_messages(void)
 	bb_u16(&b, 0);
 	bb_fix_len(&b);
 	bb_write("bad-hello-host-with-nul", &b);
+	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_HELLO, 0);
+	bb_u64(&b, 1);
+	bb_u32(&b, 2);
+	bb_u16(&b, 9);
+	bb_bytes(&b, "a\nINFO ok", 9);   /* a forged log line */
+	bb_u16(&b, 0);
+	bb_u16(&b, 0);
+	bb_u16(&b, 0);
+	bb_fix_len(&b);
+	bb_write("bad-hello-host-with-newline", &b);
+	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_HELLO, 0);
+	bb_u64(&b, 1);
+	bb_u32(&b, 2);
+	bb_u16(&b, 0);
+	bb_u16(&b, 4);
+	bb_bytes(&b, "r\x1b[m", 4);      /* a terminal escape in the run id */
+	bb_u16(&b, 0);
+	bb_u16(&b, 0);
+	bb_fix_len(&b);
+	bb_write("bad-hello-run-id-with-escape", &b);
+	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_HELLO, CTRL_HELLO_MAX + 1);
+	bb_write("bad-hello-header-above-its-limit", &b);
 	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_HELLO, 0);
 	bb_u64(&b, 1);
 	bb_u32(&b, 2);
@@ -423,6 +476,47 @@ static void malformed_messages(void)
 	bb_u32(&b, 2);
 	bb_fix_len(&b);
 	bb_write("bad-setup-qpn-32-bits-second", &b);
+
+	/* GATE and GO (start barrier) */
+	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_GATE, 0);
+	bb_u64(&b, 0);
+	bb_u32(&b, 1);
+	bb_fix_len(&b);
+	bb_write("bad-gate-procs-1", &b);
+	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_GATE, 0);
+	bb_u64(&b, 0);
+	bb_u32(&b, CTRL_MAX_PROCS + 1);
+	bb_fix_len(&b);
+	bb_write("bad-gate-procs-above-max", &b);
+	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_GATE, 0);
+	bb_u64(&b, 7);
+	bb_fix_len(&b);
+	bb_write("bad-gate-cut-before-procs", &b);
+	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_GO, 0);
+	bb_u64(&b, 2000);
+	bb_u64(&b, 1000);
+	bb_u64(&b, 3000);
+	bb_u32(&b, 4);
+	bb_fix_len(&b);
+	bb_write("bad-go-arrive-after-release", &b);
+	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_GO, 0);
+	bb_u64(&b, 1000);
+	bb_u64(&b, 3000);
+	bb_u64(&b, 2000);
+	bb_u32(&b, 4);
+	bb_fix_len(&b);
+	bb_write("bad-go-release-after-start", &b);
+	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_GO, 0);
+	bb_u64(&b, 1000);
+	bb_u64(&b, 2000);
+	bb_u64(&b, 3000);
+	bb_u32(&b, 0);
+	bb_fix_len(&b);
+	bb_write("bad-go-procs-0", &b);
+	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_TIME, 0);
+	bb_u32(&b, 7);
+	bb_fix_len(&b);
+	bb_write("bad-time-cut-at-4-bytes", &b);
 
 	/* DONE and ERROR */
 	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_DONE, 0);

@@ -141,10 +141,12 @@ static void setup_round_trips_with_qps(void **state)
 	(void)state;
 	struct ctrl_qp_ep eps[300], ep;
 	struct ctrl_setup s = sample_setup(300, eps);
+	s.nonce = 0xfeedface12345678ull;
 	size_t n = ctrl_encode_setup(buf, sizeof(buf), &s, eps);
 	assert_int_equal(n, ctrl_setup_size(300));
 	assert_int_equal(decode(n), 0);
 	assert_int_equal(m.u.setup.nqp, 300);
+	assert_int_equal(m.u.setup.nonce, 0xfeedface12345678ull);
 	assert_int_equal(m.u.setup.rkey, 0xabcd);
 	assert_int_equal(m.u.setup.buf_addr, 0x7f0000001000ull);
 	assert_int_equal(m.u.setup.active_mtu, 1024);
@@ -227,11 +229,16 @@ static void inconsistent_lengths_are_refused(void **state)
 	struct rb_test t = { 0 };
 	struct ctrl_qp_ep eps[4];
 	size_t n = ctrl_encode_test(buf, sizeof(buf), &t);
-	/* TEST with one field too many */
+	/* TEST with one field too few */
+	put32(buf + 8, 8 * RB_TEST_NFIELDS - 8);
+	assert_int_equal(decode(n - 8), -1);
+	assert_err_has("TEST inconsistent");
+	/* one field too many: above the TEST's own size, refused by its header */
+	n = ctrl_encode_test(buf, sizeof(buf), &t);
 	put32(buf + 8, 8 * RB_TEST_NFIELDS + 8);
 	memset(buf + n, 0, 8);
 	assert_int_equal(decode(n + 8), -1);
-	assert_err_has("TEST inconsistent");
+	assert_err_has("oversized control message: TEST payload");
 	/* trailing bytes after the message the header describes */
 	n = ctrl_encode_empty(buf, sizeof(buf), CTRL_READY);
 	assert_int_equal(decode(n + 3), -1);
@@ -242,11 +249,11 @@ static void inconsistent_lengths_are_refused(void **state)
 	put32(buf + CTRL_HDR_LEN + CTRL_SETUP_FIXED - 4, 5);
 	assert_int_equal(decode(n), -1);
 	assert_err_has("SETUP inconsistent: 5 QPs");
-	/* READY with a payload */
+	/* READY with a payload: its limit is 0 bytes */
 	n = ctrl_encode_error(buf, sizeof(buf), "x");
 	buf[7] = CTRL_READY;
 	assert_int_equal(decode(n), -1);
-	assert_err_has("READY inconsistent");
+	assert_err_has("oversized control message: READY payload of 3 bytes, limit 0");
 }
 
 static void setup_fields_out_of_range_are_refused(void **state)
@@ -286,10 +293,15 @@ static void strings_over_their_cap_are_refused(void **state)
 	buf[CTRL_HDR_LEN] = (uint8_t)(big >> 8);
 	buf[CTRL_HDR_LEN + 1] = (uint8_t)big;
 	memset(buf + CTRL_HDR_LEN + 2, 'a', big);
+	put32(buf + 8, 2u + CTRL_REASON_CAP);
+	n = CTRL_HDR_LEN + 2 + CTRL_REASON_CAP;
+	assert_int_equal(decode(n), -1);
+	assert_err_has("too long");
+	/* the whole string sent: above the ERROR's own size, refused by its header */
 	put32(buf + 8, 2u + big);
 	n = CTRL_HDR_LEN + 2 + big;
 	assert_int_equal(decode(n), -1);
-	assert_err_has("too long");
+	assert_err_has("oversized control message: ERROR payload of 1027 bytes, limit 1026");
 	/* the encoder truncates to the cap instead */
 	char longs[CTRL_REASON_CAP + 100];
 	memset(longs, 'b', sizeof(longs) - 1);
@@ -302,6 +314,159 @@ static void strings_over_their_cap_are_refused(void **state)
 	buf[CTRL_HDR_LEN + 3] = '\0';
 	assert_int_equal(decode(n), -1);
 	assert_err_has("NUL");
+}
+
+/* GATE, GO and TIME (protocol 2): round trips, and the decoder's refusals. */
+static void gate_and_go_round_trip_and_refusals(void **state)
+{
+	(void)state;
+	struct ctrl_gate g = { .point = 0x0102030405060708ull, .procs = 4 };
+	size_t n = ctrl_encode_gate(buf, sizeof(buf), &g);
+	assert_int_equal(n, CTRL_HDR_LEN + 12);
+	assert_int_equal(buf[5], CTRL_VERSION);
+	assert_int_equal(decode(n), 0);
+	assert_int_equal(m.type, CTRL_GATE);
+	assert_int_equal(m.u.gate.point, 0x0102030405060708ull);
+	assert_int_equal(m.u.gate.procs, 4);
+	assert_string_equal(ctrl_type_name(CTRL_GATE), "GATE");
+
+	struct ctrl_go go = { .arrive_ns = 1000, .release_ns = 3000000000ull,
+			      .start_ns = 3100000000ull, .procs = 4 };
+	n = ctrl_encode_go(buf, sizeof(buf), &go);
+	assert_int_equal(n, CTRL_HDR_LEN + 28);
+	assert_int_equal(decode(n), 0);
+	assert_int_equal(m.type, CTRL_GO);
+	assert_int_equal(m.u.go.arrive_ns, 1000);
+	assert_int_equal(m.u.go.release_ns, 3000000000ull);
+	assert_int_equal(m.u.go.start_ns, 3100000000ull);
+	assert_int_equal(m.u.go.procs, 4);
+	assert_string_equal(ctrl_type_name(CTRL_GO), "GO");
+
+	/* a barrier of one process, or above the cap */
+	g.procs = 1;
+	n = ctrl_encode_gate(buf, sizeof(buf), &g);
+	assert_int_equal(decode(n), -1);
+	assert_err_has("GATE: procs 1 outside 2..4096");
+	g.procs = CTRL_MAX_PROCS + 1;
+	n = ctrl_encode_gate(buf, sizeof(buf), &g);
+	assert_int_equal(decode(n), -1);
+	assert_err_has("procs 4097");
+	/* released before it arrived; the window starting before the release */
+	go.arrive_ns = go.release_ns + 1;
+	n = ctrl_encode_go(buf, sizeof(buf), &go);
+	assert_int_equal(decode(n), -1);
+	assert_err_has("arrive_ns");
+	go.arrive_ns = 1000;
+	go.start_ns = go.release_ns - 1;
+	n = ctrl_encode_go(buf, sizeof(buf), &go);
+	assert_int_equal(decode(n), -1);
+	assert_err_has("release_ns 3000000000 after start_ns 2999999999");
+	go.start_ns = go.release_ns;
+	/* cut by one byte: the length no longer covers procs */
+	g.procs = 2;
+	n = ctrl_encode_gate(buf, sizeof(buf), &g);
+	put32(buf + 8, 11);
+	assert_int_equal(decode(n - 1), -1);
+	assert_err_has("GATE truncated");
+	/* a version 1 peer is told to run the same binary */
+	n = ctrl_encode_gate(buf, sizeof(buf), &g);
+	buf[5] = 1;
+	assert_int_equal(decode(n), -1);
+	assert_err_has("version 1 from the peer, this binary speaks 2");
+	/* TIME: one clock reading either way */
+	n = ctrl_encode_time(buf, sizeof(buf), 0x1122334455667788ull);
+	assert_int_equal(n, CTRL_HDR_LEN + 8);
+	assert_int_equal(decode(n), 0);
+	assert_int_equal(m.type, CTRL_TIME);
+	assert_int_equal(m.u.time.ns, 0x1122334455667788ull);
+	put32(buf + 8, 4);
+	assert_int_equal(decode(n - 4), -1);
+	assert_err_has("TIME truncated");
+	/* the type after TIME is unknown */
+	n = ctrl_encode_empty(buf, sizeof(buf), CTRL_READY);
+	buf[7] = CTRL_TYPE_LAST + 1;
+	assert_int_equal(decode(n), -1);
+	assert_err_has("unknown control message type 11");
+	/* encoders refuse a buffer one byte short */
+	assert_int_equal(ctrl_encode_gate(buf, CTRL_HDR_LEN + 11, &g), 0);
+	assert_int_equal(ctrl_encode_go(buf, CTRL_HDR_LEN + 27, &go), 0);
+}
+
+/* HELLO carries the token; its strings are printed, so control bytes are refused. */
+static void hello_token_and_control_bytes(void **state)
+{
+	(void)state;
+	struct ctrl_hello h = { .proc_index = 1, .pid = 2 };
+	size_t n;
+
+	snprintf(h.host, sizeof(h.host), "node-a");
+	snprintf(h.token, sizeof(h.token), "0123456789abcdef0123456789abcdef");
+	n = ctrl_encode_hello(buf, sizeof(buf), &h);
+	assert_int_equal(decode(n), 0);
+	assert_string_equal(m.u.hello.token, "0123456789abcdef0123456789abcdef");
+	/* a newline in the host would forge a log line */
+	snprintf(h.host, sizeof(h.host), "a\nINFO forged");
+	n = ctrl_encode_hello(buf, sizeof(buf), &h);
+	assert_int_equal(decode(n), -1);
+	assert_err_has("HELLO: string holds a control character");
+	/* an escape sequence in the run id */
+	snprintf(h.host, sizeof(h.host), "node-a");
+	snprintf(h.run_id, sizeof(h.run_id), "r\x1b[2J");
+	n = ctrl_encode_hello(buf, sizeof(buf), &h);
+	assert_int_equal(decode(n), -1);
+	assert_err_has("control character");
+	/* DEL in the device */
+	h.run_id[0] = '\0';
+	snprintf(h.device, sizeof(h.device), "rxe\x7f");
+	n = ctrl_encode_hello(buf, sizeof(buf), &h);
+	assert_int_equal(decode(n), -1);
+	assert_err_has("control character");
+	/* printable bytes up to 0x7e pass */
+	snprintf(h.device, sizeof(h.device), "~dev 0");
+	n = ctrl_encode_hello(buf, sizeof(buf), &h);
+	assert_int_equal(decode(n), 0);
+	assert_string_equal(m.u.hello.device, "~dev 0");
+}
+
+/* An ERROR reason or DONE note keeps its text, with control bytes as '?'. */
+static void reasons_and_notes_are_escaped(void **state)
+{
+	(void)state;
+	struct ctrl_done d = { .checked = 1 };
+	size_t n = ctrl_encode_error(buf, sizeof(buf), "bad\r\nERROR forged\x1b]0;x\x07");
+	assert_int_equal(decode(n), 0);
+	assert_string_equal(m.u.error.reason, "bad??ERROR forged?]0;x?");
+	snprintf(d.note, sizeof(d.note), "line1\nline2\tx");
+	n = ctrl_encode_done(buf, sizeof(buf), &d);
+	assert_int_equal(decode(n), 0);
+	assert_string_equal(m.u.done.note, "line1?line2?x");
+}
+
+/* Each type's own limit, checked on the header alone. */
+static void per_type_limits_on_the_header(void **state)
+{
+	(void)state;
+	uint16_t type;
+	uint32_t plen;
+	static const uint16_t types[] = { CTRL_HELLO, CTRL_TEST, CTRL_READY, CTRL_DONE,
+					  CTRL_ERROR, CTRL_BYE, CTRL_SETUP, CTRL_GATE,
+					  CTRL_GO, CTRL_TIME };
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		size_t n = ctrl_encode_empty(buf, sizeof(buf), types[i]);
+		put32(buf + 8, ctrl_max_payload(types[i]));
+		assert_int_equal(ctrl_decode_header(buf, n, &type, &plen, err, sizeof(err)), 0);
+		assert_int_equal(plen, ctrl_max_payload(types[i]));
+		put32(buf + 8, ctrl_max_payload(types[i]) + 1);
+		assert_int_equal(ctrl_decode_header(buf, n, &type, &plen, err, sizeof(err)), -1);
+		assert_err_has("oversized");
+	}
+	/* a HELLO may not claim the SETUP's 2 MiB */
+	assert_true(ctrl_max_payload(CTRL_HELLO) < 512);
+	size_t n = ctrl_encode_empty(buf, sizeof(buf), CTRL_HELLO);
+	put32(buf + 8, CTRL_MAX_PAYLOAD);
+	assert_int_equal(ctrl_decode_header(buf, n, &type, &plen, err, sizeof(err)), -1);
+	assert_err_has("HELLO payload of");
 }
 
 static void encoders_refuse_small_buffers(void **state)
@@ -377,11 +542,15 @@ int main(void)
 		cmocka_unit_test(setup_round_trips_with_qps),
 		cmocka_unit_test(done_error_and_empty_round_trip),
 		cmocka_unit_test(bad_magic_and_version_are_refused),
+		cmocka_unit_test(gate_and_go_round_trip_and_refusals),
 		cmocka_unit_test(truncated_messages_are_refused),
 		cmocka_unit_test(oversized_messages_are_refused),
 		cmocka_unit_test(inconsistent_lengths_are_refused),
 		cmocka_unit_test(setup_fields_out_of_range_are_refused),
 		cmocka_unit_test(strings_over_their_cap_are_refused),
+		cmocka_unit_test(hello_token_and_control_bytes),
+		cmocka_unit_test(reasons_and_notes_are_escaped),
+		cmocka_unit_test(per_type_limits_on_the_header),
 		cmocka_unit_test(encoders_refuse_small_buffers),
 		cmocka_unit_test(sockets_carry_whole_messages_and_errors),
 		cmocka_unit_test(oversized_header_on_a_socket_allocates_nothing),

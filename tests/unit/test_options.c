@@ -689,9 +689,11 @@ struct row_fixture {
 static struct rb_point_info row_fixture(struct row_fixture *fx, struct rb_test *t)
 {
 	memset(fx, 0, sizeof(*fx));
+	fx->ro.procs = 1;
 	fx->e.clock_read_ns = NAN;
 	return (struct rb_point_info){ .o = &fx->ro, .t = t, .env = &fx->e, .inline_used = -1,
-				       .setup_us_per_qp = NAN, .status = "ok", .reason = "" };
+				       .setup_us_per_qp = NAN, .gate_wait_s = NAN, .status = "ok",
+				       .reason = "" };
 }
 
 /* The row records the mode: poll on READ bw, cqe on every other row (the
@@ -706,9 +708,14 @@ static void rows_record_the_read_completion(void **state)
 	t.verb = RB_VERB_READ;
 	t.read_completion = RB_READ_POLL;
 	report_build_row(&r, &pi, -1, NULL);
-	assert_string_equal(r.cols[r.ncols - 1].name, "server_recv_mops");
-	assert_string_equal(r.cols[r.ncols - 2].name, "read_completion");
-	assert_string_equal(r.cols[r.ncols - 3].name, "clock_read_ns");
+	assert_string_equal(r.cols[r.ncols - 1].name, "procs");
+	assert_string_equal(r.cols[r.ncols - 2].name, "clock_err_us");
+	assert_string_equal(r.cols[r.ncols - 3].name, "win_end_srv_s");
+	assert_string_equal(r.cols[r.ncols - 4].name, "win_start_srv_s");
+	assert_string_equal(r.cols[r.ncols - 5].name, "gate_wait_s");
+	assert_string_equal(r.cols[r.ncols - 6].name, "server_recv_mops");
+	assert_string_equal(r.cols[r.ncols - 7].name, "read_completion");
+	assert_string_equal(r.cols[r.ncols - 8].name, "clock_read_ns");
 	assert_string_equal(row_get(&r, "read_completion"), "poll");
 	assert_string_equal(row_get(&r, "schema_version"), "1");
 	t.read_completion = RB_READ_CQE;
@@ -754,6 +761,56 @@ static void rows_record_the_server_receive_rate(void **state)
 	t.transport = RB_TR_RC;
 	report_build_row(&r, &pi, -1, NULL);
 	assert_string_equal(row_get(&r, "server_recv_mops"), "");
+}
+
+/* --procs N: the start barrier's process count, with a run id only. */
+static void procs_needs_a_run_id_and_a_range(void **state)
+{
+	(void)state;
+	assert_int_equal(parse("-c h"), 0);
+	assert_int_equal(o.procs, 1);
+	assert_int_equal(parse("-c h --procs 4 --run-id r1 -D 1"), 0);
+	assert_int_equal(o.procs, 4);
+	assert_int_equal(parse("-c h --procs 1"), 0);
+	assert_refused("-c h --procs 4 -D 1", "--procs 4 without --run-id", "same --run-id");
+	assert_refused("-c h --procs 2 --run-id r1 -n 100", "--procs 2 needs -D SECS");
+	assert_refused("-c h --procs 0 --run-id r -D 1", "--procs");
+	assert_refused("-c h --procs 4097 --run-id r -D 1", "--procs", "4096");
+	assert_refused("-s --procs 2", "--procs", "client");
+}
+
+/* A gated window on the server's clock: the client's window plus the GO
+ * exchange's offset; the bound and the wait beside it; empty when not gated. */
+static void rows_place_the_window_on_the_server_clock(void **state)
+{
+	(void)state;
+	static struct row r;
+	struct row_fixture fx;
+	struct rb_test t = base();
+	struct rb_point_info pi = row_fixture(&fx, &t);
+	struct rb_measure m = { .valid = true, .duration_s = 1.0, .ops = 1000, .bytes = 64000,
+				.t_start_ns = 5000000000ull, .t_end_ns = 6000000001ull };
+	report_build_row(&r, &pi, -1, &m);
+	assert_string_equal(row_get(&r, "win_start_srv_s"), "");
+	assert_string_equal(row_get(&r, "win_end_srv_s"), "");
+	assert_string_equal(row_get(&r, "clock_err_us"), "");
+	assert_string_equal(row_get(&r, "gate_wait_s"), "");
+	assert_string_equal(row_get(&r, "procs"), "1");
+	fx.ro.procs = 4;
+	pi.gate_wait_s = 2.5;
+	pi.have_offset = true;
+	pi.clock_offset_ns = -1500000000ll;     /* the server's clock 1.5 s behind ours */
+	pi.clock_err_ns = 12500;
+	report_build_row(&r, &pi, -1, &m);
+	assert_string_equal(row_get(&r, "win_start_srv_s"), "3.500000000");
+	assert_string_equal(row_get(&r, "win_end_srv_s"), "4.500000001");
+	assert_string_equal(row_get(&r, "clock_err_us"), "12.5");
+	assert_string_equal(row_get(&r, "gate_wait_s"), "2.500000");
+	assert_string_equal(row_get(&r, "procs"), "4");
+	/* nothing measured: no window, the wait still stands */
+	report_build_row(&r, &pi, -1, NULL);
+	assert_string_equal(row_get(&r, "win_start_srv_s"), "");
+	assert_string_equal(row_get(&r, "gate_wait_s"), "2.500000");
 }
 
 /* The help text is written as is (fputs, not a format): no doubled percent signs. */
@@ -812,6 +869,8 @@ int main(void)
 		cmocka_unit_test(pattern_never_produces_the_read_sentinel),
 		cmocka_unit_test(rows_record_the_read_completion),
 		cmocka_unit_test(rows_record_the_server_receive_rate),
+		cmocka_unit_test(procs_needs_a_run_id_and_a_range),
+		cmocka_unit_test(rows_place_the_window_on_the_server_clock),
 		cmocka_unit_test(help_text_is_printed_verbatim),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

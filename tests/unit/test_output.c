@@ -385,6 +385,49 @@ static void csv_writes_header_once_then_appends_rows(void **state)
 	assert_int_equal(st.st_mode & 0777, 0644 & ~um);
 }
 
+/* A symbolic link planted at the --csv path: refused, its target untouched. */
+static void csv_refuses_a_symbolic_link(void **state)
+{
+	struct fx *fx = *state;
+	char err[512], target[160];
+
+	snprintf(target, sizeof(target), "%s/victim", fx->dir);
+	spill(target, "precious\n");
+	fx_path(fx, "out.csv");
+	assert_int_equal(symlink(target, fx->path), 0);
+	sample_row(&fx->rows[0], 64, 1.5);
+	assert_int_equal(csv_append(fx->path, &fx->rows[0], err, sizeof(err)), -1);
+	assert_err_has(err, "symbolic link");
+	assert_file_is(target, "precious\n");
+}
+
+/* --json over a symbolic link replaces the link, never the file it names;
+ * its temporary file is made with O_EXCL (mkstemp) and none is left. */
+static void json_replaces_a_link_not_its_target(void **state)
+{
+	struct fx *fx = *state;
+	char err[512], target[160];
+	struct stat st;
+
+	snprintf(target, sizeof(target), "%s/victim", fx->dir);
+	spill(target, "precious\n");
+	fx_path(fx, "out.json");
+	assert_int_equal(symlink(target, fx->path), 0);
+	sample_row(&fx->rows[0], 64, 1.5);
+	assert_int_equal(json_write(fx->path, fx->rows, 1, err, sizeof(err)), 0);
+	assert_file_is(target, "precious\n");
+	assert_int_equal(lstat(fx->path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	DIR *d = opendir(fx->dir);
+	struct dirent *e;
+	int n = 0;
+	while (d && (e = readdir(d)) != NULL)
+		n += strstr(e->d_name, ".tmp.") != NULL;
+	if (d)
+		closedir(d);
+	assert_int_equal(n, 0);
+}
+
 static void csv_refuses_a_different_header_naming_the_column(void **state)
 {
 	struct fx *fx = *state;
@@ -748,6 +791,8 @@ int main(void)
 		T(row_long_value_is_cut_visibly_at_a_character),
 		T(row_full_refuses_new_columns_and_writers_refuse_it),
 		T(csv_writes_header_once_then_appends_rows),
+		T(csv_refuses_a_symbolic_link),
+		T(json_replaces_a_link_not_its_target),
 		T(csv_refuses_a_different_header_naming_the_column),
 		T(csv_refuses_extra_or_missing_columns),
 		T(csv_quotes_values_per_rfc_4180),

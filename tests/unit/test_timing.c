@@ -167,7 +167,7 @@ static void rows_carry_the_clocksource_and_read_cost(void **state)
 	snprintf(e.clocksource, sizeof(e.clocksource), "hpet");
 	e.clock_read_ns = 1234.56;
 	struct rb_point_info pi = { .o = &o, .t = &t, .env = &e, .inline_used = -1,
-				    .setup_us_per_qp = NAN, .status = "ok", .reason = "" };
+				    .setup_us_per_qp = NAN, .gate_wait_s = NAN, .status = "ok", .reason = "" };
 	report_build_row(&r, &pi, -1, NULL);
 	int ts = -1;
 	for (int i = 0; i < r.ncols; i++)

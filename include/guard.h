@@ -1,0 +1,133 @@
+/*
+ * guard.h - what a server on a shared cluster checks before it gives a peer
+ * anything: resource limits of a point, address admission (--allow), the
+ * shared token (--token-file), clean peer strings, and random numbers for
+ * PSNs.
+ *
+ * Why: `rdma_bench -s` is long-lived and every test parameter comes from
+ * the client (ctrl.h), so the server itself must bound what one peer can
+ * make it allocate, pin, spin or wait for (docs/rdma_bench.md, "Running a
+ * server on a shared cluster").
+ *
+ * The checks are pure (no I/O, no globals) except guard_limits_defaults(),
+ * guard_token_load() and guard_random(), which read the host.
+ */
+#ifndef RDMA_BENCH_GUARD_H
+#define RDMA_BENCH_GUARD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "options.h"
+
+/* Bytes a point is charged per work queue entry of its QPs (SQ + RQ), on
+ * top of its registered buffer: the provider's queue memory and our
+ * pre-built WRs and SGEs (an upper estimate, see guard_point_bytes). */
+#define GUARD_WQE_BYTES 256u
+
+/*
+ * Memory one point of t makes this side allocate and register, in bytes:
+ * the registered buffer (layout_compute, ctx.h) plus GUARD_WQE_BYTES per
+ * SQ and RQ entry of every QP. Saturates at UINT64_MAX.
+ */
+uint64_t guard_point_bytes(const struct rb_test *t);
+
+/*
+ * The per-point limits of a server (struct rb_limits) against one TEST:
+ * QPs (threads x qps-per-thread x emulated-peers), worker threads (only
+ * when the server side runs threads for the verb: server_active), -D and
+ * --warmup, and guard_point_bytes against --max-session-mem. Returns 0, or
+ * -1 with err naming the value, the server flag that raises it and its
+ * limit, in that order ("1002 QPs above the server's --max-qps 1000 ...":
+ * a row's reason column keeps the first 95 bytes).
+ */
+int guard_check_point(const struct rb_test *t, bool server_active, const struct rb_limits *l,
+		      char *err, size_t errlen);
+
+/*
+ * Reserve need bytes of the server's --max-mem: *used + need <= max, then
+ * *used += need and 0; else -1 with err naming the amounts and the flag.
+ * The caller holds the lock that guards *used.
+ */
+int guard_mem_reserve(uint64_t *used, uint64_t need, uint64_t max, char *err, size_t errlen);
+
+/*
+ * Defaults for the limits left at 0 in *l: --max-mem half of the host's
+ * physical memory, and not above RLIMIT_MEMLOCK unless the process may
+ * lock any amount (CAP_IPC_LOCK, or an unlimited RLIMIT_MEMLOCK);
+ * --max-session-mem half of --max-mem; --max-threads the online CPUs.
+ * why (may be NULL) says where the --max-mem default came from.
+ */
+void guard_limits_defaults(struct rb_limits *l, char *why, size_t whylen);
+
+/* ---- --allow CIDR[,CIDR] ------------------------------------------------ */
+
+#define GUARD_MAX_CIDRS 32
+
+struct guard_cidr {
+	int family;          /* AF_INET or AF_INET6 */
+	uint8_t addr[16];    /* network order; IPv4 in the first 4 bytes */
+	unsigned prefix;     /* bits: 0..32 (IPv4), 0..128 (IPv6) */
+};
+
+/*
+ * Parse "10.0.0.0/8,192.168.1.7,fd00::/8" (a bare address is a /32 or
+ * /128) into out[0..*n-1]. Host bits set beyond the prefix are refused
+ * (10.1.2.3/8 is most likely a typo for 10.0.0.0/8). Returns 0, or -1 with
+ * err naming the item and the fix.
+ */
+int guard_cidr_parse(const char *s, struct guard_cidr *out, int max, int *n,
+		     char *err, size_t errlen);
+
+/*
+ * Whether the peer address sa is inside one of list[0..n-1]. An IPv4
+ * address mapped into IPv6 (::ffff:a.b.c.d, what an IPv6 listener sees of
+ * an IPv4 client) is matched as IPv4. n == 0 allows nothing.
+ */
+bool guard_cidr_allows(const struct guard_cidr *list, int n, const struct sockaddr *sa);
+
+/* Same IP address (ports ignored; an IPv4-mapped IPv6 address equals its
+ * IPv4 address). */
+bool guard_same_ip(const struct sockaddr *a, const struct sockaddr *b);
+/* 127.0.0.0/8, ::1, or ::ffff:127.x.y.z. */
+bool guard_is_loopback(const struct sockaddr *sa);
+/* The address of sa as text, without port, into out. */
+void guard_ip_text(const struct sockaddr *sa, char *out, size_t outlen);
+
+/* ---- peer strings and the token ----------------------------------------- */
+
+/*
+ * Index of the first byte of s (len bytes) that is below 0x20 or 0x7f (a
+ * control character: newline, escape, ...), or -1 if there is none. Such
+ * bytes in a peer's string would forge log lines or move the terminal.
+ */
+int guard_str_bad_byte(const char *s, size_t len);
+
+/* Replace every byte guard_str_bad_byte finds by '?', in place (s is NUL-terminated). */
+void guard_str_escape(char *s);
+
+/*
+ * a and b (NUL-terminated, each at most cap bytes) are the same string.
+ * The time taken depends on cap only, never on where they differ (a peer
+ * cannot find the token byte by byte by timing its refusals).
+ */
+bool guard_token_equal(const char *a, const char *b, size_t cap);
+
+/*
+ * Read the shared token from path (--token-file): a regular file (not a
+ * symbolic link) that only its owner may read or write (mode 0600 or
+ * 0400), its first line without the line end, 16..max printable bytes
+ * (0x21..0x7e). Returns 0 with out filled (outlen > max), or -1 with err.
+ */
+int guard_token_load(const char *path, char *out, size_t outlen, size_t max,
+		     char *err, size_t errlen);
+
+/* ---- randomness ---------------------------------------------------------- */
+
+/* Fill buf with n bytes from getrandom(2) (the kernel's CSPRNG). 0, or -1
+ * with err (then buf is unspecified). */
+int guard_random(void *buf, size_t n, char *err, size_t errlen);
+
+#endif /* RDMA_BENCH_GUARD_H */

@@ -1,0 +1,207 @@
+/*
+ * test_gate.c - the start barrier table and the clock offset of the
+ * GATE/GO exchange (gate.h): release on the N-th arrival, one barrier per
+ * run id and point, the timeout message, refusals, leaving early, slot
+ * reuse, and the offset and its error bound.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "gate.h"
+
+#define S 1000000000ull   /* ns per second */
+
+static struct gate_table t;
+static char err[512];
+
+static int arrive(const char *run, uint64_t point, uint32_t procs, uint64_t now, int *slot,
+		  uint64_t *rel)
+{
+	err[0] = '\0';
+	return gate_arrive(&t, run, point, procs, now, 30 * S, slot, rel, err, sizeof(err));
+}
+
+#define assert_err_has(s)                                                        \
+	do {                                                                     \
+		if (!strstr(err, (s)))                                           \
+			fail_msg("error \"%s\" lacks \"%s\"", err, (s));         \
+	} while (0)
+
+static int setup(void **state)
+{
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	return 0;
+}
+
+/* Four processes arriving seconds apart: the fourth releases all, at its time. */
+static void the_last_arrival_releases_everyone(void **state)
+{
+	(void)state;
+	int slot[4];
+	uint64_t rel = 0;
+	for (int k = 0; k < 3; k++) {
+		assert_int_equal(arrive("R", 0, 4, (uint64_t)(k + 1) * S, &slot[k], &rel), GATE_WAIT);
+		assert_int_equal(gate_poll(&t, slot[k], (uint64_t)(k + 1) * S, &rel, err,
+					   sizeof(err)), GATE_WAIT);
+	}
+	assert_int_equal(slot[1], slot[0]);
+	assert_int_equal(arrive("R", 0, 4, 9 * S, &slot[3], &rel), GATE_OPEN);
+	assert_int_equal(rel, 9 * S);
+	for (int k = 0; k < 3; k++) {
+		rel = 0;
+		assert_int_equal(gate_poll(&t, slot[k], 9 * S + 5, &rel, err, sizeof(err)), GATE_OPEN);
+		assert_int_equal(rel, 9 * S);
+	}
+	for (int k = 0; k < 4; k++)
+		gate_leave(&t, slot[k]);
+	assert_int_equal(t.s[slot[0]].state, GATE_FREE);
+}
+
+/* Run ids and points are separate barriers (a -m list: one per size). */
+static void run_ids_and_points_do_not_mix(void **state)
+{
+	(void)state;
+	int a, b, c, d;
+	uint64_t rel;
+	assert_int_equal(arrive("R", 0, 2, S, &a, &rel), GATE_WAIT);
+	assert_int_equal(arrive("R", 1, 2, S, &b, &rel), GATE_WAIT);
+	assert_int_equal(arrive("Q", 0, 2, S, &c, &rel), GATE_WAIT);
+	assert_int_not_equal(a, b);
+	assert_int_not_equal(a, c);
+	assert_int_equal(arrive("R", 1, 2, 2 * S, &d, &rel), GATE_OPEN);
+	assert_int_equal(d, b);
+	assert_int_equal(gate_poll(&t, a, 2 * S, &rel, err, sizeof(err)), GATE_WAIT);
+	assert_int_equal(gate_poll(&t, c, 2 * S, &rel, err, sizeof(err)), GATE_WAIT);
+}
+
+/* The timeout names who was ready, of how many, for which run and point. */
+static void a_missing_process_times_out_with_the_count(void **state)
+{
+	(void)state;
+	int slot[3];
+	uint64_t rel;
+	for (int k = 0; k < 3; k++)
+		assert_int_equal(arrive("run-7", 2, 4, S, &slot[k], &rel), GATE_WAIT);
+	assert_int_equal(gate_poll(&t, slot[0], 31 * S, &rel, err, sizeof(err)), GATE_WAIT);
+	err[0] = '\0';
+	assert_int_equal(gate_poll(&t, slot[0], 31 * S + 1, &rel, err, sizeof(err)), GATE_ERR);
+	assert_err_has("3 of 4 processes of run 'run-7' point 2 ready after 30.0 s");
+	/* the others fail too, and a late fourth is told at once */
+	err[0] = '\0';
+	assert_int_equal(gate_poll(&t, slot[1], 31 * S + 2, &rel, err, sizeof(err)), GATE_ERR);
+	assert_err_has("3 of 4 processes");
+	int late;
+	assert_int_equal(arrive("run-7", 2, 4, 32 * S, &late, &rel), GATE_ERR);
+	assert_err_has("already failed");
+}
+
+/* Another --procs than the processes already waiting, and one process too many. */
+static void mismatched_counts_are_refused(void **state)
+{
+	(void)state;
+	int a, b, c;
+	uint64_t rel;
+	assert_int_equal(arrive("R", 0, 2, S, &a, &rel), GATE_WAIT);
+	assert_int_equal(arrive("R", 0, 3, S, &b, &rel), GATE_ERR);
+	assert_err_has("this process says --procs 3, the 1 already at the start barrier said 2");
+	assert_int_equal(arrive("R", 0, 2, S, &b, &rel), GATE_OPEN);
+	assert_int_equal(arrive("R", 0, 2, S, &c, &rel), GATE_ERR);
+	assert_err_has("one process more than --procs 2");
+	assert_int_equal(arrive("R", 5, 1, S, &c, &rel), GATE_ERR);
+	assert_err_has("--procs 1");
+	assert_int_equal(arrive("", 5, 2, S, &c, &rel), GATE_ERR);
+	assert_err_has("--run-id");
+}
+
+/* A process that leaves before the release no longer counts. */
+static void leaving_early_takes_the_arrival_back(void **state)
+{
+	(void)state;
+	int a, b, c;
+	uint64_t rel;
+	assert_int_equal(arrive("R", 0, 2, S, &a, &rel), GATE_WAIT);
+	gate_leave(&t, a);                       /* its session failed */
+	assert_int_equal(t.s[a].state, GATE_FREE);
+	assert_int_equal(arrive("R", 0, 2, 2 * S, &b, &rel), GATE_WAIT);
+	assert_int_equal(arrive("R", 0, 2, 3 * S, &c, &rel), GATE_OPEN);
+	/* one of the two leaves after the release: the other still sees it open */
+	gate_leave(&t, b);
+	assert_int_equal(gate_poll(&t, c, 4 * S, &rel, err, sizeof(err)), GATE_OPEN);
+	assert_int_equal(rel, 3 * S);
+	/* of three, one leaves while others still wait: it takes its arrival back */
+	int d, e, f, g;
+	assert_int_equal(arrive("Q", 0, 3, 5 * S, &d, &rel), GATE_WAIT);
+	assert_int_equal(arrive("Q", 0, 3, 5 * S, &e, &rel), GATE_WAIT);
+	gate_leave(&t, d);
+	assert_int_equal(arrive("Q", 0, 3, 6 * S, &f, &rel), GATE_WAIT);
+	assert_int_equal(gate_poll(&t, e, 6 * S, &rel, err, sizeof(err)), GATE_WAIT);
+	assert_int_equal(arrive("Q", 0, 3, 7 * S, &g, &rel), GATE_OPEN);
+	assert_int_equal(rel, 7 * S);
+}
+
+/* A full table refuses with the limit; a failed barrier's slot is free again
+ * once its last process left. */
+static void a_full_table_refuses_then_reuses_failed_slots(void **state)
+{
+	(void)state;
+	int slot;
+	uint64_t rel;
+	char run[16];
+	for (int i = 0; i < GATE_SLOTS; i++) {
+		snprintf(run, sizeof(run), "r%d", i);
+		assert_int_equal(arrive(run, 0, 2, S, &slot, &rel), GATE_WAIT);
+	}
+	assert_int_equal(arrive("more", 0, 2, S, &slot, &rel), GATE_ERR);
+	assert_err_has("64 start barriers are open");
+	assert_int_equal(gate_poll(&t, 0, 40 * S, &rel, err, sizeof(err)), GATE_ERR);
+	gate_leave(&t, 0);
+	assert_int_equal(arrive("more", 0, 2, 40 * S, &slot, &rel), GATE_WAIT);
+	assert_int_equal(slot, 0);
+}
+
+/* NTP's rule: symmetric delays give the exact offset, the wait does not count. */
+static void the_clock_offset_ignores_the_wait_at_the_barrier(void **state)
+{
+	(void)state;
+	int64_t off;
+	uint64_t e;
+	/* server clock = client + 1000 s; 2 ms each way; held 5 s at the server */
+	uint64_t c_send = 50 * S, s_arrive = c_send + 1000 * S + 2000000;
+	uint64_t s_release = s_arrive + 5 * S, c_recv = s_release - 1000 * S + 2000000;
+	assert_int_equal(gate_clock_offset(c_send, s_arrive, s_release, c_recv, &off, &e), 0);
+	assert_int_equal(off, (int64_t)(1000 * S));
+	assert_int_equal(e, 2000000);
+	/* server behind the client; 1 ms out, 3 ms back: off by (1 - 3) / 2 ms, within e */
+	c_send = 900 * S;
+	s_arrive = c_send - 800 * S + 1000000;
+	s_release = s_arrive + 7;
+	c_recv = s_release + 800 * S + 3000000;
+	assert_int_equal(gate_clock_offset(c_send, s_arrive, s_release, c_recv, &off, &e), 0);
+	assert_int_equal(off, -(int64_t)(800 * S) - 1000000);
+	assert_int_equal(e, 2000000);
+	/* clocks running backwards are refused; a hold longer than the round trip: e = 0 */
+	assert_int_equal(gate_clock_offset(10, 5, 6, 9, &off, &e), -1);
+	assert_int_equal(gate_clock_offset(10, 7, 6, 20, &off, &e), -1);
+	assert_int_equal(gate_clock_offset(10, 100, 200, 15, &off, &e), 0);
+	assert_int_equal(e, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(the_last_arrival_releases_everyone, setup),
+		cmocka_unit_test_setup(run_ids_and_points_do_not_mix, setup),
+		cmocka_unit_test_setup(a_missing_process_times_out_with_the_count, setup),
+		cmocka_unit_test_setup(mismatched_counts_are_refused, setup),
+		cmocka_unit_test_setup(leaving_early_takes_the_arrival_back, setup),
+		cmocka_unit_test_setup(a_full_table_refuses_then_reuses_failed_slots, setup),
+		cmocka_unit_test_setup(the_clock_offset_ignores_the_wait_at_the_barrier, setup),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,337 @@
+/*
+ * test_guard.c - the server's limits and admission (guard.h): per-point
+ * caps and the --max-mem reservation, --allow CIDR parsing and matching,
+ * peer string cleaning, the token compare and the token file.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ctx.h"
+#include "guard.h"
+
+static char err[1024];
+
+#define assert_err_has(s)                                                        \
+	do {                                                                     \
+		if (!strstr(err, (s)))                                           \
+			fail_msg("error \"%s\" lacks \"%s\"", err, (s));         \
+	} while (0)
+
+static struct rb_limits small_limits(void)
+{
+	return (struct rb_limits){
+		.max_mem = 64ull << 20, .max_session_mem = 32ull << 20, .max_threads = 2,
+		.max_qps = 1000, .max_duration_ms = 60000, .max_warmup_ms = 5000,
+		.max_per_peer = 4, .client_timeout_s = 30,
+	};
+}
+
+static struct rb_test point(void)
+{
+	struct rb_test t;
+	test_defaults(&t);
+	test_resolve_defaults(&t, NULL);
+	t.iters = 1000;
+	return t;
+}
+
+static void point_bytes_cover_the_registered_buffer(void **state)
+{
+	(void)state;
+	struct rb_test t = point();
+	struct rb_layout lay;
+
+	t.size = 1 << 20;
+	layout_compute(&t, &lay);
+	uint64_t b = guard_point_bytes(&t);
+	/* the buffer plus 256 bytes per SQ and RQ entry of the one QP */
+	assert_int_equal(b, lay.total + (t.sq_depth + t.rq_depth) * GUARD_WQE_BYTES);
+	t.threads = 4;
+	assert_true(guard_point_bytes(&t) > b);
+}
+
+static void per_point_limits_name_value_and_flag(void **state)
+{
+	(void)state;
+	struct rb_limits l = small_limits();
+	struct rb_test t = point();
+
+	assert_int_equal(guard_check_point(&t, true, &l, err, sizeof(err)), 0);
+	/* 500 emulated peers x 2 threads = 1000 QPs: exactly at the limit
+	 * (256 WQEs x 256 bytes each = 64 MiB of queues: under 128 MiB) */
+	l.max_session_mem = 128ull << 20;
+	t.emulated_peers = 500;
+	t.threads = 2;
+	assert_int_equal(guard_check_point(&t, false, &l, err, sizeof(err)), 0);
+	t.emulated_peers = 501;
+	assert_int_equal(guard_check_point(&t, false, &l, err, sizeof(err)), -1);
+	assert_err_has("1002 QPs above the server's --max-qps 1000");
+	l = small_limits();
+
+	t = point();
+	t.threads = 3;
+	assert_int_equal(guard_check_point(&t, true, &l, err, sizeof(err)), -1);
+	assert_err_has("--threads 3 above the server's --max-threads 2");
+	/* a passive server side runs no threads: not its limit */
+	assert_int_equal(guard_check_point(&t, false, &l, err, sizeof(err)), 0);
+
+	t = point();
+	t.iters = 0;
+	t.duration_ms = 60001;
+	assert_int_equal(guard_check_point(&t, true, &l, err, sizeof(err)), -1);
+	assert_err_has("-D 60.001 s above the server's --max-duration 60.000 s");
+	t.duration_ms = 60000;
+	t.warmup_ms = 5001;
+	assert_int_equal(guard_check_point(&t, true, &l, err, sizeof(err)), -1);
+	assert_err_has("--warmup 5.001 s above the server's --max-warmup 5.000 s");
+
+	t = point();
+	t.size = 64ull << 20;
+	assert_int_equal(guard_check_point(&t, true, &l, err, sizeof(err)), -1);
+	assert_err_has("MiB above the server's --max-session-mem 32.0 MiB");
+}
+
+static void mem_reserve_stops_at_max_mem(void **state)
+{
+	(void)state;
+	uint64_t used = 0, max = 100;
+
+	assert_int_equal(guard_mem_reserve(&used, 60, max, err, sizeof(err)), 0);
+	assert_int_equal(used, 60);
+	assert_int_equal(guard_mem_reserve(&used, 40, max, err, sizeof(err)), 0);
+	assert_int_equal(used, 100);
+	assert_int_equal(guard_mem_reserve(&used, 1, max, err, sizeof(err)), -1);
+	assert_err_has("above what the server's --max-mem");
+	assert_int_equal(used, 100);
+	/* an amount that would wrap around is refused, not wrapped */
+	used = 10;
+	assert_int_equal(guard_mem_reserve(&used, UINT64_MAX - 5, UINT64_MAX, err, sizeof(err)), -1);
+	assert_int_equal(used, 10);
+}
+
+static void defaults_fill_only_what_is_zero(void **state)
+{
+	(void)state;
+	struct rb_limits l = { .max_mem = 1ull << 30, .max_threads = 0, .max_session_mem = 0 };
+	char why[160];
+
+	guard_limits_defaults(&l, why, sizeof(why));
+	assert_int_equal(l.max_mem, 1ull << 30);
+	assert_int_equal(l.max_session_mem, 1ull << 29);
+	assert_true(l.max_threads >= 1);
+	assert_string_equal(why, "given");
+	l = (struct rb_limits){ 0 };
+	guard_limits_defaults(&l, why, sizeof(why));
+	assert_true(l.max_mem > 0);
+	assert_true(strstr(why, "memory") != NULL);
+}
+
+static struct sockaddr_storage addr4(const char *s)
+{
+	struct sockaddr_storage ss = { 0 };
+	struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+	a->sin_family = AF_INET;
+	assert_int_equal(inet_pton(AF_INET, s, &a->sin_addr), 1);
+	return ss;
+}
+
+static struct sockaddr_storage addr6(const char *s)
+{
+	struct sockaddr_storage ss = { 0 };
+	struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+	a->sin6_family = AF_INET6;
+	assert_int_equal(inet_pton(AF_INET6, s, &a->sin6_addr), 1);
+	return ss;
+}
+
+static bool allows(const struct guard_cidr *l, int n, struct sockaddr_storage ss)
+{
+	return guard_cidr_allows(l, n, (const struct sockaddr *)&ss);
+}
+
+static void cidr_lists_match_v4_v6_and_mapped(void **state)
+{
+	(void)state;
+	struct guard_cidr l[GUARD_MAX_CIDRS];
+	int n = 0;
+
+	assert_int_equal(guard_cidr_parse("198.18.0.0/15,10.1.2.3,fd00::/8", l, GUARD_MAX_CIDRS, &n,
+					  err, sizeof(err)), 0);
+	assert_int_equal(n, 3);
+	assert_true(allows(l, n, addr4("198.18.0.1")));
+	assert_true(allows(l, n, addr4("198.19.255.255")));
+	assert_false(allows(l, n, addr4("198.20.0.1")));
+	assert_false(allows(l, n, addr4("198.17.255.255")));
+	assert_true(allows(l, n, addr4("10.1.2.3")));
+	assert_false(allows(l, n, addr4("10.1.2.4")));
+	assert_true(allows(l, n, addr6("fd12::1")));
+	assert_false(allows(l, n, addr6("fe80::1")));
+	/* an IPv4 client seen by an IPv6 listener */
+	assert_true(allows(l, n, addr6("::ffff:198.18.0.7")));
+	assert_false(allows(l, n, addr6("::ffff:192.168.0.7")));
+	/* /0 takes its family only */
+	assert_int_equal(guard_cidr_parse("0.0.0.0/0", l, GUARD_MAX_CIDRS, &n, err, sizeof(err)), 0);
+	assert_true(allows(l, n, addr4("203.0.113.9")));
+	assert_false(allows(l, n, addr6("2001:db8::1")));
+	/* an empty list allows nothing */
+	assert_false(allows(l, 0, addr4("127.0.0.1")));
+}
+
+static void same_ip_ignores_ports_and_v4_mapping(void **state)
+{
+	(void)state;
+	struct sockaddr_storage a = addr4("198.18.0.1"), b = addr6("::ffff:198.18.0.1");
+	struct sockaddr_storage c = addr4("198.18.0.2"), lo = addr6("::ffff:127.0.0.1");
+	const struct sockaddr *pa = (const struct sockaddr *)&a, *pb = (const struct sockaddr *)&b;
+	const struct sockaddr *pc = (const struct sockaddr *)&c;
+	char text[64];
+
+	((struct sockaddr_in *)&a)->sin_port = htons(1000);
+	assert_true(guard_same_ip(pa, pb));
+	assert_false(guard_same_ip(pa, pc));
+	struct sockaddr_storage v6 = addr6("fd00::1"), v6b = addr6("fd00::2");
+	assert_true(guard_same_ip((const struct sockaddr *)&v6, (const struct sockaddr *)&v6));
+	assert_false(guard_same_ip((const struct sockaddr *)&v6, (const struct sockaddr *)&v6b));
+	assert_true(guard_is_loopback((const struct sockaddr *)&lo));
+	struct sockaddr_storage lo6 = addr6("::1"), lo4 = addr4("127.3.0.1");
+	assert_true(guard_is_loopback((const struct sockaddr *)&lo6));
+	assert_true(guard_is_loopback((const struct sockaddr *)&lo4));
+	assert_false(guard_is_loopback(pa));
+	guard_ip_text(pb, text, sizeof(text));
+	assert_string_equal(text, "198.18.0.1");
+}
+
+static void cidr_typos_are_refused(void **state)
+{
+	(void)state;
+	struct guard_cidr l[4];
+	int n = 0;
+
+	assert_int_equal(guard_cidr_parse("10.1.2.3/8", l, 4, &n, err, sizeof(err)), -1);
+	assert_err_has("bits set beyond the /8 prefix");
+	assert_int_equal(guard_cidr_parse("10.0.0.0/33", l, 4, &n, err, sizeof(err)), -1);
+	assert_err_has("above 32 bits");
+	assert_int_equal(guard_cidr_parse("cluster.example", l, 4, &n, err, sizeof(err)), -1);
+	assert_err_has("not an IPv4 or IPv6 address");
+	assert_int_equal(guard_cidr_parse("10.0.0.0/8,", l, 4, &n, err, sizeof(err)), -1);
+	assert_err_has("empty item");
+	assert_int_equal(guard_cidr_parse("10.0.0.0/", l, 4, &n, err, sizeof(err)), -1);
+	assert_err_has("no prefix length");
+	assert_int_equal(guard_cidr_parse("1.0.0.0/8,2.0.0.0/8,3.0.0.0/8,4.0.0.0/8,5.0.0.0/8", l, 4,
+					  &n, err, sizeof(err)), -1);
+	assert_err_has("more than 4 networks");
+}
+
+static void control_bytes_are_found_and_escaped(void **state)
+{
+	(void)state;
+	char s[64];
+
+	assert_int_equal(guard_str_bad_byte("node-01 ok~", 11), -1);
+	assert_int_equal(guard_str_bad_byte("ab\ncd", 5), 2);
+	assert_int_equal(guard_str_bad_byte("\x1b[2J", 4), 0);
+	assert_int_equal(guard_str_bad_byte("x\x7f", 2), 1);
+	assert_int_equal(guard_str_bad_byte("tab\there", 8), 3);
+	/* UTF-8 bytes (>= 0x80) are not control bytes */
+	assert_int_equal(guard_str_bad_byte("n\xc3\xb8" "de", 5), -1);
+	snprintf(s, sizeof(s), "a\r\nb\x1b]0;t\x07\x7f");
+	guard_str_escape(s);
+	assert_string_equal(s, "a??b?]0;t??");
+}
+
+static void token_compare_is_exact(void **state)
+{
+	(void)state;
+	assert_true(guard_token_equal("0123456789abcdef", "0123456789abcdef", 64));
+	assert_false(guard_token_equal("0123456789abcdef", "0123456789abcdeF", 64));
+	assert_false(guard_token_equal("0123456789abcdef", "1123456789abcdef", 64));
+	/* a prefix is not the token, either way round */
+	assert_false(guard_token_equal("0123456789abcdef", "0123456789abcde", 64));
+	assert_false(guard_token_equal("0123456789abcde", "0123456789abcdef", 64));
+	assert_false(guard_token_equal("0123456789abcdef", "", 64));
+	assert_true(guard_token_equal("", "", 64));
+}
+
+static void write_file(const char *path, const char *text, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+static void token_file_is_private_and_plain(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/test_guard.XXXXXX";
+	char path[128], link[128], tok[65];
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/token", dir);
+	snprintf(link, sizeof(link), "%s/link", dir);
+
+	write_file(path, "0123456789abcdef0123\n", 0600);
+	assert_int_equal(guard_token_load(path, tok, sizeof(tok), 64, err, sizeof(err)), 0);
+	assert_string_equal(tok, "0123456789abcdef0123");
+	/* readable by others */
+	assert_int_equal(chmod(path, 0644), 0);
+	assert_int_equal(guard_token_load(path, tok, sizeof(tok), 64, err, sizeof(err)), -1);
+	assert_err_has("chmod 600");
+	/* a symbolic link */
+	assert_int_equal(chmod(path, 0600), 0);
+	assert_int_equal(symlink(path, link), 0);
+	assert_int_equal(guard_token_load(link, tok, sizeof(tok), 64, err, sizeof(err)), -1);
+	assert_err_has("symbolic link");
+	/* too short, and a space inside */
+	write_file(path, "short\n", 0600);
+	assert_int_equal(guard_token_load(path, tok, sizeof(tok), 64, err, sizeof(err)), -1);
+	assert_err_has("needs 16..64");
+	write_file(path, "0123456789 abcdef0123\n", 0600);
+	assert_int_equal(guard_token_load(path, tok, sizeof(tok), 64, err, sizeof(err)), -1);
+	assert_err_has("not a printable character");
+	unlink(link);
+	unlink(path);
+	rmdir(dir);
+}
+
+static void random_bytes_differ(void **state)
+{
+	(void)state;
+	uint64_t a = 0, b = 0;
+
+	assert_int_equal(guard_random(&a, sizeof(a), err, sizeof(err)), 0);
+	assert_int_equal(guard_random(&b, sizeof(b), err, sizeof(err)), 0);
+	/* two 64-bit draws are equal with probability 2^-64 */
+	assert_true(a != b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(point_bytes_cover_the_registered_buffer),
+		cmocka_unit_test(per_point_limits_name_value_and_flag),
+		cmocka_unit_test(mem_reserve_stops_at_max_mem),
+		cmocka_unit_test(defaults_fill_only_what_is_zero),
+		cmocka_unit_test(cidr_lists_match_v4_v6_and_mapped),
+		cmocka_unit_test(cidr_typos_are_refused),
+		cmocka_unit_test(same_ip_ignores_ports_and_v4_mapping),
+		cmocka_unit_test(control_bytes_are_found_and_escaped),
+		cmocka_unit_test(token_compare_is_exact),
+		cmocka_unit_test(token_file_is_private_and_plain),
+		cmocka_unit_test(random_bytes_differ),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
