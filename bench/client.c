@@ -956,7 +956,7 @@ int client_run(const struct rb_opts *o)
 		for (unsigned rep = 0; rep < o->reps && !rb_interrupt_signal; rep++) {
 			struct rb_test t = o->t;
 			t.size = o->sizes[i];
-			t.rep = rep;
+			t.rep = o->rep_first + rep;
 			int prc = run_point(&cl, &t, point++);
 			if (prc == -1)
 				cl.failed++;

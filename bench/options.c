@@ -41,11 +41,6 @@ const char *inline_name(uint64_t m) { return NAME_OF(inline_names, m); }
 const char *access_name(uint64_t a) { return NAME_OF(access_names, a); }
 const char *read_completion_name(uint64_t m) { return NAME_OF(read_completion_names, m); }
 
-bool verb_is_atomic(uint64_t v)
-{
-	return v == RB_VERB_FETCH_ADD || v == RB_VERB_CMP_SWAP;
-}
-
 bool verb_needs_recv(uint64_t v)
 {
 	return v == RB_VERB_SEND || v == RB_VERB_SEND_IMM || v == RB_VERB_WRITE_IMM;
@@ -509,7 +504,7 @@ enum {
 	OPT_VALIDATE, OPT_CPUS, OPT_CSV, OPT_JSON, OPT_RUN_ID, OPT_PROC_INDEX, OPT_PROCS,
 	OPT_CONNECT_TIMEOUT, OPT_TIMEOUT, OPT_COUNTERS, OPT_STRIDE, OPT_ACCESS,
 	OPT_RECV_BATCH, OPT_BIND, OPT_ONCE, OPT_MAX_SESSIONS, OPT_SEED, OPT_VERSION,
-	OPT_QUIET, OPT_READ_COMPLETION,
+	OPT_QUIET, OPT_READ_COMPLETION, OPT_REP_FIRST,
 	/* server limits and admission (guard.h) */
 	OPT_MAX_MEM, OPT_MAX_SESSION_MEM, OPT_MAX_THREADS, OPT_MAX_QPS, OPT_MAX_DURATION,
 	OPT_MAX_WARMUP, OPT_MAX_PER_PEER, OPT_CLIENT_TIMEOUT, OPT_ALLOW, OPT_TOKEN_FILE,
@@ -544,6 +539,7 @@ static const struct option long_opts[] = {
 	{ "warmup-iters", required_argument, NULL, OPT_WARMUP_ITERS },
 	{ "warmup", required_argument, NULL, OPT_WARMUP },
 	{ "reps", required_argument, NULL, OPT_REPS },
+	{ "rep-first", required_argument, NULL, OPT_REP_FIRST },
 	{ "postlist", required_argument, NULL, 'l' },
 	{ "signal-interval", required_argument, NULL, OPT_SIGNAL },
 	{ "inline", required_argument, NULL, OPT_INLINE },
@@ -629,6 +625,8 @@ void opts_usage(FILE *f)
 "      --warmup-iters N    ops per thread before the window (default 0)\n"
 "      --warmup SECS       warm-up time instead of --warmup-iters\n"
 "      --reps R            repetitions of every point (default 1)\n"
+"      --rep-first N       the rep column of the first repetition (default 0; a runner\n"
+"                          that repeats the process gives its own repetition number)\n"
 "  -l, --postlist N        WRs linked per ibv_post_send (doorbell batch; default 1)\n"
 "      --signal-interval N one signaled WR every N (1 = all; default up to 16 in bw)\n"
 "      --inline MODE       auto|on|off (auto: inline when the granted cap covers it, <= 256 B)\n"
@@ -1003,6 +1001,11 @@ int opts_parse(int argc, char **argv, struct rb_opts *o, char *err, size_t errle
 			if (parse_num(a, 1, 100000, "--reps", &v, err, errlen))
 				return -1;
 			o->reps = (unsigned)v;
+			break;
+		case OPT_REP_FIRST:
+			if (parse_num(a, 0, 1000000, "--rep-first", &v, err, errlen))
+				return -1;
+			o->rep_first = (unsigned)v;
 			break;
 		case 'l':
 			if (parse_num(a, 1, RB_MAX_DEPTH, "-l/--postlist", &t->postlist, err, errlen))

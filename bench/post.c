@@ -822,7 +822,8 @@ static int lat_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool 
 	struct rb_ctx *c = w->ctx;
 	const struct rb_test *t = &c->t;
 	const unsigned flags = c->use_inline ? IBV_SEND_INLINE : 0;
-	const bool rtt_op = t->verb == RB_VERB_READ || verb_is_atomic(t->verb);
+	const bool atomic = verb_is_atomic(t->verb);
+	const bool rtt_op = t->verb == RB_VERB_READ || atomic;
 	const bool write_pp = t->verb == RB_VERB_WRITE;
 	const uint64_t timeout_ns = t->timeout_ms * 1000000ull;
 	const char *what = verb_name(t->verb);
@@ -870,7 +871,7 @@ static int lat_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool 
 				return -1;
 			t1 = timing_now_ns();
 			q->completed = (wc.wr_id & ID_MASK) + 1;
-			if (verb_is_atomic(t->verb))
+			if (atomic)
 				atomic_results(w, q, q->completed - 1, q->completed);
 		} else {
 			t0 = timing_now_ns();

@@ -91,6 +91,28 @@ static void git_rev_runtime(char *out, size_t len)
 	fclose(f);
 }
 
+void env_accel(const char *cmdline, bool hypervisor, char *out, size_t len)
+{
+	const char *key = "rb.accel=";
+	const char *p = cmdline;
+
+	while (p && (p = strstr(p, key)) != NULL) {
+		/* a whole word: at the start or after a space */
+		if (p == cmdline || p[-1] == ' ') {
+			const char *v = p + strlen(key);
+			size_t n = 0;
+			while (n < 15 && ((v[n] >= 'a' && v[n] <= 'z') || (v[n] >= '0' && v[n] <= '9')))
+				n++;
+			if (n > 0 && (v[n] == '\0' || v[n] == ' ' || v[n] == '\n')) {
+				snprintf(out, len, "%.*s", (int)n, v);
+				return;
+			}
+		}
+		p += strlen(key);
+	}
+	snprintf(out, len, "%s", hypervisor ? "vm" : "none");
+}
+
 void env_collect(struct rb_env *e)
 {
 	struct utsname u;
@@ -116,6 +138,27 @@ void env_collect(struct rb_env *e)
 				break;
 			}
 		fclose(f);
+	}
+	{
+		char cmdline[1024] = "", flags[4096];
+		bool hv = false;
+		FILE *c = fopen("/proc/cmdline", "r");
+		if (c) {
+			if (!fgets(cmdline, sizeof(cmdline), c))
+				cmdline[0] = '\0';
+			fclose(c);
+		}
+		c = fopen("/proc/cpuinfo", "r");
+		if (c) {
+			/* the flags line is long: read it whole */
+			while (fgets(flags, sizeof(flags), c))
+				if (strncmp(flags, "flags", 5) == 0) {
+					hv = strstr(flags, " hypervisor") != NULL;
+					break;
+				}
+			fclose(c);
+		}
+		env_accel(cmdline, hv, e->accel, sizeof(e->accel));
 	}
 	if (RB_GIT_REV[0])
 		snprintf(e->git_rev, sizeof(e->git_rev), "%s", RB_GIT_REV);
@@ -501,7 +544,7 @@ void report_build_row(struct row *r, const struct rb_point_info *p, int thread,
 	 * server's clock (seconds of its CLOCK_MONOTONIC_RAW, ns digits), so
 	 * that the windows of processes on different hosts can be compared;
 	 * the bound on that clock offset; the wait at the barrier; --procs
-	 * last (never empty).
+	 * (never empty).
 	 */
 	row_set_double(r, "gate_wait_s", p->gate_wait_s, 6);
 	bool srv = meas && p->have_offset && m->t_end_ns > m->t_start_ns;
@@ -511,4 +554,7 @@ void report_build_row(struct row *r, const struct rb_point_info *p, int thread,
 		       srv ? (double)((int64_t)m->t_end_ns + p->clock_offset_ns) / 1e9 : NAN, 9);
 	row_set_double(r, "clock_err_us", p->have_offset ? (double)p->clock_err_ns / 1e3 : NAN, 1);
 	row_set_u64(r, "procs", o->procs);
+	/* added after server_recv_mops: the VM accelerator (tcg, kvm from the
+	 * test bed's rb.accel=; vm; none), never empty (the last column) */
+	row_set_str(r, "accel", e->accel[0] ? e->accel : "none");
 }

@@ -50,8 +50,20 @@
 #define GATE_LEAD_MS     100      /* start barrier: the common window starts this long after GO
 				   * is sent, so that GO reaches every process and wakes its
 				   * threads first (the two-VM soft-RoCE bed took up to ~85 ms) */
+#define RECV_QUIET_MIN_MS 50      /* ...nor shorter than this */
+#define RECV_QUIET_GAPS  50       /* ...where 50 mean gaps of the window are shorter than 200 ms */
 
 int rb_quiet;
+
+uint64_t server_recv_quiet_ns(uint64_t duration_ms, uint64_t recvs)
+{
+	const uint64_t lo = RECV_QUIET_MIN_MS * 1000000ull, hi = RECV_QUIET_MS * 1000000ull;
+
+	if (!duration_ms || !recvs)
+		return hi;
+	uint64_t gaps = duration_ms * 1000000ull / recvs * RECV_QUIET_GAPS;
+	return gaps < lo ? lo : gaps > hi ? hi : gaps;
+}
 
 static void vlog(const char *prefix, const char *fmt, va_list ap)
 {
@@ -620,15 +632,19 @@ static int serve_point(struct session *s, const struct rb_test *tin, char *err, 
 	 * Receives may still be in flight after the client's DONE, or lost for
 	 * good (UD and UC: no retransmission). Wait until all arrived, for at
 	 * most RECV_GRACE_MS, and give up earlier once none has arrived for
-	 * RECV_QUIET_MS: a lost message never comes, and a job of a sweep
-	 * should not pay the whole grace for it.
+	 * the quiet time: a lost message never comes, and a job of a sweep
+	 * should not pay the whole grace for it. The quiet time is
+	 * RECV_QUIET_GAPS mean gaps between receives in the window (duration
+	 * mode: -D over the receives so far), within RECV_QUIET_MIN_MS ..
+	 * RECV_QUIET_MS (a stream of 1,000 receives a second waits 50 ms).
 	 */
 	uint64_t want = m.u.done.sends;
 	if (verb_needs_recv(t.verb)) {
 		uint64_t now = timing_now_ns();
 		uint64_t until = now + RECV_GRACE_MS * 1000000ull;
 		uint64_t seen = ctx_sum_recvs(&c), quiet_since = now;
-		while (seen < want && now < until && now - quiet_since < RECV_QUIET_MS * 1000000ull) {
+		uint64_t quiet_ns = server_recv_quiet_ns(t.duration_ms, seen);
+		while (seen < want && now < until && now - quiet_since < quiet_ns) {
 			bool failed = false;
 			for (unsigned i = 0; i < c.nw; i++)
 				failed |= c.w[i].rc != 0;

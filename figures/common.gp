@@ -3,11 +3,14 @@
 # data (the measured summary.csv; a header-only file when there is none),
 # ref (imported reference summary, same columns; header-only when none),
 # paper (paper-atc16.csv), subtitle (hardware and kernel of the measured
-# series), soft (1 for soft-RoCE).
+# series), soft (1 for soft-RoCE), hasnoisy (1 when the summary has the
+# noisy column), cvpct (the run's noisy_cv_pct).
 if (!exists("fmt")) fmt = "png"
 if (!exists("soft")) soft = 0
 if (!exists("hasdata")) hasdata = 1
 if (!exists("rows")) rows = 1
+if (!exists("hasnoisy")) hasnoisy = 0
+if (!exists("cvpct")) cvpct = "20"
 if (fmt eq "pdf") {
     set terminal pdfcairo enhanced color font "Helvetica,8" size 10in,(3.6 * rows + 0.4)in
     set output out.".pdf"
@@ -34,6 +37,12 @@ set style line 19 lc rgb "#444444" lw 1 dt 3 pt 12 ps 1.6
 mtag = soft ? " [soft-RoCE]" : ""
 # a measured value of a point that is not failed, else NaN (not drawn)
 okv(v) = (strcol("status") eq "failed") ? NaN : v
+# a noisy point (summary column noisy = yes: the CV of its repetitions
+# above the run's noisy_cv_pct) gets a large hollow ring over its mark:
+# plot data using (X):(noisy(Y)) with points ls 20 title ntitle
+noisy(v) = hasnoisy ? ((strcol("noisy") eq "yes") ? okv(v) : NaN) : NaN
+set style line 20 lc rgb "#000000" lw 1.5 pt 6 ps 2.6
+ntitle = "ring: noisy point (CV over repetitions > ".cvpct." %)"
 # rows of paper-atc16.csv for one figure and kind
 isref(fig, kind) = (strcol("figure") eq fig && strcol("kind") eq kind)
 # reference only: fixed y range so a panel without any point still draws

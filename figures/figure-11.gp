@@ -15,11 +15,13 @@ set key bottom left
 set title "(a) doorbell batching (postlist), 1 QP" noenhanced
 plot data using (column("size_bytes")):(sel(column("mops_median"), 16, 1)):(column("mops_min")):(column("mops_max")) with yerrorlines ls 1 title "batched (postlist 16), measured".mtag, \
      data using (column("size_bytes")):(sel(column("mops_median"), 1, 1)):(column("mops_min")):(column("mops_max")) with yerrorlines ls 2 title "not batched (postlist 1), measured".mtag, \
+     data using (column("size_bytes")):(column("qps_per_thread") == 1 ? noisy(column("mops_median")) : NaN) with points ls 20 title ntitle, \
      paper using (xlo):(isref("fig11", "point") ? column("y") : NaN):(xhi - xlo):(0) with vectors nohead ls 19 title "paper text (CIB), small payloads", \
      paper using (xlo):(isref("fig11", "limit") ? column("y") : NaN):(xhi - xlo):(0) with vectors nohead lc rgb "#999999" dt 4 title "paper's PCIe model limits", \
      paper using (xlo):(strcol("figure") eq "fig11" ? column("y") : NaN):(sprintf("%s: %s Mops", strcol("series"), strcol("y"))) with labels left offset 0,0.6 font ",7" notitle
 set title "(b) batched (postlist 16), QPs per thread" noenhanced
 plot data using (column("size_bytes")):(sel(column("mops_median"), 16, 1)):(column("mops_min")):(column("mops_max")) with yerrorlines ls 1 title "1 QP, measured".mtag, \
      data using (column("size_bytes")):(sel(column("mops_median"), 16, 2)):(column("mops_min")):(column("mops_max")) with yerrorlines ls 3 title "2 QPs, measured".mtag, \
-     data using (column("size_bytes")):(sel(column("mops_median"), 16, 4)):(column("mops_min")):(column("mops_max")) with yerrorlines ls 4 title "4 QPs, measured".mtag
+     data using (column("size_bytes")):(sel(column("mops_median"), 16, 4)):(column("mops_min")):(column("mops_max")) with yerrorlines ls 4 title "4 QPs, measured".mtag, \
+     data using (column("size_bytes")):(column("postlist") == 16 ? noisy(column("mops_median")) : NaN) with points ls 20 title ntitle
 unset multiplot

@@ -100,6 +100,8 @@ set title "(a) throughput" noenhanced
 set ylabel "throughput (Mops, 10^6 operations/s)"
 plot for [i=1:NS] data using (xp(column("loss_pct"))):(sel(i, column("mops_median"))):(column("mops_min")):(column("mops_max")):xtic(strcol("loss_pct")) \
          with yerrorlines ls i title key(i, word(SN, i).mtag), \
+     for [i=1:NS] data using (xp(column("loss_pct"))):(sel(i, noisy(column("mops_median")))) \
+         with points ls 20 title (i == 1 ? ntitle : ""), \
      NaN with points ls 19 pt 2 ps 1.6 lw 3 title (!hasdata ? "no measured run" : nf > 0 ? "x = failed point (no value), in the colour of its series" : ""), \
      NaN with points ls 19 pt 1 ps 1.6 lw 3 title (np > 0 ? "+ = some repetitions failed (the value: the others)" : ""), \
      for [i=1:NS] data using (xm(column("loss_pct"), i)):(failed(i) ? ymark(i) : NaN) axes x1y2 \

@@ -17,7 +17,8 @@ set xrange [-0.7:3.7]
 rv(c) = okv(column("server_recv_mops_".c))
 plot data using 0:(rv("median")):xticlabels(sprintf("%s %dB inline %s", strcol("verb"), column("size_bytes"), strcol("inline"))) with boxes ls 1 notitle, \
      data using 0:(rv("median")):(rv("min")):(rv("max")) with yerrorbars lc rgb "black" pt 0 notitle, \
-     data using 0:(okv(column("mops_median"))) with points ls 2 pt 9 ps 1.5 notitle
+     data using 0:(okv(column("mops_median"))) with points ls 2 pt 9 ps 1.5 notitle, \
+     data using 0:(noisy(column("mops_median"))) with points ls 20 notitle
 set title "paper text (ATC'16)" noenhanced
 set yrange [1:200]
 # the paper's rows are a few rows of paper-atc16.csv: show just those

@@ -165,6 +165,7 @@ struct rb_opts {
 	uint64_t sizes[RB_MAX_SIZES];
 	int nsizes;
 	unsigned reps;
+	unsigned rep_first;      /* --rep-first: rep of the first repetition (0) */
 	char csv[1024];
 	char json[1024];
 	char run_id[64];
@@ -185,8 +186,12 @@ const char *inline_name(uint64_t m);
 const char *access_name(uint64_t a);
 const char *read_completion_name(uint64_t m);
 
-/* Properties of a verb (IB spec 9.4: which opcodes each transport has). */
-bool verb_is_atomic(uint64_t v);
+/* Properties of a verb (IB spec 9.4: which opcodes each transport has).
+ * verb_is_atomic is inline: the posting and polling loops ask it per WR. */
+static inline bool verb_is_atomic(uint64_t v)
+{
+	return v == RB_VERB_FETCH_ADD || v == RB_VERB_CMP_SWAP;
+}
 bool verb_needs_recv(uint64_t v);      /* SEND, SEND_IMM, WRITE_IMM consume a receive WR */
 bool verb_is_rdma(uint64_t v);         /* READ, WRITE, WRITE_IMM: need remote addr + rkey */
 /* Latency kind of a verb: "rtt" (READ, atomics: one op is a round trip) or

@@ -30,9 +30,19 @@ struct rb_env {
 	char clocksources[160];      /* available_clocksource, for the WARN's fix */
 	double clock_read_ns;        /* cost of one clock read (timing_probe); NAN = not measured */
 	uint64_t clock_res_ns, clock_step_ns;
+	char accel[16];              /* VM accelerator: env_accel(); never empty */
 };
 
-/* Host name, kernel release, CPU model, git revision (RB_GIT_REV at build
+/* The accelerator of the machine a row was measured on, into out (len
+ * bytes): the value of an "rb.accel=A" word on the kernel command line
+ * (cmdline, /proc/cmdline: the VM test bed passes tcg or kvm; A is cut at
+ * 15 characters and must be a-z0-9), else "vm" when the CPU reports the
+ * hypervisor flag (hypervisor true: a VM, accelerator unknown), else
+ * "none" (bare metal). cmdline may be NULL. */
+void env_accel(const char *cmdline, bool hypervisor, char *out, size_t len);
+
+/* Host name, kernel release, CPU model, accelerator (env_accel from
+ * /proc/cmdline and /proc/cpuinfo's flags), git revision (RB_GIT_REV at build
  * time, else .git beside the binary, else NA), clock name, clocksource and
  * the measured cost of one clock read (timing_probe, well under 1 ms). */
 void env_collect(struct rb_env *e);

@@ -25,6 +25,16 @@
 int server_run(const struct rb_opts *o);
 int client_run(const struct rb_opts *o);
 
+/*
+ * How long (ns) a server session waits for one more receive after the
+ * client's DONE, once fewer receives than the client's sends arrived (UD and
+ * UC lose messages for good): 50 mean gaps between receives of the window
+ * (duration_ms / recvs so far), at least 50 ms and at most 200 ms; 200 ms in
+ * iteration mode (duration_ms 0) or with no receive yet. Every wait also
+ * ends 3 s after the DONE.
+ */
+uint64_t server_recv_quiet_ns(uint64_t duration_ms, uint64_t recvs);
+
 /* Log helpers: "INFO ..." / "WARN ..." / "ERROR ..." lines on stderr, one
  * write each. --quiet drops INFO only: a WARN says the results or the run
  * may not be what the user thinks. */

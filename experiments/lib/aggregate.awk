@@ -25,6 +25,13 @@
 # repetitions; 1 for one process) and overlap_flag (empty; "low": some
 # repetition below overlap_min, its rates left out; "unknown": several
 # processes without window times).
+#
+# Spread: per metric also the coefficient of variation over the ok
+# repetitions (METRIC_cv_pct: sample standard deviation / mean x 100; empty
+# with fewer than 2 ok repetitions or a zero mean), and per point `noisy`:
+# yes when the CV of its headline metric (mops, else lat_p50_us) exceeds
+# noisy_cv_pct (default 20, [run] noisy_cv_pct), no when it does not, empty
+# when there is no CV to judge.
 function median(s,    n, a, i, j, t) {
     n = split(s, a, " ")
     for (i = 2; i <= n; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
@@ -33,6 +40,24 @@ function median(s,    n, a, i, j, t) {
 }
 function minv(s,    n, a, i, m) { n = split(s, a, " "); if (n == 0) return ""; m = a[1] + 0; for (i = 2; i <= n; i++) if (a[i] + 0 < m) m = a[i] + 0; return m }
 function maxv(s,    n, a, i, m) { n = split(s, a, " "); if (n == 0) return ""; m = a[1] + 0; for (i = 2; i <= n; i++) if (a[i] + 0 > m) m = a[i] + 0; return m }
+# cv_pct("v1 v2 ..."): sample standard deviation / mean x 100, "" if fewer
+# than 2 values or the mean is 0
+function cv_pct(s,    n, a, i, m, d) {
+    n = split(s, a, " ")
+    if (n < 2) return ""
+    m = 0; for (i = 1; i <= n; i++) m += a[i]; m /= n
+    if (m == 0) return ""
+    d = 0; for (i = 1; i <= n; i++) d += (a[i] - m) * (a[i] - m)
+    return root(d / (n - 1)) / (m < 0 ? -m : m) * 100
+}
+# root(x): square root by Newton's method (busybox awk, the VM's only awk,
+# may be built without sqrt)
+function root(x,    r, i) {
+    if (x <= 0) return 0
+    r = (x > 1) ? x : 1
+    for (i = 0; i < 200; i++) r = (r + x / r) / 2
+    return r
+}
 function num(x) { return (x == "") ? "" : sprintf("%.6g", x) }
 function inlist(a, n, v,    i) { for (i = 1; i <= n; i++) if (a[i] == v) return 1; return 0 }
 function numx(x) { return (x == "") ? "" : sprintf("%.10g", x) }
@@ -70,6 +95,7 @@ BEGIN {
     nk = split(sums_extra, ke, " ")
     for (i = 1; i <= nk; i++) if (!inlist(met, nmet, ke[i])) { met[++nmet] = ke[i]; summed[ke[i]] = 1 }
     npoints = 0
+    if (noisy_cv_pct == "") noisy_cv_pct = 20
 }
 NR == 1 { n = csv_split($0, h); for (i = 1; i <= n; i++) idx[h[i]] = i; has_win = ("win_start_srv_s" in idx); next }
 /^[[:space:]]*$/ { next }
@@ -119,8 +145,8 @@ NR == 1 { n = csv_split($0, h); for (i = 1; i <= n; i++) idx[h[i]] = i; has_win 
 END {
     hdr = "exp_name,exp_point"
     for (i = 1; i <= nconf; i++) hdr = hdr "," conf[i]
-    hdr = hdr ",exp_procs,reps,reps_ok,rows_failed,status,reason"
-    for (m = 1; m <= nmet; m++) hdr = hdr "," met[m] "_median," met[m] "_min," met[m] "_max"
+    hdr = hdr ",exp_procs,reps,reps_ok,rows_failed,status,reason,noisy"
+    for (m = 1; m <= nmet; m++) hdr = hdr "," met[m] "_median," met[m] "_min," met[m] "_max," met[m] "_cv_pct"
     print hdr ",device,kernel,host" (has_win ? ",overlap,overlap_flag" : "")
     for (p = 1; p <= npoints; p++) {
         key = keys[p]
@@ -148,10 +174,16 @@ END {
         cfg = csv_quote(epoint[key])
         for (i = 1; i <= nconf; i++) cfg = cfg "," csv_quote(cv[key, i])
         cfg = cfg "," csv_quote(eprocs[key])
-        line = csv_quote(ename[key]) "," cfg "," nr "," ok "," (failed_rows[key] + 0) "," status "," csv_quote(reason[key])
-        for (m = 1; m <= nmet; m++)
-            if (m <= nbase) line = line "," num(median(vals[met[m]])) "," num(minv(vals[met[m]])) "," num(maxv(vals[met[m]]))
-            else line = line "," numx(median(vals[met[m]])) "," numx(minv(vals[met[m]])) "," numx(maxv(vals[met[m]]))
+        # noisy: the headline metric's spread over the ok repetitions
+        cvh = cv_pct(vals["mops"])
+        if (cvh == "" && vals["mops"] == "") cvh = cv_pct(vals["lat_p50_us"])
+        noisy = (cvh == "") ? "" : (cvh > noisy_cv_pct + 0 ? "yes" : "no")
+        line = csv_quote(ename[key]) "," cfg "," nr "," ok "," (failed_rows[key] + 0) "," status "," csv_quote(reason[key]) "," noisy
+        for (m = 1; m <= nmet; m++) {
+            cvm = cv_pct(vals[met[m]]); cvm = (cvm == "") ? "" : sprintf("%.1f", cvm)
+            if (m <= nbase) line = line "," num(median(vals[met[m]])) "," num(minv(vals[met[m]])) "," num(maxv(vals[met[m]])) "," cvm
+            else line = line "," numx(median(vals[met[m]])) "," numx(minv(vals[met[m]])) "," numx(maxv(vals[met[m]])) "," cvm
+        }
         line = line "," csv_quote(device[key]) "," csv_quote(kernel[key]) "," csv_quote(host[key])
         if (has_win) line = line "," (ovp == "" ? "" : sprintf("%.4f", ovp)) "," ovflag
         print line

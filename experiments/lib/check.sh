@@ -3,8 +3,9 @@
 # Sourced by runner.sh; functions only.
 
 # ---- step 2: environment check ----------------------------------------------------
-# env/check --json on every host (remote hosts: env/check --host, which runs
-# itself there over $RB_SSH), output stored as env-<host>.json. A host that
+# env/check --json on every host, all hosts at once (remote hosts:
+# env/check --host, which runs itself there over $RB_SSH), output stored as
+# env-<host>.json. A host that
 # fails stops the run unless RB_NO_ENV_CHECK=1 (--no-env-check), which is
 # recorded. RB_ENV_CHECK names another checker (tests).
 rb_env_check() {
@@ -19,16 +20,31 @@ rb_env_check() {
     echo "environment not checked: $check is absent" > "$RB_RUN_DIR/env-check.txt"
     rb_die "$check is absent: cannot check the hosts (give --no-env-check to go on anyway; that is recorded with the results)"
   fi
+  # every host at once (background jobs, each waited for by its PID; the
+  # checker's own probes are bounded); then the verdicts in host order
+  local -a pids=()
   for h in "${!RB_H_ADDR[@]}"; do
     name=$(rb_host_name "$h")
     dev=()
     [ "${RB_H_DEV[h]}" = - ] || dev=(--device "${RB_H_DEV[h]}")
-    rc=0
-    if rb_host_is_local "$h"; then
-      "$check" "${dev[@]}" --json > "$RB_RUN_DIR/env-$name.json" 2> "$RB_RUN_DIR/env-$name.err" || rc=$?
-    else
-      "$check" --host "$(rb_host_target "$h")" "${dev[@]}" --json > "$RB_RUN_DIR/env-$name.json" 2> "$RB_RUN_DIR/env-$name.err" || rc=$?
-    fi
+    (
+      rc=0
+      if rb_host_is_local "$h"; then
+        "$check" "${dev[@]}" --json > "$RB_RUN_DIR/env-$name.json" 2> "$RB_RUN_DIR/env-$name.err" || rc=$?
+      else
+        "$check" --host "$(rb_host_target "$h")" "${dev[@]}" --json > "$RB_RUN_DIR/env-$name.json" 2> "$RB_RUN_DIR/env-$name.err" || rc=$?
+      fi
+      echo "$rc" > "$RB_RUN_DIR/env-$name.rc"
+    ) &
+    pids+=("$!")
+  done
+  for h in "${pids[@]}"; do wait "$h" || true; done
+  for h in "${!RB_H_ADDR[@]}"; do
+    name=$(rb_host_name "$h")
+    dev=()
+    [ "${RB_H_DEV[h]}" = - ] || dev=(--device "${RB_H_DEV[h]}")
+    rc=$(cat "$RB_RUN_DIR/env-$name.rc" 2> /dev/null || echo '?')
+    rm -f "$RB_RUN_DIR/env-$name.rc"
     if [ "$rc" = 0 ]; then
       rb_log "check: $name ok (env-$name.json)"
     else

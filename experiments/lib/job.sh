@@ -65,6 +65,8 @@ rb_point() {
     done
   done
   [[ $procs =~ ^[1-9][0-9]*$ ]] || rb_die "procs must be a positive number, got $procs"
+  # the rows' rep is the runner's repetition number (exp_rep)
+  cargs+=(--rep-first "$rep")
 
   local rc=0 k
   rb_point_run || rc=$?
@@ -92,6 +94,8 @@ rb_point() {
   done
   # the hook's knobs and what its teardown reported: columns of every row
   local extra="${RB_HOOK_ARGS[*]}"
+  # every host's load before and after the point (manifest.sh)
+  [ ! -s "$pdir/load.cols" ] || extra="$extra $(tr '\n' ' ' < "$pdir/load.cols")"
   [ ! -s "$pdir/hook.cols" ] || extra="$extra $(awk -F= '
     !($1 in v) { o[++n] = $1; v[$1] = $2; next }
     v[$1] ~ /^[0-9]+(\.[0-9]*)?$/ && $2 ~ /^[0-9]+(\.[0-9]*)?$/ { v[$1] += $2 }
@@ -146,6 +150,8 @@ rb_point_run() {
   # the hook's setup ([run] hook) on its hosts; a skip or a failure ends
   # the job before any client starts
   rb_hook_setup "$procs" || return 1
+  # every host's load average (manifest.sh)
+  rb_load_sample before "$pdir"
 
   # every client process of the point at once
   local -a clients client_procs=() chosts=() ca
@@ -164,7 +170,7 @@ rb_point_run() {
     # --procs: with more than one process, the server's start barrier
     # (per run id) lets them all start and end their windows together
     ca+=("${cargs[@]}" --run-id "$rid" --proc-index "$k" --procs "$procs" --csv "$csv" --token-file "$(rb_token_on "$ch")")
-    rb_spawn "$ch" "$pdir/client-$k.log" "${ca[@]}"
+    rb_spawn_rows "$ch" "$pdir/client-$k.log" "$csv" "${ca[@]}"
     client_procs+=("$RB_SPAWNED") chosts+=("$ch")
   done
   rb_stamp clients_started
@@ -177,9 +183,11 @@ rb_point_run() {
     echo "$crc" > "$pdir/client-$k.rc"
     [ "$crc" = 0 ] || rc=1
     rb_stamp "client_${k}_done"
-    if ! rb_host_is_local "${chosts[k]}"; then
-      # one remote call: the rows, then the file is removed (once more if
-      # the call itself failed; what it said is kept in client-K.collect)
+    if ! rb_host_is_local "${chosts[k]}" && ! rb_rows_split "$pdir/client-$k.log" "$pdir/client-$k.csv"; then
+      # the rows did not come back with the process (its ssh session
+      # broke): one remote call fetches them, then the file is removed
+      # (once more if the call itself failed; what it said is kept in
+      # client-K.collect)
       local try rcsv
       for try in 1 2; do
         rcsv=$(rb_rdir "${chosts[k]}")/p$seq-k$k.csv
@@ -193,6 +201,7 @@ rb_point_run() {
     fi
   done
   rb_stamp clients_collected
+  rb_load_sample after "$pdir"
   rb_hook_teardown
   if [ "$own" = 1 ]; then
     rb_stop "$server_proc"
@@ -202,6 +211,39 @@ rb_point_run() {
   fi
   rb_stop_all
   return "$rc"
+}
+
+# rb_spawn_rows HOST_INDEX LOG CSV CMD...: rb_spawn for a client process
+# that writes its rows to CSV on its host. On a remote host the same ssh
+# session brings them back when the process ends (a line RB_ROWS, then the
+# file, which is then removed there), so no second round trip fetches them
+# (~0.1-0.3 s each on the two-VM bed); rb_rows_split takes them out of LOG.
+# RB_PID is the client process itself, not the shell around it, so rb_stop
+# and rb_reap_pidfile stop the client; the exit status is the client's.
+rb_spawn_rows() {
+  local h=$1 log=$2 csv=$3; shift 3
+  if rb_host_is_local "$h"; then
+    rb_spawn "$h" "$log" "$@"
+    return
+  fi
+  rb_ssh_argv
+  "${RB_SSH_ARGV[@]}" "$(rb_host_target "$h")" \
+    "exec 2>&1; $* & echo RB_PID \$!; wait \$!; rc=\$?; echo RB_ROWS; cat $csv 2> /dev/null; rm -f $csv; exit \$rc" \
+    > "$log" 2>&1 < /dev/null &
+  RB_SPAWNED="$h:$!:$log"
+  RB_PROCS+=("$RB_SPAWNED")
+  [ -z "${RB_PIDFILE:-}" ] || echo "$RB_SPAWNED" >> "$RB_PIDFILE"
+}
+
+# rb_rows_split LOG CSV: the rows after the RB_ROWS line of LOG (written
+# by rb_spawn_rows's session) into CSV, the lines before it kept in LOG;
+# status 1 (LOG unchanged) if LOG has no RB_ROWS line
+rb_rows_split() {
+  local log=$1 csv=$2
+  grep -q -x RB_ROWS "$log" 2> /dev/null || return 1
+  awk -v csv="$csv" -v rest="$log.tmp" 'BEGIN { printf "" > rest } f { print > csv; next } $0 == "RB_ROWS" { f = 1; next } { print > rest }
+    END { if (!f) exit 1; close(csv); printf "" >> csv }' "$log" &&
+    mv "$log.tmp" "$log"
 }
 
 # rb_server_start HOST_INDEX PORT LOG REASON_FILE: start rdma_bench -s on

@@ -6,7 +6,8 @@
 # INI-like, read line by line (never sourced):
 #   [experiment]  title, reproduces, figure ...      free text, for people
 #   [roles]       server = N, clients = N M ...      hosts-file line numbers
-#   [run]         repetitions, timeout_s, point_s, overhead_s, qp_setup_ms, port,
+#   [run]         repetitions, noisy_cv_pct (a point whose CV over its
+#                 repetitions exceeds it is noisy: aggregate.awk), timeout_s, point_s, overhead_s, qp_setup_ms, port,
 #                 server_scope (sweep: one server for all jobs, restarted
 #                 after a failed job; point: one per job), ready_timeout_s, ready_pattern; hook, hook_roles,
 #                 hook_knobs (a per-point hook: see job.sh); summary_keys,
@@ -114,10 +115,10 @@ rb_params_check_values() {
     [[ $part =~ ^[0-9]+$ ]] && [ "$part" -ge "$v" ] && [ "$part" -le "$lim" ] ||
       rb_die "[run] $k = $part: must be a whole number from $v to $lim"
   done
-  for k in point_s overhead_s qp_setup_ms; do
+  for k in point_s overhead_s qp_setup_ms noisy_cv_pct; do
     part=${RB_CONF[run.$k]:-}
     [ -z "$part" ] || [[ $part =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
-      rb_die "[run] $k = $part: must be a number of seconds (ms for qp_setup_ms), e.g. 1 or 0.5"
+      rb_die "[run] $k = $part: must be a number of seconds (ms for qp_setup_ms, percent for noisy_cv_pct), e.g. 1 or 0.5"
   done
   case ${RB_CONF[run.ready]:-any} in line|port|any) ;; *) rb_die "[run] ready = ${RB_CONF[run.ready]}: use line, port or any" ;; esac
   for i in "${!RB_KNOB_NAMES[@]}"; do
@@ -151,7 +152,7 @@ rb_known_setting() {
   local known
   case $1 in
     roles) known="server clients" ;;
-    run) known="repetitions timeout_s point_s overhead_s qp_setup_ms port server_scope ready ready_timeout_s ready_pattern hook hook_roles hook_knobs summary_keys summary_metrics" ;;
+    run) known="repetitions noisy_cv_pct timeout_s point_s overhead_s qp_setup_ms port server_scope ready ready_timeout_s ready_pattern hook hook_roles hook_knobs summary_keys summary_metrics" ;;
   esac
   if [ $# -eq 1 ]; then echo "$known"; return 0; fi
   [[ " $known " == *" $2 "* ]]

@@ -30,6 +30,8 @@
 #   hosts.sh   the hosts file; running, starting and stopping by PID, on a host
 #   check.sh   step 2 (env/check on every host) and step 3 (deploy)
 #   job.sh     one job: server, clients, rows, progress line
+#   manifest.sh  the hosts' load before and after each point (columns),
+#              manifest.json (what the run was measured on)
 #   sweep.sh   step 4 (GNU parallel or the runner's own loop, resume) and 5
 #              (merge, aggregate: csv.awk, tag.awk, merge.awk,
 #              joblog_failed.awk, aggregate.awk)
@@ -42,6 +44,8 @@
 #   joblog                  GNU parallel's job log
 #   points/<seq>/           logs and rows.csv of job <seq>
 #   raw.csv summary.csv     all rows; one row per point
+#   manifest.json           git revision, command, QUICK, repetitions, hosts,
+#                           the VM bed (manifest.sh); vm-run: the bed's run folder
 #   run.log                 everything printed
 
 # Portable to the soft-RoCE VM (bash and busybox, no /dev/fd): no process
@@ -118,3 +122,5 @@ RB_LIB=${RB_LIB:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
 . "$RB_LIB/job.sh"
 # shellcheck source=sweep.sh
 . "$RB_LIB/sweep.sh"
+# shellcheck source=manifest.sh
+. "$RB_LIB/manifest.sh"

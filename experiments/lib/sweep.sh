@@ -25,7 +25,7 @@ rb_merge() {
 
 rb_aggregate() {
   awk -f "$RB_LIB/csv.awk" -f "$RB_LIB/aggregate.awk" -v keys_extra="$(rb_summary_keys)" \
-    -v sums_extra="$(rb_conf run.summary_metrics "")" "$1" > "$2"
+    -v sums_extra="$(rb_conf run.summary_metrics "")" -v noisy_cv_pct="$(rb_conf run.noisy_cv_pct 20)" "$1" > "$2"
 }
 
 # rb_summary_keys: config columns summary.csv adds to its own: the hook's
@@ -174,6 +174,7 @@ rb_sweep() {
   : > "$RB_RUN_DIR/progress"
   rb_hook_clean
   rb_shared_server_start
+  rb_load_monitor_start
   export RB_SWEEP_T0
   RB_SWEEP_T0=$EPOCHREALTIME
   local rc=0 t0
@@ -188,6 +189,7 @@ rb_sweep() {
     "$RB_LIB/point" '{#}' '{1}' "${repl[@]}" "${args[@]}" || rc=$?
   fi
   rb_shared_server_stop
+  rb_load_monitor_stop
   rb_hook_clean
   local actual=$(( $(date +%s) - t0 ))
   echo "$actual" > "$RB_RUN_DIR/actual_s"

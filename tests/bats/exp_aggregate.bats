@@ -137,3 +137,52 @@ load fixtures/exp/helpers
   [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" overlap_flag | tr '\n' ' ')" = "low  " ]
   [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" mops_median | tr '\n' ' ')" = " 3 " ]
 }
+
+@test "spread: the CV of each metric over the ok repetitions (sample stdev / mean)" {
+  # mops per rep 9, 10, 11: mean 10, sample stdev 1 -> 10.0 %; one rep: no CV
+  {
+    echo "verb,exp_point,exp_rep,status,mops,lat_p50_us"
+    echo "read,1,1,ok,9,2"
+    echo "read,1,2,ok,10,2"
+    echo "read,1,3,ok,11,4"
+    echo "read,2,1,ok,5,1"
+  } > "$BATS_TEST_TMPDIR/raw.csv"
+  run awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$BATS_TEST_TMPDIR/raw.csv"
+  [ "$status" -eq 0 ]
+  printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/s.csv"
+  [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" mops_cv_pct | tr '\n' ' ')" = "10.0  " ]
+  # 2 2 4: mean 2.667, stdev 1.155 -> 43.3 %
+  [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" lat_p50_us_cv_pct | head -n 1)" = 43.3 ]
+  # the headline metric is mops: 10 % is not noisy (latency's 43 % does not count)
+  [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" noisy | tr '\n' ' ')" = "no  " ]
+}
+
+@test "noisy: a point whose CV exceeds the threshold (default 20 %, noisy_cv_pct)" {
+  # point 1: 1, 2, 3 -> CV 50 %; point 2: 10, 11, 12 -> 9.1 %; point 3:
+  # latency only, 10 20 30 -> 50 %; point 4: a failed rep leaves one ok rep
+  {
+    echo "verb,exp_point,exp_rep,status,mops,lat_p50_us"
+    for r in 1 2 3; do echo "read,1,$r,ok,$r,"; done
+    for r in 1 2 3; do echo "read,2,$r,ok,$((r + 9)),"; done
+    for r in 1 2 3; do echo "read,3,$r,ok,,$((r * 10))"; done
+    echo "read,4,1,ok,1,"
+    echo "read,4,2,failed,,"
+  } > "$BATS_TEST_TMPDIR/raw.csv"
+  run awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$BATS_TEST_TMPDIR/raw.csv"
+  printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/s.csv"
+  [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" noisy | tr '\n' ' ')" = "yes no yes  " ]
+  [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" mops_cv_pct | sed -n 2p)" = 9.1 ]
+  # a threshold above 50 %: nothing is noisy; below 9.1 %: both rate points are
+  run awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" -v noisy_cv_pct=60 "$BATS_TEST_TMPDIR/raw.csv"
+  printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/s.csv"
+  [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" noisy | tr '\n' ' ')" = "no no no  " ]
+  run awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" -v noisy_cv_pct=5 "$BATS_TEST_TMPDIR/raw.csv"
+  printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/s.csv"
+  [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" noisy | tr '\n' ' ')" = "yes yes yes  " ]
+}
+
+@test "[run] noisy_cv_pct must be a number" {
+  run bash -c 'RB_LIB=$1; . "$1/runner.sh"; RB_CONF=([run.noisy_cv_pct]=lots); RB_KNOB_NAMES=(); rb_params_check_values' _ "$LIB"
+  [ "$status" -ne 0 ]
+  [[ $output == *"noisy_cv_pct = lots"* ]]
+}

@@ -68,6 +68,37 @@ is_pdf() { [ "$(head -c 5 "$1")" = "%PDF-" ]; }
   [ -s "$BATS_TEST_TMPDIR/out/figure-12.png" ]
 }
 
+@test "the subtitle states the spread (CV of the repetitions), the noisy points and, from manifest.json, hosts and accelerator" {
+  local d=$BATS_TEST_TMPDIR/run r
+  mkdir -p "$d"
+  # point 1: 0.003 0.006 0.009 Mops (CV 50 %), point 2: 0.0111..0.0113 (0.9 %)
+  { echo "verb,transport,test,atomic_counters,exp_name,exp_point,exp_rep,exp_procs,status,mops,device,kernel,host"
+    for r in 1 2 3; do
+      echo "fetch_add,rc,bw,1,figure-14,1,$r,2,ok,0.00$((r * 3)),rxe0,6.1.0-57-amd64,vm2"
+      echo "fetch_add,rc,bw,256,figure-14,2,$r,2,ok,0.01$((r + 10)),rxe0,6.1.0-57-amd64,vm2"
+    done; } > "$d/raw.csv"
+  awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$d/raw.csv" > "$d/summary.csv"
+  run awk -f "$LIB/csv.awk" -f "$ROOT/figures/subtitle.awk" "$d/summary.csv"
+  [[ ${lines[1]} == *"spread (CV of Mops): median 25.4 %, max 50.0 %; 1 of 2 points noisy (CV > 20 %)"* ]]
+  run awk -f "$LIB/csv.awk" -f "$ROOT/figures/subtitle.awk" -v cvpct=60 "$d/summary.csv"
+  [[ ${lines[1]} == *"points noisy (CV > 60 %)"* ]]
+  command -v python3 > /dev/null || skip "python3 is not installed"
+  cat > "$d/manifest.json" << 'EOF'
+{"hosts": [{"hostname": "vm1", "cores": 2, "load1": 0.5, "hypervisor": "yes"},
+           {"hostname": "vm2", "cores": 2, "load1": 1.25, "hypervisor": "yes"}],
+ "vm_bed": {"vms": 2, "vcpus_per_vm": 2, "mem_mib_per_vm": 2048, "accel": "tcg",
+            "host_cpu_model": "Some CPU", "host_cores": 4, "host_load": "7.5 6.0 5.0"}}
+EOF
+  r=$(python3 "$ROOT/figures/manifest_line.py" "$d/manifest.json")
+  [ "$r" = "bed: 2 VM(s) x 2 vCPU, 2048 MiB, TCG on Some CPU (4 cores, load 7.5); hosts at start: vm1 (2 cores, load 0.5), vm2 (2 cores, load 1.25)" ]
+  run awk -f "$LIB/csv.awk" -f "$ROOT/figures/subtitle.awk" -v bed="$r" "$d/summary.csv"
+  [ "${lines[2]}" = "$r" ]
+  # the figure draws with the noisy column and the manifest's line
+  run "$ROOT/figures/plot" figure-14 "$d/summary.csv" --out "$BATS_TEST_TMPDIR/out"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ -s "$BATS_TEST_TMPDIR/out/figure-14.png" ]
+}
+
 @test "an unknown figure name is refused" {
   run "$ROOT/figures/plot" 'figure-99' --out "$BATS_TEST_TMPDIR/x"
   [ "$status" -eq 2 ]

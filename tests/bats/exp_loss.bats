@@ -9,7 +9,7 @@ load fixtures/exp/helpers
 EXP=$ROOT/experiments/fault-loss
 
 # ---- the grid -------------------------------------------------------------------
-@test "fault-loss: full grid is 5 losses x 6 series, QUICK 3 x 5, loss outermost" {
+@test "fault-loss: full grid is 5 losses x 6 series, QUICK 2 x 5 (3 repetitions), loss outermost" {
   run_exp fault-loss --dry-run
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   [[ $output == *"grid: 30 points x 3 repetitions"* ]]
@@ -19,8 +19,8 @@ EXP=$ROOT/experiments/fault-loss
   [ "$(grep -o $'loss_pct=[0-9.]*' <<< "$output" | sort -u | tr '\n' ' ')" = "loss_pct=0 loss_pct=0.1 loss_pct=0.5 loss_pct=1 loss_pct=5 " ]
   run_exp fault-loss --dry-run --quick
   [ "$status" -eq 0 ]
-  [[ $output == *"grid: 15 points x 1 repetitions, expected 1:45"* ]]
-  [ "$(grep -c $'\tduration_s=1\t' <<< "$output")" -eq 15 ]
+  [[ $output == *"grid: 10 points x 3 repetitions, expected 3:15"* ]]
+  [ "$(grep -c $'\tduration_s=0.5\t' <<< "$output")" -eq 10 ]
   run_exp fault-loss --dry-run --quick --set loss_pct=0,2,10
   [[ $output == *$'loss_pct=10\tverb=send\ttransport=ud'* ]]
 }
@@ -296,7 +296,7 @@ aggregate_golden() {
   local s=$BATS_TEST_TMPDIR/summary.csv
   [ "$(head -n 1 "$s" | cut -d, -f1-5)" = "exp_name,exp_point,verb,transport,test" ]
   head -n 1 "$s" | grep -q ',access,loss_pct,retry_cnt,exp_procs,'
-  head -n 1 "$s" | grep -q ',lat_p99_us_max,ops_median,ops_min,ops_max,server_recvs_median,'
+  head -n 1 "$s" | grep -q ',lat_p99_us_max,lat_p99_us_cv_pct,ops_median,ops_min,ops_max,ops_cv_pct,server_recvs_median,'
   [ "$(tail -n +2 "$s" | wc -l)" -eq 5 ]
   [ "$(csv_col "$s" loss_pct | tr '\n' ' ')" = "0 5 5 5 1 " ]
   [ "$(csv_col "$s" retry_cnt | tr '\n' ' ')" = "7 7 0 7 7 " ]

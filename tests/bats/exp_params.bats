@@ -29,6 +29,16 @@ load fixtures/exp/helpers
   done
 }
 
+@test "every shipped experiment's QUICK grid runs at least 3 repetitions per point" {
+  local p n r
+  for p in "$ROOT"/experiments/*/params; do
+    n=$(basename "$(dirname "$p")")
+    run_exp "$n" --dry-run --quick
+    r=$(grep -o 'points x [0-9]* repetitions' <<< "$output" | awk '{ print $3 }')
+    [ -n "$r" ] && [ "$r" -ge 3 ] || { echo "$n: QUICK runs '$r' repetitions"; false; }
+  done
+}
+
 @test "QUICK=1 and --quick use the [quick] values" {
   QUICK=1 run_exp "$FIX/tiny" --dry-run
   [ "$status" -eq 0 ]

@@ -52,6 +52,33 @@ exit 1
   [[ $output != *"kernel: 6.1"* ]]
 }
 
+@test "the environment check runs on all hosts at once, and reports them in host order" {
+  export RB_SSH="$FIX/fake_ssh -o BatchMode=yes"
+  printf '# address device gid numa user\nnode1 rxe0 1 - root\nnode2 rxe0 1 - root\n' > "$BATS_TEST_TMPDIR/hosts"
+  mkdir -p "$BATS_TEST_TMPDIR/met"
+  # each host's check waits (up to 10 s) until the other host's has started:
+  # one host after the other, the first would give up and fail the run
+  printf '#!/bin/sh
+touch "%s/met/$2"
+i=0
+while [ "$(ls "%s/met" | wc -l)" -lt 2 ]; do
+  i=$((i + 1)); [ "$i" -le 100 ] || { echo "{\\"can_run\\":false}"; exit 1; }
+  sleep 0.1
+done
+echo "{\\"can_run\\":true,\\"host\\":\\"$2\\"}"
+' "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR" > "$BATS_TEST_TMPDIR/check-meet"
+  chmod +x "$BATS_TEST_TMPDIR/check-meet"
+  RB_NO_ENV_CHECK=0 RB_ENV_CHECK=$BATS_TEST_TMPDIR/check-meet run_exp "$FIX/tiny" --quick \
+    --hosts "$BATS_TEST_TMPDIR/hosts" --run-id check-both
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  local d
+  d=$(run_dir tiny)
+  grep -q '"host":"root@node1"' "$d/env-node1.json"
+  grep -q '"host":"root@node2"' "$d/env-node2.json"
+  [[ $output == *"check: node1 ok"*"check: node2 ok"* ]]
+  rm -rf /tmp/rdma_bench.check-both
+}
+
 @test "without a checker and without the override the run stops; with it, that is recorded" {
   RB_NO_ENV_CHECK=0 RB_ENV_CHECK=$BATS_TEST_TMPDIR/none run_exp "$FIX/tiny" --quick
   [ "$status" -eq 2 ]
@@ -184,11 +211,17 @@ tiny_short() {
   grep -q '^root@node1 d=$(mktemp -d /tmp/rdma_bench.XXXXXX)' "$FAKE_SSH_LOG"
   grep -q '^root@node2 d=$(mktemp -d /tmp/rdma_bench.XXXXXX)' "$FAKE_SSH_LOG"
   grep -q '^root@node1 echo RB_PID .*/tmp/rdma_bench\.[A-Za-z0-9]*/rdma_bench -s -p 18515 -d rxe0 -x 1 --bind node1 --token-file /tmp/rdma_bench\.[A-Za-z0-9]*/token' "$FAKE_SSH_LOG"
-  grep -q '^root@node2 echo RB_PID .*rdma_bench -c node1 -p 18515 -d rxe0 -x 1 --verb read' "$FAKE_SSH_LOG"
+  grep -q '^root@node2 exec 2>&1; .*rdma_bench -c node1 -p 18515 -d rxe0 -x 1 --verb read.*--token-file /tmp/rdma_bench\.[A-Za-z0-9]*/token.* & echo RB_PID' "$FAKE_SSH_LOG"
   # the remote server was stopped by the PID it printed
   grep -q '^root@node1 kill -TERM [0-9]' "$FAKE_SSH_LOG"
   # and the folders are gone
   [ ! -s "$d/remote-dirs" ]
+  # the rows came back in each client's own session: no second call fetched
+  # them, the client logs keep only what the client said, the remote files are gone
+  [ "$(grep -c '^root@node2 cat [^>]*/p[0-9]*-k[0-9]*\.csv' "$FAKE_SSH_LOG")" = 0 ]
+  [ "$(cat "$d"/points/*/client-*.log | grep -c -e RB_ROWS -e '^schema_version')" = 0 ]
+  grep -q '^RB_PID [0-9]' "$d/points/1/client-0.log"
+  [ "$(head -c 14 "$d/points/1/client-0.csv")" = schema_version ]
 }
 
 @test "without GNU parallel the runner's own loop gives the same jobs, job log, timeout and resume" {

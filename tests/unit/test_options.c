@@ -708,14 +708,15 @@ static void rows_record_the_read_completion(void **state)
 	t.verb = RB_VERB_READ;
 	t.read_completion = RB_READ_POLL;
 	report_build_row(&r, &pi, -1, NULL);
-	assert_string_equal(r.cols[r.ncols - 1].name, "procs");
-	assert_string_equal(r.cols[r.ncols - 2].name, "clock_err_us");
-	assert_string_equal(r.cols[r.ncols - 3].name, "win_end_srv_s");
-	assert_string_equal(r.cols[r.ncols - 4].name, "win_start_srv_s");
-	assert_string_equal(r.cols[r.ncols - 5].name, "gate_wait_s");
-	assert_string_equal(r.cols[r.ncols - 6].name, "server_recv_mops");
-	assert_string_equal(r.cols[r.ncols - 7].name, "read_completion");
-	assert_string_equal(r.cols[r.ncols - 8].name, "clock_read_ns");
+	assert_string_equal(r.cols[r.ncols - 1].name, "accel");
+	assert_string_equal(r.cols[r.ncols - 2].name, "procs");
+	assert_string_equal(r.cols[r.ncols - 3].name, "clock_err_us");
+	assert_string_equal(r.cols[r.ncols - 4].name, "win_end_srv_s");
+	assert_string_equal(r.cols[r.ncols - 5].name, "win_start_srv_s");
+	assert_string_equal(r.cols[r.ncols - 6].name, "gate_wait_s");
+	assert_string_equal(r.cols[r.ncols - 7].name, "server_recv_mops");
+	assert_string_equal(r.cols[r.ncols - 8].name, "read_completion");
+	assert_string_equal(r.cols[r.ncols - 9].name, "clock_read_ns");
 	assert_string_equal(row_get(&r, "read_completion"), "poll");
 	assert_string_equal(row_get(&r, "schema_version"), "1");
 	t.read_completion = RB_READ_CQE;
@@ -813,6 +814,53 @@ static void rows_place_the_window_on_the_server_clock(void **state)
 	assert_string_equal(row_get(&r, "gate_wait_s"), "2.500000");
 }
 
+/* accel: the test bed's rb.accel= word of the kernel command line, else
+ * vm (hypervisor flag) or none; the last column, never empty. */
+static void rows_record_the_accelerator(void **state)
+{
+	(void)state;
+	static struct row r;
+	struct row_fixture fx;
+	struct rb_test t = base();
+	struct rb_point_info pi = row_fixture(&fx, &t);
+	char a[16];
+
+	env_accel("console=ttyS0 quiet rb.mode=node rb.accel=tcg rb.proj=/p\n", true, a, sizeof(a));
+	assert_string_equal(a, "tcg");
+	env_accel("rb.accel=kvm", false, a, sizeof(a));
+	assert_string_equal(a, "kvm");
+	/* not a whole word, empty, or not a plain word: not taken */
+	env_accel("xrb.accel=kvm", true, a, sizeof(a));
+	assert_string_equal(a, "vm");
+	env_accel("rb.accel= quiet", false, a, sizeof(a));
+	assert_string_equal(a, "none");
+	env_accel("rb.accel=k\"vm", false, a, sizeof(a));
+	assert_string_equal(a, "none");
+	env_accel(NULL, true, a, sizeof(a));
+	assert_string_equal(a, "vm");
+
+	snprintf(fx.e.accel, sizeof(fx.e.accel), "kvm");
+	report_build_row(&r, &pi, -1, NULL);
+	assert_string_equal(r.cols[r.ncols - 1].name, "accel");
+	assert_string_equal(row_get(&r, "accel"), "kvm");
+	fx.e.accel[0] = '\0';
+	report_build_row(&r, &pi, -1, NULL);
+	assert_string_equal(row_get(&r, "accel"), "none");
+}
+
+/* --rep-first: the rep column of the first repetition (a runner's own
+ * repetition number), 0 by default, refused out of range. */
+static void rep_first_sets_the_first_repetition_index(void **state)
+{
+	(void)state;
+	assert_int_equal(parse("-c h --reps 2"), 0);
+	assert_int_equal(o.rep_first, 0);
+	assert_int_equal(parse("-c h --rep-first 3"), 0);
+	assert_int_equal(o.rep_first, 3);
+	assert_refused("-c h --rep-first -1", "--rep-first");
+	assert_refused("-c h --rep-first 1000001", "--rep-first");
+}
+
 /* The help text is written as is (fputs, not a format): no doubled percent signs. */
 static void help_text_is_printed_verbatim(void **state)
 {
@@ -871,6 +919,8 @@ int main(void)
 		cmocka_unit_test(rows_record_the_server_receive_rate),
 		cmocka_unit_test(procs_needs_a_run_id_and_a_range),
 		cmocka_unit_test(rows_place_the_window_on_the_server_clock),
+		cmocka_unit_test(rows_record_the_accelerator),
+		cmocka_unit_test(rep_first_sets_the_first_repetition_index),
 		cmocka_unit_test(help_text_is_printed_verbatim),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,230 @@
+# shellcheck shell=bash
+# experiments/lib/manifest.sh: what a run was measured on: the load of
+# every host before and after each point (columns of the rows), and the
+# run manifest, results/<exp>/<run>/manifest.json.
+# Sourced by runner.sh; functions only.
+
+# ---- load average per point ---------------------------------------------------------
+# Every row carries the 1-minute load average (/proc/loadavg's first field)
+# of every host of the hosts file just before the point's clients start and
+# once they are done: columns load1_before_hN and load1_after_hN (N: the
+# hosts-file line). A local host's file is read when asked. A remote host
+# would cost an ssh session per read (~0.2-0.5 s on a loaded TCG VM, twice
+# per point), so one monitor per remote host runs for the whole sweep: a
+# shell loop there prints its loadavg once a second (the kernel updates it
+# every 5 s) into RB_RUN_DIR/load-hN.log, and a read takes that file's last
+# line at once. A monitor that has written nothing for 5 s gives an empty
+# value (never a stale one).
+
+# rb_load_monitor_start: before the sweep, one monitor per remote host
+# (its local ssh PID in RB_RUN_DIR/load-monitors; rb_load_monitor_stop
+# stops it by that PID, and the loop on the host ends at its next write)
+rb_load_monitor_start() {
+  local h
+  rb_load_monitor_stop
+  rb_ssh_argv
+  for h in "${!RB_H_ADDR[@]}"; do
+    rb_host_is_local "$h" && continue
+    # shellcheck disable=SC2016  # expanded by the host's shell
+    "${RB_SSH_ARGV[@]}" "$(rb_host_target "$h")" \
+      'while read -r l _ < /proc/loadavg; do echo "$l" || exit 0; sleep 1; done' \
+      > "$RB_RUN_DIR/load-h$((h + 1)).log" 2> /dev/null < /dev/null &
+    echo "$!" >> "$RB_RUN_DIR/load-monitors"
+  done
+}
+
+# rb_load_monitor_stop: after the sweep and on every way out of the run
+rb_load_monitor_stop() {
+  local p
+  [ -n "${RB_RUN_DIR:-}" ] && [ -r "$RB_RUN_DIR/load-monitors" ] || return 0
+  while read -r p; do
+    [[ $p =~ ^[0-9]+$ ]] && kill "$p" 2> /dev/null || true
+  done < "$RB_RUN_DIR/load-monitors"
+  rm -f "$RB_RUN_DIR/load-monitors"
+}
+
+# rb_load_sample PHASE DIR: append load1_PHASE_hN=VALUE for every host to
+# DIR/load.cols (VALUE empty when unknown). PHASE: before or after. Waits
+# (at most 3 s) only for a monitor's first line at the start of a sweep.
+rb_load_sample() {
+  local phase=$1 dir=$2 h l f i now
+  for h in "${!RB_H_ADDR[@]}"; do
+    l=""
+    if rb_host_is_local "$h"; then
+      read -r l _ < /proc/loadavg || l=""
+    else
+      f=$RB_RUN_DIR/load-h$((h + 1)).log
+      for ((i = 0; i < 60; i++)); do [ -s "$f" ] && break; sleep 0.05; done
+      now=$(date +%s)
+      if [ -s "$f" ] && [ $(( now - $(stat -c %Y "$f" 2> /dev/null || echo 0) )) -le 5 ]; then
+        l=$(tail -n 1 "$f")
+      fi
+    fi
+    [[ $l =~ ^[0-9]+(\.[0-9]+)?$ ]] || l=""
+    echo "load1_${phase}_h$((h + 1))=$l"
+  done >> "$dir/load.cols"
+}
+
+# ---- the run manifest ---------------------------------------------------------------
+# rb_json_str TEXT: TEXT as a JSON string, quotes included (backslash,
+# quote and control characters escaped; RFC 8259 section 7)
+rb_json_str() {
+  local s=$1 out="" c i
+  s=${s//\\/\\\\}
+  s=${s//\"/\\\"}
+  s=${s//$'\n'/\\n}
+  s=${s//$'\t'/\\t}
+  s=${s//$'\r'/\\r}
+  # any other control character: \u00XX
+  if [[ $s == *[$'\x01'-$'\x1f']* ]]; then
+    for ((i = 0; i < ${#s}; i++)); do
+      c=${s:i:1}
+      if [[ $c == [$'\x01'-$'\x1f'] ]]; then
+        printf -v c '\\u%04x' "'$c"
+      fi
+      out+=$c
+    done
+    s=$out
+  fi
+  printf '"%s"' "$s"
+}
+
+# rb_json_num TEXT: TEXT if it is a JSON number, else null
+rb_json_num() {
+  if [[ $1 =~ ^-?(0|[1-9][0-9]*)(\.[0-9]+)?$ ]]; then printf '%s' "$1"; else printf 'null'; fi
+}
+
+# The facts of one host, gathered by one shell script run there (sh: the
+# VMs have busybox), as KEY=VALUE lines. DEV is the host's RDMA device from
+# the hosts file (- for the first one sysfs lists). Driver: the kernel
+# driver of the device's PCI function, else (soft-RoCE, soft-iWARP: no
+# PCI device) the device name's driver (rdma_rxe, siw); PCIe link: the
+# function's current_link_speed and _width, or "none" without a PCI device.
+# shellcheck disable=SC2016  # expanded by the host's shell, not here
+RB_HOST_FACTS_SH='
+d=$1
+[ "$d" != - ] || d=$(ls /sys/class/infiniband 2>/dev/null | head -n 1)
+echo "hostname=$(hostname 2>/dev/null || cat /proc/sys/kernel/hostname)"
+echo "kernel=$(uname -r)"
+echo "cpu_model=$(sed -n "s/^model name[[:space:]]*: *//p" /proc/cpuinfo | head -n 1)"
+echo "cores=$(grep -c ^processor /proc/cpuinfo)"
+echo "mem_kib=$(sed -n "s/^MemTotal: *\([0-9]*\) kB/\1/p" /proc/meminfo)"
+echo "load1=$(cut -d " " -f 1 /proc/loadavg)"
+echo "load=$(cut -d " " -f 1-3 /proc/loadavg)"
+echo "hypervisor=$(grep -q "^flags.* hypervisor" /proc/cpuinfo && echo yes || echo no)"
+echo "rdma_device=${d:-none}"
+s=/sys/class/infiniband/$d
+if [ -n "$d" ] && [ -d "$s" ]; then
+  echo "fw_ver=$(cat "$s/fw_ver" 2>/dev/null)"
+  echo "node_type=$(cat "$s/node_type" 2>/dev/null)"
+  echo "link_layer=$(cat "$s/ports/1/link_layer" 2>/dev/null)"
+  echo "port_rate=$(cat "$s/ports/1/rate" 2>/dev/null)"
+  if [ -e "$s/device/driver" ]; then
+    echo "driver=$(basename "$(readlink "$s/device/driver")")"
+    sp=$(cat "$s/device/current_link_speed" 2>/dev/null)
+    wd=$(cat "$s/device/current_link_width" 2>/dev/null)
+    if [ -n "$sp" ]; then echo "pcie_link=$sp x$wd"; else echo "pcie_link=none"; fi
+  else
+    case $d in rxe*) echo "driver=rdma_rxe" ;; siw*) echo "driver=siw" ;; *) echo "driver=unknown" ;; esac
+    echo "pcie_link=none"
+  fi
+fi
+'
+
+# rb_host_facts HOST_INDEX OUT: the host's facts into OUT (KEY=VALUE lines;
+# nothing if the host did not answer)
+rb_host_facts() {
+  local h=$1 out=$2
+  if rb_host_is_local "$h"; then
+    sh -c "$RB_HOST_FACTS_SH" sh "${RB_H_DEV[h]}" > "$out" 2> /dev/null || true
+  else
+    rb_ssh_argv
+    "${RB_SSH_ARGV[@]}" "$(rb_host_target "$h")" sh -s -- "${RB_H_DEV[h]}" \
+      <<< "$RB_HOST_FACTS_SH" > "$out" 2> /dev/null || true
+  fi
+}
+
+# rb_kv FILE KEY: the value of KEY= in FILE (the last one), empty if none
+rb_kv() { [ -r "$1" ] && sed -n "s/^$2=//p" "$1" | tail -n 1; }
+
+# rb_manifest_write OUT CMDLINE...: OUT (RB_RUN_DIR/manifest.json): the suite's git
+# revision (and whether the tree had changes), the exact command, QUICK,
+# repetitions, the run's ids and times, per host its facts (rb_host_facts,
+# gathered on all hosts at once), and on the VM test bed ($RB_VM_RUN/bed.env,
+# written by ci/vm) the bed: qemu, accelerator, VMs' vCPUs and memory, the
+# physical host's cores and CPU model, the VM run folder. Checked with
+# `python3 -m json.tool` or jq by tests/bats/exp_manifest.bats.
+rb_manifest_write() {
+  local m=$1 tmp rev dirty h f k sep pids=() bed=${RB_VM_RUN:+$RB_VM_RUN/bed.env}
+  shift
+  tmp=$(mktemp -d)
+  for h in "${!RB_H_ADDR[@]}"; do
+    rb_host_facts "$h" "$tmp/host-$h" &
+    pids+=("$!")
+  done
+  rev=$(git -C "$RB_ROOT" rev-parse HEAD 2> /dev/null || echo unknown)
+  dirty=null
+  if [ "$rev" != unknown ]; then
+    if [ -n "$(git -C "$RB_ROOT" status --porcelain --untracked-files=no 2> /dev/null)" ]; then dirty=true; else dirty=false; fi
+  fi
+  # inside a VM of the bed there is no git: the bed read it on the host
+  if [ "$rev" = unknown ] && [ -n "$bed" ] && [ -r "$bed" ] && [ -n "$(rb_kv "$bed" git_rev)" ]; then
+    rev=$(rb_kv "$bed" git_rev)
+    case $(rb_kv "$bed" git_dirty) in true|false) dirty=$(rb_kv "$bed" git_dirty) ;; esac
+  fi
+  for f in "${pids[@]}"; do wait "$f" || true; done
+  {
+    printf '{\n'
+    printf '  "schema": 1,\n'
+    printf '  "experiment": %s,\n' "$(rb_json_str "$RB_EXP")"
+    printf '  "run_id": %s,\n' "$(rb_json_str "$RB_RUN_ID")"
+    printf '  "started_utc": %s,\n' "$(rb_json_str "$(date -u +%Y-%m-%dT%H:%M:%SZ)")"
+    printf '  "git_rev": %s,\n' "$(rb_json_str "$rev")"
+    printf '  "git_dirty": %s,\n' "$dirty"
+    printf '  "command": ['
+    sep=""
+    for k in "$@"; do printf '%s%s' "$sep" "$(rb_json_str "$k")"; sep=", "; done
+    printf '],\n'
+    printf '  "cwd": %s,\n' "$(rb_json_str "$PWD")"
+    printf '  "env": {"QUICK": %s, "RB_HOSTS": %s, "RB_ACCEL": %s, "RB_VM_RUN": %s},\n' "$(rb_json_str "${QUICK:-}")" \
+      "$(rb_json_str "${RB_HOSTS:-}")" "$(rb_json_str "${RB_ACCEL:-}")" "$(rb_json_str "${RB_VM_RUN:-}")"
+    printf '  "quick": %s,\n' "$([ "$(cat "$RB_RUN_DIR/grid.kind" 2> /dev/null)" = quick ] && echo true || echo false)"
+    printf '  "repetitions": %s,\n' "$(rb_json_num "$(rb_conf run.repetitions 3)")"
+    printf '  "noisy_cv_pct": %s,\n' "$(rb_json_num "$(rb_conf run.noisy_cv_pct 20)")"
+    printf '  "binary": %s,\n' "$(rb_json_str "$RB_BIN")"
+    printf '  "roles": {"server": %s, "clients": %s},\n' "$(rb_json_str "$(rb_conf roles.server 1)")" \
+      "$(rb_json_str "$(rb_client_hosts | xargs)")"
+    printf '  "hosts": [\n'
+    sep=""
+    for h in "${!RB_H_ADDR[@]}"; do
+      f=$tmp/host-$h
+      printf '%s    {"line": %d, "address": %s, "device": %s, "answered": %s' "$sep" "$((h + 1))" \
+        "$(rb_json_str "${RB_H_ADDR[h]}")" "$(rb_json_str "${RB_H_DEV[h]}")" "$([ -s "$f" ] && echo true || echo false)"
+      for k in hostname kernel cpu_model hypervisor rdma_device driver fw_ver node_type link_layer port_rate pcie_link load; do
+        printf ', "%s": %s' "$k" "$(rb_json_str "$(rb_kv "$f" "$k")")"
+      done
+      for k in cores mem_kib load1; do
+        printf ', "%s": %s' "$k" "$(rb_json_num "$(rb_kv "$f" "$k")")"
+      done
+      printf '}'
+      sep=$',\n'
+    done
+    printf '\n  ],\n'
+    if [ -n "$bed" ] && [ -r "$bed" ]; then
+      printf '  "vm_bed": {"vm_run": %s, "vms": %s, "accel": %s, "accel_requested": %s, "qemu": %s, "vcpus_per_vm": %s, "mem_mib_per_vm": %s, "host_cores": %s, "host_cpu_model": %s, "host_kernel": %s, "host_load": %s, "image": %s}\n' \
+        "$(rb_json_str "$(rb_kv "$bed" vm_run)")" "$(rb_json_num "$(rb_kv "$bed" vms)")" \
+        "$(rb_json_str "$(rb_kv "$bed" accel)")" "$(rb_json_str "$(rb_kv "$bed" accel_requested)")" \
+        "$(rb_json_str "$(rb_kv "$bed" qemu)")" "$(rb_json_num "$(rb_kv "$bed" vcpus_per_vm)")" \
+        "$(rb_json_num "$(rb_kv "$bed" mem_mib_per_vm)")" "$(rb_json_num "$(rb_kv "$bed" host_cores)")" \
+        "$(rb_json_str "$(rb_kv "$bed" host_cpu_model)")" "$(rb_json_str "$(rb_kv "$bed" host_kernel)")" \
+        "$(rb_json_str "$(rb_kv "$bed" host_load)")" \
+        "$(rb_json_str "$(rb_kv "$bed" image)")"
+    else
+      printf '  "vm_bed": null\n'
+    fi
+    printf '}\n'
+  } > "$m.tmp"
+  rm -rf "$tmp"
+  mv "$m.tmp" "$m"
+  if [ -n "$bed" ] && [ -r "$bed" ]; then ln -sfn "$(rb_kv "$bed" vm_run)" "$RB_RUN_DIR/vm-run"; fi
+}

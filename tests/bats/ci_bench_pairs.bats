@@ -1,0 +1,50 @@
+#!/usr/bin/env bats
+# ci/ratio-interval.awk: the median of the pair ratios of `make bench` and
+# its distribution-free 95 % interval (sign test / order statistics), and
+# ci/bench-run's refusal of too few pairs.
+
+setup() {
+  ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+  AWKF=$ROOT/ci/ratio-interval.awk
+}
+
+@test "7 ratios: the median, min..max as the interval (98.4 %)" {
+  run awk -f "$AWKF" <<< $'1.2\n0.9\n1.1\n1.0\n1.3\n0.95\n1.05'
+  [ "$status" -eq 0 ]
+  [ "$output" = "7 1.05 0.9 1.3 0.984" ]
+}
+
+@test "9 ratios: the 2nd and the 8th smallest (96.1 %); an interval below 1 shows" {
+  run awk -f "$AWKF" <<< $'0.80\n0.82\n0.84\n0.86\n0.88\n0.90\n0.92\n0.94\n1.30'
+  [ "$status" -eq 0 ]
+  [ "$output" = "9 0.88 0.82 0.94 0.961" ]
+}
+
+@test "12 ratios: the 3rd and the 10th (P(Bin(12,1/2) <= 2) = 79/4096)" {
+  run awk -f "$AWKF" < <(seq 1 12 | awk '{print $1 / 10}')
+  [ "$output" = "12 0.65 0.3 1 0.961" ]
+}
+
+@test "fewer than 6 ratios give no interval; failed pairs (not numbers) are left out" {
+  run awk -f "$AWKF" <<< $'1.0\nNA\n\n1.1\n-3\n0.9\n1.2\n1.3'
+  [ "$output" = "5 1.1 NA NA NA" ]
+  run awk -f "$AWKF" < /dev/null
+  [ "$output" = "0 NA NA NA NA" ]
+}
+
+@test "ci/bench-run refuses fewer than 7 pairs and a fractional window, naming the value and the fix" {
+  PAIRS=5 run "$ROOT/ci/bench-run"
+  [ "$status" -eq 2 ]
+  [[ $output == *"PAIRS=5"*"at least 7"*"PAIRS=9"* ]]
+  BW_SECS=0.5 run "$ROOT/ci/bench-run"
+  [ "$status" -eq 2 ]
+  [[ $output == *"BW_SECS=0.5"*"whole seconds"* ]]
+}
+
+@test "ci/harness-overhead refuses a bad process count before it boots anything" {
+  run "$ROOT/ci/harness-overhead" --procs 0
+  [ "$status" -eq 2 ]
+  [[ $output == *"--procs needs a number 1..99, got 0"* ]]
+  run "$ROOT/ci/harness-overhead" --procs x4
+  [ "$status" -eq 2 ]
+}
