@@ -29,6 +29,7 @@
 #include "guard.h"
 #include "report.h"
 #include "session.h"
+#include "signals.h"
 #include "timing.h"
 #include "units.h"
 
@@ -44,6 +45,8 @@ struct client {
 	int failed;             /* points that failed */
 	char gone[512];         /* the server could not be reached again: why */
 	bool csv_failed;
+	int refused;            /* points whose configuration was refused (status skipped) */
+	int points_done;        /* points that ran to a row (any status) */
 	char token[CTRL_TOKEN_CAP + 1];  /* --token-file: sent in every HELLO */
 };
 
@@ -177,6 +180,15 @@ static void emit_point(struct client *cl, struct rb_point_info *pi, struct rb_ct
 	if (r) {
 		report_build_row(r, pi, -1, &all);
 		emit_row(cl, r);
+	}
+	if (pi->have_counters) {
+		/* trouble the port counters saw is said, not only stored (--quiet keeps it) */
+		char trouble[1024];
+		if (report_trouble(&pi->before, &pi->after, trouble, sizeof(trouble)) > 0)
+			rb_warn("%s %s %s %llu B rep %llu: port %s/%u counters moved: %s",
+				verb_name(pi->t->verb), transport_name(pi->t->transport),
+				testkind_name(pi->t->test), (unsigned long long)pi->t->size,
+				(unsigned long long)pi->t->rep, pi->dev->name, pi->dev->port, trouble);
 	}
 	if (all.valid && !rb_quiet) {
 		const struct rb_test *t = pi->t;
@@ -325,6 +337,11 @@ static int monitor(struct client *cl, struct rb_ctx *c, struct rb_point_info *pi
 		}
 		bool waiting = c->gated && !released;
 		struct pollfd p = { .fd = cl->fd, .events = POLLIN };
+		if (rb_interrupt_signal) {
+			snprintf(err, errlen, "client interrupted by %s",
+				 signals_name(rb_interrupt_signal));
+			return -1;
+		}
 		int rc = poll(&p, 1, waiting && !sent ? 2 : 50);
 		if (rc < 0 && errno != EINTR) {
 			snprintf(err, errlen, "poll on control socket: %s", strerror(errno));
@@ -361,8 +378,17 @@ static int monitor(struct client *cl, struct rb_ctx *c, struct rb_point_info *pi
 			return -1;
 		}
 		if (!(sent && !released) && now > deadline) {
-			snprintf(err, errlen, "point timed out after %.1f s (--timeout + -D + --warmup)",
-				 (double)limit_ms / 1000.0);
+			/* RC: a stall without an error has likely causes worth naming
+			 * (the workers' own stall message says the same: post.c) */
+			char hint[384] = "";
+			if (t->transport == RB_TR_RC)
+				snprintf(hint, sizeof(hint), "; no ACK and no error came back: path MTU %u "
+					 "above what the path carries (check both ends' netdev MTU)? peer "
+					 "unreachable, paused or gone? (--retry-cnt %llu; soft-RoCE retries "
+					 "for ever at --retry-cnt 7: use 6 or less to get the retry error)",
+					 c->path_mtu, (unsigned long long)t->retry_cnt);
+			snprintf(err, errlen, "point timed out after %.1f s (--timeout + -D + --warmup)%s",
+				 (double)limit_ms / 1000.0, hint);
 			return -1;
 		}
 	}
@@ -492,8 +518,38 @@ static void print_setup_info(struct rb_ctx *c)
 			RB_READ_SENTINEL);
 }
 
+/*
+ * One rule for a configuration refused before anything is measured (a
+ * value above a device cap, below what the point needs, or a mismatch of
+ * the two ends): whichever side detects it, the row says "refused by the
+ * client: <why>" or "refused by the server: <why>" with status skipped,
+ * and the run exits 2 (a usage error; session.h, RB_REFUSED_PREFIX).
+ * refused_by rewrites err ("<why>") into that shape; from_server takes an
+ * ERROR of the server ("server: refused: <why>") and returns false when it
+ * is not a refusal.
+ */
+static void refused_by(char *err, size_t errlen, const char *side)
+{
+	char pfx[64];
+
+	snprintf(pfx, sizeof(pfx), "refused by the %s: ", side);
+	reprefix(err, errlen, 0, pfx);
+}
+
+static bool refused_from_server(char *err, size_t errlen)
+{
+	static const char srv[] = "server: " RB_REFUSED_PREFIX;
+
+	if (strncmp(err, srv, sizeof(srv) - 1) != 0)
+		return false;
+	reprefix(err, errlen, sizeof(srv) - 1, "refused by the server: ");
+	return true;
+}
+
 /* Run one point (point: its number in this process's order, from 0: the
- * start barrier's key with the run id). Returns 0 ok, -1 failed (row written). */
+ * start barrier's key with the run id). Returns 0 ok, -1 failed (row
+ * written), -2 refused (row written, status skipped), -3 interrupted (no
+ * row: not measured to its end). */
 static int run_point(struct client *cl, const struct rb_test *tin, uint64_t point)
 {
 	const struct rb_opts *o = cl->o;
@@ -516,9 +572,11 @@ static int run_point(struct client *cl, const struct rb_test *tin, uint64_t poin
 	char err[1024] = "", note[CTRL_REASON_CAP + 1] = "";
 	size_t n;
 	int rc = -1;
+	bool refused = false, interrupted = false;
 
 	if (test_validate_device(&t, &cl->dev.caps, err, sizeof(err))) {
-		pi.status = "skipped";
+		refused_by(err, sizeof(err), "client");
+		refused = true;
 		goto out;
 	}
 	if (cl->gone[0]) {
@@ -526,6 +584,7 @@ static int run_point(struct client *cl, const struct rb_test *tin, uint64_t poin
 		goto out;
 	}
 	if (cl->fd < 0 && client_connect(cl, err, sizeof(err))) {
+		interrupted = rb_interrupt_signal != 0;
 		/* Do not wait --connect-timeout again for every remaining point. */
 		snprintf(cl->gone, sizeof(cl->gone), "%.500s", err);
 		goto out;
@@ -537,6 +596,7 @@ static int run_point(struct client *cl, const struct rb_test *tin, uint64_t poin
 			  err, sizeof(err));
 	if (r == -2) {
 		reprefix(err, sizeof(err), 6, "server: ");
+		refused = refused_from_server(err, sizeof(err));
 		close(cl->fd);
 		cl->fd = -1;
 		goto out;
@@ -571,8 +631,13 @@ static int run_point(struct client *cl, const struct rb_test *tin, uint64_t poin
 		cmdev = cl->dev;
 		cmdev.ctx = cc.verbs; /* PD, MR, CQs on rdma_cm's device context */
 	}
-	if (ctx_create(&c, &t, RB_ROLE_CLIENT, t.use_cm ? &cmdev : &cl->dev, err, sizeof(err)))
+	if (ctx_create(&c, &t, RB_ROLE_CLIENT, t.use_cm ? &cmdev : &cl->dev, err, sizeof(err))) {
+		if (c.refused) {
+			refused_by(err, sizeof(err), "client");
+			refused = true;
+		}
 		goto out_close;
+	}
 	have_ctx = true;
 	c.cpus = o->cpus;
 	c.ncpus = o->ncpus;
@@ -581,11 +646,19 @@ static int run_point(struct client *cl, const struct rb_test *tin, uint64_t poin
 	pi.inline_used = 0;
 	pi.inline_cap = c.inline_cap;
 	pi.cq_depth = c.cq_depth_s;
-	if (ctx_negotiate(&c, t.use_cm ? &srv_setup : &m.u.setup, err, sizeof(err)))
+	if (ctx_negotiate(&c, t.use_cm ? &srv_setup : &m.u.setup, err, sizeof(err))) {
+		refused_by(err, sizeof(err), "client"); /* every negotiation rule refuses a value */
+		refused = true;
 		goto out_close;
+	}
 	if (t.use_cm) {
-		if (cm_client_create_qps(&cc, &c, err, sizeof(err)))
+		if (cm_client_create_qps(&cc, &c, err, sizeof(err))) {
+			if (c.refused) {
+				refused_by(err, sizeof(err), "client");
+				refused = true;
+			}
 			goto out_close;
+		}
 	} else if (ctx_connect(&c, &m.u.setup, err, sizeof(err))) {
 		goto out_close;
 	}
@@ -633,6 +706,7 @@ static int run_point(struct client *cl, const struct rb_test *tin, uint64_t poin
 	if (workers_start(&c, worker_client_main, err, sizeof(err)))
 		goto out_close;
 	if (monitor(cl, &c, &pi, point, err, sizeof(err))) {
+		interrupted = rb_interrupt_signal != 0;
 		atomic_store(&c.stop, 1);
 		char e2[512];
 		(void)workers_join(&c, e2, sizeof(e2));
@@ -681,12 +755,22 @@ static int run_point(struct client *cl, const struct rb_test *tin, uint64_t poin
 out_peer:
 	if (r == -2) {
 		reprefix(err, sizeof(err), 6, "server: ");
+		refused = refused_from_server(err, sizeof(err));
 		close(cl->fd);
 		cl->fd = -1;
 	}
 out_close:
 	client_disconnect(cl, err);
 out:
+	if (interrupted) {
+		/* not measured to its end: no row (signals.h) */
+		rc = -3;
+		goto clean;
+	}
+	if (refused) {
+		pi.status = "skipped";
+		rc = -2;
+	}
 	if (rc) {
 		pi.reason = err;
 		rb_error("%s %s %s %llu B rep %llu: %s", verb_name(t.verb), transport_name(t.transport),
@@ -694,6 +778,8 @@ out:
 			 err);
 	}
 	emit_point(cl, &pi, have_ctx ? &c : NULL, measured);
+	cl->points_done++;
+clean:
 	free(msg);
 	free(eps);
 	free(srv_qps);
@@ -830,7 +916,13 @@ int client_run(const struct rb_opts *o)
 		rb_error("%s", err);
 		return 2;
 	}
+	/* stdout gets only the table at the end; a reader that went away
+	 * (EPIPE) loses the table, never the CSV/JSON (checked below) */
 	signal(SIGPIPE, SIG_IGN);
+	if (signals_install_interrupt()) {
+		rb_error("sigaction(SIGINT/SIGTERM/SIGHUP) failed: %s", strerror(errno));
+		return 2;
+	}
 	env_collect(&cl.env);
 	if (dev_open(&cl.dev, o->dev_name, o->ib_port, o->gid_index, err, sizeof(err))) {
 		rb_error("%s", err);
@@ -846,20 +938,30 @@ int client_run(const struct rb_opts *o)
 		cl.dev.gid_index, dev_gid_type_name(cl.dev.gid_type), o->gid_index < 0 ? ", auto" : "",
 		dev_gid_str(cl.dev.gid.raw, gid, sizeof(gid)), cl.dev.pattr.lid);
 	env_log_clock(&cl.env);
+	int total = o->nsizes * (int)o->reps;
 	if (client_connect(&cl, err, sizeof(err))) {
 		rb_error("%s", err);
+		rc = 2;
+		if (rb_interrupt_signal) {
+			rc = signals_exit_status(rb_interrupt_signal);
+			rb_error("interrupted after 0 of %d points (%s): nothing was measured; exit "
+				 "status %d", total, signals_name(rb_interrupt_signal), rc);
+		}
 		ctrl_rbuf_free(&cl.rb);
 		dev_close(&cl.dev);
-		return 2;
+		return rc;
 	}
 	uint64_t point = 0;
-	for (int i = 0; i < o->nsizes; i++)
-		for (unsigned rep = 0; rep < o->reps; rep++) {
+	for (int i = 0; i < o->nsizes && !rb_interrupt_signal; i++)
+		for (unsigned rep = 0; rep < o->reps && !rb_interrupt_signal; rep++) {
 			struct rb_test t = o->t;
 			t.size = o->sizes[i];
 			t.rep = o->rep_first + rep;
-			if (run_point(&cl, &t, point++))
+			int prc = run_point(&cl, &t, point++);
+			if (prc == -1)
 				cl.failed++;
+			else if (prc == -2)
+				cl.refused++;
 		}
 	if (cl.fd >= 0) {
 		(void)ctrl_send_simple(cl.fd, CTRL_BYE, 5000, err, sizeof(err));
@@ -876,7 +978,9 @@ int client_run(const struct rb_opts *o)
 		}
 		if (all)
 			table_print(stdout, all, na, report_table_cols, report_table_ncols);
-		fflush(stdout);
+		if (fflush(stdout) || ferror(stdout))
+			rb_error("stdout: the table was not written (%s); the rows are in --csv/--json "
+				 "when given", strerror(errno));
 		free(all);
 	}
 	if (o->json[0] && json_write(o->json, cl.rows, cl.nrows, err, sizeof(err))) {
@@ -885,6 +989,19 @@ int client_run(const struct rb_opts *o)
 	}
 	if (cl.failed || cl.csv_failed)
 		rc = 1;
+	if (cl.refused) {
+		rb_error("%d of %d point(s) refused before anything was measured (rows: status "
+			 "skipped, reason 'refused by ...'): fix the options named there; exit status 2",
+			 cl.refused, total);
+		rc = 2;
+	}
+	if (rb_interrupt_signal) {
+		rc = signals_exit_status(rb_interrupt_signal);
+		rb_error("interrupted after %d of %d points (%s): the finished points' rows are in "
+			 "the table%s%s%s%s; exit status %d", cl.points_done, total,
+			 signals_name(rb_interrupt_signal), o->csv[0] ? ", --csv " : "", o->csv,
+			 o->json[0] ? ", --json " : "", o->json, rc);
+	}
 	ctrl_rbuf_free(&cl.rb);
 	free(cl.rows);
 	dev_close(&cl.dev);

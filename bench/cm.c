@@ -291,6 +291,25 @@ int cm_client_prepare(struct rb_cm_client *cc, const char *host, uint16_t port, 
 	return 0;
 }
 
+/*
+ * The QP of one rdma_cm id. UD: created on the id (rdma_cm takes it to RTS
+ * with its Q_Key). RC: created on the id's device but not attached to the
+ * id, and taken to INIT here, so that rdma_connect/rdma_accept leave its
+ * state alone and qp_cm_rtr_rts applies the negotiated path MTU and the
+ * other values of the TCP path: rdma_cm alone would set the route's MTU,
+ * which knows only this side's netdev (IB spec 9.7.6.1.1: the path MTU must
+ * fit the whole path).
+ */
+static int cm_qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q,
+			struct rdma_cm_id *id, char *err, size_t errlen)
+{
+	if (c->t.transport == RB_TR_UD)
+		return qp_create(c, w, q, id, err, errlen);
+	if (qp_create(c, w, q, NULL, err, errlen))
+		return -1;
+	return qp_to_init(c, q, err, errlen);
+}
+
 int cm_client_create_qps(struct rb_cm_client *cc, struct rb_ctx *c, char *err, size_t errlen)
 {
 	for (unsigned i = 0; i < c->nw; i++)
@@ -306,7 +325,7 @@ int cm_client_create_qps(struct rb_cm_client *cc, struct rb_ctx *c, char *err, s
 					return rb_fail(err, errlen, "rdma_set_option(ACK_TIMEOUT %u) failed: %s",
 						    to, strerror(errno));
 			}
-			if (qp_create(c, &c->w[i], q, cc->ids[q->gindex], err, errlen))
+			if (cm_qp_create(c, &c->w[i], q, cc->ids[q->gindex], err, errlen))
 				return -1;
 		}
 	return ctx_inline_decide(c, err, errlen);
@@ -340,6 +359,8 @@ int cm_client_connect(struct rb_cm_client *cc, struct rb_ctx *c, const struct rb
 			.flow_control = 1,
 			.retry_count = (uint8_t)t->retry_cnt,
 			.rnr_retry_count = (uint8_t)t->rnr_retry,
+			/* RC: our own QP, not attached to the id (cm_qp_create) */
+			.qp_num = byg[g] ? byg[g]->qp->qp_num : 0,
 		};
 		if (rdma_connect(cc->ids[g], &p)) {
 			rb_fail(err, errlen, "rdma_connect(QP %u) failed: %s", g, strerror(errno));
@@ -349,12 +370,16 @@ int cm_client_connect(struct rb_cm_client *cc, struct rb_ctx *c, const struct rb
 	while (up < cc->n) {
 		struct rdma_cm_event *ev;
 		char what[96];
-		snprintf(what, sizeof(what), "RDMA_CM_EVENT_ESTABLISHED (%u of %u QPs connected)", up,
+		/* RC without a QP on the id: CONNECT_RESPONSE, then our RTR/RTS and
+		 * rdma_establish (the RTU); UD (SIDR): ESTABLISHED */
+		enum rdma_cm_event_type want = t->transport == RB_TR_UD ?
+			RDMA_CM_EVENT_ESTABLISHED : RDMA_CM_EVENT_CONNECT_RESPONSE;
+		snprintf(what, sizeof(what), "%s (%u of %u QPs connected)", rdma_event_str(want), up,
 			 cc->n);
 		if (next_event(cc->ch, ctl, deadline, timeout_ms, what, &ev, err, errlen))
 			goto out;
 		uint32_t g = (uint32_t)(uintptr_t)ev->id->context;
-		if (ev->event != RDMA_CM_EVENT_ESTABLISHED) {
+		if (ev->event != want) {
 			rb_fail(err, errlen, "rdma_cm: %s (status %d) for QP %u while connecting%s",
 			     ev_name(ev), ev->status, g,
 			     ev->event == RDMA_CM_EVENT_REJECTED ?
@@ -374,7 +399,15 @@ int cm_client_connect(struct rb_cm_client *cc, struct rb_ctx *c, const struct rb
 				goto out;
 			}
 		} else if (q) {
-			q->remote_qpn = 0; /* rdma_cm knows it; we never need it */
+			if (qp_cm_rtr_rts(c, q, ev->id, err, errlen)) {
+				rdma_ack_cm_event(ev);
+				goto out;
+			}
+			if (rdma_establish(ev->id)) {
+				rb_fail(err, errlen, "rdma_establish(QP %u) failed: %s", g, strerror(errno));
+				rdma_ack_cm_event(ev);
+				goto out;
+			}
 		}
 		rdma_ack_cm_event(ev);
 		up++;
@@ -395,8 +428,8 @@ void cm_client_disconnect(struct rb_cm_client *cc, uint64_t transport)
 	if (transport == RB_TR_UD)
 		return;
 	for (uint32_t g = 0; g < cc->n; g++)
-		if (cc->ids && cc->ids[g] && cc->ids[g]->qp)
-			(void)rdma_disconnect(cc->ids[g]);
+		if (cc->ids && cc->ids[g])
+			(void)rdma_disconnect(cc->ids[g]); /* RC: no QP on the id (cm_qp_create) */
 }
 
 void cm_client_destroy(struct rb_cm_client *cc)
@@ -777,7 +810,7 @@ int cm_server_accept(struct rb_cm_listener *l, struct rb_cm_session *s, struct r
 				(void)rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &to,
 						      sizeof(to));
 			}
-			if (qp_create(c, &c->w[i], q, id, err, errlen))
+			if (cm_qp_create(c, &c->w[i], q, id, err, errlen))
 				return accept_failed(ctl, err, errlen);
 			if (t->transport == RB_TR_UD) {
 				struct ctrl_qp_ep ep;
@@ -796,6 +829,21 @@ int cm_server_accept(struct rb_cm_listener *l, struct rb_cm_session *s, struct r
 		return -1;
 	if (ctx_post_recvs(c, err, errlen))
 		return accept_failed(ctl, err, errlen);
+	/* RC: this side's QPs to RTR/RTS with the negotiated values before the
+	 * REP (as rdma_accept does for a QP on the id, but with our path MTU) */
+	struct ibv_qp **qp_of = calloc(s->nqp, sizeof(*qp_of));
+	if (!qp_of)
+		return rb_fail(err, errlen, "out of memory");
+	for (unsigned i = 0; i < c->nw; i++)
+		for (unsigned k = 0; k < c->w[i].nqp; k++) {
+			struct rb_qp *q = &c->w[i].qps[k];
+			qp_of[q->gindex] = q->qp;
+			if (t->transport == RB_TR_RC &&
+			    qp_cm_rtr_rts(c, q, s->child[q->gindex], err, errlen)) {
+				free(qp_of);
+				return accept_failed(ctl, err, errlen);
+			}
+		}
 	for (uint32_t g = 0; g < s->nqp; g++) {
 		struct rdma_conn_param p = {
 			.responder_resources = (uint8_t)c->rd_resp,
@@ -803,12 +851,15 @@ int cm_server_accept(struct rb_cm_listener *l, struct rb_cm_session *s, struct r
 			.flow_control = 1,
 			.retry_count = (uint8_t)t->retry_cnt,
 			.rnr_retry_count = (uint8_t)t->rnr_retry,
+			.qp_num = t->transport == RB_TR_RC && qp_of[g] ? qp_of[g]->qp_num : 0,
 		};
 		if (rdma_accept(s->child[g], &p)) {
 			rb_fail(err, errlen, "rdma_accept(QP %u) failed: %s", g, strerror(errno));
+			free(qp_of);
 			return accept_failed(ctl, err, errlen);
 		}
 	}
+	free(qp_of);
 	if (t->transport != RB_TR_UD &&
 	    wait_count(l, s, &s->established, s->nqp, timeout_ms, "RDMA_CM_EVENT_ESTABLISHED", ctl,
 		       err, errlen))
@@ -828,8 +879,8 @@ void cm_session_disconnect(struct rb_cm_session *s, uint64_t transport)
 	if (transport == RB_TR_UD || !s->child)
 		return;
 	for (uint32_t g = 0; g < s->nqp; g++)
-		if (s->child[g] && s->child[g]->qp)
-			(void)rdma_disconnect(s->child[g]);
+		if (s->child[g])
+			(void)rdma_disconnect(s->child[g]); /* RC: no QP on the id (cm_qp_create) */
 }
 
 void cm_session_release(struct rb_cm_listener *l, struct rb_cm_session *s)

@@ -24,6 +24,7 @@
 
 #include "errbuf.h"
 #include "ctrl.h"
+#include "signals.h"
 #include "timing.h"
 
 static void set_nodelay(int fd)
@@ -71,6 +72,9 @@ int ctrl_connect(const char *host, uint16_t port, unsigned timeout_s, char *err,
 			freeaddrinfo(res);
 		if (timing_now_ns() >= deadline)
 			break;
+		if (rb_interrupt_signal) /* Ctrl-C while waiting for a server: stop now */
+			return rb_fail(err, errlen, "interrupted by %s while connecting to %s:%u",
+				    signals_name(rb_interrupt_signal), host, port);
 		struct timespec ts = { .tv_sec = 0, .tv_nsec = 200 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
 	}

@@ -323,8 +323,10 @@ int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, str
 	if (guard_random(&c->nonce, sizeof(c->nonce), err, errlen))
 		return -1;
 
-	if (size_cqs(c, err, errlen))
+	if (size_cqs(c, err, errlen)) {
+		c->refused = true; /* every size_cqs failure is a refused value */
 		return -1;
+	}
 	if (posix_memalign((void **)&c->buf, 4096, c->lay.total)) {
 		c->buf = NULL;
 		return rb_fail(err, errlen, "cannot allocate the %llu-byte buffer (%llu QPs x %llu B); "
@@ -405,7 +407,8 @@ int ctx_inline_decide(struct rb_ctx *c, char *err, size_t errlen)
 	if (c->inline_cap == UINT32_MAX)
 		c->inline_cap = 0;
 	c->use_inline = c->inline_req > 0 && t->size <= c->inline_cap;
-	if (t->inline_mode == RB_INLINE_ON && t->size > c->inline_cap)
+	c->refused = t->inline_mode == RB_INLINE_ON && t->size > c->inline_cap;
+	if (c->refused)
 		return rb_fail(err, errlen, "--inline on with size %llu: the QP granted max_inline_data "
 			    "%u (ibv_query_qp IBV_QP_CAP); use --inline auto|off or -m <= %u",
 			    (unsigned long long)t->size, c->inline_cap, c->inline_cap);

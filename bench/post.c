@@ -188,14 +188,22 @@ static __attribute__((cold, noinline)) int stall_error(struct rb_worker *w, cons
 			 "%s%s); thread total %llu posted, %llu completed", stuck, others,
 			 stuck > 2 ? ", ..." : "", (unsigned long long)posted,
 			 (unsigned long long)completed);
-	const char *hint = "";
-	if (t->transport == RB_TR_RC && verb_needs_recv(t->verb) && t->rnr_retry == 7)
-		hint = "; no completion and no error came back: the peer is unreachable, paused or "
-		       "gone without closing, or posts no receives (--rnr-retry 7 retries RNR for "
-		       "ever)";
-	else if (t->transport == RB_TR_RC)
-		hint = "; no completion and no error came back: the peer is unreachable, paused or "
-		       "gone without closing (--retry-cnt x --ack-timeout had not ended it)";
+	/* RC: no ACK came back and no error either. The likely causes, in order:
+	 * packets above what the path carries (a path MTU above a netdev MTU on
+	 * the way: the peer drops every full-size packet), a peer gone without
+	 * closing, and on RNR a peer without receives. Soft-RoCE (rxe) was seen
+	 * to retry for ever with --retry-cnt 7, so no retry error ever comes. */
+	char hint[512] = "";
+	if (t->transport == RB_TR_RC)
+		snprintf(hint, sizeof(hint), "; no ACK for %.1f s and no error came back: path MTU "
+			 "%u above what the path carries (check both ends' netdev MTU)? peer "
+			 "unreachable, paused or gone without closing?%s (--retry-cnt %llu x "
+			 "--ack-timeout %llu had not ended it; soft-RoCE retries for ever at "
+			 "--retry-cnt 7: use --retry-cnt 6 or less to get the retry error)",
+			 (double)t->timeout_ms / 1e3, w->ctx->path_mtu,
+			 verb_needs_recv(t->verb) && t->rnr_retry == 7 ?
+			 " peer posts no receives (--rnr-retry 7 retries RNR for ever)?" : "",
+			 (unsigned long long)t->retry_cnt, (unsigned long long)t->ack_timeout);
 	return werr(w, "thread %u: timed out after %.1f s%s, QP 0x%x (%s): %llu WRs posted, %llu "
 		    "completed; waiting for %s%s%s", w->index, (double)t->timeout_ms / 1e3,
 		    measure ? "" : " in warm-up", focus->qp->qp_num, qp_state_now(focus),
@@ -563,10 +571,18 @@ static int bw_phase_poll(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, b
 			if (now - t_busy > timeout_ns)
 				return stall_poll(w, outstanding ? &ring[head] : NULL, measure);
 		}
-		/* Duration mode: at the deadline finish each QP at a signaled WR. */
-		if (dur_ns && !stopping && (++loops & 63) == 0 && timing_now_ns() >= deadline) {
-			stopping = true;
-			quota_sum = phase_stop_quotas(w);
+		/* Every 64 loops: a stop of the session (an interrupt, the peer
+		 * failed, the point's time is up) ends the phase even while
+		 * completions keep arriving (one relaxed load, no system call);
+		 * duration mode: at the deadline finish each QP at a signaled WR. */
+		if ((++loops & 63) == 0) {
+			if (stopped(c))
+				return wstopped(w, "thread %u: stopped by the session (interrupt, peer "
+					    "failure or timeout)", w->index);
+			if (dur_ns && !stopping && timing_now_ns() >= deadline) {
+				stopping = true;
+				quota_sum = phase_stop_quotas(w);
+			}
 		}
 	}
 	/* Every QP's last WR is signaled: wait for those CQEs, so no SQ slot
@@ -661,10 +677,18 @@ static int bw_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool m
 				return stall_error(w, what, NULL, measure);
 			}
 		}
-		/* Duration mode: at the deadline finish each QP at a signaled WR. */
-		if (dur_ns && !stopping && (++loops & 63) == 0 && timing_now_ns() >= deadline) {
-			stopping = true;
-			quota_sum = phase_stop_quotas(w);
+		/* Every 64 loops: a stop of the session (an interrupt, the peer
+		 * failed, the point's time is up) ends the phase even while
+		 * completions keep arriving (one relaxed load, no system call);
+		 * duration mode: at the deadline finish each QP at a signaled WR. */
+		if ((++loops & 63) == 0) {
+			if (stopped(c))
+				return wstopped(w, "thread %u: stopped by the session (interrupt, peer "
+					    "failure or timeout)", w->index);
+			if (dur_ns && !stopping && timing_now_ns() >= deadline) {
+				stopping = true;
+				quota_sum = phase_stop_quotas(w);
+			}
 		}
 	}
 	phase_record(w, measure, t_start, t_last, win, done);
@@ -873,6 +897,9 @@ static int lat_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool 
 		t_end = t1;
 		if (dur_ns && t1 >= deadline)
 			break;
+		if (stopped(c)) /* an interrupt or the session: one relaxed load per op */
+			return wstopped(w, "thread %u: stopped by the session (interrupt, peer failure "
+				    "or timeout)", w->index);
 	}
 	/* Leave no send outstanding (ping-pong replies may still be acknowledged). */
 	for (unsigned k = 0; k < w->nqp; k++) {

@@ -91,7 +91,8 @@ int qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q, struct rdm
 				hi = mid;
 			}
 		}
-		if (any || lo == 0)
+		c->refused = any || lo == 0;
+		if (c->refused)
 			return rb_fail(err, errlen,
 				    "--inline on with size %llu: the device refused max_inline_data %u "
 				    "(ibv_create_qp: %s); the largest it accepts is %u bytes; use "
@@ -321,6 +322,51 @@ int ctx_connect(struct rb_ctx *c, const struct ctrl_setup *r, char *err, size_t 
 		}
 	}
 	c->setup_ns = c->create_ns + (timing_now_ns() - t0);
+	return 0;
+}
+
+int qp_cm_rtr_rts(struct rb_ctx *c, struct rb_qp *q, struct rdma_cm_id *id, char *err,
+		  size_t errlen)
+{
+	const struct rb_test *t = &c->t;
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTR };
+	int mask = 0, rc;
+
+	if (rdma_init_qp_attr(id, &a, &mask))
+		return rb_fail(err, errlen, "rdma_init_qp_attr(RTR, qpn 0x%x) failed: %s",
+			    q->qp->qp_num, strerror(errno));
+	/* the negotiated values, as on the TCP path (never the route's own MTU:
+	 * it knows only this side's netdev) */
+	a.path_mtu = dev_mtu_enum(c->path_mtu);
+	a.max_dest_rd_atomic = (uint8_t)c->rd_resp;
+	a.min_rnr_timer = (uint8_t)t->min_rnr_timer;
+	mask |= IBV_QP_PATH_MTU |
+		IBV_QP_MAX_DEST_RD_ATOMIC |
+		IBV_QP_MIN_RNR_TIMER;
+	rc = ibv_modify_qp(q->qp, &a, mask);
+	if (rc)
+		return rb_fail(err, errlen,
+			    "ibv_modify_qp(qpn 0x%x INIT->RTR via rdma_cm, dest qpn 0x%x, path MTU %u) "
+			    "failed: %s", q->qp->qp_num, a.dest_qp_num, c->path_mtu, strerror(rc));
+	q->remote_qpn = a.dest_qp_num;
+
+	a = (struct ibv_qp_attr){ .qp_state = IBV_QPS_RTS };
+	mask = 0;
+	if (rdma_init_qp_attr(id, &a, &mask))
+		return rb_fail(err, errlen, "rdma_init_qp_attr(RTS, qpn 0x%x) failed: %s",
+			    q->qp->qp_num, strerror(errno));
+	a.timeout = (uint8_t)t->ack_timeout;
+	a.retry_cnt = (uint8_t)t->retry_cnt;
+	a.rnr_retry = (uint8_t)t->rnr_retry;
+	a.max_rd_atomic = (uint8_t)c->rd_init;
+	mask |= IBV_QP_TIMEOUT |
+		IBV_QP_RETRY_CNT |
+		IBV_QP_RNR_RETRY |
+		IBV_QP_MAX_QP_RD_ATOMIC;
+	rc = ibv_modify_qp(q->qp, &a, mask);
+	if (rc)
+		return rb_fail(err, errlen, "ibv_modify_qp(qpn 0x%x RTR->RTS via rdma_cm, sq psn 0x%x) "
+			    "failed: %s", q->qp->qp_num, a.sq_psn, strerror(rc));
 	return 0;
 }
 

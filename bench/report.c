@@ -205,6 +205,81 @@ const char *const report_table_cols[] = {
 };
 const int report_table_ncols = (int)(sizeof(report_table_cols) / sizeof(report_table_cols[0]));
 
+/*
+ * Port counters that mean trouble (hw_counters/ names of rxe and mlx5; a
+ * device has some of them). The ctr_retry, ctr_rnr and ctr_dup columns sum
+ * the same lists; ctr_seq_err sums the sequence and out-of-sequence ones.
+ */
+static const char *const retry_names[] = { "hw_counters/completer_retry_err",
+	"hw_counters/local_ack_timeout_err", "hw_counters/retry_exceeded_err", NULL };
+static const char *const rnr_names[] = { "hw_counters/rcvd_rnr_err", "hw_counters/send_rnr_err",
+	"hw_counters/rnr_nak_retry_err", NULL };
+static const char *const seqerr_names[] = { "hw_counters/rcvd_seq_err",
+	"hw_counters/packet_seq_err", "hw_counters/implied_nak_seq_err", NULL };
+static const char *const oos_names[] = { "hw_counters/out_of_seq_request",
+	"hw_counters/out_of_sequence", NULL };
+static const char *const dup_names[] = { "hw_counters/duplicate_request", NULL };
+static const char *const cnp_names[] = { "hw_counters/np_cnp_sent", "hw_counters/rp_cnp_handled",
+	"hw_counters/np_ecn_marked_roce_packets", "hw_counters/rp_cnp_ignored", NULL };
+
+/* Each kind of trouble: what it is called, its counters, its likely fix. */
+static const struct {
+	const char *what;
+	const char *const *names;
+	const char *fix;
+} trouble_kinds[] = {
+	{ "RNR NAKs", rnr_names, "a SEND found no receive posted: raise --rq-depth or post fewer "
+	  "outstanding SENDs (lower -w)" },
+	{ "retries", retry_names, "packets or ACKs lost or late: check the link for loss and that "
+	  "both ends' MTUs match; raise --ack-timeout (env/timeout-suggest)" },
+	{ "sequence errors", seqerr_names, "packets lost or reordered on the path: check the link "
+	  "for loss" },
+	{ "out-of-sequence", oos_names, "requests arrived after a lost one: check the link for "
+	  "loss" },
+	{ "duplicate requests", dup_names, "the requester resent what had arrived: --ack-timeout "
+	  "below the round trip? raise it (env/timeout-suggest)" },
+	{ "CNP/ECN", cnp_names, "congestion marked on the path: fewer senders or a smaller -w, or "
+	  "check the switch's ECN/PFC settings" },
+};
+
+static uint64_t delta_sum(const struct rb_counters *before, const struct rb_counters *after,
+			  const char *const *names, bool *found)
+{
+	uint64_t s = 0, d;
+
+	*found = false;
+	for (const char *const *n = names; *n; n++)
+		if (dev_counter_delta(before, after, *n, &d) == 0) {
+			s += d;
+			*found = true;
+		}
+	return s;
+}
+
+int report_trouble(const struct rb_counters *before, const struct rb_counters *after,
+		   char *out, size_t len)
+{
+	size_t used = 0;
+	int moved = 0;
+
+	if (len)
+		out[0] = '\0';
+	for (size_t k = 0; k < sizeof(trouble_kinds) / sizeof(trouble_kinds[0]); k++) {
+		bool found;
+		uint64_t v = delta_sum(before, after, trouble_kinds[k].names, &found);
+		if (!found || v == 0)
+			continue;
+		moved++;
+		if (used < len) {
+			int w = snprintf(out + used, len - used, "%s%s %llu (%s)", moved > 1 ? "; " : "",
+					 trouble_kinds[k].what, (unsigned long long)v,
+					 trouble_kinds[k].fix);
+			used += w > 0 ? (size_t)w : 0;
+		}
+	}
+	return moved;
+}
+
 /* Sum of the deltas of the named counters present in both snapshots; -1 if none. */
 static int counter_sum(const struct rb_point_info *p, const char *const *names, uint64_t *out)
 {
@@ -399,14 +474,9 @@ void report_build_row(struct row *r, const struct rb_point_info *p, int thread,
 	static const char *const rp[] = { "counters/port_rcv_packets", "hw_counters/rcvd_pkts", NULL };
 	static const char *const xb[] = { "counters/port_xmit_data", NULL };
 	static const char *const rb[] = { "counters/port_rcv_data", NULL };
-	static const char *const retry[] = { "hw_counters/completer_retry_err",
-		"hw_counters/local_ack_timeout_err", "hw_counters/retry_exceeded_err", NULL };
-	static const char *const rnr[] = { "hw_counters/rcvd_rnr_err", "hw_counters/send_rnr_err",
-		"hw_counters/rnr_nak_retry_err", NULL };
 	static const char *const seq[] = { "hw_counters/out_of_seq_request",
 		"hw_counters/rcvd_seq_err", "hw_counters/out_of_sequence",
 		"hw_counters/packet_seq_err", "hw_counters/implied_nak_seq_err", NULL };
-	static const char *const dup[] = { "hw_counters/duplicate_request", NULL };
 	bool ctr = thread < 0;
 	struct rb_point_info none = { .have_counters = false };
 	const struct rb_point_info *cp = ctr ? p : &none;
@@ -414,10 +484,10 @@ void report_build_row(struct row *r, const struct rb_point_info *p, int thread,
 	set_counter(r, "ctr_rcv_pkts", cp, rp, 1);
 	set_counter(r, "ctr_xmit_bytes", cp, xb, 4); /* PMA data counters count 4-byte words */
 	set_counter(r, "ctr_rcv_bytes", cp, rb, 4);
-	set_counter(r, "ctr_retry", cp, retry, 1);
-	set_counter(r, "ctr_rnr", cp, rnr, 1);
+	set_counter(r, "ctr_retry", cp, retry_names, 1);
+	set_counter(r, "ctr_rnr", cp, rnr_names, 1);
 	set_counter(r, "ctr_seq_err", cp, seq, 1);
-	set_counter(r, "ctr_dup", cp, dup, 1);
+	set_counter(r, "ctr_dup", cp, dup_names, 1);
 
 	row_set_str(r, "status", p->status);
 	row_set_text(r, "reason", p->reason ? p->reason : "");

@@ -507,6 +507,21 @@ static int wait_done(struct session *s, struct rb_ctx *c, uint64_t limit_ms, str
 	}
 }
 
+/*
+ * A configuration this side refuses before anything is measured (a value
+ * above a device cap or below what the point needs) is a usage error of
+ * the client's command line, whichever side detects it: the ERROR to the
+ * client starts with RB_REFUSED_PREFIX, and the client treats it exactly
+ * as its own refusals (status skipped, exit status 2; client.c).
+ */
+static void mark_refused(char *err, size_t errlen)
+{
+	char tmp[1024];
+
+	snprintf(tmp, sizeof(tmp), "%s%.1000s", RB_REFUSED_PREFIX, err);
+	snprintf(err, errlen, "%s", tmp);
+}
+
 /* Serve one point; 0 ok, -1 with err (the session then ends). */
 static int serve_point(struct session *s, const struct rb_test *tin, char *err, size_t errlen)
 {
@@ -527,7 +542,7 @@ static int serve_point(struct session *s, const struct rb_test *tin, char *err, 
 	uint64_t reserved = 0, done_ms;
 
 	if (test_validate(&t, e2, sizeof(e2))) {
-		snprintf(err, errlen, "refused TEST: %s", e2);
+		snprintf(err, errlen, "%sTEST: %s", RB_REFUSED_PREFIX, e2);
 		return -1;
 	}
 	/* the server's own wait limit: the client's --timeout only shortens it */
@@ -535,7 +550,7 @@ static int serve_point(struct session *s, const struct rb_test *tin, char *err, 
 	if (t.timeout_ms > (uint64_t)srv->lim.client_timeout_s * 1000u)
 		t.timeout_ms = (uint64_t)srv->lim.client_timeout_s * 1000u;
 	if (test_validate_device(&t, &srv->dev.caps, e2, sizeof(e2))) {
-		snprintf(err, errlen, "server device %s: %s", srv->dev.name, e2);
+		snprintf(err, errlen, "%sserver device %s: %s", RB_REFUSED_PREFIX, srv->dev.name, e2);
 		return -1;
 	}
 	if (t.use_cm) {
@@ -551,6 +566,8 @@ static int serve_point(struct session *s, const struct rb_test *tin, char *err, 
 	if (point_admit(srv, &t, &reserved, err, errlen))
 		return -1;
 	if (ctx_create(&c, &t, RB_ROLE_SERVER, t.use_cm ? &cmdev : &srv->dev, err, errlen)) {
+		if (c.refused)
+			mark_refused(err, errlen);
 		point_release(srv, reserved);
 		return -1;
 	}
@@ -577,8 +594,10 @@ static int serve_point(struct session *s, const struct rb_test *tin, char *err, 
 	if (ctrl_recv(s->fd, &s->rb, &m, CTRL_SETUP, (int)t.timeout_ms, "the client's SETUP", err,
 		      errlen))
 		goto clean_ctx;
-	if (ctx_negotiate(&c, &m.u.setup, err, errlen))
+	if (ctx_negotiate(&c, &m.u.setup, err, errlen)) {
+		mark_refused(err, errlen); /* every rule of the negotiation refuses a value */
 		goto clean_ctx;
+	}
 	if (t.use_cm) {
 		struct rb_cm_ctrl ctl = { .fd = s->fd, .rb = &s->rb };
 		/* m.u.setup points into s->rb: copy the QP list out before the wait may reuse it */
@@ -592,8 +611,11 @@ static int serve_point(struct session *s, const struct rb_test *tin, char *err, 
 		cs.qps = qps;
 		int arc = cm_server_accept(&srv->cm, &cms, &c, &cs, &ctl, err, errlen);
 		free(qps);
-		if (arc)
+		if (arc) {
+			if (c.refused)
+				mark_refused(err, errlen);
 			goto clean_ctx;
+		}
 	} else if (ctx_connect(&c, &m.u.setup, err, errlen) ||
 		   ctx_post_recvs(&c, err, errlen)) {
 		goto clean_ctx;

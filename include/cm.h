@@ -3,10 +3,16 @@
  * on the control channel.
  *
  * The control channel still carries TEST, SETUP (buffer address, rkey,
- * caps), READY and DONE; rdma_cm resolves the address and route, creates
- * the QPs on its ids and connects them (RC: REQ/REP/RTU, RDMA_PS_TCP; UD:
+ * caps), READY and DONE, so both ends negotiate as without -R
+ * (ctx_negotiate: path MTU, max_rd_atomic, GIDs, UD size); rdma_cm resolves
+ * the address and route and connects (RC: REQ/REP/RTU, RDMA_PS_TCP; UD:
  * SIDR, RDMA_PS_UDP, the peer's QPN and Q_Key come back in the ESTABLISHED
- * event). The rdma_cm port is the control port number (its own port space).
+ * event). UD QPs are created on the ids. RC QPs are created on the id's
+ * device but not attached to it: each side moves its QPs INIT->RTR->RTS
+ * itself with rdma_init_qp_attr and the negotiated values on top
+ * (qp_cm_rtr_rts: rdma_cm's route MTU knows only this side's netdev); the
+ * client sends the RTU with rdma_establish after CONNECT_RESPONSE. The
+ * rdma_cm port is the control port number (its own port space).
  *
  * Connect requests are matched to a server session by private data (28
  * bytes, big-endian): u32 magic "RBCM" | u32 server rkey | u64 server buffer
@@ -22,7 +28,7 @@
  * test needs (RTS->RTS, IBV_QP_ACCESS_FLAGS: rdma_cm grants remote write,
  * and read/atomic with responder resources) and --min-rnr-timer is applied;
  * path MTU, ACK timeout and retry counts are read back with ibv_query_qp and
- * reported as set. --ack-timeout goes through RDMA_OPTION_ID_ACK_TIMEOUT.
+ * reported as set.
  * Every event wait has a timeout and names the event it waited for.
  */
 #ifndef RDMA_BENCH_CM_H

@@ -155,6 +155,9 @@ struct rb_ctx {
 	uint64_t create_ns;
 	/* run control */
 	_Atomic int stop;            /* set by the session thread: stop loops */
+	bool refused;                /* the last failure refused the configuration
+				      * (a value above a cap or below a need) before
+				      * anything ran: a usage error, not a fault */
 	_Atomic unsigned arrived;    /* start barrier of the measured window */
 	_Atomic int go;              /* set by the last thread at the barrier (gated: by the
 				      * session thread on the server's GO) */
@@ -198,6 +201,17 @@ int qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q, struct rdm
 int qp_to_init(struct rb_ctx *c, struct rb_qp *q, char *err, size_t errlen);
 int qp_to_rtr_rts(struct rb_ctx *c, struct rb_qp *q, const struct ctrl_setup *remote,
 		  char *err, size_t errlen);
+/*
+ * -R, RC: move q (created with qp_create(..., NULL) and in INIT, not
+ * attached to id) to RTR and RTS with what rdma_cm computed for id
+ * (rdma_init_qp_attr: address vector, remote QPN, PSNs) and, on top, the
+ * values the TCP path applies (qp_to_rtr_rts): the negotiated path MTU and
+ * max_rd_atomic (ctx_negotiate), --min-rnr-timer, --ack-timeout,
+ * --retry-cnt, --rnr-retry. Client: after RDMA_CM_EVENT_CONNECT_RESPONSE,
+ * then rdma_establish; server: before rdma_accept. 0 or -1 with err.
+ */
+int qp_cm_rtr_rts(struct rb_ctx *c, struct rb_qp *q, struct rdma_cm_id *id, char *err,
+		  size_t errlen);
 /* Address vector of the peer port described by a SETUP. */
 struct ibv_ah_attr qp_peer_av(const struct rb_ctx *c, const struct ctrl_setup *r);
 /* Remote slot addresses of q (from c->remote) and the remote fields of its WRs. */

@@ -94,6 +94,18 @@ struct rb_point_info {
 void report_build_row(struct row *r, const struct rb_point_info *p, int thread,
 		      const struct rb_measure *m);
 
+/*
+ * The trouble counters that moved between two snapshots of the port
+ * counters (RNR NAKs, retries, sequence errors, out-of-sequence, duplicate
+ * requests, CNP/ECN where the device has them): writes one line into out
+ * ("RNR NAKs 86 (fix); retries 61 (fix)", in that order of kinds, each with
+ * its count and its likely fix; "" when none moved) and returns how many
+ * kinds moved. Pure: no I/O. A counter missing in either snapshot is not
+ * reported.
+ */
+int report_trouble(const struct rb_counters *before, const struct rb_counters *after,
+		   char *out, size_t len);
+
 /* The columns of the human table, in order. */
 extern const char *const report_table_cols[];
 extern const int report_table_ncols;

@@ -43,4 +43,14 @@ void rb_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void rb_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int rb_quiet;
 
+/*
+ * A configuration refused before anything is measured (a value above a
+ * device cap, below what the point needs, or a mismatch of the two ends)
+ * is a usage error whichever side detects it: the server's ERROR reason
+ * starts with this prefix; the client's row says "refused by the client: "
+ * or "refused by the server: " and the reason, status "skipped", and the
+ * run exits 2 (docs/rdma_bench.md, "Exit status").
+ */
+#define RB_REFUSED_PREFIX "refused: "
+
 #endif /* RDMA_BENCH_SESSION_H */
