@@ -162,7 +162,14 @@ static void done_error_and_empty_round_trip(void **state)
 	snprintf(d.note, sizeof(d.note), "fine");
 	size_t n = ctrl_encode_done(buf, sizeof(buf), &d);
 	assert_int_equal(decode(n), 0);
+	/* every field lands in its own place (distinct values: a swap shows) */
+	assert_int_equal(m.u.done.ops, 1);
+	assert_int_equal(m.u.done.sends, 2);
+	assert_int_equal(m.u.done.recvs, 3);
+	assert_int_equal(m.u.done.bad_payloads, 4);
 	assert_int_equal(m.u.done.counter_sum, 5);
+	assert_int_equal(m.u.done.atomic_success, 6);
+	assert_int_equal(m.u.done.active_ns, 7);
 	assert_int_equal(m.u.done.checked, 1);
 	assert_string_equal(m.u.done.note, "fine");
 
@@ -265,6 +272,23 @@ static void setup_fields_out_of_range_are_refused(void **state)
 	n = ctrl_encode_setup(buf, sizeof(buf), &s, eps);
 	assert_int_equal(decode(n), -1);
 	assert_err_has("psn");
+	/* 24-bit QPN and PSN (IB spec 9.2 BTH: DestQP and PSN are 24 bits):
+	 * 0xffffff is the last accepted value, 2^24 the first refused */
+	s = sample_setup(2, eps);
+	eps[0].qpn = 0xffffff;
+	eps[1].psn = 0xffffff;
+	n = ctrl_encode_setup(buf, sizeof(buf), &s, eps);
+	assert_int_equal(decode(n), 0);
+	struct ctrl_qp_ep got;
+	ctrl_setup_qp(&m.u.setup, 0, &got);
+	assert_int_equal(got.qpn, 0xffffff);
+	ctrl_setup_qp(&m.u.setup, 1, &got);
+	assert_int_equal(got.psn, 0xffffff);
+	s = sample_setup(2, eps);
+	eps[1].qpn = 1u << 24;
+	n = ctrl_encode_setup(buf, sizeof(buf), &s, eps);
+	assert_int_equal(decode(n), -1);
+	assert_err_has("QP 1 qpn 0x1000000 above 24 bits");
 	s = sample_setup(2, eps);
 	s.port = 0;
 	n = ctrl_encode_setup(buf, sizeof(buf), &s, eps);

@@ -191,6 +191,11 @@ static void signal_interval_cannot_overflow_the_sq(void **state)
 	assert_refused("-c h -w 4 --signal-interval 8", "-w/--window 4", "need window >= 8");
 	assert_refused("-c h -q 4 -w 16 --signal-interval 8", "need window >= 29");
 	assert_int_equal(parse("-c h -l 8 --signal-interval 4 -w 32"), 0);
+	/* the bound itself, QPs x (interval - 1) + 1, is accepted; one below is not */
+	assert_int_equal(parse("-c h -q 2 --signal-interval 4 -w 7"), 0);
+	assert_refused("-c h -q 2 --signal-interval 4 -w 6", "-w/--window 6", "need window >= 7");
+	assert_int_equal(parse("-c h --signal-interval 8 -w 8"), 0);
+	assert_refused("-c h --signal-interval 8 -w 7", "need window >= 8");
 }
 
 static void postlist_fits_window_and_sq(void **state)
@@ -233,6 +238,10 @@ static void knobs_of_other_verbs_are_refused_not_ignored(void **state)
 	(void)state;
 	assert_refused("-c h --verb write --atomic-counters 4", "fetch_add");
 	assert_refused("-c h --verb read --recv-batch 4", "--recv-batch");
+	/* --recv-batch up to --rq-depth, included */
+	assert_int_equal(parse("-c h --verb send --rq-depth 16 --recv-batch 16"), 0);
+	assert_int_equal(o.t.recv_batch, 16);
+	assert_refused("-c h --verb send --rq-depth 16 --recv-batch 17", "--recv-batch 17", "16");
 	assert_int_equal(parse("-c h --verb fetch_add --atomic-counters 16 --stride 128 --access random"), 0);
 	assert_int_equal(o.t.atomic_counters, 16);
 	assert_int_equal(o.t.stride, 128);

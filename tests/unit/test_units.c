@@ -234,6 +234,19 @@ static void units_parse_size_opt_names_option_value_and_range(void **state)
 	assert_int_equal(units_parse_size_opt("4Q", 8, UNITS_GIB, "--stride", &v, err,
 					      sizeof(err)), -1);
 	assert_err_has(err, "--stride: size \"4Q\"");
+	/* both ends of the range are inside it; one byte beyond is not */
+	assert_int_equal(units_parse_size_opt("1G", 8, UNITS_GIB, "--stride", &v, err,
+					      sizeof(err)), 0);
+	assert_true(v == UNITS_GIB);
+	assert_int_equal(units_parse_size_opt("8", 8, UNITS_GIB, "--stride", &v, err,
+					      sizeof(err)), 0);
+	assert_true(v == 8);
+	assert_int_equal(units_parse_size_opt("1073741825", 8, UNITS_GIB, "--stride", &v, err,
+					      sizeof(err)), -1);
+	assert_err_has(err, "above the maximum 1073741824");
+	assert_int_equal(units_parse_size_opt("7", 8, UNITS_GIB, "--stride", &v, err,
+					      sizeof(err)), -1);
+	assert_err_has(err, "below the minimum 8");
 }
 
 /* ---- integers ------------------------------------------------------------- */
