@@ -284,6 +284,15 @@ static void setup_fields_out_of_range_are_refused(void **state)
 	assert_int_equal(got.qpn, 0xffffff);
 	ctrl_setup_qp(&m.u.setup, 1, &got);
 	assert_int_equal(got.psn, 0xffffff);
+	/* every active MTU of IB spec 9.7.6.1.1 (256..4096) is accepted */
+	for (uint32_t mtu = 256; mtu <= 4096; mtu *= 2) {
+		s = sample_setup(2, eps);
+		s.active_mtu = mtu;
+		n = ctrl_encode_setup(buf, sizeof(buf), &s, eps);
+		if (decode(n) != 0)
+			fail_msg("active_mtu %u refused: %s", mtu, err);
+		assert_int_equal(m.u.setup.active_mtu, mtu);
+	}
 	s = sample_setup(2, eps);
 	eps[1].qpn = 1u << 24;
 	n = ctrl_encode_setup(buf, sizeof(buf), &s, eps);

@@ -782,6 +782,161 @@ static void help_text_is_printed_verbatim(void **state)
 	free(text);
 }
 
+/*
+ * Every limit of test_validate at its edge: the last value accepted and the
+ * first refused (naming the option). prep adjusts the point so that only
+ * the field under test is at a limit.
+ */
+#define EDGE(prep, field, good, bad, needle)                                          \
+	do {                                                                          \
+		struct rb_test t_ = base();                                           \
+		prep;                                                                 \
+		t_.field = (good);                                                    \
+		if (test_validate(&t_, err, sizeof(err)))                             \
+			fail_msg("line %d: " #field " %llu refused: %s", __LINE__,     \
+				 (unsigned long long)(good), err);                    \
+		t_.field = (bad);                                                     \
+		if (test_validate(&t_, err, sizeof(err)) == 0)                        \
+			fail_msg("line %d: " #field " %llu accepted", __LINE__,        \
+				 (unsigned long long)(bad));                          \
+		if (!strstr(err, needle))                                             \
+			fail_msg("line %d: \"%s\" lacks \"%s\"", __LINE__, err, needle); \
+	} while (0)
+
+static void every_limit_accepts_its_edge_and_refuses_one_beyond(void **state)
+{
+	(void)state;
+	const uint64_t G48 = UINT64_C(1) << 48, G32 = UINT64_C(1) << 32;
+	EDGE((void)0, iters, G48, G48 + 1, "-n/--iters");
+	EDGE(t_.iters = 0, duration_ms, G32, G32 + 1, "-D/--duration");
+	EDGE((void)0, warmup_iters, G48, G48 + 1, "--warmup-iters");
+	EDGE((void)0, warmup_ms, G32, G32 + 1, "--warmup");
+	EDGE((void)0, timeout_ms, 1000, 999, "--timeout");
+	EDGE((void)0, timeout_ms, UINT64_C(86400000), UINT64_C(86400001), "--timeout");
+	EDGE((void)0, threads, RB_MAX_THREADS, RB_MAX_THREADS + 1, "--threads");
+	EDGE(t_.signal_interval = 1, qps_per_thread, RB_MAX_QPS_THREAD, RB_MAX_QPS_THREAD + 1,
+	     "-q/--qps-per-thread");
+	EDGE(t_.signal_interval = 1, emulated_peers, RB_MAX_QPS_THREAD, RB_MAX_QPS_THREAD + 1,
+	     "--emulated-peers");
+	EDGE((t_.threads = 256, t_.signal_interval = 1), qps_per_thread, 1024, 1025, "above 262144");
+	EDGE(t_.window = 64, sq_depth, RB_MAX_DEPTH, RB_MAX_DEPTH + 1, "--sq-depth");
+	EDGE((void)0, rq_depth, RB_MAX_DEPTH, RB_MAX_DEPTH + 1, "--rq-depth");
+	EDGE((void)0, cq_depth, UINT64_C(1) << 24, (UINT64_C(1) << 24) + 1, "--cq-depth");
+	/* posting: the range and the send queue */
+	EDGE((t_.sq_depth = RB_MAX_DEPTH, t_.window = RB_MAX_DEPTH), postlist, RB_MAX_DEPTH,
+	     RB_MAX_DEPTH + 1, "-l/--postlist");
+	EDGE((t_.sq_depth = 16, t_.window = 16, t_.signal_interval = 1), postlist, 16, 17,
+	     "-l/--postlist 17");
+	EDGE((t_.sq_depth = 16, t_.qps_per_thread = 2, t_.signal_interval = 1), window, 32, 33,
+	     "-w/--window 33");
+	EDGE((t_.sq_depth = RB_MAX_DEPTH, t_.qps_per_thread = RB_MAX_QPS_THREAD,
+	      t_.signal_interval = 1), window, G32, G32 + 1, "-w/--window");
+	EDGE((t_.sq_depth = 16, t_.window = 16), signal_interval, 16, 17, "--signal-interval 17");
+	EDGE((t_.sq_depth = RB_MAX_DEPTH, t_.window = RB_MAX_DEPTH), signal_interval, RB_MAX_DEPTH,
+	     RB_MAX_DEPTH + 1, "--signal-interval");
+	EDGE((t_.window = 8, t_.signal_interval = 8), postlist, 8, 9, "above -w/--window 8");
+	EDGE((t_.verb = RB_VERB_READ, t_.read_completion = RB_READ_POLL, t_.sq_depth = 64,
+	      t_.signal_interval = 16), window, 49, 50, "--sq-depth >= 65");
+	EDGE((t_.verb = RB_VERB_SEND, t_.rq_depth = RB_MAX_DEPTH), recv_batch, RB_MAX_DEPTH,
+	     RB_MAX_DEPTH + 1, "--recv-batch");
+	/* path and QP attributes */
+	EDGE((void)0, ack_timeout, 31, 32, "--ack-timeout 32");
+	EDGE((void)0, retry_cnt, 7, 8, "--retry-cnt 8");
+	EDGE((void)0, rnr_retry, 7, 8, "--rnr-retry 8");
+	EDGE((void)0, min_rnr_timer, 31, 32, "--min-rnr-timer 32");
+	EDGE((void)0, max_rd_atomic, 255, 256, "--max-rd-atomic 256");
+	EDGE((void)0, mtu, 256, 257, "--mtu 257");
+	EDGE((void)0, mtu, 4096, 8192, "--mtu 8192");
+	EDGE((void)0, size, RB_MAX_SIZE, RB_MAX_SIZE + 1, "--size");
+	/* atomics */
+	EDGE((t_.verb = RB_VERB_FETCH_ADD, t_.size = 8), atomic_counters, UINT64_C(1) << 24,
+	     (UINT64_C(1) << 24) + 1, "--atomic-counters");
+	EDGE((t_.verb = RB_VERB_FETCH_ADD, t_.size = 8), stride, 8, 7, "--stride 7");
+	EDGE((t_.verb = RB_VERB_FETCH_ADD, t_.size = 8), stride, UINT64_C(1) << 20,
+	     (UINT64_C(1) << 20) + 8, "--stride");
+	EDGE((t_.verb = RB_VERB_FETCH_ADD, t_.size = 8, t_.stride = UINT64_C(1) << 20),
+	     atomic_counters, 4096, 4097, "above 4 GiB");
+	EDGE((t_.validate = 1, t_.qps_per_thread = 4), iters, 4, 3, "--validate with -n 3");
+	/* the buffer: 32 QPs of 2 x 2^30 bytes is exactly 64 GiB */
+	EDGE((t_.threads = 32, t_.signal_interval = 1), size, (UINT64_C(1) << 30) - 64,
+	     (UINT64_C(1) << 30) - 63, "buffer of about");
+}
+
+static struct rb_caps caps(void)
+{
+	return (struct rb_caps){ .max_qp_wr = 128, .max_cqe = 4096, .max_qp = 64, .max_cq = 64,
+				 .max_qp_rd_atom = 16, .max_qp_init_rd_atom = 16,
+				 .max_msg_sz = 4096, .active_mtu = 1024, .atomics = true };
+}
+
+#define DEV_EDGE(prep, field, good, bad, needle)                                      \
+	do {                                                                          \
+		struct rb_test t_ = base();                                           \
+		struct rb_caps c_ = caps();                                           \
+		prep;                                                                 \
+		t_.field = (good);                                                    \
+		if (test_validate_device(&t_, &c_, err, sizeof(err)))                 \
+			fail_msg("line %d: " #field " %llu refused: %s", __LINE__,     \
+				 (unsigned long long)(good), err);                    \
+		t_.field = (bad);                                                     \
+		if (test_validate_device(&t_, &c_, err, sizeof(err)) == 0)            \
+			fail_msg("line %d: " #field " %llu accepted", __LINE__,        \
+				 (unsigned long long)(bad));                          \
+		if (!strstr(err, needle))                                             \
+			fail_msg("line %d: \"%s\" lacks \"%s\"", __LINE__, err, needle); \
+	} while (0)
+
+static void device_limits_accept_their_edge_and_refuse_one_beyond(void **state)
+{
+	(void)state;
+	DEV_EDGE((void)0, sq_depth, 128, 129, "max_qp_wr");
+	DEV_EDGE(t_.verb = RB_VERB_SEND, rq_depth, 128, 129, "--rq-depth 129");
+	DEV_EDGE((void)0, qps_per_thread, 64, 65, "(max_qp)");
+	DEV_EDGE(t_.threads = 4, qps_per_thread, 16, 17, "68 QPs");
+	DEV_EDGE((void)0, size, 4096, 4097, "max_msg_sz 4096");
+	DEV_EDGE((void)0, mtu, 1024, 2048, "--mtu 2048");
+	DEV_EDGE(t_.transport = RB_TR_UD, size, 1024, 1025, "active MTU is 1024");
+	DEV_EDGE((t_.transport = RB_TR_UD, t_.mtu = 512), size, 512, 513, "active MTU is 512");
+	DEV_EDGE(t_.verb = RB_VERB_READ, max_rd_atomic, 16, 17, "max_qp_init_rd_atom");
+	/* a WRITE test does not use READ/atomic depth: not refused */
+	struct rb_test t = base();
+	struct rb_caps c = caps();
+	t.max_rd_atomic = 17;
+	assert_int_equal(test_validate_device(&t, &c, err, sizeof(err)), 0);
+	c.atomics = false;
+	t.verb = RB_VERB_FETCH_ADD;
+	t.max_rd_atomic = 0;
+	assert_int_equal(test_validate_device(&t, &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "no atomic support"));
+}
+
+static void default_window_grows_to_a_postlist_the_sq_can_hold(void **state)
+{
+	(void)state;
+	/* postlist 100 above the default window 64: the window becomes 100 when
+	 * the send queue holds it (postlist == sq x QPs is the edge) */
+	assert_int_equal(parse("-c h --sq-depth 100 -l 100"), 0);
+	assert_int_equal(o.t.window, 100);
+	assert_int_equal(parse("-c h --sq-depth 100 -l 65"), 0);
+	assert_int_equal(o.t.window, 65);
+	assert_int_equal(parse("-c h --sq-depth 100 -l 64"), 0);
+	assert_int_equal(o.t.window, 64);
+	/* default window: min(64, sq x QPs) */
+	assert_int_equal(parse("-c h --sq-depth 16 -q 2"), 0);
+	assert_int_equal(o.t.window, 32);
+	/* default interval: largest s <= 16 with QPs x (s - 1) + 1 <= window */
+	assert_int_equal(o.t.signal_interval, 16);
+	assert_int_equal(parse("-c h --sq-depth 16 -q 4"), 0);
+	assert_int_equal(o.t.window, 64);
+	assert_int_equal(o.t.signal_interval, 16);
+	assert_int_equal(parse("-c h -w 61 -q 4"), 0);
+	assert_int_equal(o.t.signal_interval, 16);
+	assert_int_equal(parse("-c h -w 60 -q 4"), 0);
+	assert_int_equal(o.t.signal_interval, 15);
+	assert_int_equal(parse("-c h --sq-depth 8 -w 8"), 0);
+	assert_int_equal(o.t.signal_interval, 8);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -822,6 +977,9 @@ int main(void)
 		cmocka_unit_test(rows_record_the_read_completion),
 		cmocka_unit_test(rows_record_the_server_receive_rate),
 		cmocka_unit_test(help_text_is_printed_verbatim),
+		cmocka_unit_test(every_limit_accepts_its_edge_and_refuses_one_beyond),
+		cmocka_unit_test(device_limits_accept_their_edge_and_refuse_one_beyond),
+		cmocka_unit_test(default_window_grows_to_a_postlist_the_sq_can_hold),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

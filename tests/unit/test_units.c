@@ -55,11 +55,13 @@ static void parse_bad(const char *s, const char *needle)
 	char err[256] = "";
 	uint64_t v = 12345;
 
-	if (units_parse_size(s, &v, err, sizeof(err)) == 0) {
+	int rc = units_parse_size(s, &v, err, sizeof(err));
+	if (rc == 0) {
 		print_error("units_parse_size(\"%s\") accepted it as %llu\n", s,
 			    (unsigned long long)v);
 		fail();
 	}
+	assert_int_equal(rc, -1); /* the documented failure value */
 	assert_true(v == 12345);
 	assert_err_has(err, s);
 	assert_err_has(err, needle);
@@ -293,10 +295,12 @@ static void units_parse_u64_rejects_non_digits(void **state)
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';
-		if (units_parse_u64(bad[i], 0, 1000, "--qps", &v, err, sizeof(err)) == 0) {
+		int rc = units_parse_u64(bad[i], 0, 1000, "--qps", &v, err, sizeof(err));
+		if (rc == 0) {
 			print_error("accepted \"%s\"\n", bad[i]);
 			fail();
 		}
+		assert_int_equal(rc, -1);
 		assert_true(v == 7);
 		assert_err_has(err, "--qps");
 		assert_err_has(err, bad[i]);
