@@ -836,7 +836,11 @@ static void every_limit_accepts_its_edge_and_refuses_one_beyond(void **state)
 	     RB_MAX_DEPTH + 1, "--signal-interval");
 	EDGE((t_.window = 8, t_.signal_interval = 8), postlist, 8, 9, "above -w/--window 8");
 	EDGE((t_.verb = RB_VERB_READ, t_.read_completion = RB_READ_POLL, t_.sq_depth = 64,
+	      t_.signal_interval = 16), window, 49, 50, "plus 15 finished unsignaled WRs");
+	EDGE((t_.verb = RB_VERB_READ, t_.read_completion = RB_READ_POLL, t_.sq_depth = 64,
 	      t_.signal_interval = 16), window, 49, 50, "--sq-depth >= 65");
+	EDGE((t_.qps_per_thread = 2, t_.signal_interval = 8), window, 15, 14,
+	     "could hold 7 unsignaled WRs");
 	EDGE((t_.verb = RB_VERB_SEND, t_.rq_depth = RB_MAX_DEPTH), recv_batch, RB_MAX_DEPTH,
 	     RB_MAX_DEPTH + 1, "--recv-batch");
 	/* path and QP attributes */
@@ -937,6 +941,47 @@ static void default_window_grows_to_a_postlist_the_sq_can_hold(void **state)
 	assert_int_equal(o.t.signal_interval, 8);
 }
 
+/* Codes from the wire: the last of each enum is accepted, COUNT refused. */
+static void enum_codes_end_at_their_count(void **state)
+{
+	(void)state;
+	EDGE((void)0, verb, RB_VERB_SEND_IMM, RB_VERB_COUNT, "--verb: unknown verb code 7");
+	EDGE(t_.verb = RB_VERB_SEND, transport, RB_TR_UD, RB_TR_COUNT, "--transport: unknown");
+	EDGE((t_.window = 1, t_.signal_interval = 1), test, RB_TEST_LAT, RB_TEST_COUNT,
+	     "--test: unknown");
+	EDGE((void)0, inline_mode, RB_INLINE_OFF, RB_INLINE_COUNT, "--inline: unknown");
+	EDGE((t_.verb = RB_VERB_FETCH_ADD, t_.size = 8), access, RB_ACCESS_RANDOM, RB_ACCESS_COUNT,
+	     "--access: unknown");
+	EDGE(t_.verb = RB_VERB_READ, read_completion, RB_READ_POLL, RB_READ_COUNT,
+	     "--read-completion: unknown");
+}
+
+/* What each verb is (IB spec 9.4), one row per verb. */
+static void verb_properties_per_verb(void **state)
+{
+	(void)state;
+	static const struct { uint64_t v; bool atomic, recv, rdma; const char *lat; } want[] = {
+		{ RB_VERB_READ,      false, false, true,  "rtt" },
+		{ RB_VERB_WRITE,     false, false, true,  "one_way" },
+		{ RB_VERB_WRITE_IMM, false, true,  true,  "one_way" },
+		{ RB_VERB_SEND,      false, true,  false, "one_way" },
+		{ RB_VERB_SEND_IMM,  false, true,  false, "one_way" },
+		{ RB_VERB_FETCH_ADD, true,  false, false, "rtt" },
+		{ RB_VERB_CMP_SWAP,  true,  false, false, "rtt" },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		uint64_t v = want[i].v;
+		if (verb_is_atomic(v) != want[i].atomic || verb_needs_recv(v) != want[i].recv ||
+		    verb_is_rdma(v) != want[i].rdma || strcmp(verb_lat_kind(v), want[i].lat) != 0)
+			fail_msg("%s: atomic %d recv %d rdma %d lat %s", verb_name(v),
+				 verb_is_atomic(v), verb_needs_recv(v), verb_is_rdma(v),
+				 verb_lat_kind(v));
+	}
+	/* a window of 1 gets interval 1 by default */
+	assert_int_equal(parse("-c h -w 1"), 0);
+	assert_int_equal(o.t.signal_interval, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -980,6 +1025,8 @@ int main(void)
 		cmocka_unit_test(every_limit_accepts_its_edge_and_refuses_one_beyond),
 		cmocka_unit_test(device_limits_accept_their_edge_and_refuse_one_beyond),
 		cmocka_unit_test(default_window_grows_to_a_postlist_the_sq_can_hold),
+		cmocka_unit_test(enum_codes_end_at_their_count),
+		cmocka_unit_test(verb_properties_per_verb),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
