@@ -401,6 +401,39 @@ static void oversized_header_on_a_socket_allocates_nothing(void **state)
 	ctrl_rbuf_free(&rb);
 }
 
+/* A SETUP above 64 KiB (9,000 QPs): all four length bytes of the header
+ * count, and the last QP comes back intact. */
+static void setup_above_64k_round_trips(void **state)
+{
+	(void)state;
+	const uint32_t nqp = 9000;
+	struct ctrl_qp_ep *eps = calloc(nqp, sizeof(*eps));
+	size_t cap = CTRL_HDR_LEN + CTRL_SETUP_FIXED + (size_t)nqp * CTRL_QP_LEN;
+	uint8_t *big = malloc(cap);
+	struct ctrl_msg *got = calloc(1, sizeof(*got));
+	assert_non_null(eps);
+	assert_non_null(big);
+	assert_non_null(got);
+	struct ctrl_setup s = sample_setup(0, eps);
+	s.nqp = nqp;
+	for (uint32_t i = 0; i < nqp; i++)
+		eps[i] = (struct ctrl_qp_ep){ .qpn = 0x10000 + i, .psn = i };
+	size_t n = ctrl_encode_setup(big, cap, &s, eps);
+	assert_int_equal(n, cap);
+	assert_true(n - CTRL_HDR_LEN > 65536);
+	err[0] = '\0';
+	if (ctrl_decode(big, n, got, err, sizeof(err)))
+		fail_msg("decode: %s", err);
+	assert_int_equal(got->u.setup.nqp, nqp);
+	struct ctrl_qp_ep ep;
+	ctrl_setup_qp(&got->u.setup, nqp - 1, &ep);
+	assert_int_equal(ep.qpn, 0x10000 + nqp - 1);
+	assert_int_equal(ep.psn, nqp - 1);
+	free(got);
+	free(big);
+	free(eps);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -409,6 +442,7 @@ int main(void)
 		cmocka_unit_test(test_carries_read_completion_last),
 		cmocka_unit_test(setup_round_trips_with_qps),
 		cmocka_unit_test(done_error_and_empty_round_trip),
+		cmocka_unit_test(setup_above_64k_round_trips),
 		cmocka_unit_test(bad_magic_and_version_are_refused),
 		cmocka_unit_test(truncated_messages_are_refused),
 		cmocka_unit_test(oversized_messages_are_refused),
