@@ -434,6 +434,44 @@ static void setup_above_64k_round_trips(void **state)
 	free(eps);
 }
 
+/* The largest SETUP (CTRL_MAX_QPS QPs, a CTRL_MAX_PAYLOAD payload) is
+ * accepted; a header announcing one byte more is refused. */
+static void largest_setup_is_accepted_one_byte_more_is_not(void **state)
+{
+	(void)state;
+	const uint32_t nqp = CTRL_MAX_QPS;
+	struct ctrl_qp_ep *eps = calloc(nqp, sizeof(*eps));
+	size_t cap = CTRL_HDR_LEN + CTRL_MAX_PAYLOAD;
+	uint8_t *big = malloc(cap);
+	struct ctrl_msg *got = calloc(1, sizeof(*got));
+	uint16_t type;
+	uint32_t plen;
+	assert_non_null(eps);
+	assert_non_null(big);
+	assert_non_null(got);
+	struct ctrl_setup s = sample_setup(0, eps);
+	s.nqp = nqp;
+	for (uint32_t i = 0; i < nqp; i++)
+		eps[i] = (struct ctrl_qp_ep){ .qpn = i, .psn = i };
+	size_t n = ctrl_encode_setup(big, cap, &s, eps);
+	assert_int_equal(n, cap);
+	err[0] = '\0';
+	if (ctrl_decode(big, n, got, err, sizeof(err)))
+		fail_msg("decode of %u QPs: %s", nqp, err);
+	assert_int_equal(got->u.setup.nqp, nqp);
+	assert_int_equal(ctrl_decode_header(big, CTRL_HDR_LEN, &type, &plen, err, sizeof(err)), 0);
+	assert_int_equal(plen, CTRL_MAX_PAYLOAD);
+	put32(big + 8, CTRL_MAX_PAYLOAD + 1);
+	assert_int_equal(ctrl_decode_header(big, CTRL_HDR_LEN, &type, &plen, err, sizeof(err)), -1);
+	assert_err_has("oversized control message");
+	/* one QP more than the limit: refused by the encoder */
+	s.nqp = nqp + 1;
+	assert_int_equal(ctrl_encode_setup(big, cap, &s, eps), 0);
+	free(got);
+	free(big);
+	free(eps);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -443,6 +481,7 @@ int main(void)
 		cmocka_unit_test(setup_round_trips_with_qps),
 		cmocka_unit_test(done_error_and_empty_round_trip),
 		cmocka_unit_test(setup_above_64k_round_trips),
+		cmocka_unit_test(largest_setup_is_accepted_one_byte_more_is_not),
 		cmocka_unit_test(bad_magic_and_version_are_refused),
 		cmocka_unit_test(truncated_messages_are_refused),
 		cmocka_unit_test(oversized_messages_are_refused),

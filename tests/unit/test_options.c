@@ -939,6 +939,22 @@ static void default_window_grows_to_a_postlist_the_sq_can_hold(void **state)
 	assert_int_equal(o.t.signal_interval, 15);
 	assert_int_equal(parse("-c h --sq-depth 8 -w 8"), 0);
 	assert_int_equal(o.t.signal_interval, 8);
+	/* a send queue just below the default window: the window is the SQ */
+	assert_int_equal(parse("-c h --sq-depth 63"), 0);
+	assert_int_equal(o.t.window, 63);
+	/* --read-completion poll with the window filling the SQ: interval 1 */
+	assert_int_equal(parse("-c h --verb read --read-completion poll -w 128"), 0);
+	assert_int_equal(o.t.signal_interval, 1);
+	assert_int_equal(parse("-c h --verb read --read-completion poll -w 127"), 0);
+	assert_int_equal(o.t.signal_interval, 2);
+	/* every path MTU of IB spec 9.7.6.1.1 is accepted */
+	static const char *const mtus[] = { "256", "512", "1024", "2048", "4096" };
+	for (size_t i = 0; i < 5; i++) {
+		char line[64];
+		snprintf(line, sizeof(line), "-c h --mtu %s", mtus[i]);
+		if (parse(line) != 0)
+			fail_msg("--mtu %s refused: %s", mtus[i], err);
+	}
 }
 
 /* Codes from the wire: the last of each enum is accepted, COUNT refused. */

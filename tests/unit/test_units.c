@@ -378,6 +378,12 @@ static void units_parse_size_list_names_the_bad_item(void **state)
 					       sizeof(err)), -1);
 	assert_err_has(err, "item 2");
 	assert_err_has(err, "\"abc\"");
+	/* an item too long to be a size is named by its position and length */
+	char list[128] = "64,";
+	memset(list + 3, '1', 70);
+	list[73] = '\0';
+	assert_int_equal(units_parse_size_list(list, v, UNITS_LIST_MAX, &n, err, sizeof(err)), -1);
+	assert_err_has(err, "item 2 is 70 characters long");
 	assert_int_equal(units_parse_size_list("64,-1", v, UNITS_LIST_MAX, &n, err,
 					       sizeof(err)), -1);
 	assert_err_has(err, "negative");
