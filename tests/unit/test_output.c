@@ -644,6 +644,43 @@ static void json_writes_numbers_only_for_json_numbers(void **state)
 		   " \"nan\": \"nan\", \"git_rev\": \"1234567\"}]");
 }
 
+/* The edges of the number grammar (digits 0 and 9 in every part) and of
+ * UTF-8 (the first and last code point of each sequence length, RFC 3629). */
+static void json_edges_of_numbers_and_utf8(void **state)
+{
+	struct fx *fx = *state;
+	char err[256];
+	struct row *r = &fx->rows[0];
+
+	row_set_str(r, "n9", "9.9e9");
+	row_set_str(r, "n0", "-0.0E-0");
+	row_set_str(r, "n19", "19");
+	row_set_str(r, "badexp", "1e");
+	row_set_str(r, "badfrac", "1.e5");
+	row_set_str(r, "u80", "\xc2\x80");
+	row_set_str(r, "u7ff", "\xdf\xbf");
+	row_set_str(r, "u800", "\xe0\xa0\x80");
+	row_set_str(r, "ud7ff", "\xed\x9f\xbf");
+	row_set_str(r, "ue000", "\xee\x80\x80");
+	row_set_str(r, "uffff", "\xef\xbf\xbf");
+	row_set_str(r, "u10000", "\xf0\x90\x80\x80");
+	row_set_str(r, "u10ffff", "\xf4\x8f\xbf\xbf");
+	row_set_str(r, "overlong", "\xe0\x9f\xbf");
+	row_set_str(r, "surrogate", "\xed\xa0\x80");
+	row_set_str(r, "above", "\xf4\x90\x80\x80");
+	row_set_str(r, "c1", "\xc1\xbf");
+	fx_path(fx, "out.json");
+	assert_int_equal(json_write(fx->path, r, 1, err, sizeof(err)), 0);
+	check_json(fx, fx->path,
+		   "[{\"n9\": 9.9e9, \"n0\": -0.0E-0, \"n19\": 19, \"badexp\": \"1e\","
+		   " \"badfrac\": \"1.e5\", \"u80\": \"\\u0080\", \"u7ff\": \"\\u07ff\","
+		   " \"u800\": \"\\u0800\", \"ud7ff\": \"\\ud7ff\", \"ue000\": \"\\ue000\","
+		   " \"uffff\": \"\\uffff\", \"u10000\": \"\\ud800\\udc00\","
+		   " \"u10ffff\": \"\\udbff\\udfff\", \"overlong\": \"\\ufffd\\ufffd\\ufffd\","
+		   " \"surrogate\": \"\\ufffd\\ufffd\\ufffd\", \"above\": \"\\ufffd\\ufffd\\ufffd\\ufffd\","
+		   " \"c1\": \"\\ufffd\\ufffd\"}]");
+}
+
 static void json_zero_rows_is_an_empty_array(void **state)
 {
 	struct fx *fx = *state;
@@ -760,6 +797,7 @@ int main(void)
 		T(json_output_parses_with_types_and_null),
 		T(json_escapes_strings_per_rfc_8259),
 		T(json_writes_numbers_only_for_json_numbers),
+		T(json_edges_of_numbers_and_utf8),
 		T(json_zero_rows_is_an_empty_array),
 		T(json_replaces_the_file_and_leaves_no_temporary),
 		T(json_failure_names_the_file),
