@@ -821,7 +821,7 @@ static void every_limit_accepts_its_edge_and_refuses_one_beyond(void **state)
 	EDGE((t_.threads = 256, t_.signal_interval = 1), qps_per_thread, 1024, 1025, "above 262144");
 	EDGE(t_.window = 64, sq_depth, RB_MAX_DEPTH, RB_MAX_DEPTH + 1, "--sq-depth");
 	EDGE((void)0, rq_depth, RB_MAX_DEPTH, RB_MAX_DEPTH + 1, "--rq-depth");
-	EDGE((void)0, cq_depth, UINT64_C(1) << 24, (UINT64_C(1) << 24) + 1, "--cq-depth");
+	EDGE((void)0, cq_depth, UINT64_C(1) << 24, (UINT64_C(1) << 24) + 1, "or 1..16777216");
 	/* posting: the range and the send queue */
 	EDGE((t_.sq_depth = RB_MAX_DEPTH, t_.window = RB_MAX_DEPTH), postlist, RB_MAX_DEPTH,
 	     RB_MAX_DEPTH + 1, "-l/--postlist");
@@ -854,7 +854,7 @@ static void every_limit_accepts_its_edge_and_refuses_one_beyond(void **state)
 	EDGE((void)0, size, RB_MAX_SIZE, RB_MAX_SIZE + 1, "--size");
 	/* atomics */
 	EDGE((t_.verb = RB_VERB_FETCH_ADD, t_.size = 8), atomic_counters, UINT64_C(1) << 24,
-	     (UINT64_C(1) << 24) + 1, "--atomic-counters");
+	     (UINT64_C(1) << 24) + 1, "--atomic-counters 16777217: must be 1..16777216");
 	EDGE((t_.verb = RB_VERB_FETCH_ADD, t_.size = 8), stride, 8, 7, "--stride 7");
 	EDGE((t_.verb = RB_VERB_FETCH_ADD, t_.size = 8), stride, UINT64_C(1) << 20,
 	     (UINT64_C(1) << 20) + 8, "--stride");
@@ -998,6 +998,26 @@ static void verb_properties_per_verb(void **state)
 	assert_int_equal(o.t.signal_interval, 1);
 }
 
+/* -D / --warmup seconds: whole and up to 3 decimals, exactly, into ms. */
+static void seconds_parse_to_milliseconds(void **state)
+{
+	(void)state;
+	assert_int_equal(parse("-c h -D 12.5"), 0);
+	assert_int_equal(o.t.duration_ms, 12500);
+	assert_int_equal(parse("-c h -D 0.0010"), 0);      /* a 4th decimal 0 is fine */
+	assert_int_equal(o.t.duration_ms, 1);
+	assert_int_equal(parse("-c h -D 0.123"), 0);
+	assert_int_equal(o.t.duration_ms, 123);
+	assert_refused("-c h -D 0.0011", "-D", "millisecond precision");
+	/* 2^40 s passes the digit loop and is refused by the range; one more is too large */
+	assert_refused("-c h -D 1099511627776", "must be");
+	assert_refused("-c h -D 1099511627777", "too large");
+	/* names of an enum option are listed, separated by '|', nothing after the last */
+	assert_refused("-c h --verb nope", "--verb 'nope'",
+		       "use read|write|write_imm|send|send_imm|fetch_add|cmp_swap");
+	assert_null(strstr(err, "cmp_swap|"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1043,6 +1063,7 @@ int main(void)
 		cmocka_unit_test(default_window_grows_to_a_postlist_the_sq_can_hold),
 		cmocka_unit_test(enum_codes_end_at_their_count),
 		cmocka_unit_test(verb_properties_per_verb),
+		cmocka_unit_test(seconds_parse_to_milliseconds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
