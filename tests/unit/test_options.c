@@ -1018,6 +1018,100 @@ static void seconds_parse_to_milliseconds(void **state)
 	assert_null(strstr(err, "cmp_swap|"));
 }
 
+/*
+ * Every numeric option at the edges of its command-line range: the values
+ * just outside are refused naming the option, the edges themselves are
+ * accepted ("" = not checked: the edge needs other knobs, or there is no
+ * value outside).
+ */
+static void numeric_options_at_the_edges_of_their_range(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *pre, *opt, *name, *lo_bad, *lo_ok, *hi_ok, *hi_bad;
+	} e[] = {
+		{ "-c h", "-p", "-p/--port", "0", "1", "65535", "65536" },
+		{ "-s", "--max-sessions", "--max-sessions", "0", "1", "4096", "4097" },
+		{ "-c h", "-i", "-i/--ib-port", "0", "1", "255", "256" },
+		{ "-c h", "-x", "-x/--gid-index", "", "0", "65535", "65536" },
+		{ "-c h", "-n", "-n/--iters", "0", "1", "281474976710656", "281474976710657" },
+		{ "-c h", "-D", "-D/--duration", "0", "0.001", "4294967.296", "4294967.297" },
+		{ "-c h", "--warmup-iters", "--warmup-iters", "", "0", "281474976710656",
+		  "281474976710657" },
+		{ "-c h", "--warmup", "--warmup", "", "0", "4294967.296", "4294967.297" },
+		{ "-c h", "--reps", "--reps", "0", "1", "100000", "100001" },
+		{ "-c h", "-l", "-l/--postlist", "0", "1", "", "65537" },
+		{ "-c h", "--signal-interval", "--signal-interval", "0", "1", "", "65537" },
+		{ "-c h", "-w", "-w/--window", "0", "1", "", "4294967297" },
+		{ "-c h", "-q", "-q/--qps", "0", "1", "", "65537" },
+		{ "-c h", "--qps-per-thread", "--qps-per-thread", "0", "1", "", "65537" },
+		{ "-c h", "--threads", "--threads", "0", "1", "256", "257" },
+		{ "-c h", "--emulated-peers", "--emulated-peers", "0", "1", "", "65537" },
+		{ "-c h", "--sq-depth", "--sq-depth", "0", "1", "65536", "65537" },
+		{ "-c h --verb send", "--rq-depth", "--rq-depth", "0", "1", "65536", "65537" },
+		{ "-c h", "--cq-depth", "--cq-depth", "0", "1", "16777216", "16777217" },
+		{ "-c h", "--mtu", "--mtu", "255", "256", "4096", "4097" },
+		{ "-c h", "--ack-timeout", "--ack-timeout", "", "0", "31", "32" },
+		{ "-c h", "--retry-cnt", "--retry-cnt", "", "0", "7", "8" },
+		{ "-c h", "--rnr-retry", "--rnr-retry", "", "0", "7", "8" },
+		{ "-c h", "--min-rnr-timer", "--min-rnr-timer", "", "0", "31", "32" },
+		{ "-c h --verb read", "--max-rd-atomic", "--max-rd-atomic", "0", "1", "255", "256" },
+		{ "-c h", "--proc-index", "--proc-index", "", "0", "1000000", "1000001" },
+		{ "-c h", "--connect-timeout", "--connect-timeout", "0", "1", "3600", "3601" },
+		{ "-c h", "--timeout", "--timeout", "0.999", "1", "86400", "86400.001" },
+		{ "-c h --verb fetch_add", "--atomic-counters", "--atomic-counters", "0", "1",
+		  "16777216", "16777217" },
+		{ "-c h --verb send", "--recv-batch", "--recv-batch", "0", "1", "", "65537" },
+		{ "-c h", "--seed", "--seed", "", "0", "18446744073709551615",
+		  "18446744073709551616" },
+	};
+	for (size_t i = 0; i < sizeof(e) / sizeof(e[0]); i++) {
+		const char *vals[4] = { e[i].lo_bad, e[i].lo_ok, e[i].hi_ok, e[i].hi_bad };
+		for (int k = 0; k < 4; k++) {
+			char line[256];
+			if (!vals[k][0])
+				continue;
+			snprintf(line, sizeof(line), "%s %s %s", e[i].pre, e[i].opt, vals[k]);
+			int rc = parse(line);
+			bool ok = k == 1 || k == 2;
+			if (ok && rc != 0)
+				fail_msg("'%s' refused: %s", line, err);
+			if (!ok && rc != -1)
+				fail_msg("'%s': %d, expected -1 (refused)", line, rc);
+			if (!ok && !strstr(err, e[i].name))
+				fail_msg("'%s': message \"%s\" lacks \"%s\"", line, err, e[i].name);
+		}
+	}
+}
+
+/* --run-id keeps CSV and JSON intact: each forbidden character is refused
+ * alone; other punctuation is kept. --cpus: CPU 65535 is the last number. */
+static void run_id_characters_and_cpu_numbers(void **state)
+{
+	(void)state;
+	static const char *const bad[] = { "a,b", "a\"b", "a\nb", "a\rb" };
+	for (size_t i = 0; i < 4; i++) {
+		char *argv[] = { "rdma_bench", "-c", "h", "--run-id", (char *)bad[i], NULL };
+		if (opts_parse(5, argv, &o, err, sizeof(err)) != -1)
+			fail_msg("--run-id with character 0x%02x accepted", bad[i][1]);
+		assert_non_null(strstr(err, "no commas, quotes or newlines"));
+	}
+	assert_int_equal(parse("-c h --run-id a-b_c.d:e"), 0);
+	assert_string_equal(o.run_id, "a-b_c.d:e");
+	int cpus[4], n = 0;
+	assert_int_equal(opts_parse_cpus("65535", cpus, 4, &n, err, sizeof(err)), 0);
+	assert_int_equal(cpus[0], 65535);
+	assert_int_equal(opts_parse_cpus("65536", cpus, 4, &n, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "CPU 65536 too large"));
+	assert_int_equal(opts_parse_cpus("65534-65535", cpus, 4, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(opts_parse_cpus("65535-65536", cpus, 4, &n, err, sizeof(err)), -1);
+	assert_int_equal(opts_parse_cpus("0-3", cpus, 4, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(opts_parse_cpus("0-4", cpus, 4, &n, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "more than 4 CPUs"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1064,6 +1158,8 @@ int main(void)
 		cmocka_unit_test(enum_codes_end_at_their_count),
 		cmocka_unit_test(verb_properties_per_verb),
 		cmocka_unit_test(seconds_parse_to_milliseconds),
+		cmocka_unit_test(numeric_options_at_the_edges_of_their_range),
+		cmocka_unit_test(run_id_characters_and_cpu_numbers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
