@@ -775,6 +775,66 @@ static void table_without_cols_prints_every_column_of_the_first_row(void **state
 
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
+/* A text column before the last is padded to its widest value (header
+ * included); the last text column is not padded; no rows print nothing. */
+static void table_pads_every_column_but_a_last_text_one(void **state)
+{
+	struct fx *fx = *state;
+	static const char *const cols[] = { "verb", "host", "mops", "note" };
+
+	row_set_str(&fx->rows[0], "verb", "write");
+	row_set_str(&fx->rows[0], "host", "a");
+	row_set_str(&fx->rows[0], "mops", "1.5");
+	row_set_str(&fx->rows[0], "note", "x");
+	row_set_str(&fx->rows[1], "verb", "read");
+	row_set_str(&fx->rows[1], "host", "bbbbbb");
+	row_set_str(&fx->rows[1], "mops", "10");
+	row_set_str(&fx->rows[1], "note", "yy");
+	char *t = table_text(fx->rows, 2, cols, 3);
+	assert_string_equal(t,
+			    "verb   host    mops\n"
+			    "write  a        1.5\n"
+			    "read   bbbbbb    10\n");
+	free(t);
+	t = table_text(fx->rows, 2, cols, 4);
+	assert_string_equal(t,
+			    "verb   host    mops  note\n"
+			    "write  a        1.5  x\n"
+			    "read   bbbbbb    10  yy\n");
+	free(t);
+	t = table_text(NULL, 0, cols, 4);
+	assert_string_equal(t, "");
+	free(t);
+}
+
+/* A value of ROW_VAL_LEN - 1 bytes is kept whole; one byte more is cut
+ * and marked "..."; a row with no columns is refused by both writers. */
+static void values_at_the_length_limit_and_empty_rows(void **state)
+{
+	struct fx *fx = *state;
+	char err[256];
+	char v[ROW_VAL_LEN + 1];
+	struct row *r = &fx->rows[0];
+
+	memset(v, 'a', ROW_VAL_LEN - 1);
+	v[ROW_VAL_LEN - 1] = '\0';
+	row_set_str(r, "k", v);
+	assert_string_equal(row_get(r, "k"), v);
+	v[ROW_VAL_LEN - 1] = 'a';
+	v[ROW_VAL_LEN] = '\0';
+	row_set_str(r, "k", v);
+	const char *got = row_get(r, "k");
+	assert_int_equal(strlen(got), ROW_VAL_LEN - 1);
+	assert_string_equal(got + ROW_VAL_LEN - 4, "...");
+	row_init(&fx->rows[1]);
+	fx_path(fx, "empty.csv");
+	assert_int_equal(csv_append(fx->path, &fx->rows[1], err, sizeof(err)), -1);
+	assert_err_has(err, "the row has no columns");
+	fx_path(fx, "empty.json");
+	assert_int_equal(json_write(fx->path, &fx->rows[1], 1, err, sizeof(err)), -1);
+	assert_err_has(err, "the row has no columns");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -798,6 +858,8 @@ int main(void)
 		T(json_escapes_strings_per_rfc_8259),
 		T(json_writes_numbers_only_for_json_numbers),
 		T(json_edges_of_numbers_and_utf8),
+		T(table_pads_every_column_but_a_last_text_one),
+		T(values_at_the_length_limit_and_empty_rows),
 		T(json_zero_rows_is_an_empty_array),
 		T(json_replaces_the_file_and_leaves_no_temporary),
 		T(json_failure_names_the_file),
