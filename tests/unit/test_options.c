@@ -864,6 +864,10 @@ static void every_limit_accepts_its_edge_and_refuses_one_beyond(void **state)
 	/* the buffer: 32 QPs of 2 x 2^30 bytes is exactly 64 GiB */
 	EDGE((t_.threads = 32, t_.signal_interval = 1), size, (UINT64_C(1) << 30) - 64,
 	     (UINT64_C(1) << 30) - 63, "buffer of about");
+	/* with --read-completion poll, plus a (size + 64)-byte READ slot per
+	 * outstanding READ: 2^31 + 62 x 2^30 is exactly 64 GiB */
+	EDGE((t_.verb = RB_VERB_READ, t_.read_completion = RB_READ_POLL, t_.signal_interval = 1,
+	      t_.size = (UINT64_C(1) << 30) - 64), window, 62, 63, "READ slot per outstanding op");
 }
 
 static struct rb_caps caps(void)
@@ -1028,41 +1032,41 @@ static void numeric_options_at_the_edges_of_their_range(void **state)
 {
 	(void)state;
 	static const struct {
-		const char *pre, *opt, *name, *lo_bad, *lo_ok, *hi_ok, *hi_bad;
+		const char *pre, *opt, *name, *range, *lo_bad, *lo_ok, *hi_ok, *hi_bad;
 	} e[] = {
-		{ "-c h", "-p", "-p/--port", "0", "1", "65535", "65536" },
-		{ "-s", "--max-sessions", "--max-sessions", "0", "1", "4096", "4097" },
-		{ "-c h", "-i", "-i/--ib-port", "0", "1", "255", "256" },
-		{ "-c h", "-x", "-x/--gid-index", "", "0", "65535", "65536" },
-		{ "-c h", "-n", "-n/--iters", "0", "1", "281474976710656", "281474976710657" },
-		{ "-c h", "-D", "-D/--duration", "0", "0.001", "4294967.296", "4294967.297" },
-		{ "-c h", "--warmup-iters", "--warmup-iters", "", "0", "281474976710656",
+		{ "-c h", "-p", "-p/--port", "from 1 to 65535", "0", "1", "65535", "65536" },
+		{ "-s", "--max-sessions", "--max-sessions", "from 1 to 4096", "0", "1", "4096", "4097" },
+		{ "-c h", "-i", "-i/--ib-port", "from 1 to 255", "0", "1", "255", "256" },
+		{ "-c h", "-x", "-x/--gid-index", "from 0 to 65535", "", "0", "65535", "65536" },
+		{ "-c h", "-n", "-n/--iters", "from 1 to 281474976710656", "0", "1", "281474976710656", "281474976710657" },
+		{ "-c h", "-D", "-D/--duration", "must be 0.001..4294967.296 s", "0", "0.001", "4294967.296", "4294967.297" },
+		{ "-c h", "--warmup-iters", "--warmup-iters", "from 0 to 281474976710656", "", "0", "281474976710656",
 		  "281474976710657" },
-		{ "-c h", "--warmup", "--warmup", "", "0", "4294967.296", "4294967.297" },
-		{ "-c h", "--reps", "--reps", "0", "1", "100000", "100001" },
-		{ "-c h", "-l", "-l/--postlist", "0", "1", "", "65537" },
-		{ "-c h", "--signal-interval", "--signal-interval", "0", "1", "", "65537" },
-		{ "-c h", "-w", "-w/--window", "0", "1", "", "4294967297" },
-		{ "-c h", "-q", "-q/--qps", "0", "1", "", "65537" },
-		{ "-c h", "--qps-per-thread", "--qps-per-thread", "0", "1", "", "65537" },
-		{ "-c h", "--threads", "--threads", "0", "1", "256", "257" },
-		{ "-c h", "--emulated-peers", "--emulated-peers", "0", "1", "", "65537" },
-		{ "-c h", "--sq-depth", "--sq-depth", "0", "1", "65536", "65537" },
-		{ "-c h --verb send", "--rq-depth", "--rq-depth", "0", "1", "65536", "65537" },
-		{ "-c h", "--cq-depth", "--cq-depth", "0", "1", "16777216", "16777217" },
-		{ "-c h", "--mtu", "--mtu", "255", "256", "4096", "4097" },
-		{ "-c h", "--ack-timeout", "--ack-timeout", "", "0", "31", "32" },
-		{ "-c h", "--retry-cnt", "--retry-cnt", "", "0", "7", "8" },
-		{ "-c h", "--rnr-retry", "--rnr-retry", "", "0", "7", "8" },
-		{ "-c h", "--min-rnr-timer", "--min-rnr-timer", "", "0", "31", "32" },
-		{ "-c h --verb read", "--max-rd-atomic", "--max-rd-atomic", "0", "1", "255", "256" },
-		{ "-c h", "--proc-index", "--proc-index", "", "0", "1000000", "1000001" },
-		{ "-c h", "--connect-timeout", "--connect-timeout", "0", "1", "3600", "3601" },
-		{ "-c h", "--timeout", "--timeout", "0.999", "1", "86400", "86400.001" },
-		{ "-c h --verb fetch_add", "--atomic-counters", "--atomic-counters", "0", "1",
+		{ "-c h", "--warmup", "--warmup", "must be 0.000..4294967.296 s", "", "0", "4294967.296", "4294967.297" },
+		{ "-c h", "--reps", "--reps", "from 1 to 100000", "0", "1", "100000", "100001" },
+		{ "-c h", "-l", "-l/--postlist", "from 1 to 65536", "0", "1", "", "65537" },
+		{ "-c h", "--signal-interval", "--signal-interval", "from 1 to 65536", "0", "1", "", "65537" },
+		{ "-c h", "-w", "-w/--window", "from 1 to 4294967296", "0", "1", "", "4294967297" },
+		{ "-c h", "-q", "-q/--qps", "from 1 to 65536", "0", "1", "", "65537" },
+		{ "-c h", "--qps-per-thread", "--qps-per-thread", "from 1 to 65536", "0", "1", "", "65537" },
+		{ "-c h", "--threads", "--threads", "from 1 to 256", "0", "1", "256", "257" },
+		{ "-c h", "--emulated-peers", "--emulated-peers", "from 1 to 65536", "0", "1", "", "65537" },
+		{ "-c h", "--sq-depth", "--sq-depth", "from 1 to 65536", "0", "1", "65536", "65537" },
+		{ "-c h --verb send", "--rq-depth", "--rq-depth", "from 1 to 65536", "0", "1", "65536", "65537" },
+		{ "-c h", "--cq-depth", "--cq-depth", "from 1 to 16777216", "0", "1", "16777216", "16777217" },
+		{ "-c h", "--mtu", "--mtu", "from 256 to 4096", "255", "256", "4096", "4097" },
+		{ "-c h", "--ack-timeout", "--ack-timeout", "from 0 to 31", "", "0", "31", "32" },
+		{ "-c h", "--retry-cnt", "--retry-cnt", "from 0 to 7", "", "0", "7", "8" },
+		{ "-c h", "--rnr-retry", "--rnr-retry", "from 0 to 7", "", "0", "7", "8" },
+		{ "-c h", "--min-rnr-timer", "--min-rnr-timer", "from 0 to 31", "", "0", "31", "32" },
+		{ "-c h --verb read", "--max-rd-atomic", "--max-rd-atomic", "from 1 to 255", "0", "1", "255", "256" },
+		{ "-c h", "--proc-index", "--proc-index", "from 0 to 1000000", "", "0", "1000000", "1000001" },
+		{ "-c h", "--connect-timeout", "--connect-timeout", "from 1 to 3600", "0", "1", "3600", "3601" },
+		{ "-c h", "--timeout", "--timeout", "must be 1.000..86400.000 s", "0.999", "1", "86400", "86400.001" },
+		{ "-c h --verb fetch_add", "--atomic-counters", "--atomic-counters", "from 1 to 16777216", "0", "1",
 		  "16777216", "16777217" },
-		{ "-c h --verb send", "--recv-batch", "--recv-batch", "0", "1", "", "65537" },
-		{ "-c h", "--seed", "--seed", "", "0", "18446744073709551615",
+		{ "-c h --verb send", "--recv-batch", "--recv-batch", "from 1 to 65536", "0", "1", "", "65537" },
+		{ "-c h", "--seed", "--seed", "from 0 to 18446744073709551615", "", "0", "18446744073709551615",
 		  "18446744073709551616" },
 	};
 	for (size_t i = 0; i < sizeof(e) / sizeof(e[0]); i++) {
@@ -1078,8 +1082,9 @@ static void numeric_options_at_the_edges_of_their_range(void **state)
 				fail_msg("'%s' refused: %s", line, err);
 			if (!ok && rc != -1)
 				fail_msg("'%s': %d, expected -1 (refused)", line, rc);
-			if (!ok && !strstr(err, e[i].name))
-				fail_msg("'%s': message \"%s\" lacks \"%s\"", line, err, e[i].name);
+			if (!ok && (!strstr(err, e[i].name) || !strstr(err, e[i].range)))
+				fail_msg("'%s': message \"%s\" lacks \"%s\" or \"%s\"", line, err,
+					 e[i].name, e[i].range);
 		}
 	}
 }
@@ -1098,6 +1103,18 @@ static void run_id_characters_and_cpu_numbers(void **state)
 	}
 	assert_int_equal(parse("-c h --run-id a-b_c.d:e"), 0);
 	assert_string_equal(o.run_id, "a-b_c.d:e");
+	/* string options: the longest value that fits is kept, one more is refused */
+	char csv[1100] = "-c h --csv ";
+	size_t at = strlen(csv);
+	memset(csv + at, 'f', sizeof(o.csv) - 1);
+	csv[at + sizeof(o.csv) - 1] = '\0';
+	char *argv[] = { "rdma_bench", "-c", "h", "--csv", csv + at, NULL };
+	assert_int_equal(opts_parse(5, argv, &o, err, sizeof(err)), 0);
+	assert_int_equal(strlen(o.csv), sizeof(o.csv) - 1);
+	csv[at + sizeof(o.csv) - 1] = 'f';
+	csv[at + sizeof(o.csv)] = '\0';
+	assert_int_equal(opts_parse(5, argv, &o, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--csv: value longer than 1023 characters"));
 	int cpus[4], n = 0;
 	assert_int_equal(opts_parse_cpus("65535", cpus, 4, &n, err, sizeof(err)), 0);
 	assert_int_equal(cpus[0], 65535);
@@ -1106,6 +1123,10 @@ static void run_id_characters_and_cpu_numbers(void **state)
 	assert_int_equal(opts_parse_cpus("65534-65535", cpus, 4, &n, err, sizeof(err)), 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(opts_parse_cpus("65535-65536", cpus, 4, &n, err, sizeof(err)), -1);
+	assert_int_equal(opts_parse_cpus("9,19-21", cpus, 4, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(cpus[0], 9);
+	assert_int_equal(cpus[3], 21);
 	assert_int_equal(opts_parse_cpus("0-3", cpus, 4, &n, err, sizeof(err)), 0);
 	assert_int_equal(n, 4);
 	assert_int_equal(opts_parse_cpus("0-4", cpus, 4, &n, err, sizeof(err)), -1);

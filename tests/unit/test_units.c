@@ -384,6 +384,17 @@ static void units_parse_size_list_names_the_bad_item(void **state)
 	list[73] = '\0';
 	assert_int_equal(units_parse_size_list(list, v, UNITS_LIST_MAX, &n, err, sizeof(err)), -1);
 	assert_err_has(err, "item 2 is 70 characters long");
+	/* 63 characters still fit an item (64 with its NUL) */
+	memset(list + 3, '0', 62);
+	list[65] = '1';
+	list[66] = '\0';
+	assert_int_equal(units_parse_size_list(list, v, UNITS_LIST_MAX, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 2);
+	assert_true(v[1] == 1);
+	list[66] = '1';
+	list[67] = '\0';
+	assert_int_equal(units_parse_size_list(list, v, UNITS_LIST_MAX, &n, err, sizeof(err)), -1);
+	assert_err_has(err, "item 2 is 64 characters long");
 	assert_int_equal(units_parse_size_list("64,-1", v, UNITS_LIST_MAX, &n, err,
 					       sizeof(err)), -1);
 	assert_err_has(err, "negative");
