@@ -1020,6 +1020,22 @@ static void seconds_parse_to_milliseconds(void **state)
 	assert_refused("-c h --verb nope", "--verb 'nope'",
 		       "use read|write|write_imm|send|send_imm|fetch_add|cmp_swap");
 	assert_null(strstr(err, "cmp_swap|"));
+	/* every enum option refuses an unknown name, listing its names */
+	assert_refused("-c h --test nope", "--test 'nope'", "use bw|lat");
+	assert_refused("-c h --verb fetch_add --access nope", "--access 'nope'", "sequential");
+	assert_refused("-c h --transport nope", "--transport 'nope'", "rc|uc|ud");
+	assert_refused("-c h --inline nope", "--inline 'nope'", "auto|on|off");
+	assert_refused("-c h --cpus 3-1", "--cpus '3-1'", "reversed");
+	/* --json at its longest and one byte more */
+	char json[1100];
+	memset(json, 'j', sizeof(o.json) - 1);
+	json[sizeof(o.json) - 1] = '\0';
+	char *argv[] = { "rdma_bench", "-c", "h", "--json", json, NULL };
+	assert_int_equal(opts_parse(5, argv, &o, err, sizeof(err)), 0);
+	json[sizeof(o.json) - 1] = 'j';
+	json[sizeof(o.json)] = '\0';
+	assert_int_equal(opts_parse(5, argv, &o, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--json: value longer than 1023 characters"));
 }
 
 /*

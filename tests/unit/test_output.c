@@ -789,7 +789,7 @@ static void table_pads_every_column_but_a_last_text_one(void **state)
 	row_set_str(&fx->rows[1], "verb", "read");
 	row_set_str(&fx->rows[1], "host", "bbbbbb");
 	row_set_str(&fx->rows[1], "mops", "10");
-	row_set_str(&fx->rows[1], "note", "yy");
+	row_set_str(&fx->rows[1], "note", "yyyyyy");
 	char *t = table_text(fx->rows, 2, cols, 3);
 	assert_string_equal(t,
 			    "verb   host    mops\n"
@@ -800,7 +800,12 @@ static void table_pads_every_column_but_a_last_text_one(void **state)
 	assert_string_equal(t,
 			    "verb   host    mops  note\n"
 			    "write  a        1.5  x\n"
-			    "read   bbbbbb    10  yy\n");
+			    "read   bbbbbb    10  yyyyyy\n");
+	free(t);
+	/* one row, one column */
+	static const char *const one[] = { "verb" };
+	t = table_text(fx->rows, 1, one, 1);
+	assert_string_equal(t, "verb\nwrite\n");
 	free(t);
 	t = table_text(NULL, 0, cols, 4);
 	assert_string_equal(t, "");
