@@ -4,6 +4,9 @@
 #   make debug      build with -O0 -g3 (for gdb)
 #   make test       unit tests (cmocka) + shell tests (bats) + VM smoke matrix
 #   make smoke      VM smoke matrix only (soft-RoCE inside qemu)
+#   make mutate     mutation score of the unit tests (tests/mutate; MUTATE_MAX)
+#   make coverage   gcov line/branch coverage of bench/: unit tests + VM smoke
+#                   (tests/coverage; SMOKE=0 host only, COVERAGE_SMOKE=words)
 #   make clean      remove build outputs (keeps the VM cache; see ci/vm clean)
 #
 # Sources: every bench/*.c except bench/main.c goes into build/librdmabench.a;
@@ -29,7 +32,8 @@ LIB_OBJ  := $(LIB_SRC:bench/%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all bench-harness debug test unit bats smoke bench clean deps sanitize rdma_bench
+.PHONY: all bench-harness debug test unit bats smoke bench clean deps sanitize rdma_bench \
+        mutate coverage
 all: rdma_bench
 
 # Always relinked (cheap), so ./rdma_bench matches the last `make` or
@@ -64,7 +68,7 @@ debug:
 
 # Install what the build and tests need (Debian packages; idempotent).
 deps:
-	env/install-deps --test --vm
+	env/install-deps --test --coverage --vm
 
 unit: $(UNIT_BIN) $(BUILD)/tests/attack_probe
 
@@ -80,6 +84,15 @@ test:
 
 smoke: all
 	ci/smoke
+
+# Mutation testing of the pure modules (benchmark: prints the score and the
+# surviving mutants; works in a scratch copy, never in this tree).
+mutate:
+	tests/mutate
+
+# Coverage of bench/ by the unit tests and a VM smoke run -> build/coverage/.
+coverage:
+	tests/coverage
 
 bench: all
 	ci/bench

@@ -26,6 +26,7 @@
 #include "errbuf.h"
 #include "ctx.h"
 #include "guard.h"
+#include "plan.h"
 #include "timing.h"
 
 static uint64_t align_up(uint64_t v, uint64_t a)
@@ -66,33 +67,13 @@ bool ctx_side_active(const struct rb_test *t, enum rb_role role)
 	       (t->test == RB_TEST_LAT && t->verb == RB_VERB_WRITE);
 }
 
-static uint32_t inline_request(const struct rb_test *t)
-{
-	bool can = t->verb == RB_VERB_WRITE || t->verb == RB_VERB_WRITE_IMM ||
-		   t->verb == RB_VERB_SEND || t->verb == RB_VERB_SEND_IMM;
-	if (!can || t->inline_mode == RB_INLINE_OFF)
-		return 0;
-	if (t->inline_mode == RB_INLINE_ON)
-		return (uint32_t)t->size;
-	return t->size <= 256 ? (uint32_t)t->size : 0;
-}
-
 /* The send WRs of a QP: everything but per-post fields. */
 static void prebuild_send(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q)
 {
 	const struct rb_test *t = &c->t;
 	unsigned n = (unsigned)t->postlist;
-	enum ibv_wr_opcode op;
+	enum ibv_wr_opcode op = (enum ibv_wr_opcode)plan_opcode(t->verb);
 
-	switch (t->verb) {
-	case RB_VERB_READ: op = IBV_WR_RDMA_READ; break;
-	case RB_VERB_WRITE: op = IBV_WR_RDMA_WRITE; break;
-	case RB_VERB_WRITE_IMM: op = IBV_WR_RDMA_WRITE_WITH_IMM; break;
-	case RB_VERB_SEND: op = IBV_WR_SEND; break;
-	case RB_VERB_SEND_IMM: op = IBV_WR_SEND_WITH_IMM; break;
-	case RB_VERB_FETCH_ADD: op = IBV_WR_ATOMIC_FETCH_AND_ADD; break;
-	default: op = IBV_WR_ATOMIC_CMP_AND_SWP; break;
-	}
 	/* The server only sends ping-pong replies, with the verb's reply opcode. */
 	if (c->role == RB_ROLE_SERVER)
 		n = 1;
@@ -129,7 +110,7 @@ static void prebuild_recv(struct rb_ctx *c, struct rb_qp *q)
 			.lkey = c->mr->lkey,
 		};
 		q->rwr[k] = (struct ibv_recv_wr){
-			.wr_id = ((uint64_t)q->index << 32) | k,
+			.wr_id = plan_recv_id(q->index, k),
 			.next = NULL,
 			.sg_list = &q->rsge[k],
 			.num_sge = 1,
@@ -142,8 +123,7 @@ static int worker_create(struct rb_ctx *c, struct rb_worker *w, unsigned index, 
 {
 	const struct rb_test *t = &c->t;
 	unsigned nqp = (unsigned)test_qps_per_thread(t);
-	bool recv = verb_needs_recv(t->verb) &&
-		    (c->role == RB_ROLE_SERVER || t->test == RB_TEST_LAT);
+	bool recv = plan_has_recv(c->role, t->verb, t->test);
 	unsigned postlist = (unsigned)t->postlist;
 
 	w->ctx = c;
@@ -265,41 +245,14 @@ static void worker_destroy(struct rb_worker *w)
 	memset(w, 0, sizeof(*w));
 }
 
-/* CQ sizes: bounded by what can be outstanding (see ctx.h); -1 if too big. */
+/* CQ sizes (plan_cq_depths: the rule and its refusals). */
 static int size_cqs(struct rb_ctx *c, char *err, size_t errlen)
 {
-	const struct rb_test *t = &c->t;
-	uint64_t nqp = test_qps_per_thread(t);
-	uint64_t max = (uint64_t)c->dev->attr.max_cqe;
-	uint64_t s = t->window + 2 * nqp + 16;
-	uint64_t r = nqp * c->lay.recv_slots + 16;
+	uint64_t s, r;
 
-	if (s > max)
-		s = max; /* the loops never have more signaled WRs outstanding than the CQ holds */
-	if (t->cq_depth) {
-		if (t->cq_depth < t->window + 1)
-			return rb_fail(err, errlen,
-				    "--cq-depth %llu: below -w/--window %llu + 1: signaled completions "
-				    "could overflow the CQ", (unsigned long long)t->cq_depth,
-				    (unsigned long long)t->window);
-		s = t->cq_depth;
-		if (verb_needs_recv(t->verb) && t->cq_depth < r - 16)
-			return rb_fail(err, errlen,
-				    "--cq-depth %llu: below %llu posted receives per thread (--rq-depth "
-				    "%llu x %llu QPs); raise --cq-depth or lower --rq-depth",
-				    (unsigned long long)t->cq_depth, (unsigned long long)(r - 16),
-				    (unsigned long long)t->rq_depth, (unsigned long long)nqp);
-		r = t->cq_depth;
-	}
-	if (verb_needs_recv(t->verb) && r > max)
-		return rb_fail(err, errlen,
-			    "receive CQ of %llu entries (--rq-depth %llu x %llu QPs per thread) is above "
-			    "the device's max_cqe %llu; lower --rq-depth or the QPs per thread",
-			    (unsigned long long)r, (unsigned long long)t->rq_depth,
-			    (unsigned long long)nqp, (unsigned long long)max);
-	if (s > max)
-		return rb_fail(err, errlen, "--cq-depth %llu above the device's max_cqe %llu",
-			    (unsigned long long)s, (unsigned long long)max);
+	if (plan_cq_depths(&c->t, c->lay.recv_slots, (uint64_t)c->dev->attr.max_cqe, &s, &r,
+			   err, errlen))
+		return -1;
 	c->cq_depth_s = (unsigned)s;
 	c->cq_depth_r = (unsigned)r;
 	return 0;
@@ -316,7 +269,7 @@ int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, str
 	c->role = role;
 	c->dev = dev;
 	c->nw = (unsigned)t->threads;
-	c->inline_req = inline_request(t);
+	c->inline_req = plan_inline_request(t);
 	c->remote_qkey = t->use_cm ? RDMA_UDP_QKEY : RB_QKEY;
 	layout_compute(t, &c->lay);
 	/* the point's nonce (SETUP; -R: the server's is the key of its connect requests) */
@@ -406,7 +359,7 @@ int ctx_inline_decide(struct rb_ctx *c, char *err, size_t errlen)
 
 	if (c->inline_cap == UINT32_MAX)
 		c->inline_cap = 0;
-	c->use_inline = c->inline_req > 0 && t->size <= c->inline_cap;
+	c->use_inline = plan_use_inline(c->inline_req, t->size, c->inline_cap);
 	c->refused = t->inline_mode == RB_INLINE_ON && t->size > c->inline_cap;
 	if (c->refused)
 		return rb_fail(err, errlen, "--inline on with size %llu: the QP granted max_inline_data "

@@ -21,6 +21,7 @@
 #include "ctrl.h"
 #include "errbuf.h"
 #include "options.h"
+#include "plan.h"
 #include "units.h"
 
 static const char *const verb_names[RB_VERB_COUNT] = {
@@ -187,13 +188,13 @@ int test_validate(const struct rb_test *t, char *err, size_t errlen)
 		return rb_fail(err, errlen, "--read-completion: unknown mode %llu",
 			    (unsigned long long)t->read_completion);
 
-	/* What each transport can do: IB spec 9.4 / table 9.7.1. */
-	if (t->transport == RB_TR_UC && (t->verb == RB_VERB_READ || verb_is_atomic(t->verb)))
+	/* What each transport can do: IB spec 9.4 / table 9.7.1 (the table in plan.c). */
+	if (t->transport == RB_TR_UC && !plan_verb_on_transport(t->verb, RB_TR_UC))
 		return rb_fail(err, errlen,
 			    "--verb %s with --transport uc: UC has no RDMA READ or atomics "
 			    "(IB spec 9.4); use --transport rc, or --verb write|write_imm|send|send_imm",
 			    verb_name(t->verb));
-	if (t->transport == RB_TR_UD && t->verb != RB_VERB_SEND && t->verb != RB_VERB_SEND_IMM)
+	if (t->transport == RB_TR_UD && !plan_verb_on_transport(t->verb, RB_TR_UD))
 		return rb_fail(err, errlen,
 			    "--verb %s with --transport ud: UD has only SEND and SEND with immediate "
 			    "(IB spec 9.4); use --verb send|send_imm, or --transport rc",

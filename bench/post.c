@@ -8,7 +8,9 @@
  * phase, so every WR is covered by a later signaled completion (IB spec
  * 10.8.6: an unsignaled WR's slot is freed by the next signaled completion).
  * The wr_id carries (QP index << 40 | n): a completion of WR n completes
- * every WR of that QP up to n. The SQ never overflows: per QP, posted -
+ * every WR of that QP up to n. These per-WR rules (signaling, wr_id,
+ * quotas, batch and send queue credit) are the inline functions of plan.h,
+ * unit-tested on the host. The SQ never overflows: per QP, posted -
  * completed <= sq_depth; the window bounds the sum.
  *
  * In the measured window the post time of every signaled WR is kept per SQ
@@ -65,10 +67,9 @@
 #include <unistd.h>
 
 #include "ctx.h"
+#include "plan.h"
 #include "timing.h"
 
-#define ID_SHIFT 40
-#define ID_MASK ((UINT64_C(1) << ID_SHIFT) - 1)
 #define CHECK_EVERY 256u    /* idle polls between clock / stop checks */
 
 /* Record the worker's first error (later ones are echoes); echo marks a
@@ -268,8 +269,8 @@ static inline int post_batch(struct rb_worker *w, struct rb_qp *q, unsigned n, u
 	for (unsigned i = 0; i < n; i++) {
 		struct ibv_send_wr *wr = &q->swr[i];
 		uint64_t seq = q->posted + i;
-		bool signaled = (seq + 1) % sig == 0 || seq + 1 == q->quota;
-		wr->wr_id = ((uint64_t)q->index << ID_SHIFT) | (seq & ID_MASK);
+		bool signaled = plan_signaled(seq, sig, q->quota);
+		wr->wr_id = plan_send_id(q->index, seq);
 		wr->send_flags = base_flags | (signaled ? IBV_SEND_SIGNALED : 0);
 		wr->next = i + 1 < n ? &q->swr[i + 1] : NULL;
 		if (ts && signaled)
@@ -316,15 +317,15 @@ static inline int post_batch_poll(struct rb_worker *w, struct rb_qp *q, unsigned
 		struct ibv_send_wr *wr = &q->swr[i];
 		struct rb_pslot *s = &w->pslot[k];
 		uint64_t seq = q->posted + i;
-		bool signaled = (seq + 1) % sig == 0 || seq + 1 == q->quota;
-		wr->wr_id = ((uint64_t)q->index << ID_SHIFT) | (seq & ID_MASK);
+		bool signaled = plan_signaled(seq, sig, q->quota);
+		wr->wr_id = plan_send_id(q->index, seq);
 		wr->send_flags = signaled ? IBV_SEND_SIGNALED : 0;
 		wr->next = i + 1 < n ? &q->swr[i + 1] : NULL;
 		q->ssge[i].addr = (uintptr_t)s->buf;
 		*(volatile uint8_t *)(s->buf + t->size - 1) = RB_READ_SENTINEL;
 		s->q = q;
 		s->ts = signaled ? ts : 0;
-		k = k + 1 == window ? 0 : k + 1;
+		k = plan_ring_next(k, window);
 	}
 	int rc = ibv_post_send(q->qp, &q->swr[0], &bad);
 	if (rc)
@@ -348,8 +349,8 @@ static inline int reap_read_sq(struct rb_worker *w, uint64_t *sig_out)
 	for (int i = 0; i < ne; i++) {
 		if (wc[i].status != IBV_WC_SUCCESS)
 			return wc_error(w, &wc[i], "read");
-		struct rb_qp *q = &w->qps[wc[i].wr_id >> ID_SHIFT];
-		q->reaped = (wc[i].wr_id & ID_MASK) + 1;
+		struct rb_qp *q = &w->qps[plan_send_id_qp(wc[i].wr_id)];
+		q->reaped = plan_send_id_upto(wc[i].wr_id);
 	}
 	*sig_out -= (uint64_t)ne;
 	return ne;
@@ -420,7 +421,7 @@ static uint64_t phase_quotas(struct rb_worker *w, uint64_t iters)
 	for (unsigned k = 0; k < nqp; k++) {
 		struct rb_qp *q = &w->qps[k];
 		q->posted = q->completed = q->reaped = 0;
-		q->quota = iters ? iters / nqp + (k < iters % nqp ? 1 : 0) : UINT64_MAX;
+		q->quota = plan_quota(iters, nqp, k);
 	}
 	return iters ? iters : UINT64_MAX;
 }
@@ -437,9 +438,7 @@ static uint64_t phase_stop_quotas(struct rb_worker *w)
 	uint64_t sum = 0;
 	for (unsigned k = 0; k < w->nqp; k++) {
 		struct rb_qp *q = &w->qps[k];
-		uint64_t qq = (q->posted + sig - 1) / sig * sig;
-		if (qq == 0 && t->validate)
-			qq = 1;
+		uint64_t qq = plan_stop_quota(q->posted, sig, t->validate);
 		q->quota = qq;
 		sum += qq;
 	}
@@ -465,21 +464,6 @@ static void phase_record(struct rb_worker *w, bool measure, uint64_t t_start, ui
 		w->bytes = ops * c->t.size;
 	}
 	w->ops_total += done;
-}
-
-/* WRs of the next postlist on a QP: the postlist, cut to what the QP's
- * quota, its send queue and the thread's window have left. */
-static inline uint64_t batch_size(uint64_t postlist, uint64_t quota_left, uint64_t sq_room,
-				  uint64_t window_left)
-{
-	uint64_t n = postlist;
-	if (quota_left < n)
-		n = quota_left;
-	if (sq_room < n)
-		n = sq_room;
-	if (window_left < n)
-		n = window_left;
-	return n;
 }
 
 /*
@@ -512,8 +496,9 @@ static int bw_phase_poll(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, b
 			struct rb_qp *q = &w->qps[cursor];
 			cursor = cursor + 1 == nqp ? 0 : cursor + 1;
 			/* n WRs bring at most n CQEs: the CQ's room bounds them too */
-			uint64_t n = batch_size(postlist, q->quota - q->posted, sq - (q->posted - q->reaped),
-						window - outstanding);
+			uint64_t n = plan_batch_size(postlist, q->quota - q->posted,
+						     plan_sq_room(sq, q->posted, q->reaped),
+						     window - outstanding);
 			if (cq_room - sig_out < n)
 				n = cq_room - sig_out;
 			if (!n)
@@ -523,9 +508,7 @@ static int bw_phase_poll(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, b
 					    &tail))
 				return -1;
 			/* signaled among [before, before + n): multiples of sig, and the last */
-			sig_out += (before + n) / sig - before / sig;
-			if (before + n == q->quota && q->quota % sig)
-				sig_out++;
+			sig_out += plan_signaled_in(before, n, sig, q->quota);
 			outstanding += n;
 		}
 		/* Completions: the oldest outstanding READ's last byte, then the next. */
@@ -544,7 +527,7 @@ static int bw_phase_poll(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, b
 				done++;
 				win += inw;
 				outstanding--;
-				head = head + 1 == window ? 0 : head + 1;
+				head = plan_ring_next(head, window);
 			} while (outstanding &&
 				 *(volatile const uint8_t *)(ring[head].buf + size - 1) !=
 				 RB_READ_SENTINEL);
@@ -631,8 +614,9 @@ static int bw_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool m
 		for (unsigned k = 0; k < nqp && outstanding < window; k++) {
 			struct rb_qp *q = &w->qps[cursor];
 			cursor = cursor + 1 == nqp ? 0 : cursor + 1;
-			uint64_t n = batch_size(postlist, q->quota - q->posted, sq - (q->posted - q->completed),
-						window - outstanding);
+			uint64_t n = plan_batch_size(postlist, q->quota - q->posted,
+						     plan_sq_room(sq, q->posted, q->completed),
+						     window - outstanding);
 			if (!n)
 				continue;
 			if (post_batch(w, q, (unsigned)n, sig, base_flags,
@@ -650,8 +634,8 @@ static int bw_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool m
 			for (int i = 0; i < ne; i++) {
 				if (wc[i].status != IBV_WC_SUCCESS)
 					return wc_error(w, &wc[i], verb_name(t->verb));
-				struct rb_qp *q = &w->qps[wc[i].wr_id >> ID_SHIFT];
-				uint64_t upto = (wc[i].wr_id & ID_MASK) + 1;
+				struct rb_qp *q = &w->qps[plan_send_id_qp(wc[i].wr_id)];
+				uint64_t upto = plan_send_id_upto(wc[i].wr_id);
 				uint64_t n = upto - q->completed;
 				if (measure)
 					hist_add(w->hist, now - q->post_ts[(upto - 1) % sq]);
@@ -740,8 +724,8 @@ static inline int reap_sends(struct rb_worker *w, const char *what)
 		for (int i = 0; i < ne; i++) {
 			if (wc[i].status != IBV_WC_SUCCESS)
 				return wc_error(w, &wc[i], what);
-			struct rb_qp *q = &w->qps[wc[i].wr_id >> ID_SHIFT];
-			q->completed = (wc[i].wr_id & ID_MASK) + 1;
+			struct rb_qp *q = &w->qps[plan_send_id_qp(wc[i].wr_id)];
+			q->completed = plan_send_id_upto(wc[i].wr_id);
 		}
 	if (ne < 0)
 		return werr(w, "thread %u: ibv_poll_cq(send) failed: %d", w->index, ne);
@@ -772,7 +756,7 @@ static inline void check_recv(struct rb_worker *w, struct rb_qp *q, const struct
 {
 	const struct rb_ctx *c = w->ctx;
 	const struct rb_test *t = &c->t;
-	uint64_t slot = wc->wr_id & 0xffffffffu;
+	uint64_t slot = plan_recv_id_slot(wc->wr_id);
 	const uint8_t *p = q->recv + slot * c->lay.recv_slot;
 	uint32_t grh = t->transport == RB_TR_UD ? RB_UD_GRH_BYTES : 0;
 
@@ -837,11 +821,11 @@ static int lat_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool 
 	deadline = phase_deadline(c, measure, t_start, dur_ns);
 	while (iters ? done < iters : true) {
 		struct rb_qp *q = &w->qps[cursor];
-		cursor = cursor + 1 == w->nqp ? 0 : cursor + 1;
+		cursor = (unsigned)plan_ring_next(cursor, w->nqp);
 		uint64_t t0, t1;
 
 		if (write_pp) {
-			uint8_t tag = (uint8_t)(q->tag % 255 + 1);
+			uint8_t tag = plan_next_tag(q->tag);
 			q->tag = tag;
 			q->send[t->size - 1] = tag;
 			t0 = timing_now_ns();
@@ -870,7 +854,7 @@ static int lat_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool 
 			if (wait_one(w, q, w->scq, &wc, what, measure))
 				return -1;
 			t1 = timing_now_ns();
-			q->completed = (wc.wr_id & ID_MASK) + 1;
+			q->completed = plan_send_id_upto(wc.wr_id);
 			if (atomic)
 				atomic_results(w, q, q->completed - 1, q->completed);
 		} else {
@@ -880,10 +864,10 @@ static int lat_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool 
 			if (wait_one(w, q, w->rcq, &wc, "the ping-pong reply (receive)", measure))
 				return -1;
 			t1 = timing_now_ns();
-			struct rb_qp *rq = &w->qps[wc.wr_id >> 32];
+			struct rb_qp *rq = &w->qps[plan_recv_id_qp(wc.wr_id)];
 			if (t->validate)
 				check_recv(w, rq, &wc, RB_ROLE_SERVER);
-			if (repost_recv(w, rq, wc.wr_id & 0xffffffffu))
+			if (repost_recv(w, rq, plan_recv_id_slot(wc.wr_id)))
 				return -1;
 			if (reap_sends(w, what))
 				return -1;
@@ -1034,10 +1018,10 @@ static int serve_recvs(struct rb_worker *w)
 		for (int i = 0; i < ne; i++) {
 			if (wc[i].status != IBV_WC_SUCCESS)
 				return wc_error(w, &wc[i], "receive");
-			struct rb_qp *q = &w->qps[wc[i].wr_id >> 32];
+			struct rb_qp *q = &w->qps[plan_recv_id_qp(wc[i].wr_id)];
 			if (t->validate)
 				check_recv(w, q, &wc[i], RB_ROLE_CLIENT);
-			if (repost_recv(w, q, wc[i].wr_id & 0xffffffffu))
+			if (repost_recv(w, q, plan_recv_id_slot(wc[i].wr_id)))
 				return -1;
 			if (reply && post_one(w, q, flags, "reply"))
 				return -1;

@@ -21,12 +21,8 @@
 
 #include "errbuf.h"
 #include "ctx.h"
+#include "plan.h"
 #include "timing.h"
-
-static enum ibv_qp_type qp_type(uint64_t tr)
-{
-	return tr == RB_TR_UC ? IBV_QPT_UC : tr == RB_TR_UD ? IBV_QPT_UD : IBV_QPT_RC;
-}
 
 int qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q, struct rdma_cm_id *id,
 	      char *err, size_t errlen)
@@ -43,7 +39,7 @@ int qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q, struct rdm
 			.max_recv_sge = 1,
 			.max_inline_data = c->inline_req,
 		},
-		.qp_type = qp_type(t->transport),
+		.qp_type = plan_qp_type(t->transport),
 		.sq_sig_all = 0,
 	};
 	struct ibv_qp_attr qa;
@@ -118,26 +114,12 @@ int qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q, struct rdm
 	return 0;
 }
 
-/* The one rule for both the MR and the QPs (IB spec 10.6.3.2 / 11.2.8.1):
- * the server grants what the verb needs; the client is a target only of the
- * WRITE ping-pong replies. */
+/* The one rule for both the MR and the QPs (IB spec 10.6.3.2 / 11.2.8.1;
+ * plan_access): the server grants what the verb needs; the client is a
+ * target only of the WRITE ping-pong replies. */
 int qp_access(const struct rb_ctx *c)
 {
-	const struct rb_test *t = &c->t;
-
-	if (c->role == RB_ROLE_SERVER) {
-		switch (t->verb) {
-		case RB_VERB_READ: return IBV_ACCESS_REMOTE_READ;
-		case RB_VERB_WRITE:
-		case RB_VERB_WRITE_IMM: return IBV_ACCESS_REMOTE_WRITE;
-		case RB_VERB_FETCH_ADD:
-		case RB_VERB_CMP_SWAP: return IBV_ACCESS_REMOTE_ATOMIC;
-		default: return 0;
-		}
-	}
-	if (t->test == RB_TEST_LAT && (t->verb == RB_VERB_WRITE || t->verb == RB_VERB_WRITE_IMM))
-		return IBV_ACCESS_REMOTE_WRITE;
-	return 0;
+	return plan_access(c->role, c->t.verb, c->t.test);
 }
 
 int qp_to_init(struct rb_ctx *c, struct rb_qp *q, char *err, size_t errlen)

@@ -164,7 +164,14 @@ static void done_error_and_empty_round_trip(void **state)
 	snprintf(d.note, sizeof(d.note), "fine");
 	size_t n = ctrl_encode_done(buf, sizeof(buf), &d);
 	assert_int_equal(decode(n), 0);
+	/* every field lands in its own place (distinct values: a swap shows) */
+	assert_int_equal(m.u.done.ops, 1);
+	assert_int_equal(m.u.done.sends, 2);
+	assert_int_equal(m.u.done.recvs, 3);
+	assert_int_equal(m.u.done.bad_payloads, 4);
 	assert_int_equal(m.u.done.counter_sum, 5);
+	assert_int_equal(m.u.done.atomic_success, 6);
+	assert_int_equal(m.u.done.active_ns, 7);
 	assert_int_equal(m.u.done.checked, 1);
 	assert_string_equal(m.u.done.note, "fine");
 
@@ -272,6 +279,32 @@ static void setup_fields_out_of_range_are_refused(void **state)
 	n = ctrl_encode_setup(buf, sizeof(buf), &s, eps);
 	assert_int_equal(decode(n), -1);
 	assert_err_has("psn");
+	/* 24-bit QPN and PSN (IB spec 9.2 BTH: DestQP and PSN are 24 bits):
+	 * 0xffffff is the last accepted value, 2^24 the first refused */
+	s = sample_setup(2, eps);
+	eps[0].qpn = 0xffffff;
+	eps[1].psn = 0xffffff;
+	n = ctrl_encode_setup(buf, sizeof(buf), &s, eps);
+	assert_int_equal(decode(n), 0);
+	struct ctrl_qp_ep got;
+	ctrl_setup_qp(&m.u.setup, 0, &got);
+	assert_int_equal(got.qpn, 0xffffff);
+	ctrl_setup_qp(&m.u.setup, 1, &got);
+	assert_int_equal(got.psn, 0xffffff);
+	/* every active MTU of IB spec 9.7.6.1.1 (256..4096) is accepted */
+	for (uint32_t mtu = 256; mtu <= 4096; mtu *= 2) {
+		s = sample_setup(2, eps);
+		s.active_mtu = mtu;
+		n = ctrl_encode_setup(buf, sizeof(buf), &s, eps);
+		if (decode(n) != 0)
+			fail_msg("active_mtu %u refused: %s", mtu, err);
+		assert_int_equal(m.u.setup.active_mtu, mtu);
+	}
+	s = sample_setup(2, eps);
+	eps[1].qpn = 1u << 24;
+	n = ctrl_encode_setup(buf, sizeof(buf), &s, eps);
+	assert_int_equal(decode(n), -1);
+	assert_err_has("QP 1 qpn 0x1000000 above 24 bits");
 	s = sample_setup(2, eps);
 	s.port = 0;
 	n = ctrl_encode_setup(buf, sizeof(buf), &s, eps);
@@ -533,6 +566,77 @@ static void oversized_header_on_a_socket_allocates_nothing(void **state)
 	ctrl_rbuf_free(&rb);
 }
 
+/* A SETUP above 64 KiB (9,000 QPs): all four length bytes of the header
+ * count, and the last QP comes back intact. */
+static void setup_above_64k_round_trips(void **state)
+{
+	(void)state;
+	const uint32_t nqp = 9000;
+	struct ctrl_qp_ep *eps = calloc(nqp, sizeof(*eps));
+	size_t cap = CTRL_HDR_LEN + CTRL_SETUP_FIXED + (size_t)nqp * CTRL_QP_LEN;
+	uint8_t *big = malloc(cap);
+	struct ctrl_msg *got = calloc(1, sizeof(*got));
+	assert_non_null(eps);
+	assert_non_null(big);
+	assert_non_null(got);
+	struct ctrl_setup s = sample_setup(0, eps);
+	s.nqp = nqp;
+	for (uint32_t i = 0; i < nqp; i++)
+		eps[i] = (struct ctrl_qp_ep){ .qpn = 0x10000 + i, .psn = i };
+	size_t n = ctrl_encode_setup(big, cap, &s, eps);
+	assert_int_equal(n, cap);
+	assert_true(n - CTRL_HDR_LEN > 65536);
+	err[0] = '\0';
+	if (ctrl_decode(big, n, got, err, sizeof(err)))
+		fail_msg("decode: %s", err);
+	assert_int_equal(got->u.setup.nqp, nqp);
+	struct ctrl_qp_ep ep;
+	ctrl_setup_qp(&got->u.setup, nqp - 1, &ep);
+	assert_int_equal(ep.qpn, 0x10000 + nqp - 1);
+	assert_int_equal(ep.psn, nqp - 1);
+	free(got);
+	free(big);
+	free(eps);
+}
+
+/* The largest SETUP (CTRL_MAX_QPS QPs, a CTRL_MAX_PAYLOAD payload) is
+ * accepted; a header announcing one byte more is refused. */
+static void largest_setup_is_accepted_one_byte_more_is_not(void **state)
+{
+	(void)state;
+	const uint32_t nqp = CTRL_MAX_QPS;
+	struct ctrl_qp_ep *eps = calloc(nqp, sizeof(*eps));
+	size_t cap = CTRL_HDR_LEN + CTRL_MAX_PAYLOAD;
+	uint8_t *big = malloc(cap);
+	struct ctrl_msg *got = calloc(1, sizeof(*got));
+	uint16_t type;
+	uint32_t plen;
+	assert_non_null(eps);
+	assert_non_null(big);
+	assert_non_null(got);
+	struct ctrl_setup s = sample_setup(0, eps);
+	s.nqp = nqp;
+	for (uint32_t i = 0; i < nqp; i++)
+		eps[i] = (struct ctrl_qp_ep){ .qpn = i, .psn = i };
+	size_t n = ctrl_encode_setup(big, cap, &s, eps);
+	assert_int_equal(n, cap);
+	err[0] = '\0';
+	if (ctrl_decode(big, n, got, err, sizeof(err)))
+		fail_msg("decode of %u QPs: %s", nqp, err);
+	assert_int_equal(got->u.setup.nqp, nqp);
+	assert_int_equal(ctrl_decode_header(big, CTRL_HDR_LEN, &type, &plen, err, sizeof(err)), 0);
+	assert_int_equal(plen, CTRL_MAX_PAYLOAD);
+	put32(big + 8, CTRL_MAX_PAYLOAD + 1);
+	assert_int_equal(ctrl_decode_header(big, CTRL_HDR_LEN, &type, &plen, err, sizeof(err)), -1);
+	assert_err_has("oversized control message");
+	/* one QP more than the limit: refused by the encoder */
+	s.nqp = nqp + 1;
+	assert_int_equal(ctrl_encode_setup(big, cap, &s, eps), 0);
+	free(got);
+	free(big);
+	free(eps);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -541,6 +645,8 @@ int main(void)
 		cmocka_unit_test(test_carries_read_completion_last),
 		cmocka_unit_test(setup_round_trips_with_qps),
 		cmocka_unit_test(done_error_and_empty_round_trip),
+		cmocka_unit_test(setup_above_64k_round_trips),
+		cmocka_unit_test(largest_setup_is_accepted_one_byte_more_is_not),
 		cmocka_unit_test(bad_magic_and_version_are_refused),
 		cmocka_unit_test(gate_and_go_round_trip_and_refusals),
 		cmocka_unit_test(truncated_messages_are_refused),

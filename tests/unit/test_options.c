@@ -191,6 +191,11 @@ static void signal_interval_cannot_overflow_the_sq(void **state)
 	assert_refused("-c h -w 4 --signal-interval 8", "-w/--window 4", "need window >= 8");
 	assert_refused("-c h -q 4 -w 16 --signal-interval 8", "need window >= 29");
 	assert_int_equal(parse("-c h -l 8 --signal-interval 4 -w 32"), 0);
+	/* the bound itself, QPs x (interval - 1) + 1, is accepted; one below is not */
+	assert_int_equal(parse("-c h -q 2 --signal-interval 4 -w 7"), 0);
+	assert_refused("-c h -q 2 --signal-interval 4 -w 6", "-w/--window 6", "need window >= 7");
+	assert_int_equal(parse("-c h --signal-interval 8 -w 8"), 0);
+	assert_refused("-c h --signal-interval 8 -w 7", "need window >= 8");
 }
 
 static void postlist_fits_window_and_sq(void **state)
@@ -233,6 +238,10 @@ static void knobs_of_other_verbs_are_refused_not_ignored(void **state)
 	(void)state;
 	assert_refused("-c h --verb write --atomic-counters 4", "fetch_add");
 	assert_refused("-c h --verb read --recv-batch 4", "--recv-batch");
+	/* --recv-batch up to --rq-depth, included */
+	assert_int_equal(parse("-c h --verb send --rq-depth 16 --recv-batch 16"), 0);
+	assert_int_equal(o.t.recv_batch, 16);
+	assert_refused("-c h --verb send --rq-depth 16 --recv-batch 17", "--recv-batch 17", "16");
 	assert_int_equal(parse("-c h --verb fetch_add --atomic-counters 16 --stride 128 --access random"), 0);
 	assert_int_equal(o.t.atomic_counters, 16);
 	assert_int_equal(o.t.stride, 128);
@@ -878,6 +887,373 @@ static void help_text_is_printed_verbatim(void **state)
 	free(text);
 }
 
+/*
+ * Every limit of test_validate at its edge: the last value accepted and the
+ * first refused (naming the option). prep adjusts the point so that only
+ * the field under test is at a limit.
+ */
+#define EDGE(prep, field, good, bad, needle)                                          \
+	do {                                                                          \
+		struct rb_test t_ = base();                                           \
+		prep;                                                                 \
+		t_.field = (good);                                                    \
+		if (test_validate(&t_, err, sizeof(err)))                             \
+			fail_msg("line %d: " #field " %llu refused: %s", __LINE__,     \
+				 (unsigned long long)(good), err);                    \
+		t_.field = (bad);                                                     \
+		if (test_validate(&t_, err, sizeof(err)) == 0)                        \
+			fail_msg("line %d: " #field " %llu accepted", __LINE__,        \
+				 (unsigned long long)(bad));                          \
+		if (!strstr(err, needle))                                             \
+			fail_msg("line %d: \"%s\" lacks \"%s\"", __LINE__, err, needle); \
+	} while (0)
+
+static void every_limit_accepts_its_edge_and_refuses_one_beyond(void **state)
+{
+	(void)state;
+	const uint64_t G48 = UINT64_C(1) << 48, G32 = UINT64_C(1) << 32;
+	EDGE((void)0, iters, G48, G48 + 1, "-n/--iters");
+	EDGE(t_.iters = 0, duration_ms, G32, G32 + 1, "-D/--duration");
+	EDGE((void)0, warmup_iters, G48, G48 + 1, "--warmup-iters");
+	EDGE((void)0, warmup_ms, G32, G32 + 1, "--warmup");
+	EDGE((void)0, timeout_ms, 1000, 999, "--timeout");
+	EDGE((void)0, timeout_ms, UINT64_C(86400000), UINT64_C(86400001), "--timeout");
+	EDGE((void)0, threads, RB_MAX_THREADS, RB_MAX_THREADS + 1, "--threads");
+	EDGE(t_.signal_interval = 1, qps_per_thread, RB_MAX_QPS_THREAD, RB_MAX_QPS_THREAD + 1,
+	     "-q/--qps-per-thread");
+	EDGE(t_.signal_interval = 1, emulated_peers, RB_MAX_QPS_THREAD, RB_MAX_QPS_THREAD + 1,
+	     "--emulated-peers");
+	EDGE((t_.threads = 256, t_.signal_interval = 1), qps_per_thread, 1024, 1025, "above 262144");
+	EDGE(t_.window = 64, sq_depth, RB_MAX_DEPTH, RB_MAX_DEPTH + 1, "--sq-depth");
+	EDGE((void)0, rq_depth, RB_MAX_DEPTH, RB_MAX_DEPTH + 1, "--rq-depth");
+	EDGE((void)0, cq_depth, UINT64_C(1) << 24, (UINT64_C(1) << 24) + 1, "or 1..16777216");
+	/* posting: the range and the send queue */
+	EDGE((t_.sq_depth = RB_MAX_DEPTH, t_.window = RB_MAX_DEPTH), postlist, RB_MAX_DEPTH,
+	     RB_MAX_DEPTH + 1, "-l/--postlist");
+	EDGE((t_.sq_depth = 16, t_.window = 16, t_.signal_interval = 1), postlist, 16, 17,
+	     "-l/--postlist 17");
+	EDGE((t_.sq_depth = 16, t_.qps_per_thread = 2, t_.signal_interval = 1), window, 32, 33,
+	     "-w/--window 33");
+	EDGE((t_.sq_depth = RB_MAX_DEPTH, t_.qps_per_thread = RB_MAX_QPS_THREAD,
+	      t_.signal_interval = 1), window, G32, G32 + 1, "-w/--window");
+	EDGE((t_.sq_depth = 16, t_.window = 16), signal_interval, 16, 17, "--signal-interval 17");
+	EDGE((t_.sq_depth = RB_MAX_DEPTH, t_.window = RB_MAX_DEPTH), signal_interval, RB_MAX_DEPTH,
+	     RB_MAX_DEPTH + 1, "--signal-interval");
+	EDGE((t_.window = 8, t_.signal_interval = 8), postlist, 8, 9, "above -w/--window 8");
+	EDGE((t_.verb = RB_VERB_READ, t_.read_completion = RB_READ_POLL, t_.sq_depth = 64,
+	      t_.signal_interval = 16), window, 49, 50, "plus 15 finished unsignaled WRs");
+	EDGE((t_.verb = RB_VERB_READ, t_.read_completion = RB_READ_POLL, t_.sq_depth = 64,
+	      t_.signal_interval = 16), window, 49, 50, "--sq-depth >= 65");
+	EDGE((t_.qps_per_thread = 2, t_.signal_interval = 8), window, 15, 14,
+	     "could hold 7 unsignaled WRs");
+	EDGE((t_.verb = RB_VERB_SEND, t_.rq_depth = RB_MAX_DEPTH), recv_batch, RB_MAX_DEPTH,
+	     RB_MAX_DEPTH + 1, "--recv-batch");
+	/* path and QP attributes */
+	EDGE((void)0, ack_timeout, 31, 32, "--ack-timeout 32");
+	EDGE((void)0, retry_cnt, 7, 8, "--retry-cnt 8");
+	EDGE((void)0, rnr_retry, 7, 8, "--rnr-retry 8");
+	EDGE((void)0, min_rnr_timer, 31, 32, "--min-rnr-timer 32");
+	EDGE((void)0, max_rd_atomic, 255, 256, "--max-rd-atomic 256");
+	EDGE((void)0, mtu, 256, 257, "--mtu 257");
+	EDGE((void)0, mtu, 4096, 8192, "--mtu 8192");
+	EDGE((void)0, size, RB_MAX_SIZE, RB_MAX_SIZE + 1, "--size");
+	/* atomics */
+	EDGE((t_.verb = RB_VERB_FETCH_ADD, t_.size = 8), atomic_counters, UINT64_C(1) << 24,
+	     (UINT64_C(1) << 24) + 1, "--atomic-counters 16777217: must be 1..16777216");
+	EDGE((t_.verb = RB_VERB_FETCH_ADD, t_.size = 8), stride, 8, 7, "--stride 7");
+	EDGE((t_.verb = RB_VERB_FETCH_ADD, t_.size = 8), stride, UINT64_C(1) << 20,
+	     (UINT64_C(1) << 20) + 8, "--stride");
+	EDGE((t_.verb = RB_VERB_FETCH_ADD, t_.size = 8, t_.stride = UINT64_C(1) << 20),
+	     atomic_counters, 4096, 4097, "above 4 GiB");
+	EDGE((t_.validate = 1, t_.qps_per_thread = 4), iters, 4, 3, "--validate with -n 3");
+	/* the buffer: 32 QPs of 2 x 2^30 bytes is exactly 64 GiB */
+	EDGE((t_.threads = 32, t_.signal_interval = 1), size, (UINT64_C(1) << 30) - 64,
+	     (UINT64_C(1) << 30) - 63, "buffer of about");
+	/* with --read-completion poll, plus a (size + 64)-byte READ slot per
+	 * outstanding READ: 2^31 + 62 x 2^30 is exactly 64 GiB */
+	EDGE((t_.verb = RB_VERB_READ, t_.read_completion = RB_READ_POLL, t_.signal_interval = 1,
+	      t_.size = (UINT64_C(1) << 30) - 64), window, 62, 63, "READ slot per outstanding op");
+}
+
+static struct rb_caps caps(void)
+{
+	return (struct rb_caps){ .max_qp_wr = 128, .max_cqe = 4096, .max_qp = 64, .max_cq = 64,
+				 .max_qp_rd_atom = 16, .max_qp_init_rd_atom = 16,
+				 .max_msg_sz = 4096, .active_mtu = 1024, .atomics = true };
+}
+
+#define DEV_EDGE(prep, field, good, bad, needle)                                      \
+	do {                                                                          \
+		struct rb_test t_ = base();                                           \
+		struct rb_caps c_ = caps();                                           \
+		prep;                                                                 \
+		t_.field = (good);                                                    \
+		if (test_validate_device(&t_, &c_, err, sizeof(err)))                 \
+			fail_msg("line %d: " #field " %llu refused: %s", __LINE__,     \
+				 (unsigned long long)(good), err);                    \
+		t_.field = (bad);                                                     \
+		if (test_validate_device(&t_, &c_, err, sizeof(err)) == 0)            \
+			fail_msg("line %d: " #field " %llu accepted", __LINE__,        \
+				 (unsigned long long)(bad));                          \
+		if (!strstr(err, needle))                                             \
+			fail_msg("line %d: \"%s\" lacks \"%s\"", __LINE__, err, needle); \
+	} while (0)
+
+static void device_limits_accept_their_edge_and_refuse_one_beyond(void **state)
+{
+	(void)state;
+	DEV_EDGE((void)0, sq_depth, 128, 129, "max_qp_wr");
+	DEV_EDGE(t_.verb = RB_VERB_SEND, rq_depth, 128, 129, "--rq-depth 129");
+	DEV_EDGE((void)0, qps_per_thread, 64, 65, "(max_qp)");
+	DEV_EDGE(t_.threads = 4, qps_per_thread, 16, 17, "68 QPs");
+	DEV_EDGE((void)0, size, 4096, 4097, "max_msg_sz 4096");
+	DEV_EDGE((void)0, mtu, 1024, 2048, "--mtu 2048");
+	DEV_EDGE(t_.transport = RB_TR_UD, size, 1024, 1025, "active MTU is 1024");
+	DEV_EDGE((t_.transport = RB_TR_UD, t_.mtu = 512), size, 512, 513, "active MTU is 512");
+	DEV_EDGE(t_.verb = RB_VERB_READ, max_rd_atomic, 16, 17, "max_qp_init_rd_atom");
+	/* a WRITE test does not use READ/atomic depth: not refused */
+	struct rb_test t = base();
+	struct rb_caps c = caps();
+	t.max_rd_atomic = 17;
+	assert_int_equal(test_validate_device(&t, &c, err, sizeof(err)), 0);
+	c.atomics = false;
+	t.verb = RB_VERB_FETCH_ADD;
+	t.max_rd_atomic = 0;
+	assert_int_equal(test_validate_device(&t, &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "no atomic support"));
+}
+
+static void default_window_grows_to_a_postlist_the_sq_can_hold(void **state)
+{
+	(void)state;
+	/* postlist 100 above the default window 64: the window becomes 100 when
+	 * the send queue holds it (postlist == sq x QPs is the edge) */
+	assert_int_equal(parse("-c h --sq-depth 100 -l 100"), 0);
+	assert_int_equal(o.t.window, 100);
+	assert_int_equal(parse("-c h --sq-depth 100 -l 65"), 0);
+	assert_int_equal(o.t.window, 65);
+	assert_int_equal(parse("-c h --sq-depth 100 -l 64"), 0);
+	assert_int_equal(o.t.window, 64);
+	/* default window: min(64, sq x QPs) */
+	assert_int_equal(parse("-c h --sq-depth 16 -q 2"), 0);
+	assert_int_equal(o.t.window, 32);
+	/* default interval: largest s <= 16 with QPs x (s - 1) + 1 <= window */
+	assert_int_equal(o.t.signal_interval, 16);
+	assert_int_equal(parse("-c h --sq-depth 16 -q 4"), 0);
+	assert_int_equal(o.t.window, 64);
+	assert_int_equal(o.t.signal_interval, 16);
+	assert_int_equal(parse("-c h -w 61 -q 4"), 0);
+	assert_int_equal(o.t.signal_interval, 16);
+	assert_int_equal(parse("-c h -w 60 -q 4"), 0);
+	assert_int_equal(o.t.signal_interval, 15);
+	assert_int_equal(parse("-c h --sq-depth 8 -w 8"), 0);
+	assert_int_equal(o.t.signal_interval, 8);
+	/* a send queue just below the default window: the window is the SQ */
+	assert_int_equal(parse("-c h --sq-depth 63"), 0);
+	assert_int_equal(o.t.window, 63);
+	/* --read-completion poll with the window filling the SQ: interval 1 */
+	assert_int_equal(parse("-c h --verb read --read-completion poll -w 128"), 0);
+	assert_int_equal(o.t.signal_interval, 1);
+	assert_int_equal(parse("-c h --verb read --read-completion poll -w 127"), 0);
+	assert_int_equal(o.t.signal_interval, 2);
+	/* every path MTU of IB spec 9.7.6.1.1 is accepted */
+	static const char *const mtus[] = { "256", "512", "1024", "2048", "4096" };
+	for (size_t i = 0; i < 5; i++) {
+		char line[64];
+		snprintf(line, sizeof(line), "-c h --mtu %s", mtus[i]);
+		if (parse(line) != 0)
+			fail_msg("--mtu %s refused: %s", mtus[i], err);
+	}
+}
+
+/* Codes from the wire: the last of each enum is accepted, COUNT refused. */
+static void enum_codes_end_at_their_count(void **state)
+{
+	(void)state;
+	EDGE((void)0, verb, RB_VERB_SEND_IMM, RB_VERB_COUNT, "--verb: unknown verb code 7");
+	EDGE(t_.verb = RB_VERB_SEND, transport, RB_TR_UD, RB_TR_COUNT, "--transport: unknown");
+	EDGE((t_.window = 1, t_.signal_interval = 1), test, RB_TEST_LAT, RB_TEST_COUNT,
+	     "--test: unknown");
+	EDGE((void)0, inline_mode, RB_INLINE_OFF, RB_INLINE_COUNT, "--inline: unknown");
+	EDGE((t_.verb = RB_VERB_FETCH_ADD, t_.size = 8), access, RB_ACCESS_RANDOM, RB_ACCESS_COUNT,
+	     "--access: unknown");
+	EDGE(t_.verb = RB_VERB_READ, read_completion, RB_READ_POLL, RB_READ_COUNT,
+	     "--read-completion: unknown");
+}
+
+/* What each verb is (IB spec 9.4), one row per verb. */
+static void verb_properties_per_verb(void **state)
+{
+	(void)state;
+	static const struct { uint64_t v; bool atomic, recv, rdma; const char *lat; } want[] = {
+		{ RB_VERB_READ,      false, false, true,  "rtt" },
+		{ RB_VERB_WRITE,     false, false, true,  "one_way" },
+		{ RB_VERB_WRITE_IMM, false, true,  true,  "one_way" },
+		{ RB_VERB_SEND,      false, true,  false, "one_way" },
+		{ RB_VERB_SEND_IMM,  false, true,  false, "one_way" },
+		{ RB_VERB_FETCH_ADD, true,  false, false, "rtt" },
+		{ RB_VERB_CMP_SWAP,  true,  false, false, "rtt" },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		uint64_t v = want[i].v;
+		if (verb_is_atomic(v) != want[i].atomic || verb_needs_recv(v) != want[i].recv ||
+		    verb_is_rdma(v) != want[i].rdma || strcmp(verb_lat_kind(v), want[i].lat) != 0)
+			fail_msg("%s: atomic %d recv %d rdma %d lat %s", verb_name(v),
+				 verb_is_atomic(v), verb_needs_recv(v), verb_is_rdma(v),
+				 verb_lat_kind(v));
+	}
+	/* a window of 1 gets interval 1 by default */
+	assert_int_equal(parse("-c h -w 1"), 0);
+	assert_int_equal(o.t.signal_interval, 1);
+}
+
+/* -D / --warmup seconds: whole and up to 3 decimals, exactly, into ms. */
+static void seconds_parse_to_milliseconds(void **state)
+{
+	(void)state;
+	assert_int_equal(parse("-c h -D 12.5"), 0);
+	assert_int_equal(o.t.duration_ms, 12500);
+	assert_int_equal(parse("-c h -D 0.0010"), 0);      /* a 4th decimal 0 is fine */
+	assert_int_equal(o.t.duration_ms, 1);
+	assert_int_equal(parse("-c h -D 0.123"), 0);
+	assert_int_equal(o.t.duration_ms, 123);
+	assert_refused("-c h -D 0.0011", "-D", "millisecond precision");
+	/* 2^40 s passes the digit loop and is refused by the range; one more is too large */
+	assert_refused("-c h -D 1099511627776", "must be");
+	assert_refused("-c h -D 1099511627777", "too large");
+	/* names of an enum option are listed, separated by '|', nothing after the last */
+	assert_refused("-c h --verb nope", "--verb 'nope'",
+		       "use read|write|write_imm|send|send_imm|fetch_add|cmp_swap");
+	assert_null(strstr(err, "cmp_swap|"));
+	/* every enum option refuses an unknown name, listing its names */
+	assert_refused("-c h --test nope", "--test 'nope'", "use bw|lat");
+	assert_refused("-c h --verb fetch_add --access nope", "--access 'nope'", "sequential");
+	assert_refused("-c h --transport nope", "--transport 'nope'", "rc|uc|ud");
+	assert_refused("-c h --inline nope", "--inline 'nope'", "auto|on|off");
+	assert_refused("-c h --cpus 3-1", "--cpus '3-1'", "reversed");
+	/* --json at its longest and one byte more */
+	char json[1100];
+	memset(json, 'j', sizeof(o.json) - 1);
+	json[sizeof(o.json) - 1] = '\0';
+	char *argv[] = { "rdma_bench", "-c", "h", "--json", json, NULL };
+	assert_int_equal(opts_parse(5, argv, &o, err, sizeof(err)), 0);
+	json[sizeof(o.json) - 1] = 'j';
+	json[sizeof(o.json)] = '\0';
+	assert_int_equal(opts_parse(5, argv, &o, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--json: value longer than 1023 characters"));
+}
+
+/*
+ * Every numeric option at the edges of its command-line range: the values
+ * just outside are refused naming the option, the edges themselves are
+ * accepted ("" = not checked: the edge needs other knobs, or there is no
+ * value outside).
+ */
+static void numeric_options_at_the_edges_of_their_range(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *pre, *opt, *name, *range, *lo_bad, *lo_ok, *hi_ok, *hi_bad;
+	} e[] = {
+		{ "-c h", "-p", "-p/--port", "from 1 to 65535", "0", "1", "65535", "65536" },
+		{ "-s", "--max-sessions", "--max-sessions", "from 1 to 4096", "0", "1", "4096", "4097" },
+		{ "-c h", "-i", "-i/--ib-port", "from 1 to 255", "0", "1", "255", "256" },
+		{ "-c h", "-x", "-x/--gid-index", "from 0 to 65535", "", "0", "65535", "65536" },
+		{ "-c h", "-n", "-n/--iters", "from 1 to 281474976710656", "0", "1", "281474976710656", "281474976710657" },
+		{ "-c h", "-D", "-D/--duration", "must be 0.001..4294967.296 s", "0", "0.001", "4294967.296", "4294967.297" },
+		{ "-c h", "--warmup-iters", "--warmup-iters", "from 0 to 281474976710656", "", "0", "281474976710656",
+		  "281474976710657" },
+		{ "-c h", "--warmup", "--warmup", "must be 0.000..4294967.296 s", "", "0", "4294967.296", "4294967.297" },
+		{ "-c h", "--reps", "--reps", "from 1 to 100000", "0", "1", "100000", "100001" },
+		{ "-c h", "-l", "-l/--postlist", "from 1 to 65536", "0", "1", "", "65537" },
+		{ "-c h", "--signal-interval", "--signal-interval", "from 1 to 65536", "0", "1", "", "65537" },
+		{ "-c h", "-w", "-w/--window", "from 1 to 4294967296", "0", "1", "", "4294967297" },
+		{ "-c h", "-q", "-q/--qps", "from 1 to 65536", "0", "1", "", "65537" },
+		{ "-c h", "--qps-per-thread", "--qps-per-thread", "from 1 to 65536", "0", "1", "", "65537" },
+		{ "-c h", "--threads", "--threads", "from 1 to 256", "0", "1", "256", "257" },
+		{ "-c h", "--emulated-peers", "--emulated-peers", "from 1 to 65536", "0", "1", "", "65537" },
+		{ "-c h", "--sq-depth", "--sq-depth", "from 1 to 65536", "0", "1", "65536", "65537" },
+		{ "-c h --verb send", "--rq-depth", "--rq-depth", "from 1 to 65536", "0", "1", "65536", "65537" },
+		{ "-c h", "--cq-depth", "--cq-depth", "from 1 to 16777216", "0", "1", "16777216", "16777217" },
+		{ "-c h", "--mtu", "--mtu", "from 256 to 4096", "255", "256", "4096", "4097" },
+		{ "-c h", "--ack-timeout", "--ack-timeout", "from 0 to 31", "", "0", "31", "32" },
+		{ "-c h", "--retry-cnt", "--retry-cnt", "from 0 to 7", "", "0", "7", "8" },
+		{ "-c h", "--rnr-retry", "--rnr-retry", "from 0 to 7", "", "0", "7", "8" },
+		{ "-c h", "--min-rnr-timer", "--min-rnr-timer", "from 0 to 31", "", "0", "31", "32" },
+		{ "-c h --verb read", "--max-rd-atomic", "--max-rd-atomic", "from 1 to 255", "0", "1", "255", "256" },
+		{ "-c h", "--proc-index", "--proc-index", "from 0 to 1000000", "", "0", "1000000", "1000001" },
+		{ "-c h", "--connect-timeout", "--connect-timeout", "from 1 to 3600", "0", "1", "3600", "3601" },
+		{ "-c h", "--timeout", "--timeout", "must be 1.000..86400.000 s", "0.999", "1", "86400", "86400.001" },
+		{ "-c h --verb fetch_add", "--atomic-counters", "--atomic-counters", "from 1 to 16777216", "0", "1",
+		  "16777216", "16777217" },
+		{ "-c h --verb send", "--recv-batch", "--recv-batch", "from 1 to 65536", "0", "1", "", "65537" },
+		{ "-c h", "--seed", "--seed", "from 0 to 18446744073709551615", "", "0", "18446744073709551615",
+		  "18446744073709551616" },
+	};
+	for (size_t i = 0; i < sizeof(e) / sizeof(e[0]); i++) {
+		const char *vals[4] = { e[i].lo_bad, e[i].lo_ok, e[i].hi_ok, e[i].hi_bad };
+		for (int k = 0; k < 4; k++) {
+			char line[256];
+			if (!vals[k][0])
+				continue;
+			snprintf(line, sizeof(line), "%s %s %s", e[i].pre, e[i].opt, vals[k]);
+			int rc = parse(line);
+			bool ok = k == 1 || k == 2;
+			if (ok && rc != 0)
+				fail_msg("'%s' refused: %s", line, err);
+			if (!ok && rc != -1)
+				fail_msg("'%s': %d, expected -1 (refused)", line, rc);
+			if (!ok && (!strstr(err, e[i].name) || !strstr(err, e[i].range)))
+				fail_msg("'%s': message \"%s\" lacks \"%s\" or \"%s\"", line, err,
+					 e[i].name, e[i].range);
+		}
+	}
+}
+
+/* --run-id keeps CSV and JSON intact: each forbidden character is refused
+ * alone; other punctuation is kept. --cpus: CPU 65535 is the last number. */
+static void run_id_characters_and_cpu_numbers(void **state)
+{
+	(void)state;
+	static const char *const bad[] = { "a,b", "a\"b", "a\nb", "a\rb" };
+	for (size_t i = 0; i < 4; i++) {
+		char *argv[] = { "rdma_bench", "-c", "h", "--run-id", (char *)bad[i], NULL };
+		if (opts_parse(5, argv, &o, err, sizeof(err)) != -1)
+			fail_msg("--run-id with character 0x%02x accepted", bad[i][1]);
+		assert_non_null(strstr(err, "no commas, quotes, newlines or other control characters"));
+	}
+	assert_int_equal(parse("-c h --run-id a-b_c.d:e"), 0);
+	assert_string_equal(o.run_id, "a-b_c.d:e");
+	/* string options: the longest value that fits is kept, one more is refused */
+	char csv[1100] = "-c h --csv ";
+	size_t at = strlen(csv);
+	memset(csv + at, 'f', sizeof(o.csv) - 1);
+	csv[at + sizeof(o.csv) - 1] = '\0';
+	char *argv[] = { "rdma_bench", "-c", "h", "--csv", csv + at, NULL };
+	assert_int_equal(opts_parse(5, argv, &o, err, sizeof(err)), 0);
+	assert_int_equal(strlen(o.csv), sizeof(o.csv) - 1);
+	csv[at + sizeof(o.csv) - 1] = 'f';
+	csv[at + sizeof(o.csv)] = '\0';
+	assert_int_equal(opts_parse(5, argv, &o, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--csv: value longer than 1023 characters"));
+	int cpus[4], n = 0;
+	assert_int_equal(opts_parse_cpus("65535", cpus, 4, &n, err, sizeof(err)), 0);
+	assert_int_equal(cpus[0], 65535);
+	assert_int_equal(opts_parse_cpus("65536", cpus, 4, &n, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "CPU 65536 too large"));
+	assert_int_equal(opts_parse_cpus("65534-65535", cpus, 4, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(opts_parse_cpus("65535-65536", cpus, 4, &n, err, sizeof(err)), -1);
+	assert_int_equal(opts_parse_cpus("9,19-21", cpus, 4, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(cpus[0], 9);
+	assert_int_equal(cpus[3], 21);
+	assert_int_equal(opts_parse_cpus("0-3", cpus, 4, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(opts_parse_cpus("0-4", cpus, 4, &n, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "more than 4 CPUs"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -922,6 +1298,14 @@ int main(void)
 		cmocka_unit_test(rows_record_the_accelerator),
 		cmocka_unit_test(rep_first_sets_the_first_repetition_index),
 		cmocka_unit_test(help_text_is_printed_verbatim),
+		cmocka_unit_test(every_limit_accepts_its_edge_and_refuses_one_beyond),
+		cmocka_unit_test(device_limits_accept_their_edge_and_refuse_one_beyond),
+		cmocka_unit_test(default_window_grows_to_a_postlist_the_sq_can_hold),
+		cmocka_unit_test(enum_codes_end_at_their_count),
+		cmocka_unit_test(verb_properties_per_verb),
+		cmocka_unit_test(seconds_parse_to_milliseconds),
+		cmocka_unit_test(numeric_options_at_the_edges_of_their_range),
+		cmocka_unit_test(run_id_characters_and_cpu_numbers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

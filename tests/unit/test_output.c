@@ -687,6 +687,43 @@ static void json_writes_numbers_only_for_json_numbers(void **state)
 		   " \"nan\": \"nan\", \"git_rev\": \"1234567\"}]");
 }
 
+/* The edges of the number grammar (digits 0 and 9 in every part) and of
+ * UTF-8 (the first and last code point of each sequence length, RFC 3629). */
+static void json_edges_of_numbers_and_utf8(void **state)
+{
+	struct fx *fx = *state;
+	char err[256];
+	struct row *r = &fx->rows[0];
+
+	row_set_str(r, "n9", "9.9e9");
+	row_set_str(r, "n0", "-0.0E-0");
+	row_set_str(r, "n19", "19");
+	row_set_str(r, "badexp", "1e");
+	row_set_str(r, "badfrac", "1.e5");
+	row_set_str(r, "u80", "\xc2\x80");
+	row_set_str(r, "u7ff", "\xdf\xbf");
+	row_set_str(r, "u800", "\xe0\xa0\x80");
+	row_set_str(r, "ud7ff", "\xed\x9f\xbf");
+	row_set_str(r, "ue000", "\xee\x80\x80");
+	row_set_str(r, "uffff", "\xef\xbf\xbf");
+	row_set_str(r, "u10000", "\xf0\x90\x80\x80");
+	row_set_str(r, "u10ffff", "\xf4\x8f\xbf\xbf");
+	row_set_str(r, "overlong", "\xe0\x9f\xbf");
+	row_set_str(r, "surrogate", "\xed\xa0\x80");
+	row_set_str(r, "above", "\xf4\x90\x80\x80");
+	row_set_str(r, "c1", "\xc1\xbf");
+	fx_path(fx, "out.json");
+	assert_int_equal(json_write(fx->path, r, 1, err, sizeof(err)), 0);
+	check_json(fx, fx->path,
+		   "[{\"n9\": 9.9e9, \"n0\": -0.0E-0, \"n19\": 19, \"badexp\": \"1e\","
+		   " \"badfrac\": \"1.e5\", \"u80\": \"\\u0080\", \"u7ff\": \"\\u07ff\","
+		   " \"u800\": \"\\u0800\", \"ud7ff\": \"\\ud7ff\", \"ue000\": \"\\ue000\","
+		   " \"uffff\": \"\\uffff\", \"u10000\": \"\\ud800\\udc00\","
+		   " \"u10ffff\": \"\\udbff\\udfff\", \"overlong\": \"\\ufffd\\ufffd\\ufffd\","
+		   " \"surrogate\": \"\\ufffd\\ufffd\\ufffd\", \"above\": \"\\ufffd\\ufffd\\ufffd\\ufffd\","
+		   " \"c1\": \"\\ufffd\\ufffd\"}]");
+}
+
 static void json_zero_rows_is_an_empty_array(void **state)
 {
 	struct fx *fx = *state;
@@ -781,6 +818,71 @@ static void table_without_cols_prints_every_column_of_the_first_row(void **state
 
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
+/* A text column before the last is padded to its widest value (header
+ * included); the last text column is not padded; no rows print nothing. */
+static void table_pads_every_column_but_a_last_text_one(void **state)
+{
+	struct fx *fx = *state;
+	static const char *const cols[] = { "verb", "host", "mops", "note" };
+
+	row_set_str(&fx->rows[0], "verb", "write");
+	row_set_str(&fx->rows[0], "host", "a");
+	row_set_str(&fx->rows[0], "mops", "1.5");
+	row_set_str(&fx->rows[0], "note", "x");
+	row_set_str(&fx->rows[1], "verb", "read");
+	row_set_str(&fx->rows[1], "host", "bbbbbb");
+	row_set_str(&fx->rows[1], "mops", "10");
+	row_set_str(&fx->rows[1], "note", "yyyyyy");
+	char *t = table_text(fx->rows, 2, cols, 3);
+	assert_string_equal(t,
+			    "verb   host    mops\n"
+			    "write  a        1.5\n"
+			    "read   bbbbbb    10\n");
+	free(t);
+	t = table_text(fx->rows, 2, cols, 4);
+	assert_string_equal(t,
+			    "verb   host    mops  note\n"
+			    "write  a        1.5  x\n"
+			    "read   bbbbbb    10  yyyyyy\n");
+	free(t);
+	/* one row, one column */
+	static const char *const one[] = { "verb" };
+	t = table_text(fx->rows, 1, one, 1);
+	assert_string_equal(t, "verb\nwrite\n");
+	free(t);
+	t = table_text(NULL, 0, cols, 4);
+	assert_string_equal(t, "");
+	free(t);
+}
+
+/* A value of ROW_VAL_LEN - 1 bytes is kept whole; one byte more is cut
+ * and marked "..."; a row with no columns is refused by both writers. */
+static void values_at_the_length_limit_and_empty_rows(void **state)
+{
+	struct fx *fx = *state;
+	char err[256];
+	char v[ROW_VAL_LEN + 1];
+	struct row *r = &fx->rows[0];
+
+	memset(v, 'a', ROW_VAL_LEN - 1);
+	v[ROW_VAL_LEN - 1] = '\0';
+	row_set_str(r, "k", v);
+	assert_string_equal(row_get(r, "k"), v);
+	v[ROW_VAL_LEN - 1] = 'a';
+	v[ROW_VAL_LEN] = '\0';
+	row_set_str(r, "k", v);
+	const char *got = row_get(r, "k");
+	assert_int_equal(strlen(got), ROW_VAL_LEN - 1);
+	assert_string_equal(got + ROW_VAL_LEN - 4, "...");
+	row_init(&fx->rows[1]);
+	fx_path(fx, "empty.csv");
+	assert_int_equal(csv_append(fx->path, &fx->rows[1], err, sizeof(err)), -1);
+	assert_err_has(err, "the row has no columns");
+	fx_path(fx, "empty.json");
+	assert_int_equal(json_write(fx->path, &fx->rows[1], 1, err, sizeof(err)), -1);
+	assert_err_has(err, "the row has no columns");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -805,6 +907,9 @@ int main(void)
 		T(json_output_parses_with_types_and_null),
 		T(json_escapes_strings_per_rfc_8259),
 		T(json_writes_numbers_only_for_json_numbers),
+		T(json_edges_of_numbers_and_utf8),
+		T(table_pads_every_column_but_a_last_text_one),
+		T(values_at_the_length_limit_and_empty_rows),
 		T(json_zero_rows_is_an_empty_array),
 		T(json_replaces_the_file_and_leaves_no_temporary),
 		T(json_failure_names_the_file),

@@ -55,11 +55,13 @@ static void parse_bad(const char *s, const char *needle)
 	char err[256] = "";
 	uint64_t v = 12345;
 
-	if (units_parse_size(s, &v, err, sizeof(err)) == 0) {
+	int rc = units_parse_size(s, &v, err, sizeof(err));
+	if (rc == 0) {
 		print_error("units_parse_size(\"%s\") accepted it as %llu\n", s,
 			    (unsigned long long)v);
 		fail();
 	}
+	assert_int_equal(rc, -1); /* the documented failure value */
 	assert_true(v == 12345);
 	assert_err_has(err, s);
 	assert_err_has(err, needle);
@@ -234,6 +236,19 @@ static void units_parse_size_opt_names_option_value_and_range(void **state)
 	assert_int_equal(units_parse_size_opt("4Q", 8, UNITS_GIB, "--stride", &v, err,
 					      sizeof(err)), -1);
 	assert_err_has(err, "--stride: size \"4Q\"");
+	/* both ends of the range are inside it; one byte beyond is not */
+	assert_int_equal(units_parse_size_opt("1G", 8, UNITS_GIB, "--stride", &v, err,
+					      sizeof(err)), 0);
+	assert_true(v == UNITS_GIB);
+	assert_int_equal(units_parse_size_opt("8", 8, UNITS_GIB, "--stride", &v, err,
+					      sizeof(err)), 0);
+	assert_true(v == 8);
+	assert_int_equal(units_parse_size_opt("1073741825", 8, UNITS_GIB, "--stride", &v, err,
+					      sizeof(err)), -1);
+	assert_err_has(err, "above the maximum 1073741824");
+	assert_int_equal(units_parse_size_opt("7", 8, UNITS_GIB, "--stride", &v, err,
+					      sizeof(err)), -1);
+	assert_err_has(err, "below the minimum 8");
 }
 
 /* ---- integers ------------------------------------------------------------- */
@@ -280,10 +295,12 @@ static void units_parse_u64_rejects_non_digits(void **state)
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';
-		if (units_parse_u64(bad[i], 0, 1000, "--qps", &v, err, sizeof(err)) == 0) {
+		int rc = units_parse_u64(bad[i], 0, 1000, "--qps", &v, err, sizeof(err));
+		if (rc == 0) {
 			print_error("accepted \"%s\"\n", bad[i]);
 			fail();
 		}
+		assert_int_equal(rc, -1);
 		assert_true(v == 7);
 		assert_err_has(err, "--qps");
 		assert_err_has(err, bad[i]);
@@ -361,6 +378,23 @@ static void units_parse_size_list_names_the_bad_item(void **state)
 					       sizeof(err)), -1);
 	assert_err_has(err, "item 2");
 	assert_err_has(err, "\"abc\"");
+	/* an item too long to be a size is named by its position and length */
+	char list[128] = "64,";
+	memset(list + 3, '1', 70);
+	list[73] = '\0';
+	assert_int_equal(units_parse_size_list(list, v, UNITS_LIST_MAX, &n, err, sizeof(err)), -1);
+	assert_err_has(err, "item 2 is 70 characters long");
+	/* 63 characters still fit an item (64 with its NUL) */
+	memset(list + 3, '0', 62);
+	list[65] = '1';
+	list[66] = '\0';
+	assert_int_equal(units_parse_size_list(list, v, UNITS_LIST_MAX, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 2);
+	assert_true(v[1] == 1);
+	list[66] = '1';
+	list[67] = '\0';
+	assert_int_equal(units_parse_size_list(list, v, UNITS_LIST_MAX, &n, err, sizeof(err)), -1);
+	assert_err_has(err, "item 2 is 64 characters long");
 	assert_int_equal(units_parse_size_list("64,-1", v, UNITS_LIST_MAX, &n, err,
 					       sizeof(err)), -1);
 	assert_err_has(err, "negative");
