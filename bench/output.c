@@ -574,6 +574,49 @@ static void json_put_row(FILE *f, const struct row *r)
 	fputc('}', f);
 }
 
+/* The JSON array of rows, one object a line. */
+static void json_put_rows(FILE *f, const struct row *rows, int nrows)
+{
+	fputc('[', f);
+	for (int i = 0; i < nrows; i++) {
+		fputs(i ? ",\n" : "\n", f);
+		json_put_row(f, &rows[i]);
+	}
+	fputs(nrows ? "\n]\n" : "]\n", f);
+}
+
+/*
+ * --json to a character device or a FIFO (/dev/null, /dev/stdout's target,
+ * a pipe): written in place. A file renamed over it would replace the
+ * device node itself (as root: /dev/null becomes a regular file for every
+ * program on the host). 0, or -1 with err.
+ */
+static int json_write_special(const char *path, const struct row *rows, int nrows, char *err,
+			      size_t errlen)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	if (f == NULL) {
+		snprintf(err, errlen, "--json file \"%s\": cannot open it for writing: %s", path,
+			 strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	json_put_rows(f, rows, nrows);
+	if (fflush(f) != 0 || ferror(f)) {
+		snprintf(err, errlen, "--json file \"%s\": writing failed: %s", path, strerror(errno));
+		fclose(f);
+		return -1;
+	}
+	if (fclose(f) != 0) {
+		snprintf(err, errlen, "--json file \"%s\": closing failed: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int json_write(const char *path, const struct row *rows, int nrows, char *err, size_t errlen)
 {
 	char *tmp = NULL;
@@ -583,6 +626,9 @@ int json_write(const char *path, const struct row *rows, int nrows, char *err, s
 	for (int i = 0; i < nrows; i++)
 		if (row_check(&rows[i], "--json file", path, err, errlen) != 0)
 			return -1;
+	struct stat st;
+	if (lstat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))
+		return json_write_special(path, rows, nrows, err, errlen);
 	/* a new file of our own beside path (mkstemp: O_CREAT | O_EXCL, a random
 	 * name), renamed over path at the end; rename replaces a symbolic link at
 	 * path itself, never the file it points at */
@@ -609,12 +655,7 @@ int json_write(const char *path, const struct row *rows, int nrows, char *err, s
 		goto fail;
 	}
 
-	fputc('[', f);
-	for (int i = 0; i < nrows; i++) {
-		fputs(i ? ",\n" : "\n", f);
-		json_put_row(f, &rows[i]);
-	}
-	fputs(nrows ? "\n]\n" : "]\n", f);
+	json_put_rows(f, rows, nrows);
 
 	if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0) {
 		snprintf(err, errlen, "--json file \"%s\": writing \"%s\" failed: %s",

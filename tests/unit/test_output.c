@@ -428,6 +428,32 @@ static void json_replaces_a_link_not_its_target(void **state)
 	assert_int_equal(n, 0);
 }
 
+/* --json to a FIFO (as to /dev/null or a pipe) is written into it: the
+ * node stays a FIFO. Renaming a file over it, as for a regular path, would
+ * replace the node (as root, /dev/null itself). */
+static void json_writes_into_a_fifo_and_keeps_it(void **state)
+{
+	struct fx *fx = *state;
+	char err[512], got[4096];
+	struct stat st;
+
+	fx_path(fx, "pipe.json");
+	assert_int_equal(mkfifo(fx->path, 0600), 0);
+	/* the read end first (non-blocking), so that the writer's open returns */
+	int rfd = open(fx->path, O_RDONLY | O_NONBLOCK);
+	assert_true(rfd >= 0);
+	sample_row(&fx->rows[0], 64, 1.5);
+	assert_int_equal(json_write(fx->path, fx->rows, 1, err, sizeof(err)), 0);
+	ssize_t n = read(rfd, got, sizeof(got) - 1);
+	close(rfd);
+	assert_true(n > 2);
+	got[n] = '\0';
+	assert_int_equal(got[0], '[');
+	assert_non_null(strstr(got, "\"size_bytes\": 64"));
+	assert_int_equal(lstat(fx->path, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+}
+
 static void csv_refuses_a_different_header_naming_the_column(void **state)
 {
 	struct fx *fx = *state;
@@ -895,6 +921,7 @@ int main(void)
 		T(csv_writes_header_once_then_appends_rows),
 		T(csv_refuses_a_symbolic_link),
 		T(json_replaces_a_link_not_its_target),
+		T(json_writes_into_a_fifo_and_keeps_it),
 		T(csv_refuses_a_different_header_naming_the_column),
 		T(csv_refuses_extra_or_missing_columns),
 		T(csv_quotes_values_per_rfc_4180),
