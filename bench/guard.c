@@ -24,6 +24,7 @@
 #include "ctx.h"
 #include "errbuf.h"
 #include "guard.h"
+#include "session.h"
 
 uint64_t guard_point_bytes(const struct rb_test *t)
 {
@@ -88,6 +89,19 @@ int guard_mem_reserve(uint64_t *used, uint64_t need, uint64_t max, char *err, si
 			    "in use by other sessions); retry later or lower -m/-q", mib(need), mib(max),
 			    mib(*used));
 	*used = after;
+	return 0;
+}
+
+int guard_admit_point(const struct rb_test *t, bool server_active, const struct rb_limits *l,
+		      uint64_t *used, uint64_t *bytes, char *err, size_t errlen)
+{
+	char why[512];
+
+	*bytes = 0;
+	if (guard_check_point(t, server_active, l, why, sizeof(why)) ||
+	    guard_mem_reserve(used, guard_point_bytes(t), l->max_mem, why, sizeof(why)))
+		return rb_fail(err, errlen, "%s%s", RB_REFUSED_PREFIX, why);
+	*bytes = guard_point_bytes(t);
 	return 0;
 }
 

@@ -674,11 +674,11 @@ void opts_usage(FILE *f)
 "\n"
 "Exit status: 0 every point ok; 1 a point failed (its row says why); 2 usage or\n"
 "setup error: the command line, or a point's configuration refused before\n"
-"anything was measured, whichever side detected it (row status skipped, reason\n"
-"'refused by the client: ...' or 'refused by the server: ...'); 128+N stopped\n"
-"by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP): the point in progress gets\n"
-"no row, every finished row is in --csv, --json and the table; a second signal\n"
-"exits at once.\n", f);
+"anything was measured, whichever side detected it, a server's --max-* limits\n"
+"included (row status skipped, reason 'refused by the client: ...' or 'refused\n"
+"by the server: ...'); 128+N stopped by signal N (130 SIGINT, 143 SIGTERM, 129\n"
+"SIGHUP): the point in progress gets no row, every finished row is in --csv,\n"
+"--json and the table; a second signal exits at once.\n", f);
 }
 
 static int parse_num(const char *arg, uint64_t min, uint64_t max, const char *name,

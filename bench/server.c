@@ -286,25 +286,21 @@ static void handshake_done(struct server *srv, struct session *s)
 
 /*
  * Before a point allocates anything: the per-point limits, then its bytes
- * reserved out of --max-mem. 0 with *bytes reserved, or -1 with err.
+ * reserved out of --max-mem (guard_admit_point, under the server's lock).
+ * 0 with *bytes reserved, or -1 with err "refused: ..." (RB_REFUSED_PREFIX:
+ * the client's row is skipped, exit 2). Only this session ends; the server
+ * goes on serving.
  */
 static int point_admit(struct server *srv, const struct rb_test *t, uint64_t *bytes, char *err,
 		       size_t errlen)
 {
-	char e2[512];
 	int rc;
 
-	*bytes = 0;
-	if (guard_check_point(t, ctx_side_active(t, RB_ROLE_SERVER), &srv->lim, e2, sizeof(e2)))
-		return rb_fail(err, errlen, "refused TEST: %s", e2);
-	uint64_t need = guard_point_bytes(t);
 	pthread_mutex_lock(&srv->lock);
-	rc = guard_mem_reserve(&srv->mem_used, need, srv->lim.max_mem, e2, sizeof(e2));
+	rc = guard_admit_point(t, ctx_side_active(t, RB_ROLE_SERVER), &srv->lim, &srv->mem_used,
+			       bytes, err, errlen);
 	pthread_mutex_unlock(&srv->lock);
-	if (rc)
-		return rb_fail(err, errlen, "refused TEST: %s", e2);
-	*bytes = need;
-	return 0;
+	return rc;
 }
 
 static void point_release(struct server *srv, uint64_t bytes)

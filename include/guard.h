@@ -54,6 +54,21 @@ int guard_check_point(const struct rb_test *t, bool server_active, const struct 
 int guard_mem_reserve(uint64_t *used, uint64_t need, uint64_t max, char *err, size_t errlen);
 
 /*
+ * A server's admission of one point, before it allocates anything:
+ * guard_check_point, then guard_point_bytes(t) reserved out of *used
+ * (guard_mem_reserve against l->max_mem). 0 with *bytes reserved (the
+ * caller gives them back when the point ends); -1 with *bytes 0 and err
+ * "refused: <value> above the server's --<flag> <limit> ...": the prefix
+ * RB_REFUSED_PREFIX (session.h) makes it a refusal like any configuration
+ * refused before it is measured (the client's row is skipped with reason
+ * "refused by the server: ...", exit 2; docs/rdma_bench.md "Exit status"),
+ * and the value, flag and limit come first because a row's reason column
+ * keeps only ~95 bytes. The caller holds the lock that guards *used.
+ */
+int guard_admit_point(const struct rb_test *t, bool server_active, const struct rb_limits *l,
+		      uint64_t *used, uint64_t *bytes, char *err, size_t errlen);
+
+/*
  * Defaults for the limits left at 0 in *l: --max-mem half of the host's
  * physical memory, and not above RLIMIT_MEMLOCK unless the process may
  * lock any amount (CAP_IPC_LOCK, or an unlimited RLIMIT_MEMLOCK);

@@ -20,6 +20,7 @@
 
 #include "ctx.h"
 #include "guard.h"
+#include "session.h"
 
 static char err[1024];
 
@@ -101,6 +102,54 @@ static void per_point_limits_name_value_and_flag(void **state)
 	t.size = 64ull << 20;
 	assert_int_equal(guard_check_point(&t, true, &l, err, sizeof(err)), -1);
 	assert_err_has("MiB above the server's --max-session-mem 32.0 MiB");
+}
+
+/*
+ * A point above a limit is refused like any configuration refused before it
+ * is measured: the reason starts with RB_REFUSED_PREFIX (the client's row
+ * skipped, exit 2), then the value, the flag and the limit; within 95 bytes
+ * of "refused by the server: " (the row's reason column) the flag and the
+ * limit are kept. An admitted point reserves its bytes; a refused one none.
+ */
+static void admit_refuses_with_the_flag_first(void **state)
+{
+	(void)state;
+	struct rb_limits l = small_limits();
+	struct rb_test t = point();
+	uint64_t used = 0, bytes = 99;
+	static const char row_pfx[] = "refused by the server: ";
+
+	assert_int_equal(guard_admit_point(&t, true, &l, &used, &bytes, err, sizeof(err)), 0);
+	assert_int_equal(bytes, guard_point_bytes(&t));
+	assert_int_equal(used, bytes);
+
+	used = 0;
+	t.emulated_peers = 1001;
+	assert_int_equal(guard_admit_point(&t, true, &l, &used, &bytes, err, sizeof(err)), -1);
+	assert_int_equal(bytes, 0);
+	assert_int_equal(used, 0);
+	if (strncmp(err, RB_REFUSED_PREFIX "1001 QPs above the server's --max-qps 1000",
+		    strlen(RB_REFUSED_PREFIX "1001 QPs above the server's --max-qps 1000")) != 0)
+		fail_msg("refusal \"%s\" does not start with the prefix, value, flag, limit", err);
+	/* what the client's row keeps: its prefix and the first 95 bytes */
+	char row[256];
+	snprintf(row, sizeof(row), "%s%.200s", row_pfx, err + strlen(RB_REFUSED_PREFIX));
+	row[95] = '\0';
+	if (!strstr(row, "--max-qps 1000"))
+		fail_msg("row reason \"%s\" lost the flag and limit", row);
+
+	/* --max-mem held by other sessions: refused with the same prefix */
+	t = point();
+	used = l.max_mem - 1;
+	assert_int_equal(guard_admit_point(&t, true, &l, &used, &bytes, err, sizeof(err)), -1);
+	assert_int_equal(used, l.max_mem - 1);
+	if (strncmp(err, RB_REFUSED_PREFIX, strlen(RB_REFUSED_PREFIX)) != 0)
+		fail_msg("refusal \"%s\" lacks the prefix \"%s\"", err, RB_REFUSED_PREFIX);
+	assert_err_has("MiB above what the server's --max-mem 64.0 MiB leaves free");
+	snprintf(row, sizeof(row), "%s%.200s", row_pfx, err + strlen(RB_REFUSED_PREFIX));
+	row[95] = '\0';
+	if (!strstr(row, "--max-mem 64.0 MiB"))
+		fail_msg("row reason \"%s\" lost the flag and limit", row);
 }
 
 static void mem_reserve_stops_at_max_mem(void **state)
@@ -323,6 +372,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(point_bytes_cover_the_registered_buffer),
 		cmocka_unit_test(per_point_limits_name_value_and_flag),
+		cmocka_unit_test(admit_refuses_with_the_flag_first),
 		cmocka_unit_test(mem_reserve_stops_at_max_mem),
 		cmocka_unit_test(defaults_fill_only_what_is_zero),
 		cmocka_unit_test(cidr_lists_match_v4_v6_and_mapped),
