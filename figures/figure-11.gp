@@ -4,8 +4,9 @@
 # Run by figures/plot.
 load figdir."/common.gp"
 sel(v, pl, q) = (column("postlist") == pl && column("qps_per_thread") == q) ? okv(v) : NaN
-xlo = 4; xhi = 1024
-set multiplot layout 1,2 title "Figure 11: UD SEND throughput vs payload\n".subtitle noenhanced
+# x range from the data (figures/plot: dxlo, dxhi), else the paper's 4 to 1024 bytes
+xlo = exists("dxlo") ? dxlo : 4; xhi = exists("dxhi") ? dxhi : 1024
+set multiplot layout 1,2 title (exists("figtitle") ? figtitle : "Figure 11: UD SEND throughput vs payload")."\n".subtitle noenhanced
 set logscale x 2
 set logscale y
 set xrange [xlo * 0.8 : xhi * 1.25]

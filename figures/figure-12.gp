@@ -3,9 +3,10 @@
 # with the paper's stated inbound READ bandwidth. Run by figures/plot.
 load figdir."/common.gp"
 sel(v, vb, tr) = (strcol("verb") eq vb && strcol("transport") eq tr) ? okv(v) : NaN
-set multiplot layout 1,2 title "Figure 12: inbound READ (RC) and UC WRITE throughput vs payload (one server, many clients)\n".subtitle noenhanced
+set multiplot layout 1,2 title (exists("figtitle") ? figtitle : "Figure 12: inbound READ (RC) and UC WRITE throughput vs payload")."\n".subtitle noenhanced
 set logscale x 2
-set xrange [2:2048]
+# x range from the data (figures/plot: dxlo, dxhi), else the paper's 4 to 1024 bytes
+if (exists("dxlo")) { set xrange [dxlo / 1.5 : dxhi * 1.5] } else { set xrange [2:2048] }
 set logscale y
 set xlabel "payload (bytes)"
 set ylabel "throughput (Mops, 10^6 operations/s)"

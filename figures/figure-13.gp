@@ -7,10 +7,11 @@ load figdir."/common.gp"
 # per client machine: a point's total over its client processes / processes
 sel(v, vb) = (strcol("verb") eq vb) ? okv(v) / column("exp_procs") : NaN
 refsel(v) = (strcol("verb") eq "read" && column("emulated_peers") == column("exp_procs")) ? v / column("exp_procs") : NaN
-set title "Figure 13: outbound all-signaled READ and WRITE throughput vs window (32-byte payload)\n".subtitle noenhanced
+set title (exists("figtitle") ? figtitle : "Figure 13: outbound all-signaled READ and WRITE throughput vs window")."\n".subtitle noenhanced
 set logscale x 2
 set logscale y
-set xrange [0.8 : 640]
+# x range from the data (figures/plot: dxlo, dxhi), else the paper's windows 1 to 512
+if (exists("dxlo")) { set xrange [dxlo / 1.25 : dxhi * 1.25] } else { set xrange [0.8 : 640] }
 set xlabel "window (outstanding operations per thread)"
 set ylabel "throughput per client machine (Mops)"
 set key bottom right

@@ -4,8 +4,9 @@
 # figures/plot.
 load figdir."/common.gp"
 sel(v, vb) = (strcol("verb") eq vb) ? okv(v) : NaN
-xlo = 1; xhi = 1024
-set title "Figure 14: atomics throughput vs number of counters\n".subtitle noenhanced
+# x range from the data (figures/plot: dxlo, dxhi), else the paper's 1 to 1024 counters
+xlo = exists("dxlo") ? dxlo : 1; xhi = exists("dxhi") ? dxhi : 1024
+set title (exists("figtitle") ? figtitle : "Figure 14: atomics throughput vs number of counters")."\n".subtitle noenhanced
 set logscale x 2
 set logscale y
 set xrange [xlo * 0.8 : xhi * 1.25]

@@ -4,7 +4,7 @@
 # rate as marks; right: the values the paper states.
 # Run by figures/plot.
 load figdir."/common.gp"
-set multiplot layout 1,2 title "Table 5: header-only vs regular SEND/RECV throughput\n".subtitle noenhanced
+set multiplot layout 1,2 title (exists("figtitle") ? figtitle : "Table 5: header-only vs regular SEND/RECV throughput")."\n".subtitle noenhanced
 set style fill solid 0.6 border -1
 set boxwidth 0.6
 set logscale y
