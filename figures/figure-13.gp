@@ -24,7 +24,7 @@ set arrow from best_cx3, graph 0 to best_cx3, graph 1 nohead dt 3 lc rgb "#44444
 set label sprintf("paper: best window, CX3 (%d)", best_cx3) at best_cx3, graph 0.5 center rotate by 90 offset -0.8,0 font ",8"
 set arrow from best_cib, graph 0 to best_cib, graph 1 nohead dt 3 lc rgb "#444444"
 set label sprintf("paper: best window, CIB (%d)", best_cib) at best_cib, graph 0.5 center rotate by 90 offset -0.8,0 font ",8"
-plot data using (column("window")):(sel(column("mops_median"), "read")):(sel(column("mops_min"), "read")):(sel(column("mops_max"), "read")) with yerrorlines ls 1 title "READ, measured".mtag, \
-     data using (column("window")):(sel(column("mops_median"), "write")):(sel(column("mops_min"), "write")):(sel(column("mops_max"), "write")) with yerrorlines ls 2 title "WRITE, measured".mtag, \
+plot data using (column("window")):(sel(column("mops_median"), "read")):(sel(column("mops_min"), "read")):(sel(column("mops_max"), "read")) with yerrorlines ls 1 title kt("read", "READ, measured".mtag), \
+     data using (column("window")):(sel(column("mops_median"), "write")):(sel(column("mops_min"), "write")):(sel(column("mops_max"), "write")) with yerrorlines ls 2 title kt("write", "WRITE, measured".mtag), \
      data using (column("window")):(noisy(column("mops_median") / column("exp_procs"))) with points ls 20 title ntitle, \
      ref using (column("window")):(refsel(column("mops_median"))):(refsel(column("mops_min"))):(refsel(column("mops_max"))) with yerrorlines ls 11 title "original artifact: READ, CX3 (apt), 11 machines, per machine"
