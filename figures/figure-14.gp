@@ -20,4 +20,5 @@ plot data using (column("atomic_counters")):(sel(column("mops_median"), "fetch_a
      data using (column("atomic_counters")):(noisy(column("mops_median"))) with points ls 20 title ntitle, \
      paper using (xlo):(isref("fig14", "point") && strcol("x") eq "any" ? column("y") : NaN):(xhi - xlo):(0) with vectors nohead ls 19 title "paper text, CX3: any number of counters", \
      paper using (xhi):(isref("fig14", "point") && strcol("x") eq "max" ? column("y") : NaN) with points ls 19 title "paper text, CIB: the peak, at many counters", \
-     paper using (strcol("x") eq "max" ? xhi : xlo):(isref("fig14", "point") ? column("y") : NaN):(sprintf("paper %s: %s Mops (%s counters)", strcol("cluster"), strcol("y"), strcol("x"))) with labels offset 0,0.9 font ",8" notitle
+     paper using (xlo):(isref("fig14", "point") && strcol("x") eq "any" ? column("y") : NaN):(sprintf("paper %s: %s Mops (%s counters)", strcol("cluster"), strcol("y"), strcol("x"))) with labels left offset 0,0.7 font ",8" notitle, \
+     paper using (xhi):(isref("fig14", "point") && strcol("x") eq "max" ? column("y") : NaN):(sprintf("paper %s: %s Mops (%s counters)", strcol("cluster"), strcol("y"), strcol("x"))) with labels right offset -1,0 font ",8" notitle
