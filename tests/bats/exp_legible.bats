@@ -65,3 +65,20 @@ plot() { PATH=$BATS_TEST_TMPDIR/bin:$PATH run "$ROOT/figures/plot" "$@" --out "$
   grep -q "^TEXT (paper text, CIB: the peak, at many counters)" "$GNUPLOT_LOG"
   grep -q "dxlo=1; dxhi=256" "$GNUPLOT_LOG"
 }
+
+@test "the subtitle names every host with its role (from manifest.json) and the client hosts of the rows" {
+  command -v python3 > /dev/null || skip "python3 is not installed"
+  local d=$BATS_TEST_TMPDIR/run
+  mkdir -p "$d"
+  cp "$FIX/summary-figure-14.csv" "$d/summary.csv"
+  cat > "$d/manifest.json" <<'JSON'
+{"roles": {"server": "1", "clients": "2"},
+ "hosts": [{"line": 1, "address": "vm1", "hostname": "vm1", "cores": 2, "load1": 0.5},
+           {"line": 2, "address": "vm2", "hostname": "vm2", "cores": 2, "load1": 0.7}],
+ "vm_bed": null}
+JSON
+  plot figure-14 "$d/summary.csv"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  grep -qF "hosts at start: vm1 server \(2 cores, load 0.5\), vm2 client \(2 cores, load 0.7\)" "$GNUPLOT_LOG"
+  grep -qF "; client hosts vm2" "$GNUPLOT_LOG"
+}
