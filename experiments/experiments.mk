@@ -2,10 +2,13 @@
 # (included by the top Makefile).
 #
 #   make figure-12 [QUICK=1] [HOSTS=hosts-file]   run the sweep, draw figures/out/figure-12.{png,pdf}
+#                                                 (QUICK=1: figure-12-quick.{png,pdf})
 #   make figure-11 figure-13 figure-14 table-5    the same for the other figures
 #   make swarm-32b_read allsig-varsize_reads ...  the original artifact's presets
 #   make figures-reference                        every figure from the shipped reference data alone
-#   make compare-12                               measured vs reference per point, with the tolerance
+#   make compare-12 [QUICK=1]                     the paper's shape claims (exit 3 when one fails) and
+#                                                 measured vs reference per point, for information
+#   experiments/aggregate RUN-FOLDER              rebuild a run's summary.csv from its raw.csv
 #   make figure-loss [QUICK=1]                    loss injection (experiments/fault-loss, two hosts or
 #                                                 the two-VM bed) -> figures/out/fault-loss.{png,pdf}
 #
@@ -42,7 +45,7 @@ figures-reference:
 	@for n in $(EXP_ALL); do figures/plot $$n --reference-only || exit 1; done
 
 $(EXP_COMPARE): compare-%:
-	@experiments/compare $(if $(filter figure-$*,$(EXP_FIGURES)),figure-$*,$*)
+	@experiments/compare $(if $(filter figure-$*,$(EXP_FIGURES)),figure-$*,$*) $(if $(filter 1,$(QUICK)),--quick)
 
 experiments-list:
 	@echo "figures: $(EXP_FIGURES)"; echo "presets: $(EXP_PRESETS)"

@@ -55,7 +55,14 @@ okv(v) = (strcol("status") eq "failed") ? NaN : v
 # plot data using (X):(noisy(Y)) with points ls 20 title ntitle
 noisy(v) = hasnoisy ? ((strcol("noisy") eq "yes") ? okv(v) : NaN) : NaN
 set style line 20 lc rgb "#000000" lw 1.5 pt 6 ps 2.6
-ntitle = "ring: noisy point (CV over repetitions > ".cvpct." %)"
+if (!exists("anynoisy")) anynoisy = 1
+ntitle = anynoisy ? "ring: noisy point (CV over repetitions > ".cvpct." %)" : ""
+# has(k): the measured series k (values of the [experiment] series columns
+# joined by ":", e.g. "read:rc") has a drawable point (figures/plot sets
+# present); a series without one gets no key entry: title (has(k) ? T : "")
+if (!exists("present")) present = ""
+has(k) = strstrt(present, " ".k." ") > 0
+kt(k, t) = has(k) ? t : ""
 # rows of paper-atc16.csv for one figure and kind
 isref(fig, kind) = (strcol("figure") eq fig && strcol("kind") eq kind)
 # reference only: fixed y range so a panel without any point still draws

@@ -7,10 +7,11 @@ load figdir."/common.gp"
 # per client machine: a point's total over its client processes / processes
 sel(v, vb) = (strcol("verb") eq vb) ? okv(v) / column("exp_procs") : NaN
 refsel(v) = (strcol("verb") eq "read" && column("emulated_peers") == column("exp_procs")) ? v / column("exp_procs") : NaN
-set title "Figure 13: outbound all-signaled READ and WRITE throughput vs window (32-byte payload)\n".subtitle noenhanced
+set title (exists("figtitle") ? figtitle : "Figure 13: outbound all-signaled READ and WRITE throughput vs window")."\n".subtitle noenhanced
 set logscale x 2
 set logscale y
-set xrange [0.8 : 640]
+# x range from the data (figures/plot: dxlo, dxhi), else the paper's windows 1 to 512
+if (exists("dxlo")) { set xrange [dxlo / 1.25 : dxhi * 1.25] } else { set xrange [0.8 : 640] }
 set xlabel "window (outstanding operations per thread)"
 set ylabel "throughput per client machine (Mops)"
 set key bottom right
@@ -23,7 +24,7 @@ set arrow from best_cx3, graph 0 to best_cx3, graph 1 nohead dt 3 lc rgb "#44444
 set label sprintf("paper: best window, CX3 (%d)", best_cx3) at best_cx3, graph 0.5 center rotate by 90 offset -0.8,0 font ",8"
 set arrow from best_cib, graph 0 to best_cib, graph 1 nohead dt 3 lc rgb "#444444"
 set label sprintf("paper: best window, CIB (%d)", best_cib) at best_cib, graph 0.5 center rotate by 90 offset -0.8,0 font ",8"
-plot data using (column("window")):(sel(column("mops_median"), "read")):(sel(column("mops_min"), "read")):(sel(column("mops_max"), "read")) with yerrorlines ls 1 title "READ, measured".mtag, \
-     data using (column("window")):(sel(column("mops_median"), "write")):(sel(column("mops_min"), "write")):(sel(column("mops_max"), "write")) with yerrorlines ls 2 title "WRITE, measured".mtag, \
+plot data using (column("window")):(sel(column("mops_median"), "read")):(sel(column("mops_min"), "read")):(sel(column("mops_max"), "read")) with yerrorlines ls 1 title kt("read", "READ, measured".mtag), \
+     data using (column("window")):(sel(column("mops_median"), "write")):(sel(column("mops_min"), "write")):(sel(column("mops_max"), "write")) with yerrorlines ls 2 title kt("write", "WRITE, measured".mtag), \
      data using (column("window")):(noisy(column("mops_median") / column("exp_procs"))) with points ls 20 title ntitle, \
      ref using (column("window")):(refsel(column("mops_median"))):(refsel(column("mops_min"))):(refsel(column("mops_max"))) with yerrorlines ls 11 title "original artifact: READ, CX3 (apt), 11 machines, per machine"

@@ -6,16 +6,33 @@ Usage: manifest_line.py MANIFEST.json
 Prints where the run was measured: on the VM test bed, the number of VMs,
 their vCPUs and memory, the accelerator (TCG or KVM) and the physical
 host's CPU model and cores; elsewhere "bare metal" or "VM" (the hosts'
-hypervisor flag) and the CPU model; then every host with its cores and
-1-minute load when the run started. Written by experiments/run
+hypervisor flag) and the CPU model; then every host with its role
+(server, client) and its cores and 1-minute load when the run started. Written by experiments/run
 (experiments/lib/manifest.sh); read by figures/plot.
 """
 import json
 import sys
 
 
-def host(h):
+def role(h, roles):
+    """server, client or server+client: the host's part in the run, from
+    the manifest's roles (hosts-file line numbers)"""
+    line = str(h.get("line", ""))
+    parts = []
+    if not line:
+        return ""
+    if str(roles.get("server", "")) == line:
+        parts.append("server")
+    if line in str(roles.get("clients", "")).split():
+        parts.append("client")
+    return "+".join(parts)
+
+
+def host(h, roles):
     s = h.get("hostname") or h.get("address") or "?"
+    r = role(h, roles)
+    if r:
+        s += " " + r
     extra = []
     if h.get("cores"):
         extra.append("%d cores" % h["cores"])
@@ -40,7 +57,8 @@ def main():
         cpu = next((h.get("cpu_model") for h in hosts if h.get("cpu_model")), "")
         parts.append(kind + ((", " + cpu) if cpu else ""))
     if hosts:
-        parts.append("hosts at start: " + ", ".join(host(h) for h in hosts))
+        roles = m.get("roles") or {}
+        parts.append("hosts at start: " + ", ".join(host(h, roles) for h in hosts))
     print("; ".join(parts))
 
 

@@ -29,7 +29,7 @@ END {
     if (dev ~ /(^|, )rxe/) s = s " = soft-RoCE (functional, not a hardware claim)"
     else if (dev ~ /(^|, )siw/) s = s " = soft-iWARP, software RDMA (functional, not a hardware claim)"
     if (list["kernel"] != "") s = s "; kernel " list["kernel"]
-    if (list["host"] != "") s = s "; hosts " list["host"]
+    if (list["host"] != "") s = s "; client hosts " list["host"]
     # how each point was measured (grid: "quick" or "full", from the run folder)
     if (reps > 1) s = s "\n" "each point: median of " reps " repetitions, bars min..max"
     else s = s "\n" "each point: 1 repetition (no spread shown)"

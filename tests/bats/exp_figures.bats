@@ -65,7 +65,7 @@ is_pdf() { [ "$(head -c 5 "$1")" = "%PDF-" ]; }
   echo quick > "$BATS_TEST_TMPDIR/run/grid.kind"
   run "$ROOT/figures/plot" figure-12 "$BATS_TEST_TMPDIR/run/summary.csv" --out "$BATS_TEST_TMPDIR/out"
   [ "$status" -eq 0 ]
-  [ -s "$BATS_TEST_TMPDIR/out/figure-12.png" ]
+  [ -s "$BATS_TEST_TMPDIR/out/figure-12-quick.png" ]
 }
 
 @test "the subtitle states the spread (CV of the repetitions), the noisy points and, from manifest.json, hosts and accelerator" {

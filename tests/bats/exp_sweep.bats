@@ -104,10 +104,11 @@ echo "{\\"can_run\\":true,\\"host\\":\\"$2\\"}"
 
 @test "a sweep killed midway resumes without re-running finished jobs" {
   export FAKE_RB_LOG=$BATS_TEST_TMPDIR/calls FAKE_RB_SLEEP=0.6
-  # a complete run first: latest stays on it while the killed one is unfinished
+  # a complete QUICK run first: latest-quick stays on it while the killed
+  # full run is unfinished, and latest is set only when that one finishes
   FAKE_RB_SLEEP=0.05 run_exp "$FIX/tiny" --quick --run-id complete1
   [ "$status" -eq 0 ]
-  [ "$(readlink "$BATS_TEST_TMPDIR/results/tiny/latest")" = complete1 ]
+  [ "$(readlink "$BATS_TEST_TMPDIR/results/tiny/latest-quick")" = complete1 ]
   [ ! -e "$BATS_TEST_TMPDIR/results/tiny/unfinished" ]
   setsid "$ROOT/experiments/run" "$FIX/tiny" --out "$BATS_TEST_TMPDIR/results" \
     --bin "$FIX/fake_rdma_bench" --no-plot > "$BATS_TEST_TMPDIR/first.log" 2>&1 &
@@ -129,7 +130,8 @@ echo "{\\"can_run\\":true,\\"host\\":\\"$2\\"}"
   done_before=$(awk -F'\t' 'NR > 1 && $7 == 0' "$d/joblog" | wc -l)
   [ "$done_before" -ge 3 ]
   [ "$done_before" -lt 8 ]
-  [ "$(readlink "$BATS_TEST_TMPDIR/results/tiny/latest")" = complete1 ]
+  [ "$(readlink "$BATS_TEST_TMPDIR/results/tiny/latest-quick")" = complete1 ]
+  [ ! -e "$BATS_TEST_TMPDIR/results/tiny/latest" ]
   [ "$(readlink "$BATS_TEST_TMPDIR/results/tiny/unfinished")" = "$(basename "$d")" ]
   : > "$FAKE_RB_LOG"
   # the interrupted run said how to go on, and no false alarm about its server
@@ -441,8 +443,8 @@ tiny_short() {
   [ "$status" -eq 0 ]
   FAKE_RB_FAIL_SIZE=32 run_exp "$FIX/tiny" --quick --run-id bad1
   [ "$status" -eq 1 ]
-  [[ $output == *"no point of this run was measured: results/tiny/latest stays good1"* ]]
-  [ "$(readlink "$BATS_TEST_TMPDIR/results/tiny/latest")" = good1 ]
+  [[ $output == *"no point of this run was measured: results/tiny/latest-quick stays good1"* ]]
+  [ "$(readlink "$BATS_TEST_TMPDIR/results/tiny/latest-quick")" = good1 ]
   [ -s "$BATS_TEST_TMPDIR/results/tiny/bad1/summary.csv" ]
   [ ! -e "$BATS_TEST_TMPDIR/results/tiny/unfinished" ]
 }

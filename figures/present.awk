@@ -1,0 +1,20 @@
+# figures/present.awk: which measured series of a summary.csv have a
+# drawable point (status not failed, a numeric mops_median or
+# gbps_median), for figures/plot. Prints " K1 K2 ... |N": each K the
+# values of the columns `cols` (space-separated names) joined by ":", and
+# N 1 when some point is noisy (column noisy = yes), else 0.
+# Run with experiments/lib/csv.awk.
+NR == 1 { n = split(cols, c, " "); m = csv_split($0, hd); for (i = 1; i <= m; i++) h[hd[i]] = i; next }
+{
+    csv_split($0, f)
+    num = "^[0-9.eE+-]+$"
+    ok = (("status" in h) ? csv_val(f[h["status"]]) != "failed" : 1) &&
+         ((("mops_median" in h) && csv_val(f[h["mops_median"]]) ~ num) ||
+          (("gbps_median" in h) && csv_val(f[h["gbps_median"]]) ~ num))
+    if (("noisy" in h) && csv_val(f[h["noisy"]]) == "yes") noisy = 1
+    if (!ok) next
+    k = ""
+    for (i = 1; i <= n; i++) k = k (i > 1 ? ":" : "") ((c[i] in h) ? csv_val(f[h[c[i]]]) : "")
+    if (!(k in seen)) { seen[k] = 1; out = out " " k }
+}
+END { printf "%s |%d\n", out " ", noisy + 0 }

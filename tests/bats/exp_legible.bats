@@ -1,0 +1,84 @@
+#!/usr/bin/env bats
+# Legible figures: rendered from fixture summaries and the reference data,
+# with what gnuplot was given and the text it drew read back
+# (fixtures/exp/gnuplot_log): no key entry without data, no empty panel,
+# no overprinted list of paper values.
+
+load fixtures/exp/helpers
+bats_require_minimum_version 1.5.0
+
+setup() {
+  command -v gnuplot > /dev/null || skip "gnuplot is not installed"
+  mkdir -p "$BATS_TEST_TMPDIR/bin"
+  REAL_GNUPLOT=$(command -v gnuplot)
+  export REAL_GNUPLOT GNUPLOT_LOG=$BATS_TEST_TMPDIR/gnuplot.log
+  ln -s "$FIX/gnuplot_log" "$BATS_TEST_TMPDIR/bin/gnuplot"
+}
+
+plot() { PATH=$BATS_TEST_TMPDIR/bin:$PATH run "$ROOT/figures/plot" "$@" --out "$BATS_TEST_TMPDIR/out"; }
+
+@test "a series without a point has no key entry; the noisy ring only with a noisy point" {
+  plot figure-14 "$FIX/summary-figure-14.csv"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  grep -q "present=' fetch_add  '; anynoisy=0" "$GNUPLOT_LOG"
+  grep -q "^TEXT (FETCH_AND_ADD, measured \[soft-RoCE\])" "$GNUPLOT_LOG"
+  run ! grep -q "CMP_AND_SWAP" "$GNUPLOT_LOG"
+  run ! grep -q "^TEXT (ring: noisy point" "$GNUPLOT_LOG"
+  # golden: READ points (one noisy), the WRITE point failed
+  : > "$GNUPLOT_LOG"
+  plot figure-12 "$FIX/golden-summary.csv"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  grep -qF 'TEXT (READ \(RC\), measured [soft-RoCE])' "$GNUPLOT_LOG"
+  run ! grep -q "WRITE (UC), measured" "$GNUPLOT_LOG"
+  grep -q "^TEXT (ring: noisy point" "$GNUPLOT_LOG"
+}
+
+@test "reference-only figures: no measured key entry and no empty panel" {
+  plot figure-11 --reference-only
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  run ! grep -q ", measured" "$GNUPLOT_LOG"
+  run ! grep -q "(b) batched" "$GNUPLOT_LOG"
+  grep -qF 'TEXT (\(a\) doorbell batching' "$GNUPLOT_LOG"
+  : > "$GNUPLOT_LOG"
+  plot table-5 --reference-only
+  [ "$status" -eq 0 ]
+  grep -qF 'TEXT (paper text \(ATC' "$GNUPLOT_LOG"
+  run ! grep -q "bars RECV rate" "$GNUPLOT_LOG"
+}
+
+@test "figure 11: the paper values in one list, each value once, not four labels at one place" {
+  plot figure-11 --reference-only
+  [ "$status" -eq 0 ]
+  local v n
+  for v in "ud-send-batched: 101.6 Mops" "ud-send-nonbatched: 80 Mops" "pcie-dma-limit: 105 Mops" \
+           "pcie-mmio-limit-2-cacheline-wqe: 87.5 Mops"; do
+    n=$(grep -c "^TEXT ($v)" "$GNUPLOT_LOG")
+    [ "$n" -eq 1 ] || { echo "$v: $n times"; false; }
+  done
+  grep -q "drawn to 64 B" "$GNUPLOT_LOG"
+}
+
+@test "figure 14: the CX3 value across the counters, the CIB peak at the largest count only" {
+  plot figure-14 "$FIX/summary-figure-14.csv"
+  [ "$status" -eq 0 ]
+  grep -q "^TEXT (paper text, CX3: any number of counters)" "$GNUPLOT_LOG"
+  grep -q "^TEXT (paper text, CIB: the peak, at many counters)" "$GNUPLOT_LOG"
+  grep -q "dxlo=1; dxhi=256" "$GNUPLOT_LOG"
+}
+
+@test "the subtitle names every host with its role (from manifest.json) and the client hosts of the rows" {
+  command -v python3 > /dev/null || skip "python3 is not installed"
+  local d=$BATS_TEST_TMPDIR/run
+  mkdir -p "$d"
+  cp "$FIX/summary-figure-14.csv" "$d/summary.csv"
+  cat > "$d/manifest.json" <<'JSON'
+{"roles": {"server": "1", "clients": "2"},
+ "hosts": [{"line": 1, "address": "vm1", "hostname": "vm1", "cores": 2, "load1": 0.5},
+           {"line": 2, "address": "vm2", "hostname": "vm2", "cores": 2, "load1": 0.7}],
+ "vm_bed": null}
+JSON
+  plot figure-14 "$d/summary.csv"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  grep -qF "hosts at start: vm1 server \(2 cores, load 0.5\), vm2 client \(2 cores, load 0.7\)" "$GNUPLOT_LOG"
+  grep -qF "; client hosts vm2" "$GNUPLOT_LOG"
+}
