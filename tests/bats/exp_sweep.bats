@@ -273,7 +273,8 @@ tiny_short() {
   sleep 300 &
   local other=$!
   printf '0:%s:%s\n0:%s:%s\n' "$stale" "$d/points/1/server.log" "$other" "$d/points/1/server.log" >> "$d/points/1/pids"
-  run "$ROOT/experiments/run" "$FIX/tiny" --resume --out "$BATS_TEST_TMPDIR/results" \
+  # (a QUICK run is resumed with --quick: its pointer is latest-quick)
+  run "$ROOT/experiments/run" "$FIX/tiny" --quick --resume --out "$BATS_TEST_TMPDIR/results" \
     --bin "$BATS_TEST_TMPDIR/bin/rdma_bench" --no-plot
   [[ $output == *"stopped 1 process(es) left running"* ]]
   # stopped by the resume; gone once reaped (up to 5 s)
