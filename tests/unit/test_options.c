@@ -870,6 +870,15 @@ static void rep_first_sets_the_first_repetition_index(void **state)
 	assert_refused("-c h --rep-first 1000001", "--rep-first");
 }
 
+/* --version and --help print and return 1 (stop, exit 0), not 0 or 2. */
+static void help_and_version_return_1(void **state)
+{
+	(void)state;
+	fflush(stdout);
+	assert_int_equal(parse("--version"), 1);
+	assert_int_equal(parse("--help"), 1);
+}
+
 /* The help text is written as is (fputs, not a format): no doubled percent signs. */
 static void help_text_is_printed_verbatim(void **state)
 {
@@ -1258,6 +1267,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(client_defaults_are_write_rc_bw_64),
+		cmocka_unit_test(help_and_version_return_1),
 		cmocka_unit_test(size_list_from_option_and_env),
 		cmocka_unit_test(atomics_default_to_8_bytes_and_refuse_others),
 		cmocka_unit_test(uc_has_no_read_or_atomics),

@@ -881,6 +881,96 @@ static void table_pads_every_column_but_a_last_text_one(void **state)
 	free(t);
 }
 
+/*
+ * The header is read back up to CSV_HEADER_MAX (1 MiB) bytes: a first line
+ * of 2^20 - 1 characters and its LF is read whole (and then compared), one
+ * of 2^20 characters is not a complete header.
+ */
+static void csv_reads_a_header_of_up_to_one_mib(void **state)
+{
+	struct fx *fx = *state;
+	char err[512];
+	struct row *r = &fx->rows[0];
+	size_t n = (size_t)1 << 20;
+	char *text = malloc(n + 2);
+
+	assert_non_null(text);
+	fx_path(fx, "out.csv");
+	sample_row(r, 64, 1.5);
+	memset(text, 'x', n - 1);
+	memcpy(text + n - 1, "\n", 2);  /* 2^20 - 1 characters and the LF */
+	spill(fx->path, text);
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), -1);
+	assert_err_has(err, "column 1 is \"xxx");
+	memset(text, 'x', n);
+	memcpy(text + n, "\n", 2);  /* 2^20 characters: the LF is past the limit */
+	spill(fx->path, text);
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), -1);
+	assert_err_has(err, "does not start with a complete header line");
+	free(text);
+}
+
+/* A quoted first field (a column name with a comma) is one field. */
+static void csv_header_diff_reads_a_quoted_first_field(void **state)
+{
+	struct fx *fx = *state;
+	char err[512];
+	struct row *r = &fx->rows[0];
+
+	fx_path(fx, "out.csv");
+	spill(fx->path, "\"a,b\",c\n");
+	row_set_u64(r, "a,b", 1);
+	row_set_u64(r, "d", 2);
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), -1);
+	assert_err_has(err, "column 2 is \"c\" in the file but \"d\" here");
+}
+
+/* Column names in the header messages are cut at 80 characters, not 79 or 81. */
+static void csv_header_messages_cut_names_at_80_characters(void **state)
+{
+	struct fx *fx = *state;
+	char err[1024];
+	struct row *r = &fx->rows[0];
+	char name_a[82], name_b[82];  /* 81 characters: one past the cut */
+	char cut_a[128], cut_b[128];
+
+	memset(name_a, 'a', 81);
+	name_a[81] = '\0';
+	memset(name_b, 'b', 81);
+	name_b[81] = '\0';
+	snprintf(cut_a, sizeof(cut_a), "\"%.80s\"", name_a);  /* quote, 80, quote */
+	snprintf(cut_b, sizeof(cut_b), "\"%.80s\"", name_b);
+
+	/* a column that differs: both names cut */
+	fx_path(fx, "out.csv");
+	row_set_u64(r, "k", 1);
+	row_set_u64(r, name_a, 1);
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), 0);
+	row_init(r);
+	row_set_u64(r, "k", 1);
+	row_set_u64(r, name_b, 1);
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), -1);
+	assert_err_has(err, cut_a);
+	assert_err_has(err, cut_b);
+
+	/* a column this run adds: its name cut */
+	row_init(r);
+	row_set_u64(r, "k", 1);
+	row_set_u64(r, name_a, 1);
+	row_set_u64(r, name_b, 1);
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), -1);
+	assert_err_has(err, "column 3 is ");
+	assert_err_has(err, cut_b);
+	/* and one the file has but this run does not */
+	fx_path(fx, "out2.csv");
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), 0);
+	row_init(r);
+	row_set_u64(r, "k", 1);
+	row_set_u64(r, name_a, 1);
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), -1);
+	assert_err_has(err, cut_b);
+}
+
 /* A value of ROW_VAL_LEN - 1 bytes is kept whole; one byte more is cut
  * and marked "..."; a row with no columns is refused by both writers. */
 static void values_at_the_length_limit_and_empty_rows(void **state)
@@ -936,6 +1026,9 @@ int main(void)
 		T(json_writes_numbers_only_for_json_numbers),
 		T(json_edges_of_numbers_and_utf8),
 		T(table_pads_every_column_but_a_last_text_one),
+		T(csv_reads_a_header_of_up_to_one_mib),
+		T(csv_header_diff_reads_a_quoted_first_field),
+		T(csv_header_messages_cut_names_at_80_characters),
 		T(values_at_the_length_limit_and_empty_rows),
 		T(json_zero_rows_is_an_empty_array),
 		T(json_replaces_the_file_and_leaves_no_temporary),
