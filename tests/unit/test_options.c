@@ -870,6 +870,58 @@ static void rep_first_sets_the_first_repetition_index(void **state)
 	assert_refused("-c h --rep-first 1000001", "--rep-first");
 }
 
+/* Edges the mutation run found untested: each value at its limit accepted,
+ * the next one refused, and the defaults. */
+static void server_limits_and_cpus_at_their_edges(void **state)
+{
+	(void)state;
+	int cpus[16], n = 0;
+
+	/* a range of one CPU ("3-3") is not reversed */
+	assert_int_equal(opts_parse_cpus("3-3", cpus, 16, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(cpus[0], 3);
+	/* --rep-first 0 is the default and accepted */
+	assert_int_equal(parse("-c h --rep-first 0"), 0);
+	assert_int_equal(o.rep_first, 0);
+	/* --connect-timeout defaults to 10 s */
+	assert_int_equal(parse("-c h"), 0);
+	assert_int_equal(o.connect_timeout_s, 10);
+	/* --max-mem and --max-session-mem: 1 MiB .. 2^50 bytes */
+	assert_int_equal(parse("-s --max-mem 1048576 --max-session-mem 1048576"), 0);
+	assert_true(o.lim.max_mem == 1048576 && o.lim.max_session_mem == 1048576);
+	assert_refused("-s --max-mem 1048575", "--max-mem");
+	assert_refused("-s --max-session-mem 1048575", "--max-session-mem");
+	assert_int_equal(parse("-s --max-mem 1125899906842624 --max-session-mem 1125899906842624"), 0);
+	assert_refused("-s --max-mem 1125899906842625", "--max-mem");
+	assert_refused("-s --max-session-mem 1125899906842625", "--max-session-mem");
+	/* --max-duration: 1 ms .. 2^32 ms, given in seconds */
+	assert_int_equal(parse("-s --max-duration 0.001"), 0);
+	assert_true(o.lim.max_duration_ms == 1);
+	assert_refused("-s --max-duration 0", "--max-duration");
+	assert_int_equal(parse("-s --max-duration 4294967.296"), 0);
+	assert_true(o.lim.max_duration_ms == UINT64_C(1) << 32);
+	assert_refused("-s --max-duration 4294967.297", "--max-duration");
+	/* --max-per-peer: 1 .. 4096 */
+	assert_int_equal(parse("-s --max-per-peer 1"), 0);
+	assert_int_equal(o.lim.max_per_peer, 1);
+	assert_refused("-s --max-per-peer 0", "--max-per-peer");
+	assert_int_equal(parse("-s --max-per-peer 4096"), 0);
+	assert_int_equal(o.lim.max_per_peer, 4096);
+	assert_refused("-s --max-per-peer 4097", "--max-per-peer");
+	/* a missing value names the option */
+	assert_refused("-c h --verb", "option --verb needs a value");
+}
+
+/* --version and --help print and return 1 (stop, exit 0), not 0 or 2. */
+static void help_and_version_return_1(void **state)
+{
+	(void)state;
+	fflush(stdout);
+	assert_int_equal(parse("--version"), 1);
+	assert_int_equal(parse("--help"), 1);
+}
+
 /* The help text is written as is (fputs, not a format): no doubled percent signs. */
 static void help_text_is_printed_verbatim(void **state)
 {
@@ -1258,6 +1310,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(client_defaults_are_write_rc_bw_64),
+		cmocka_unit_test(help_and_version_return_1),
+		cmocka_unit_test(server_limits_and_cpus_at_their_edges),
 		cmocka_unit_test(size_list_from_option_and_env),
 		cmocka_unit_test(atomics_default_to_8_bytes_and_refuse_others),
 		cmocka_unit_test(uc_has_no_read_or_atomics),

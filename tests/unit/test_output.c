@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -34,6 +35,8 @@
 #define WR_MAX 8
 static int wr_on;              /* record calls on fds > 2 */
 static size_t wr_short;        /* > 0: the next recorded call writes only this much */
+static int wr_errno;           /* > 0: the next wr_fails recorded calls fail with it */
+static int wr_fails;
 static int wr_n;               /* calls recorded */
 static char *wr_data[WR_MAX];  /* copy of each recorded buffer (NUL-terminated) */
 static size_t wr_len[WR_MAX];
@@ -50,6 +53,11 @@ ssize_t write(int fd, const void *buf, size_t n)
 			wr_len[wr_n] = n;
 		}
 		wr_n++;
+		if (wr_errno > 0 && wr_fails > 0) {
+			wr_fails--;
+			errno = wr_errno;
+			return -1;
+		}
 		if (wr_short > 0 && wr_short < n) {
 			n = wr_short;
 			wr_short = 0;
@@ -63,12 +71,16 @@ static void wr_start(void)
 	wr_on = 1;
 	wr_n = 0;
 	wr_short = 0;
+	wr_errno = 0;
+	wr_fails = 0;
 }
 
 static void wr_stop(void)
 {
 	wr_on = 0;
 	wr_short = 0;
+	wr_errno = 0;
+	wr_fails = 0;
 	for (int i = 0; i < WR_MAX; i++) {
 		free(wr_data[i]);
 		wr_data[i] = NULL;
@@ -598,6 +610,114 @@ static void csv_removes_a_partial_row_after_a_short_write(void **state)
 		       "1,write,64,1.500,,ok\n");
 }
 
+/* A write() interrupted by a signal (EINTR) is retried: the row is written once. */
+static void csv_retries_a_write_interrupted_by_a_signal(void **state)
+{
+	struct fx *fx = *state;
+	char err[256];
+	struct row *r = &fx->rows[0];
+
+	fx_path(fx, "out.csv");
+	sample_row(r, 64, 1.5);
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), 0);
+
+	wr_start();
+	wr_errno = EINTR;
+	wr_fails = 2;  /* two interrupted calls, then the write goes through */
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), 0);
+	assert_int_equal(wr_n, 3);
+	wr_stop();
+	assert_file_is(fx->path,
+		       "schema_version,verb,size_bytes,mops,lat_p50_us,status\n"
+		       "1,write,64,1.500,,ok\n"
+		       "1,write,64,1.500,,ok\n");
+}
+
+/* A write() that fails (ENOSPC: the disk is full) is named, nothing is left. */
+static void csv_names_a_failed_write_and_leaves_the_file(void **state)
+{
+	struct fx *fx = *state;
+	char err[256];
+	struct row *r = &fx->rows[0];
+
+	fx_path(fx, "out.csv");
+	sample_row(r, 64, 1.5);
+	wr_start();
+	wr_errno = ENOSPC;
+	wr_fails = 1;  /* the header of a new file */
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), -1);
+	assert_int_equal(wr_n, 1);
+	wr_stop();
+	assert_err_has(err, fx->path);
+	assert_err_has(err, "writing the header failed");
+	assert_err_has(err, strerror(ENOSPC));
+	assert_file_is(fx->path, "");
+
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), 0);
+	wr_start();
+	wr_errno = ENOSPC;
+	wr_fails = 1;  /* the row */
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), -1);
+	wr_stop();
+	assert_err_has(err, "writing the row failed");
+	assert_err_has(err, strerror(ENOSPC));
+	assert_file_is(fx->path,
+		       "schema_version,verb,size_bytes,mops,lat_p50_us,status\n"
+		       "1,write,64,1.500,,ok\n");
+}
+
+/*
+ * A "full" device (Linux: char 1,7, every write fails with ENOSPC): --json
+ * is written in place and fails with a clean message, no temporary file is
+ * left beside it and the node stays a character device; --csv refuses it as
+ * not a regular file. The node is made in the test's own folder (mknod, as
+ * root), so that a broken json_write (make mutate runs such code) can at
+ * worst rename over that node, never over /dev/full; without mknod
+ * /dev/full itself is used only where /dev is not writable (nothing can be
+ * created or renamed there). Otherwise the test is skipped, and says so.
+ */
+static void json_and_csv_to_a_full_device_fail_cleanly(void **state)
+{
+	struct fx *fx = *state;
+	char err[512], dev[160];
+	struct stat st;
+	struct row *r = &fx->rows[0];
+
+	fx_path(fx, "full");
+	snprintf(dev, sizeof(dev), "%s", fx->path);
+	if (mknod(dev, S_IFCHR | 0600, makedev(1, 7)) != 0) {
+		if (access("/dev", W_OK) == 0 || access("/dev/full", W_OK) != 0) {
+			print_message("cannot make a full device (%s) and /dev is writable: "
+				      "test not run\n", strerror(errno));
+			skip();
+		}
+		snprintf(dev, sizeof(dev), "/dev/full");
+	}
+	sample_row(r, 64, 1.5);
+	err[0] = '\0';
+	assert_int_equal(json_write(dev, r, 1, err, sizeof(err)), -1);
+	assert_err_has(err, dev);
+	assert_err_has(err, "writing failed");
+	assert_err_has(err, strerror(ENOSPC));
+	assert_int_equal(stat(dev, &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+	char dir[160];
+	snprintf(dir, sizeof(dir), "%s", dev);
+	DIR *d = opendir(dirname(dir));
+	assert_non_null(d);
+	for (struct dirent *e; (e = readdir(d)) != NULL;)
+		if (strncmp(e->d_name, "full.tmp", 8) == 0)
+			fail_msg("a temporary file %s was left beside %s", e->d_name, dev);
+	closedir(d);
+
+	err[0] = '\0';
+	assert_int_equal(csv_append(dev, r, err, sizeof(err)), -1);
+	assert_err_has(err, dev);
+	assert_err_has(err, "is not a regular file");
+	assert_int_equal(stat(dev, &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+}
+
 static void csv_refuses_a_file_with_a_torn_last_line(void **state)
 {
 	struct fx *fx = *state;
@@ -881,6 +1001,96 @@ static void table_pads_every_column_but_a_last_text_one(void **state)
 	free(t);
 }
 
+/*
+ * The header is read back up to CSV_HEADER_MAX (1 MiB) bytes: a first line
+ * of 2^20 - 1 characters and its LF is read whole (and then compared), one
+ * of 2^20 characters is not a complete header.
+ */
+static void csv_reads_a_header_of_up_to_one_mib(void **state)
+{
+	struct fx *fx = *state;
+	char err[512];
+	struct row *r = &fx->rows[0];
+	size_t n = (size_t)1 << 20;
+	char *text = malloc(n + 2);
+
+	assert_non_null(text);
+	fx_path(fx, "out.csv");
+	sample_row(r, 64, 1.5);
+	memset(text, 'x', n - 1);
+	memcpy(text + n - 1, "\n", 2);  /* 2^20 - 1 characters and the LF */
+	spill(fx->path, text);
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), -1);
+	assert_err_has(err, "column 1 is \"xxx");
+	memset(text, 'x', n);
+	memcpy(text + n, "\n", 2);  /* 2^20 characters: the LF is past the limit */
+	spill(fx->path, text);
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), -1);
+	assert_err_has(err, "does not start with a complete header line");
+	free(text);
+}
+
+/* A quoted first field (a column name with a comma) is one field. */
+static void csv_header_diff_reads_a_quoted_first_field(void **state)
+{
+	struct fx *fx = *state;
+	char err[512];
+	struct row *r = &fx->rows[0];
+
+	fx_path(fx, "out.csv");
+	spill(fx->path, "\"a,b\",c\n");
+	row_set_u64(r, "a,b", 1);
+	row_set_u64(r, "d", 2);
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), -1);
+	assert_err_has(err, "column 2 is \"c\" in the file but \"d\" here");
+}
+
+/* Column names in the header messages are cut at 80 characters, not 79 or 81. */
+static void csv_header_messages_cut_names_at_80_characters(void **state)
+{
+	struct fx *fx = *state;
+	char err[1024];
+	struct row *r = &fx->rows[0];
+	char name_a[82], name_b[82];  /* 81 characters: one past the cut */
+	char cut_a[128], cut_b[128];
+
+	memset(name_a, 'a', 81);
+	name_a[81] = '\0';
+	memset(name_b, 'b', 81);
+	name_b[81] = '\0';
+	snprintf(cut_a, sizeof(cut_a), "\"%.80s\"", name_a);  /* quote, 80, quote */
+	snprintf(cut_b, sizeof(cut_b), "\"%.80s\"", name_b);
+
+	/* a column that differs: both names cut */
+	fx_path(fx, "out.csv");
+	row_set_u64(r, "k", 1);
+	row_set_u64(r, name_a, 1);
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), 0);
+	row_init(r);
+	row_set_u64(r, "k", 1);
+	row_set_u64(r, name_b, 1);
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), -1);
+	assert_err_has(err, cut_a);
+	assert_err_has(err, cut_b);
+
+	/* a column this run adds: its name cut */
+	row_init(r);
+	row_set_u64(r, "k", 1);
+	row_set_u64(r, name_a, 1);
+	row_set_u64(r, name_b, 1);
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), -1);
+	assert_err_has(err, "column 3 is ");
+	assert_err_has(err, cut_b);
+	/* and one the file has but this run does not */
+	fx_path(fx, "out2.csv");
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), 0);
+	row_init(r);
+	row_set_u64(r, "k", 1);
+	row_set_u64(r, name_a, 1);
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), -1);
+	assert_err_has(err, cut_b);
+}
+
 /* A value of ROW_VAL_LEN - 1 bytes is kept whole; one byte more is cut
  * and marked "..."; a row with no columns is refused by both writers. */
 static void values_at_the_length_limit_and_empty_rows(void **state)
@@ -936,6 +1146,12 @@ int main(void)
 		T(json_writes_numbers_only_for_json_numbers),
 		T(json_edges_of_numbers_and_utf8),
 		T(table_pads_every_column_but_a_last_text_one),
+		T(csv_reads_a_header_of_up_to_one_mib),
+		T(csv_header_diff_reads_a_quoted_first_field),
+		T(csv_header_messages_cut_names_at_80_characters),
+		T(csv_retries_a_write_interrupted_by_a_signal),
+		T(csv_names_a_failed_write_and_leaves_the_file),
+		T(json_and_csv_to_a_full_device_fail_cleanly),
 		T(values_at_the_length_limit_and_empty_rows),
 		T(json_zero_rows_is_an_empty_array),
 		T(json_replaces_the_file_and_leaves_no_temporary),

@@ -126,6 +126,8 @@ static void units_parse_size_accepts_plain_bytes(void **state)
 	assert_true(parse_ok("64") == 64);
 	assert_true(parse_ok("4096") == 4096);
 	assert_true(parse_ok("64B") == 64);
+	assert_true(parse_ok("1T") == UINT64_C(1) << 40);   /* T and TiB: 2^40 */
+	assert_true(parse_ok("1TiB") == UINT64_C(1) << 40);
 	assert_true(parse_ok("18446744073709551615") == UINT64_MAX);
 }
 
