@@ -467,6 +467,27 @@ static void phase_record(struct rb_worker *w, bool measure, uint64_t t_start, ui
 }
 
 /*
+ * The bw phases' check every 64 loops: a stop of the session (an
+ * interrupt, the peer failed, the point's time is up) ends the phase even
+ * while completions keep arriving (one relaxed load, no system call); in
+ * duration mode, at the deadline each QP is finished at a signaled WR
+ * (*stopping set, *quota_sum lowered to the new quotas). -1 when the phase
+ * must end (recorded by wstopped), else 0.
+ */
+static inline int phase_tick(struct rb_worker *w, bool duration, uint64_t deadline,
+			     bool *stopping, uint64_t *quota_sum)
+{
+	if (stopped(w->ctx))
+		return wstopped(w, "thread %u: stopped by the session (interrupt, peer "
+			    "failure or timeout)", w->index);
+	if (duration && !*stopping && timing_now_ns() >= deadline) {
+		*stopping = true;
+		*quota_sum = phase_stop_quotas(w);
+	}
+	return 0;
+}
+
+/*
  * One bw phase with --read-completion poll (READ only): iters ops per
  * thread (or until dur_ns). See the top of this file.
  */
@@ -554,19 +575,9 @@ static int bw_phase_poll(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, b
 			if (now - t_busy > timeout_ns)
 				return stall_poll(w, outstanding ? &ring[head] : NULL, measure);
 		}
-		/* Every 64 loops: a stop of the session (an interrupt, the peer
-		 * failed, the point's time is up) ends the phase even while
-		 * completions keep arriving (one relaxed load, no system call);
-		 * duration mode: at the deadline finish each QP at a signaled WR. */
-		if ((++loops & 63) == 0) {
-			if (stopped(c))
-				return wstopped(w, "thread %u: stopped by the session (interrupt, peer "
-					    "failure or timeout)", w->index);
-			if (dur_ns && !stopping && timing_now_ns() >= deadline) {
-				stopping = true;
-				quota_sum = phase_stop_quotas(w);
-			}
-		}
+		if ((++loops & 63) == 0 &&
+		    phase_tick(w, dur_ns != 0, deadline, &stopping, &quota_sum))
+			return -1;
 	}
 	/* Every QP's last WR is signaled: wait for those CQEs, so no SQ slot
 	 * and no CQE is left over for the next phase (which restarts counting). */
@@ -661,19 +672,9 @@ static int bw_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool m
 				return stall_error(w, what, NULL, measure);
 			}
 		}
-		/* Every 64 loops: a stop of the session (an interrupt, the peer
-		 * failed, the point's time is up) ends the phase even while
-		 * completions keep arriving (one relaxed load, no system call);
-		 * duration mode: at the deadline finish each QP at a signaled WR. */
-		if ((++loops & 63) == 0) {
-			if (stopped(c))
-				return wstopped(w, "thread %u: stopped by the session (interrupt, peer "
-					    "failure or timeout)", w->index);
-			if (dur_ns && !stopping && timing_now_ns() >= deadline) {
-				stopping = true;
-				quota_sum = phase_stop_quotas(w);
-			}
-		}
+		if ((++loops & 63) == 0 &&
+		    phase_tick(w, dur_ns != 0, deadline, &stopping, &quota_sum))
+			return -1;
 	}
 	phase_record(w, measure, t_start, t_last, win, done);
 	if (verb_needs_recv(t->verb))

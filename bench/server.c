@@ -248,17 +248,24 @@ static int admit_session(struct server *srv, struct session *s, char *err, size_
 	return rc;
 }
 
-/* Give back what admit_connection and admit_session counted. */
-static void admit_release(struct server *srv, struct session *s)
+/* Under srv->lock: the connection s (of peer p, may be NULL) no longer
+ * counts as a handshake in progress. */
+static void handshake_drop_locked(struct server *srv, struct session *s, struct peer_count *p)
 {
-	pthread_mutex_lock(&srv->lock);
-	struct peer_count *p = peer_get(srv, s->addr);
 	if (s->in_handshake) {
 		srv->handshakes--;
 		if (p && p->handshakes)
 			p->handshakes--;
 		s->in_handshake = false;
 	}
+}
+
+/* Give back what admit_connection and admit_session counted. */
+static void admit_release(struct server *srv, struct session *s)
+{
+	pthread_mutex_lock(&srv->lock);
+	struct peer_count *p = peer_get(srv, s->addr);
+	handshake_drop_locked(srv, s, p);
 	if (s->has_slot) {
 		srv->active--;
 		if (p && p->sessions)
@@ -274,12 +281,7 @@ static void handshake_done(struct server *srv, struct session *s)
 {
 	pthread_mutex_lock(&srv->lock);
 	struct peer_count *p = peer_get(srv, s->addr);
-	if (s->in_handshake) {
-		srv->handshakes--;
-		if (p && p->handshakes)
-			p->handshakes--;
-		s->in_handshake = false;
-	}
+	handshake_drop_locked(srv, s, p);
 	peer_put(p);
 	pthread_mutex_unlock(&srv->lock);
 }
