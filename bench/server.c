@@ -47,9 +47,10 @@
 #define IDLE_TIMEOUT_MS  600000   /* between points of one session */
 #define RECV_GRACE_MS    3000     /* receives still arriving after the client's DONE: at most */
 #define RECV_QUIET_MS    200      /* ...and no longer than this without a new one (lost on UD/UC) */
-#define GATE_LEAD_MS     100      /* start barrier: the common window starts this long after GO
+#define GATE_LEAD_MS     300      /* start barrier: the common window starts this long after GO
 				   * is sent, so that GO reaches every process and wakes its
-				   * threads first (the two-VM soft-RoCE bed took up to ~85 ms) */
+				   * threads first (the two-VM soft-RoCE bed took up to ~85 ms
+				   * idle and 128 ms once under load: 100 ms was too short) */
 #define RECV_QUIET_MIN_MS 50      /* ...nor shorter than this */
 #define RECV_QUIET_GAPS  50       /* ...where 50 mean gaps of the window are shorter than 200 ms */
 
