@@ -546,6 +546,68 @@ static bool refused_from_server(char *err, size_t errlen)
 	return true;
 }
 
+/*
+ * rdma_cm (-R): before the context is made, copy the server's SETUP (m, in
+ * cl->rb, which a wait may reuse) into *srv_setup / *srv_qps (freed by the
+ * caller), resolve the server's RoCE address (its IPv4-mapped GID, where its
+ * listener is bound; else the control channel's host) and make the cm ids;
+ * *cmdev is the device on rdma_cm's context (PD, MR, CQs go there).
+ * 0, or -1 with err.
+ */
+static int client_cm_prepare(struct client *cl, const struct rb_test *t,
+			     const struct ctrl_setup *m, struct rb_cm_client *cc,
+			     struct rb_dev *cmdev, struct ctrl_setup *srv_setup, uint8_t **srv_qps,
+			     char *err, size_t errlen)
+{
+	const struct rb_opts *o = cl->o;
+	uint32_t nqp = (uint32_t)(test_qps_per_thread(t) * t->threads);
+	char dst[64];
+	const uint8_t *g = m->gid;
+
+	if (memcmp(g, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12) == 0)
+		snprintf(dst, sizeof(dst), "%u.%u.%u.%u", g[12], g[13], g[14], g[15]);
+	else
+		snprintf(dst, sizeof(dst), "%.63s", o->host);
+	struct rb_cm_ctrl ctl = { .fd = cl->fd, .rb = &cl->rb };
+	*srv_setup = *m;
+	*srv_qps = malloc((size_t)srv_setup->nqp * CTRL_QP_LEN + 1);
+	if (!*srv_qps) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	memcpy(*srv_qps, srv_setup->qps, (size_t)srv_setup->nqp * CTRL_QP_LEN);
+	srv_setup->qps = *srv_qps;
+	if (cm_client_prepare(cc, dst, o->port, nqp, t->transport, &cl->dev,
+			      o->dev_name[0] != '\0', (unsigned)t->timeout_ms, &ctl, err, errlen))
+		return -1;
+	*cmdev = cl->dev;
+	cmdev->ctx = cc->verbs;
+	return 0;
+}
+
+/* Send our SETUP (every QP's endpoint) to the server; *eps and *msg are
+ * the buffers it used (freed by the caller). 0, or -1 with err. */
+static int send_setup(struct client *cl, struct rb_ctx *c, struct ctrl_qp_ep **eps, uint8_t **msg,
+		      int timeout_ms, char *err, size_t errlen)
+{
+	struct ctrl_setup mine;
+	size_t n;
+
+	*eps = calloc(c->lay.nqp_total, sizeof(**eps));
+	*msg = malloc(ctrl_setup_size((uint32_t)c->lay.nqp_total));
+	if (!*eps || !*msg) {
+		snprintf(err, errlen, "out of memory for the SETUP message");
+		return -1;
+	}
+	ctx_local_setup(c, &mine, *eps);
+	n = ctrl_encode_setup(*msg, ctrl_setup_size(mine.nqp), &mine, *eps);
+	if (!n) {
+		snprintf(err, errlen, "internal error: SETUP of %u QPs does not encode", mine.nqp);
+		return -1;
+	}
+	return ctrl_send(cl->fd, *msg, n, timeout_ms, err, errlen);
+}
+
 /* Run one point (point: its number in this process's order, from 0: the
  * start barrier's key with the run id). Returns 0 ok, -1 failed (row
  * written), -2 refused (row written, status skipped), -3 interrupted (no
@@ -565,7 +627,6 @@ static int run_point(struct client *cl, const struct rb_test *tin, uint64_t poin
 	uint8_t *srv_qps = NULL;
 	bool have_ctx = false, measured = false;
 	struct ctrl_msg m;
-	struct ctrl_setup mine;
 	struct ctrl_qp_ep *eps = NULL;
 	uint8_t *msg = NULL;
 	uint8_t small[CTRL_HDR_LEN + 8 * RB_TEST_NFIELDS + CTRL_REASON_CAP + 128];
@@ -604,33 +665,9 @@ static int run_point(struct client *cl, const struct rb_test *tin, uint64_t poin
 	if (r)
 		goto out_close;
 	/* The server's SETUP lives in cl->rb until the next receive: build ours first. */
-	if (t.use_cm) {
-		uint32_t nqp = (uint32_t)(test_qps_per_thread(&t) * t.threads);
-		/* The rdma_cm destination: the server's RoCE address (its IPv4-mapped GID,
-		 * where its listener is bound), else the control channel's host. */
-		char dst[64];
-		const uint8_t *g = m.u.setup.gid;
-		if (memcmp(g, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12) == 0)
-			snprintf(dst, sizeof(dst), "%u.%u.%u.%u", g[12], g[13], g[14], g[15]);
-		else
-			snprintf(dst, sizeof(dst), "%.63s", o->host);
-		struct rb_cm_ctrl ctl = { .fd = cl->fd, .rb = &cl->rb };
-		/* the server's SETUP lives in cl->rb, which a wait may reuse: keep a copy */
-		srv_setup = m.u.setup;
-		srv_qps = malloc((size_t)srv_setup.nqp * CTRL_QP_LEN + 1);
-		if (!srv_qps) {
-			snprintf(err, sizeof(err), "out of memory");
-			goto out_close;
-		}
-		memcpy(srv_qps, srv_setup.qps, (size_t)srv_setup.nqp * CTRL_QP_LEN);
-		srv_setup.qps = srv_qps;
-		if (cm_client_prepare(&cc, dst, o->port, nqp, t.transport, &cl->dev,
-				      o->dev_name[0] != '\0', (unsigned)t.timeout_ms, &ctl, err,
-				      sizeof(err)))
-			goto out_close;
-		cmdev = cl->dev;
-		cmdev.ctx = cc.verbs; /* PD, MR, CQs on rdma_cm's device context */
-	}
+	if (t.use_cm &&
+	    client_cm_prepare(cl, &t, &m.u.setup, &cc, &cmdev, &srv_setup, &srv_qps, err, sizeof(err)))
+		goto out_close;
 	if (ctx_create(&c, &t, RB_ROLE_CLIENT, t.use_cm ? &cmdev : &cl->dev, err, sizeof(err))) {
 		if (c.refused) {
 			refused_by(err, sizeof(err), "client");
@@ -667,19 +704,7 @@ static int run_point(struct client *cl, const struct rb_test *tin, uint64_t poin
 	pi.inline_used = c.use_inline;
 	pi.inline_cap = c.inline_cap;
 
-	eps = calloc(c.lay.nqp_total, sizeof(*eps));
-	msg = malloc(ctrl_setup_size((uint32_t)c.lay.nqp_total));
-	if (!eps || !msg) {
-		snprintf(err, sizeof(err), "out of memory for the SETUP message");
-		goto out_close;
-	}
-	ctx_local_setup(&c, &mine, eps);
-	n = ctrl_encode_setup(msg, ctrl_setup_size(mine.nqp), &mine, eps);
-	if (!n) {
-		snprintf(err, sizeof(err), "internal error: SETUP of %u QPs does not encode", mine.nqp);
-		goto out_close;
-	}
-	if (ctrl_send(cl->fd, msg, n, (int)t.timeout_ms, err, sizeof(err)))
+	if (send_setup(cl, &c, &eps, &msg, (int)t.timeout_ms, err, sizeof(err)))
 		goto out_close;
 	if (t.use_cm) {
 		uint64_t t0 = timing_now_ns();
