@@ -40,6 +40,12 @@
 #                         (an EXIT trap: trap pids_cleanup EXIT)
 #   pids_left             the tracked PIDs still alive, space-separated
 #
+# The server under test ($RB, on $PORT)
+#   start_server LOG [ARGS...]  "$RB -s -p $PORT ARGS..." in the background,
+#                         output in LOG, its PID in server_pid (tracked);
+#                         1 when it does not listen within 20 s
+#   stop_server           pid_stop of server_pid (if any); server_pid=""
+#
 # Others
 #   now_us                monotonic-enough wall time in microseconds
 #   has_rdma_port         an ACTIVE RDMA port is here (ibv_devinfo)
@@ -177,6 +183,22 @@ pids_left() {
     kill -0 "$p" 2> /dev/null && alive+=("$p")
   done
   echo "${alive[*]}"
+}
+
+server_pid=""
+start_server() { # LOG [ARGS...]
+  local log=$1
+  shift
+  "$RB" -s -p "$PORT" "$@" > "$log" 2>&1 &
+  server_pid=$!
+  pid_track "$server_pid"
+  wait_listen "$server_pid" "$PORT" 20
+}
+
+# shellcheck disable=SC2317  # also called by EXIT traps
+stop_server() {
+  pid_stop "$server_pid" || true
+  server_pid=""
 }
 
 has_rdma_port() { ibv_devinfo 2> /dev/null | grep -q PORT_ACTIVE; }
