@@ -17,7 +17,8 @@
 #   tap_done                    prints the plan "1..N" and exits tap_failed
 #
 # Waits: every wait has a limit in seconds and, when it gives up, prints on
-# stderr "# gave up after S s waiting for WHAT" and returns 1. Give limits 3x
+# stderr "# gave up after S s waiting for WHAT" and returns 1 (the "#" is
+# $wait_prefix: a command may put its own name there). Give limits 3x
 # what the state takes on a loaded 2-core machine (the VM bed under TCG is
 # slow): a limit is for a state that never comes.
 #   wait_until [-i STEP] SECONDS WHAT CMD...   poll CMD every STEP s (0.05)
@@ -59,6 +60,7 @@ tap_n=0
 tap_failed=0
 exit_rc=""
 tracked_pids=()
+wait_prefix="#"
 
 tap() { # STATUS NAME [DIAG...]
   local status=$1 name=$2 d
@@ -100,7 +102,7 @@ wait_until() { # [-i STEP] SECONDS WHAT CMD...
   local end=$(( $(now_us) + $(secs_us "$secs") ))
   until "$@"; do
     if [ "$(now_us)" -ge "$end" ]; then
-      echo "# gave up after $secs s waiting for $what" >&2
+      echo "$wait_prefix gave up after $secs s waiting for $what" >&2
       return 1
     fi
     sleep "$step"
