@@ -31,7 +31,7 @@ no_apt_calls() { [ -z "$(apt_calls)" ]; }
 	[ "$status" -eq 0 ]
 	[[ $output == *"all 30 packages present (base test vm): nothing to do"* ]]
 	no_apt_calls
-	! grep -q '^npm ' "$RB_FAKE/calls"
+	! grep -q '^npm ' "$RB_FAKE/calls" || false
 	grep -q '^dpkg -s qemu-system-x86$' "$RB_FAKE/calls"
 }
 
