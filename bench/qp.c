@@ -105,7 +105,7 @@ int qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q, struct rdm
 			    c->dev->attr.max_qp_wr, c->dev->attr.max_qp,
 			    c->inline_req ? "; with --inline on, the size may exceed the device's "
 					    "inline cap: try --inline off" : "");
-	/* What the QP actually granted (STYLE.md: never trust the request). */
+	/* What the QP actually granted: a device may grant less than asked. */
 	if (ibv_query_qp(q->qp, &qa, IBV_QP_CAP, &qia))
 		return rb_fail(err, errlen, "ibv_query_qp(IBV_QP_CAP, qpn 0x%x) failed: %s",
 			    q->qp->qp_num, strerror(errno));
