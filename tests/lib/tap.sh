@@ -2,8 +2,9 @@
 # shellcheck disable=SC2034  # exit_rc and tracked_pids are read by the sourcing script
 # tests/lib/tap.sh: the helpers the suite's test scripts share (sourced,
 # never run): TAP output, bounded waits, and processes stopped by PID.
-# Used by tests/*-run, ci/await, ci/pair and ci/figure-smoke; a helper
-# needed by two scripts belongs here, not in both (tests/dupcheck checks).
+# Used by tests/*-run, ci/await, ci/pair, ci/figure-smoke, ci/fan-in-window
+# and ci/vm-accel; a helper needed by two scripts belongs here, not in both
+# (tests/dupcheck checks).
 #
 #   . "$here/lib/tap.sh"      (from tests/)
 #   . "$here/../tests/lib/tap.sh"   (from ci/)
