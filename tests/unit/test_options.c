@@ -971,8 +971,9 @@ static void every_limit_accepts_its_edge_and_refuses_one_beyond(void **state)
 	EDGE((void)0, timeout_ms, 1000, 999, "--timeout");
 	EDGE((void)0, timeout_ms, UINT64_C(86400000), UINT64_C(86400001), "--timeout");
 	EDGE((void)0, threads, RB_MAX_THREADS, RB_MAX_THREADS + 1, "--threads");
+	/* named by the option that owns the field in the knob table (-q is its alias) */
 	EDGE(t_.signal_interval = 1, qps_per_thread, RB_MAX_QPS_THREAD, RB_MAX_QPS_THREAD + 1,
-	     "-q/--qps-per-thread");
+	     "--qps-per-thread 65537: must be 1..65536");
 	EDGE(t_.signal_interval = 1, emulated_peers, RB_MAX_QPS_THREAD, RB_MAX_QPS_THREAD + 1,
 	     "--emulated-peers");
 	EDGE((t_.threads = 256, t_.signal_interval = 1), qps_per_thread, 1024, 1025, "above 262144");
