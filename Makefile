@@ -34,7 +34,12 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: all bench-harness debug test unit bats smoke bench clean deps sanitize rdma_bench \
         mutate coverage
-all: rdma_bench
+all: rdma_bench experiments/lib/knobs.tsv
+
+# The runner's copy of the knob table (experiments/lib/params.sh reads it):
+# rewritten only when rdma_bench --list-knobs prints something else.
+experiments/lib/knobs.tsv: rdma_bench
+	@./rdma_bench --list-knobs > $@.tmp && { cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@; }
 
 # Always relinked (cheap), so ./rdma_bench matches the last `make` or
 # `make debug`, whichever ran last.
