@@ -186,10 +186,10 @@ rb_conf() { local v=${RB_CONF[$1]:-}; printf '%s' "${v:-$2}"; }
 # type (num, secs, size, enum). RB_KNOBS_FILE overrides the file.
 declare -gA RB_KNOB_FLAG=() RB_KNOB_TYPE=()
 rb_knobs_load() {
-  local file=${RB_KNOBS_FILE:-$RB_LIB/knobs.tsv} opt short val type def range col knob rest
+  local file=${RB_KNOBS_FILE:-$RB_LIB/knobs.tsv} opt short type knob
   [ "${#RB_KNOB_FLAG[@]}" -eq 0 ] || return 0
   [ -r "$file" ] || rb_die "knob list $file not found: make writes it from rdma_bench --list-knobs"
-  while IFS=$'\t' read -r opt short val type def range col knob rest; do
+  while IFS=$'\t' read -r opt short _ type _ _ _ knob _; do
     [ "$knob" != - ] || continue
     if [ "$short" != - ]; then RB_KNOB_FLAG[$knob]=$short; else RB_KNOB_FLAG[$knob]=$opt; fi
     RB_KNOB_TYPE[$knob]=$type
