@@ -1,12 +1,19 @@
 /*
- * options.c - command line parsing and the validation rules of a test point.
+ * options.c - the knob table, command line parsing and the validation
+ * rules of a test point.
  *
- * How it works: opts_parse() walks argv with getopt_long, converting every
- * number with units_parse_u64/units_parse_size (range-checked, no strtoul),
- * records which knobs were given (some defaults depend on others), then
- * test_resolve_defaults() fills the dependent defaults and test_validate()
- * checks the template once per message size. Nothing here touches a device:
- * the rules that need one are in test_validate_device(), called right after
+ * How it works: knobs[] (below) has one row per option: long and short
+ * flag, type, where its value lives, range, default, --help text, CSV
+ * column. opts_parse() builds getopt_long's option array from it, and
+ * converts every value by its row's type and range (units_parse_u64 and
+ * friends: range-checked, no strtoul), recording which knobs were given
+ * (some defaults depend on others); test_resolve_defaults() then fills
+ * the dependent defaults and test_validate() checks the template once per
+ * message size: first every sent knob's range (check_ranges, from the
+ * table: a TEST from the wire passes the same check), then the rules
+ * between knobs, one stage per function. opts_usage() and
+ * opts_list_knobs() print the table. Nothing here touches a device: the
+ * rules that need one are in test_validate_device(), called right after
  * ibv_query_device/ibv_query_port and before any QP is created.
  */
 #include <errno.h>
