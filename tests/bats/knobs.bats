@@ -109,3 +109,23 @@ knob_field() { awk -F'\t' -v f="$1" '$f != "-" { print $f }' "$BATS_TEST_TMPDIR/
   # csv.md's line, and the runner's generated copy
   [ -z "$(grep -vE '^(bench/options\.c|include/options\.h|docs/csv\.md|experiments/lib/knobs\.tsv):' <<< "$output")" ]
 }
+
+@test "the runner maps a knob to its flag from the table (iters -> -n: echo took it for its own option)" {
+  run bash -c "RB_LIB='$ROOT/experiments/lib'; rb_die() { echo \"die: \$*\"; exit 1; }
+    . '$ROOT/experiments/lib/params.sh'
+    for k in iters duration_s size_bytes qps qps_per_thread inline ack_timeout --any-flag procs; do
+      printf '%s=%s\n' \"\$k\" \"\$(rb_knob_flag \"\$k\")\"
+    done
+    rb_knob_flag no_such_knob || echo 'no_such_knob refused'"
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = "iters=-n" ]
+  [ "${lines[1]}" = "duration_s=-D" ]
+  [ "${lines[2]}" = "size_bytes=-m" ]
+  [ "${lines[3]}" = "qps=-q" ]
+  [ "${lines[4]}" = "qps_per_thread=--qps-per-thread" ]
+  [ "${lines[5]}" = "inline=--inline" ]
+  [ "${lines[6]}" = "ack_timeout=--ack-timeout" ]
+  [ "${lines[7]}" = "--any-flag=--any-flag" ]
+  [ "${lines[8]}" = "procs=" ]
+  [ "${lines[9]}" = "no_such_knob refused" ]
+}
