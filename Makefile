@@ -9,7 +9,9 @@
 #                   (tests/coverage; SMOKE=0 host only, COVERAGE_SMOKE=words)
 #   make clean      remove build outputs (keeps the VM cache; see ci/vm clean)
 #
-# Sources: every bench/*.c except bench/main.c goes into build/librdmabench.a;
+#   make model      build/rb_model: the PCIe model (no RDMA device needed)
+#
+# Sources: every bench/*.c except bench/main.c and bench/model_main.c goes into build/librdmabench.a;
 # every tests/unit/test_*.c becomes one cmocka test binary linked against it.
 
 CC      ?= cc
@@ -27,14 +29,20 @@ ifneq ($(GIT_REV),)
 CFLAGS  += -DRB_GIT_REV='"$(GIT_REV)"'
 endif
 
-LIB_SRC  := $(filter-out bench/main.c,$(wildcard bench/*.c))
+LIB_SRC  := $(filter-out bench/main.c bench/model_main.c,$(wildcard bench/*.c))
 LIB_OBJ  := $(LIB_SRC:bench/%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: all bench-harness debug test unit bats smoke bench clean deps sanitize rdma_bench \
-        mutate coverage
-all: rdma_bench
+        mutate coverage model
+all: rdma_bench $(BUILD)/rb_model
+
+# The PCIe model's command line (bench/model_main.c): pure arithmetic,
+# linked without the verbs libraries, so it runs on any host.
+model: $(BUILD)/rb_model
+$(BUILD)/rb_model: $(BUILD)/model_main.o $(BUILD)/pcie_model.o $(BUILD)/units.o
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
 # Always relinked (cheap), so ./rdma_bench matches the last `make` or
 # `make debug`, whichever ran last.
