@@ -255,9 +255,23 @@ static void test_overall_limit(void **state)
 	c.verb = PM_READ;
 	c.size_bytes = 4096;
 	struct pm_result r = run_ok(&c, &l);
-	double lo = fmin(r.requester.limit_mops, r.responder.limit_mops);
-	assert_near(r.limit_mops, lo, 0);
-	assert_int_equal(r.limit_is_responder, r.responder.limit_mops < r.requester.limit_mops);
+	/* the READ's response written at the requester (5018 B up) outweighs
+	 * the responder's read (4800 B down) */
+	assert_int_equal(r.limit_is_responder, 0);
+	assert_near(r.limit_mops, r.requester.limit_mops, 0);
+	/* small inline UD SENDs, batched: the receiver's 174 B up per RECV
+	 * outweigh the sender's 152.125 B down */
+	c = pm_config_default();
+	c.verb = PM_SEND;
+	c.transport = PM_UD;
+	c.inline_payload = 1;
+	c.postlist = 16;
+	c.signal_interval = 16;
+	r = run_ok(&c, &l);
+	assert_near(r.requester.down_total, 152.125, 1e-12);
+	assert_near(r.responder.up_total, 174, 1e-12);
+	assert_int_equal(r.limit_is_responder, 1);
+	assert_near(r.limit_mops, r.responder.limit_mops, 0);
 }
 
 static void test_bad_input(void **state)
