@@ -10,6 +10,7 @@
 #   make clean      remove build outputs (keeps the VM cache; see ci/vm clean)
 #
 #   make model      build/rb_model: the PCIe model (no RDMA device needed)
+#   make figure-2   Figure 2 from the model alone -> figures/out/figure-2.{png,pdf}
 #
 # Sources: every bench/*.c except bench/main.c and bench/model_main.c goes into build/librdmabench.a;
 # every tests/unit/test_*.c becomes one cmocka test binary linked against it.
@@ -43,6 +44,11 @@ all: rdma_bench $(BUILD)/rb_model
 model: $(BUILD)/rb_model
 $(BUILD)/rb_model: $(BUILD)/model_main.o $(BUILD)/pcie_model.o $(BUILD)/units.o
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
+
+# Figure 2 (PCIe per generation; DMA read vs MMIO bytes), analytic
+.PHONY: figure-2
+figure-2: $(BUILD)/rb_model
+	figures/figure-2
 
 # Always relinked (cheap), so ./rdma_bench matches the last `make` or
 # `make debug`, whichever ran last.
