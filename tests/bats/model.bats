@@ -72,3 +72,22 @@ setup() {
   [ "$status" -eq 2 ]
   [[ $output == *'"stray"'* ]]
 }
+
+@test "the figures' limit file is what the model prints (figures/model-limits)" {
+  run "$ROOT/figures/model-limits"
+  [ "$status" -eq 0 ]
+  diff <(printf '%s\n' "$output") "$ROOT/figures/reference/model-limits.csv"
+  # the paper's numbers, from the model: 105 (DMA) and 87.5 (MMIO) at 4 B
+  grep -q '^fig11,pcie-dma-limit,size_bytes,4,105.026,dma,' "$ROOT/figures/reference/model-limits.csv"
+  grep -q '^fig11,pcie-mmio-limit,size_bytes,4,87.5,mmio,mmio,' "$ROOT/figures/reference/model-limits.csv"
+}
+
+@test "figures 11, 12 and table 5 draw the model's limits from the limit file" {
+  command -v gnuplot > /dev/null || skip "gnuplot is not installed"
+  for f in figure-11 figure-12 table-5; do
+    grep -q 'reference/model-limits.csv' "$ROOT/figures/$f.gp"
+    run "$ROOT/figures/plot" "$f" --reference-only --out "$BATS_TEST_TMPDIR/$f"
+    [ "$status" -eq 0 ] || { echo "$output"; false; }
+    [ -s "$BATS_TEST_TMPDIR/$f/$f.png" ]
+  done
+}
