@@ -105,8 +105,9 @@ static void set_reason(char *dst, enum pc_event ev, int err)
 	case ENOENT:
 	case EOPNOTSUPP:
 	case EINVAL:
-		snprintf(dst, PC_REASON_MAX, "%s: not offered by this CPU's PMU (%s; e.g. a VM without a virtual PMU)",
-			 pc_event_name(ev), strerror(err));
+		/* short enough for a CSV value (95 bytes) */
+		snprintf(dst, PC_REASON_MAX, "%s: not offered by this CPU's PMU (%s, e.g. a VM without a virtual PMU)",
+			 pc_event_name(ev), err == ENOENT ? "ENOENT" : err == EINVAL ? "EINVAL" : "EOPNOTSUPP");
 		break;
 	case EACCES:
 	case EPERM:

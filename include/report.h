@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "perfcount.h"
 #include "ctrl.h"
 #include "device.h"
 #include "hist.h"
@@ -59,6 +60,12 @@ struct rb_measure {
 	const struct hist *hist;  /* round-trip ns; NULL or empty = no latency */
 	uint64_t atomic_success;
 	uint64_t t_start_ns, t_end_ns;  /* the window on this host's clock (timing_now_ns) */
+	/* perf counters over the measured phase (perfcount.h; NULL: none):
+	 * the phase's completed ops and its span (per thread; the process
+	 * row: summed counts and ops, the longest span) */
+	const struct pc_sample *pc;
+	uint64_t pc_ops;
+	double pc_span_s;
 };
 
 /* Everything about a point beyond one thread's measure. */

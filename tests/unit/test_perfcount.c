@@ -14,7 +14,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "options.h"
+#include "output.h"
 #include "perfcount.h"
+#include "report.h"
 
 /* A fake kernel: per event, the open error (0: opens) for kernel counting
  * and for user-only counting, and the two reads (start, end). */
@@ -289,6 +292,69 @@ static void test_kernel_source(void **state)
 	}
 }
 
+
+/* The row's perf columns (report.c, docs/csv.md): counts, per-op figures,
+ * CPU use, the reason for the empty ones, the counted ones last. */
+static void test_row_columns(void **state)
+{
+	(void)state;
+	static struct row r;
+	struct rb_opts ro;
+	struct rb_env e;
+	struct rb_test t;
+	memset(&ro, 0, sizeof(ro));
+	memset(&e, 0, sizeof(e));
+	ro.procs = 1;
+	e.clock_read_ns = NAN;
+	test_defaults(&t);
+	t.iters = 100;
+	test_resolve_defaults(&t, NULL);
+	struct rb_point_info pi = { .o = &ro, .t = &t, .env = &e, .inline_used = -1,
+				    .setup_us_per_qp = NAN, .gate_wait_s = NAN, .status = "ok",
+				    .reason = "" };
+	struct fake f;
+	fake_all(&f, 0, 500000); /* task clock 0.5 ms, ... */
+	for (int i = PC_CYCLES; i <= PC_CACHE_MISSES; i++)
+		f.err_kernel[i] = f.err_user[i] = ENOENT;
+	struct perfcount p;
+	pc_open(&p, &fake_source, &f);
+	pc_start(&p);
+	struct pc_sample s;
+	pc_stop(&p, &s);
+	pc_close(&p);
+	struct rb_measure m = { .valid = true, .duration_s = 0.001, .ops = 1000,
+				.pc = &s, .pc_ops = 1000, .pc_span_s = 0.001 };
+	report_build_row(&r, &pi, -1, &m);
+	assert_string_equal(row_get(&r, "perf_task_clock_ns"), "500000");
+	assert_string_equal(row_get(&r, "perf_context_switches"), "1000000");
+	assert_string_equal(row_get(&r, "perf_page_faults"), "2000000");
+	assert_string_equal(row_get(&r, "perf_cycles"), "");
+	assert_string_equal(row_get(&r, "perf_cache_misses"), "");
+	assert_string_equal(row_get(&r, "perf_ops"), "1000");
+	assert_string_equal(row_get(&r, "cpu_util_pct"), "50.0");
+	assert_string_equal(row_get(&r, "cpu_ns_per_op"), "500");
+	assert_string_equal(row_get(&r, "instructions_per_op"), "");
+	assert_string_equal(row_get(&r, "cycles_per_op"), "");
+	assert_has(row_get(&r, "perf_reason"), "cycles: not offered");
+	assert_string_equal(row_get(&r, "perf_counted"),
+			    "task_clock_ns+context_switches+cpu_migrations+page_faults");
+	assert_string_equal(r.cols[r.ncols - 9].name, "perf_counted");
+
+	/* a point that failed before its window: every perf column empty but
+	 * the reason and perf_counted */
+	report_build_row(&r, &pi, -1, NULL);
+	assert_string_equal(row_get(&r, "perf_task_clock_ns"), "");
+	assert_string_equal(row_get(&r, "perf_ops"), "");
+	assert_string_equal(row_get(&r, "cpu_util_pct"), "");
+	assert_has(row_get(&r, "perf_reason"), "failed before its window");
+	assert_string_equal(row_get(&r, "perf_counted"), "none");
+	/* nor from a measure marked not measured */
+	m.valid = false;
+	report_build_row(&r, &pi, -1, &m);
+	assert_string_equal(row_get(&r, "perf_task_clock_ns"), "");
+	assert_string_equal(row_get(&r, "perf_counted"), "none");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -300,6 +366,7 @@ int main(void)
 		cmocka_unit_test(test_sum_threads),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_kernel_source),
+		cmocka_unit_test(test_row_columns),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
