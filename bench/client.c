@@ -195,6 +195,14 @@ static void emit_point(struct client *cl, struct rb_point_info *pi, struct rb_ct
 		report_build_row(r, pi, -1, &all);
 		emit_row(cl, r);
 	}
+	if (cl->o->explain) {
+		/* asked for: printed under --quiet too (stderr; stdout has the table) */
+		char ex[1024];
+		(void)report_explain(pi, &all, ex, sizeof(ex));
+		fprintf(stderr, "EXPLAIN %s %s %s %llu B rep %llu: %s\n", verb_name(pi->t->verb),
+			transport_name(pi->t->transport), testkind_name(pi->t->test),
+			(unsigned long long)pi->t->size, (unsigned long long)pi->t->rep, ex);
+	}
 	if (pi->have_counters) {
 		/* trouble the port counters saw is said, not only stored (--quiet keeps it) */
 		char trouble[1024];

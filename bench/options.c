@@ -505,7 +505,7 @@ enum {
 	OPT_VALIDATE, OPT_CPUS, OPT_CSV, OPT_JSON, OPT_RUN_ID, OPT_PROC_INDEX, OPT_PROCS,
 	OPT_CONNECT_TIMEOUT, OPT_TIMEOUT, OPT_COUNTERS, OPT_STRIDE, OPT_ACCESS,
 	OPT_RECV_BATCH, OPT_BIND, OPT_ONCE, OPT_MAX_SESSIONS, OPT_SEED, OPT_VERSION,
-	OPT_QUIET, OPT_READ_COMPLETION, OPT_REP_FIRST,
+	OPT_QUIET, OPT_READ_COMPLETION, OPT_REP_FIRST, OPT_EXPLAIN,
 	/* server limits and admission (guard.h) */
 	OPT_MAX_MEM, OPT_MAX_SESSION_MEM, OPT_MAX_THREADS, OPT_MAX_QPS, OPT_MAX_DURATION,
 	OPT_MAX_WARMUP, OPT_MAX_PER_PEER, OPT_CLIENT_TIMEOUT, OPT_ALLOW, OPT_TOKEN_FILE,
@@ -575,6 +575,7 @@ static const struct option long_opts[] = {
 	{ "recv-batch", required_argument, NULL, OPT_RECV_BATCH },
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "explain", no_argument, NULL, OPT_EXPLAIN },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -670,6 +671,9 @@ void opts_usage(FILE *f)
 "                          no barrier)\n"
 "      --seed N            payload pattern and random access seed (1)\n"
 "      --quiet             no INFO lines (WARN and ERROR lines stay on stderr)\n"
+"      --explain           after each point, an EXPLAIN line on stderr (also the\n"
+"                          explain column): Mops, the PCIe model's limit and what\n"
+"                          binds, CPU ns per op, trouble counters that moved\n"
 "  -h, --help              this text\n"
 "\n"
 "Exit status: 0 every point ok; 1 a point failed (its row says why); 2 usage or\n"
@@ -1167,6 +1171,9 @@ int opts_parse(int argc, char **argv, struct rb_opts *o, char *err, size_t errle
 			break;
 		case OPT_QUIET:
 			o->quiet = true;
+			break;
+		case OPT_EXPLAIN:
+			o->explain = true;
 			break;
 		case 'h':
 			opts_usage(stdout);

@@ -359,55 +359,135 @@ static int model_config(const struct rb_test *t, int inline_used, struct pm_conf
  * soft-RoCE), measured / limit on the process row, the same limit on the
  * paper's link for reference, and model_link (never empty: the last column).
  */
+/* The model's answer for a row's configuration: on the paper's link (ok)
+ * and on this host's (have_host), or why not (why, note). */
+struct model_view {
+	bool ok, have_host;
+	struct pm_result rp, rh;
+	struct pm_link host;
+	const char *why;
+	char note[ROW_VAL_LEN];
+	char err[128];
+};
+
+static void model_view(const struct rb_point_info *p, struct model_view *v)
+{
+	struct pm_config c;
+	struct pm_link paper = pm_link_paper();
+	v->why = "";
+	v->note[0] = '\0';
+	v->host = paper;
+	v->have_host = false;
+	v->ok = model_config(p->t, p->inline_used, &c, &v->why) == 0 &&
+		pm_run(&c, &paper, &v->rp, v->err, sizeof(v->err)) == 0;
+	if (!v->ok && v->why[0] == '\0')
+		v->why = v->err;
+	if (v->ok && p->dev != NULL)
+		v->have_host = pcie_host_link(NULL, p->dev->name, &v->host, v->note, sizeof(v->note)) == 1 &&
+			       pm_run(&c, &v->host, &v->rh, v->err, sizeof(v->err)) == 0;
+	else if (v->ok)
+		snprintf(v->note, sizeof(v->note), "no RDMA device for this row: the paper's link only");
+}
+
+/* "link (responder)": what binds a result, and on which side. */
+static void bound_text(const struct pm_result *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s (%s)",
+		 pm_bound_name(r->limit_is_responder ? r->responder.bound : r->requester.bound),
+		 r->limit_is_responder ? "responder" : "requester");
+}
+
+int report_explain(const struct rb_point_info *p, const struct rb_measure *m, char *out, size_t len)
+{
+	struct model_view v;
+	char bound[64], trouble[512] = "";
+	size_t n = 0;
+	bool meas = m && m->valid && m->duration_s > 0;
+	double mops = meas ? units_mops(m->ops, m->duration_s) : NAN;
+
+	model_view(p, &v);
+#define EXPLAIN_ADD(...) \
+	do { \
+		if (n < len) \
+			n += (size_t)snprintf(out + n, len - n, __VA_ARGS__); \
+	} while (0)
+	out[0] = '\0';
+	if (meas)
+		EXPLAIN_ADD("%.4g Mops", mops);
+	else
+		EXPLAIN_ADD("not measured");
+	if (!v.ok) {
+		EXPLAIN_ADD("; PCIe model: %s", v.why);
+	} else if (v.have_host) {
+		bound_text(&v.rh, bound, sizeof(bound));
+		EXPLAIN_ADD("; PCIe limit %.4g Mops, %s-bound", v.rh.limit_mops, bound);
+		if (meas)
+			EXPLAIN_ADD(" (%.0f %% of it)", 100.0 * mops / v.rh.limit_mops);
+	} else {
+		bound_text(&v.rp, bound, sizeof(bound));
+		EXPLAIN_ADD("; no PCI device: CPU/software-bound (paper's link: %.4g Mops, %s)",
+			    v.rp.limit_mops, bound);
+	}
+	const struct pc_sample *s = meas ? m->pc : NULL;
+	if (s && s->valid[PC_TASK_CLOCK] && m->pc_ops > 0) {
+		double ns = (double)s->value[PC_TASK_CLOCK] / (double)m->pc_ops;
+		if (ns >= 100)
+			EXPLAIN_ADD("; client CPU %.0f ns/op", ns);
+		else
+			EXPLAIN_ADD("; client CPU %.3g ns/op", ns);
+	}
+	else
+		EXPLAIN_ADD("; client CPU not counted");
+	EXPLAIN_ADD(", server CPU not counted");
+	if (!p->have_counters)
+		EXPLAIN_ADD("; port counters not read");
+	else if (report_trouble(&p->before, &p->after, trouble, sizeof(trouble)) > 0)
+		EXPLAIN_ADD("; trouble: %s", trouble);
+	else
+		EXPLAIN_ADD("; no trouble counter moved");
+#undef EXPLAIN_ADD
+	return n < len ? 0 : -1;
+}
+
 static void set_model_columns(struct row *r, const struct rb_point_info *p, int thread,
 			      const struct rb_measure *m)
 {
 	static const char *const host_cols[] = { "model_bus_bytes_per_op", "model_limit_mops",
 		"model_bound", "measured_over_limit" };
-	const char *why = "";
-	char note[ROW_VAL_LEN] = "", err[128], buf[64];
-	struct pm_config c;
-	struct pm_link paper = pm_link_paper(), host = paper;
-	struct pm_result rp, rh;
-	int have_host = 0;
-	bool ok = model_config(p->t, p->inline_used, &c, &why) == 0 &&
-		  pm_run(&c, &paper, &rp, err, sizeof(err)) == 0;
-	if (!ok && why[0] == '\0')
-		why = err;
-	if (ok && p->dev != NULL) {
-		have_host = pcie_host_link(NULL, p->dev->name, &host, note, sizeof(note)) == 1 &&
-			    pm_run(&c, &host, &rh, err, sizeof(err)) == 0;
-	} else if (ok) {
-		snprintf(note, sizeof(note), "no RDMA device for this row: the paper's link only");
-	}
-	if (have_host) {
-		const struct pm_side *s = &rh.requester;
+	struct model_view v;
+	char buf[64];
+
+	model_view(p, &v);
+	if (v.have_host) {
+		const struct pm_side *s = &v.rh.requester;
 		row_set_fmt(r, "model_bus_bytes_per_op", "%.6g", s->down_total + s->up_total);
-		set_rate(r, "model_limit_mops", rh.limit_mops);
-		snprintf(buf, sizeof(buf), "%s (%s)",
-			 pm_bound_name(rh.limit_is_responder ? rh.responder.bound : rh.requester.bound),
-			 rh.limit_is_responder ? "responder" : "requester");
+		set_rate(r, "model_limit_mops", v.rh.limit_mops);
+		bound_text(&v.rh, buf, sizeof(buf));
 		row_set_str(r, "model_bound", buf);
 		bool meas = thread < 0 && m && m->valid && m->duration_s > 0;
 		set_rate(r, "measured_over_limit",
-			 meas ? units_mops(m->ops, m->duration_s) / rh.limit_mops : NAN);
+			 meas ? units_mops(m->ops, m->duration_s) / v.rh.limit_mops : NAN);
 	} else {
 		for (size_t i = 0; i < sizeof(host_cols) / sizeof(host_cols[0]); i++)
 			row_set_na(r, host_cols[i]);
 	}
-	if (ok) {
-		set_rate(r, "model_paper_limit_mops", rp.limit_mops);
-		snprintf(buf, sizeof(buf), "%s (%s)",
-			 pm_bound_name(rp.limit_is_responder ? rp.responder.bound : rp.requester.bound),
-			 rp.limit_is_responder ? "responder" : "requester");
+	if (v.ok) {
+		set_rate(r, "model_paper_limit_mops", v.rp.limit_mops);
+		bound_text(&v.rp, buf, sizeof(buf));
 		row_set_str(r, "model_paper_bound", buf);
 	} else {
 		row_set_na(r, "model_paper_limit_mops");
 		row_set_na(r, "model_paper_bound");
 	}
-	row_set_text(r, "model_reason", ok ? note : why);
-	if (have_host) {
-		snprintf(buf, sizeof(buf), "pcie%ux%u mps%u mrrs%u", host.gen, host.lanes, host.mps, host.mrrs);
+	row_set_text(r, "model_reason", v.ok ? v.note : v.why);
+	/* the --explain summary of the process row (cut at the value size) */
+	char ex[1024] = "";
+	if (thread < 0)
+		(void)report_explain(p, m, ex, sizeof(ex));
+	row_set_text(r, "explain", ex);
+	if (v.have_host) {
+		snprintf(buf, sizeof(buf), "pcie%ux%u mps%u mrrs%u", v.host.gen, v.host.lanes, v.host.mps,
+			 v.host.mrrs);
 		row_set_str(r, "model_link", buf);
 	} else {
 		row_set_str(r, "model_link", "none");

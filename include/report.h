@@ -113,6 +113,17 @@ void report_build_row(struct row *r, const struct rb_point_info *p, int thread,
 int report_trouble(const struct rb_counters *before, const struct rb_counters *after,
 		   char *out, size_t len);
 
+/*
+ * The --explain summary of a point's process row, one line into out: the
+ * measured Mops; the PCIe model's limit on this host's link and what binds
+ * (or "no PCI device: CPU/software-bound" with the paper's link's limit,
+ * or why the configuration is not modelled); the client's CPU ns per op
+ * (perf task-clock; the server's is not counted); the trouble counters
+ * that moved (report_trouble). Reads the device's sysfs link
+ * (pcie_host.h). Returns 0, or -1 when out was too short (cut).
+ */
+int report_explain(const struct rb_point_info *p, const struct rb_measure *m, char *out, size_t len);
+
 /* The columns of the human table, in order. */
 extern const char *const report_table_cols[];
 extern const int report_table_ncols;

@@ -20,6 +20,7 @@
 #include "output.h"
 #include "pcie_host.h"
 #include "pcie_model.h"
+#include "perfcount.h"
 #include "report.h"
 
 static char root[256];
@@ -224,6 +225,75 @@ static void test_row_model_columns(void **state)
 	assert_string_equal(row_get(&r, "model_link"), "none");
 }
 
+/* Add name=val to a counter snapshot. */
+static void ctr_put(struct rb_counters *c, const char *name, uint64_t val)
+{
+	snprintf(c->name[c->n], sizeof(c->name[c->n]), "%s", name);
+	c->val[c->n++] = val;
+}
+
+/* The --explain line: Mops, the model's verdict, CPU per op, trouble. */
+static void test_explain(void **state)
+{
+	(void)state;
+	struct rb_opts ro;
+	struct rb_env e;
+	struct rb_test t;
+	static struct rb_dev dev;
+	static struct rb_point_info pi;
+	memset(&ro, 0, sizeof(ro));
+	memset(&e, 0, sizeof(e));
+	ro.procs = 1;
+	test_defaults(&t);
+	t.iters = 100;
+	test_resolve_defaults(&t, NULL);
+	t.verb = RB_VERB_SEND;
+	t.transport = RB_TR_UD;
+	t.size = 4;
+	t.postlist = 1;
+	t.signal_interval = 16;
+	snprintf(dev.name, sizeof(dev.name), "rb_no_such_dev9");
+	pi = (struct rb_point_info){ .o = &ro, .t = &t, .env = &e, .dev = &dev, .inline_used = 1,
+				     .setup_us_per_qp = NAN, .gate_wait_s = NAN, .status = "ok",
+				     .reason = "" };
+	struct pc_sample s;
+	pc_sample_zero(&s);
+	s.value[PC_TASK_CLOCK] = 1000000;
+	s.valid[PC_CYCLES] = 0;
+	struct rb_measure m = { .valid = true, .duration_s = 2, .ops = 30000,
+				.pc = &s, .pc_ops = 2000, .pc_span_s = 2 };
+	char out[1024];
+	assert_int_equal(report_explain(&pi, &m, out, sizeof(out)), 0);
+	assert_string_equal(out, "0.015 Mops; no PCI device: CPU/software-bound (paper's link: 87.5 Mops, "
+			    "mmio (requester)); client CPU 500 ns/op, server CPU not counted; "
+			    "port counters not read");
+	/* counters that moved are named; none moved is said */
+	ctr_put(&pi.before, "hw_counters/rcvd_rnr_err", 5);
+	ctr_put(&pi.after, "hw_counters/rcvd_rnr_err", 91);
+	pi.have_counters = true;
+	assert_int_equal(report_explain(&pi, &m, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "; trouble: RNR NAKs 86"));
+	pi.after.val[0] = 5;
+	assert_int_equal(report_explain(&pi, &m, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "; no trouble counter moved"));
+	/* not measured, no counters, not modelled */
+	t.verb = RB_VERB_CMP_SWAP;
+	t.transport = RB_TR_RC;
+	t.size = 8;
+	assert_int_equal(report_explain(&pi, NULL, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "not measured; PCIe model: the PCIe model has no write_imm or atomics; "
+				     "client CPU not counted"));
+	/* a short buffer: cut, said by -1 */
+	assert_int_equal(report_explain(&pi, &m, out, 20), -1);
+	assert_int_equal(strlen(out), 19);
+	/* the process row's explain column holds it, thread rows do not */
+	static struct row r;
+	report_build_row(&r, &pi, -1, &m);
+	assert_non_null(strstr(row_get(&r, "explain"), "PCIe model: the PCIe model has no"));
+	report_build_row(&r, &pi, 0, &m);
+	assert_string_equal(row_get(&r, "explain"), "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -231,6 +301,7 @@ int main(void)
 		cmocka_unit_test(test_link_read),
 		cmocka_unit_test(test_no_pci_device),
 		cmocka_unit_test(test_row_model_columns),
+		cmocka_unit_test(test_explain),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

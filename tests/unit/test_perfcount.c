@@ -338,7 +338,7 @@ static void test_row_columns(void **state)
 	assert_has(row_get(&r, "perf_reason"), "cycles: not offered");
 	assert_string_equal(row_get(&r, "perf_counted"),
 			    "task_clock_ns+context_switches+cpu_migrations+page_faults");
-	assert_string_equal(r.cols[r.ncols - 9].name, "perf_counted");
+	assert_string_equal(r.cols[r.ncols - 10].name, "perf_counted");
 
 	/* a point that failed before its window: every perf column empty but
 	 * the reason and perf_counted */
