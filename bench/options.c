@@ -827,6 +827,10 @@ static const struct rb_knob knobs[] = {
 	  .help = "payload pattern and random access seed (%D)" },
 	{ .name = "quiet", FLAG, O(quiet), BOTH,
 	  .help = "no INFO lines (WARN and ERROR lines stay on stderr)" },
+	{ .name = "explain", FLAG, O(explain),
+	  .help = "after each point, an EXPLAIN line on stderr (also the\n"
+		  "explain column): Mops, the PCIe model's limit and what\n"
+		  "binds, CPU ns per op, trouble counters that moved" },
 	{ .name = "list-knobs", FLAG, BOTH, .act = act_list,
 	  .help = "every option as one tab-separated line (docs/rdma_bench.md)" },
 	{ .name = "help", .shortopt = 'h', FLAG, BOTH, .act = act_help, .help = "this text" },

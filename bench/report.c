@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pcie_host.h"
+#include "pcie_model.h"
 #include "report.h"
 #include "session.h"
 #include "timing.h"
@@ -324,6 +326,220 @@ static void set_us(struct row *r, const char *col, double ns, double div)
 	row_set_double(r, col, isnan(ns) ? NAN : units_ns_to_us(ns / div), 3);
 }
 
+/* The model's configuration for a row's test; -1 with why in why when the
+ * verb is not in the model. Mapping (docs/model.md): postlist 1 is posted
+ * WQE-by-MMIO (the mlx drivers write a lone WQE through the BlueFlame
+ * register), a larger postlist is one doorbell per postlist. */
+static int model_config(const struct rb_test *t, int inline_used, struct pm_config *c,
+			const char **why)
+{
+	*c = pm_config_default();
+	switch (t->verb) {
+	case RB_VERB_READ: c->verb = PM_READ; break;
+	case RB_VERB_WRITE: c->verb = PM_WRITE; break;
+	case RB_VERB_SEND: c->verb = PM_SEND; break;
+	case RB_VERB_SEND_IMM: c->verb = PM_SEND_IMM; break;
+	default:
+		*why = "the PCIe model has no write_imm or atomics";
+		return -1;
+	}
+	c->transport = t->transport == RB_TR_UD ? PM_UD : t->transport == RB_TR_UC ? PM_UC : PM_RC;
+	c->size_bytes = (unsigned long)t->size;
+	c->inline_payload = inline_used == 1;
+	c->postlist = t->postlist ? (unsigned)t->postlist : 1;
+	c->wqe_by_mmio = c->postlist == 1;
+	c->signal_interval = t->signal_interval ? (unsigned)t->signal_interval : 1;
+	return 0;
+}
+
+/*
+ * The PCIe model's columns (docs/csv.md, "PCIe model"), after the perf
+ * columns: this host's bus bytes per op and limit from its device's link
+ * (sysfs; empty with model_reason when there is no PCI device, e.g.
+ * soft-RoCE), measured / limit on the process row, the same limit on the
+ * paper's link for reference, and model_link (never empty: the last column).
+ */
+/* The model's answer for a row's configuration: on the paper's link (ok)
+ * and on this host's (have_host), or why not (why, note). */
+struct model_view {
+	bool ok, have_host;
+	struct pm_result rp, rh;
+	struct pm_link host;
+	const char *why;
+	char note[ROW_VAL_LEN];
+	char err[128];
+};
+
+static void model_view(const struct rb_point_info *p, struct model_view *v)
+{
+	struct pm_config c;
+	struct pm_link paper = pm_link_paper();
+	v->why = "";
+	v->note[0] = '\0';
+	v->host = paper;
+	v->have_host = false;
+	v->ok = model_config(p->t, p->inline_used, &c, &v->why) == 0 &&
+		pm_run(&c, &paper, &v->rp, v->err, sizeof(v->err)) == 0;
+	if (!v->ok && v->why[0] == '\0')
+		v->why = v->err;
+	if (v->ok && p->dev != NULL)
+		v->have_host = pcie_host_link(NULL, p->dev->name, &v->host, v->note, sizeof(v->note)) == 1 &&
+			       pm_run(&c, &v->host, &v->rh, v->err, sizeof(v->err)) == 0;
+	else if (v->ok)
+		snprintf(v->note, sizeof(v->note), "no RDMA device for this row: the paper's link only");
+}
+
+/* "link (responder)": what binds a result, and on which side. */
+static void bound_text(const struct pm_result *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s (%s)",
+		 pm_bound_name(r->limit_is_responder ? r->responder.bound : r->requester.bound),
+		 r->limit_is_responder ? "responder" : "requester");
+}
+
+int report_explain(const struct rb_point_info *p, const struct rb_measure *m, char *out, size_t len)
+{
+	struct model_view v;
+	char bound[64], trouble[512] = "";
+	size_t n = 0;
+	bool meas = m && m->valid && m->duration_s > 0;
+	double mops = meas ? units_mops(m->ops, m->duration_s) : NAN;
+
+	model_view(p, &v);
+#define EXPLAIN_ADD(...) \
+	do { \
+		if (n < len) \
+			n += (size_t)snprintf(out + n, len - n, __VA_ARGS__); \
+	} while (0)
+	out[0] = '\0';
+	if (meas)
+		EXPLAIN_ADD("%.4g Mops", mops);
+	else
+		EXPLAIN_ADD("not measured");
+	if (!v.ok) {
+		EXPLAIN_ADD("; PCIe model: %s", v.why);
+	} else if (v.have_host) {
+		bound_text(&v.rh, bound, sizeof(bound));
+		EXPLAIN_ADD("; PCIe limit %.4g Mops, %s-bound", v.rh.limit_mops, bound);
+		if (meas)
+			EXPLAIN_ADD(" (%.0f %% of it)", 100.0 * mops / v.rh.limit_mops);
+	} else {
+		bound_text(&v.rp, bound, sizeof(bound));
+		EXPLAIN_ADD("; no PCI device: CPU/software-bound (paper's link: %.4g Mops, %s)",
+			    v.rp.limit_mops, bound);
+	}
+	const struct pc_sample *s = meas ? m->pc : NULL;
+	if (s && s->valid[PC_TASK_CLOCK] && m->pc_ops > 0) {
+		double ns = (double)s->value[PC_TASK_CLOCK] / (double)m->pc_ops;
+		if (ns >= 100)
+			EXPLAIN_ADD("; client CPU %.0f ns/op", ns);
+		else
+			EXPLAIN_ADD("; client CPU %.3g ns/op", ns);
+	}
+	else
+		EXPLAIN_ADD("; client CPU not counted");
+	EXPLAIN_ADD(", server CPU not counted");
+	if (!p->have_counters)
+		EXPLAIN_ADD("; port counters not read");
+	else if (report_trouble(&p->before, &p->after, trouble, sizeof(trouble)) > 0)
+		EXPLAIN_ADD("; trouble: %s", trouble);
+	else
+		EXPLAIN_ADD("; no trouble counter moved");
+#undef EXPLAIN_ADD
+	return n < len ? 0 : -1;
+}
+
+static void set_model_columns(struct row *r, const struct rb_point_info *p, int thread,
+			      const struct rb_measure *m)
+{
+	static const char *const host_cols[] = { "model_bus_bytes_per_op", "model_limit_mops",
+		"model_bound", "measured_over_limit" };
+	struct model_view v;
+	char buf[64];
+
+	model_view(p, &v);
+	if (v.have_host) {
+		const struct pm_side *s = &v.rh.requester;
+		row_set_fmt(r, "model_bus_bytes_per_op", "%.6g", s->down_total + s->up_total);
+		set_rate(r, "model_limit_mops", v.rh.limit_mops);
+		bound_text(&v.rh, buf, sizeof(buf));
+		row_set_str(r, "model_bound", buf);
+		bool meas = thread < 0 && m && m->valid && m->duration_s > 0;
+		set_rate(r, "measured_over_limit",
+			 meas ? units_mops(m->ops, m->duration_s) / v.rh.limit_mops : NAN);
+	} else {
+		for (size_t i = 0; i < sizeof(host_cols) / sizeof(host_cols[0]); i++)
+			row_set_na(r, host_cols[i]);
+	}
+	if (v.ok) {
+		set_rate(r, "model_paper_limit_mops", v.rp.limit_mops);
+		bound_text(&v.rp, buf, sizeof(buf));
+		row_set_str(r, "model_paper_bound", buf);
+	} else {
+		row_set_na(r, "model_paper_limit_mops");
+		row_set_na(r, "model_paper_bound");
+	}
+	row_set_text(r, "model_reason", v.ok ? v.note : v.why);
+	/* the --explain summary of the process row (cut at the value size) */
+	char ex[1024] = "";
+	if (thread < 0)
+		(void)report_explain(p, m, ex, sizeof(ex));
+	row_set_text(r, "explain", ex);
+	if (v.have_host) {
+		snprintf(buf, sizeof(buf), "pcie%ux%u mps%u mrrs%u", v.host.gen, v.host.lanes, v.host.mps,
+			 v.host.mrrs);
+		row_set_str(r, "model_link", buf);
+	} else {
+		row_set_str(r, "model_link", "none");
+	}
+}
+
+/*
+ * The perf counter columns (docs/csv.md, "CPU and perf counters"), added
+ * after accel: each event's count over the measured phase, the phase's ops,
+ * CPU use in percent of one CPU, per-op figures; perf_reason says why an
+ * event is empty (the first empty one's reason), perf_counted names the
+ * counted events ("none"; never empty).
+ */
+static void set_perf_columns(struct row *r, const struct rb_measure *m)
+{
+	static const char *const cols[PC_NEVENTS] = {
+		"perf_task_clock_ns", "perf_context_switches", "perf_cpu_migrations",
+		"perf_page_faults", "perf_cycles", "perf_instructions", "perf_cache_misses",
+	};
+	const struct pc_sample *s = m ? m->pc : NULL;
+	char counted[ROW_VAL_LEN] = "";
+	const char *reason = s ? "" : "no perf counters for this row (the point failed before its window)";
+
+	for (int i = 0; i < PC_NEVENTS; i++) {
+		if (s && s->valid[i]) {
+			row_set_u64(r, cols[i], s->value[i]);
+			size_t n = strlen(counted);
+			snprintf(counted + n, sizeof(counted) - n, "%s%s", n ? "+" : "",
+				 pc_event_name((enum pc_event)i));
+		} else {
+			row_set_na(r, cols[i]);
+			if (s && reason[0] == '\0')
+				reason = s->reason[i];
+		}
+	}
+	if (s)
+		row_set_u64(r, "perf_ops", m->pc_ops);
+	else
+		row_set_na(r, "perf_ops");
+	struct pc_per_op po = { NAN, NAN, NAN };
+	if (s)
+		pc_per_op(s, m->pc_ops, &po);
+	bool clk = s && s->valid[PC_TASK_CLOCK] && m->pc_span_s > 0;
+	row_set_double(r, "cpu_util_pct", clk ? (double)s->value[PC_TASK_CLOCK] / 1e7 / m->pc_span_s : NAN, 1);
+	set_rate(r, "cpu_ns_per_op", po.cpu_ns_per_op);
+	set_rate(r, "instructions_per_op", po.instructions_per_op);
+	set_rate(r, "cycles_per_op", po.cycles_per_op);
+	row_set_text(r, "perf_reason", reason);
+	row_set_str(r, "perf_counted", counted[0] ? counted : "none");
+}
+
+
 /* v, or NA when have is false. */
 static void set_u64_if(struct row *r, const char *col, bool have, uint64_t v)
 {
@@ -595,4 +811,8 @@ void report_build_row(struct row *r, const struct rb_point_info *p, int thread,
 	row_set_text(r, "reason", p->reason ? p->reason : "");
 	report_environment(r, p);
 	report_added_columns(r, p, thread, m);
+	/* after accel: the perf counters (perfcount.h) and the PCIe model's
+	 * columns (pcie_model.h), model_link last */
+	set_perf_columns(r, m && m->valid ? m : NULL);
+	set_model_columns(r, p, thread, m);
 }

@@ -158,6 +158,7 @@ struct rb_opts {
 	bool cpus_spread;        /* --cpus spread: thread i on CPU i % online */
 	unsigned connect_timeout_s;
 	bool quiet;
+	bool explain;            /* --explain: an EXPLAIN line after each point (report_explain) */
 };
 
 /* Names used on the command line and in CSV rows ("read", "rc", "bw" ...). */

@@ -84,10 +84,13 @@ knob_field() { awk -F'\t' -v f="$1" '$f != "-" { print $f }' "$BATS_TEST_TMPDIR/
   # defined: a long option's getopt entry, a CSV column written by hand, a
   # case label of the runner's map. (Messages that name an option, and code
   # that reads a column by name, such as the human table's column list, use
-  # the name: the CSV contract is to read columns by name.)
+  # the name: the CSV contract is to read columns by name. bench/model_main.c
+  # is rb_model, the PCIe model's own program: its options describe a
+  # modelled configuration, not a run of rdma_bench.)
   local col opt hits bad=""
   while IFS=$'\t' read -r opt _ _ _ _ _ col _; do
-    hits=$(grep -lE -- "\\{ *\"${opt#--}\"," "$ROOT"/bench/*.c "$ROOT"/include/*.h | grep -v '/bench/options\.c$' || true)
+    hits=$(grep -lE -- "\\{ *\"${opt#--}\"," "$ROOT"/bench/*.c "$ROOT"/include/*.h |
+      grep -vE '/bench/(options|model_main)\.c$' || true)
     [ -z "$hits" ] || bad="$bad $opt:$hits"
     [ "$col" != - ] || continue
     hits=$(grep -lE -- "row_set_[a-z0-9]+\\([^,]*, *\"$col\"" "$ROOT"/bench/*.c | grep -v '/bench/options\.c$' || true)
