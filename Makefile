@@ -70,7 +70,10 @@ debug:
 deps:
 	env/install-deps --test --coverage --vm
 
+# Also: no circular call dependency between bench/*.c files (a file that
+# calls another must not be called back by it, directly or through others).
 unit: $(UNIT_BIN) $(BUILD)/tests/attack_probe
+	@tests/call-cycles $(LIB_OBJ) > /dev/null
 
 # A hostile peer of the server for tests/attack-run (VM), linked against the library.
 $(BUILD)/tests/attack_probe: tests/attack/attack_probe.c $(BUILD)/librdmabench.a $(wildcard include/*.h)

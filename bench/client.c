@@ -29,6 +29,7 @@
 #include "guard.h"
 #include "report.h"
 #include "session.h"
+#include "log.h"
 #include "signals.h"
 #include "timing.h"
 #include "units.h"
@@ -190,7 +191,7 @@ static void emit_point(struct client *cl, struct rb_point_info *pi, struct rb_ct
 				testkind_name(pi->t->test), (unsigned long long)pi->t->size,
 				(unsigned long long)pi->t->rep, pi->dev->name, pi->dev->port, trouble);
 	}
-	if (all.valid && !rb_quiet) {
+	if (all.valid && !log_quiet()) {
 		const struct rb_test *t = pi->t;
 		rb_info("sent %llu messages of size %llu in %.6f s: %.4f Mops, %.4f Gb/s",
 			(unsigned long long)all.ops, (unsigned long long)t->size, all.duration_s,
@@ -444,14 +445,11 @@ static int end_to_end(struct rb_ctx *c, const struct ctrl_done *sv, char *note, 
 		reprefix(note, len, 0, pfx);
 		return 2;
 	}
-	if (t->verb == RB_VERB_FETCH_ADD && sv->counter_sum != ops) {
-		snprintf(note, len, "counter sum %llu != %llu fetch_adds completed",
-			 (unsigned long long)sv->counter_sum, (unsigned long long)ops);
-		return 2;
-	}
-	if (t->verb == RB_VERB_CMP_SWAP && sv->counter_sum != succ) {
-		snprintf(note, len, "counter sum %llu != %llu successful cmp_swaps",
-			 (unsigned long long)sv->counter_sum, (unsigned long long)succ);
+	const struct rb_verb_row *row = verb_row(t->verb);
+	if (row->counter_want && sv->counter_sum != row->counter_want(ops, succ)) {
+		snprintf(note, len, "counter sum %llu != %llu %s",
+			 (unsigned long long)sv->counter_sum,
+			 (unsigned long long)row->counter_want(ops, succ), row->counter_what);
 		return 2;
 	}
 	if (verb_needs_recv(t->verb) && t->test == RB_TEST_BW) {
@@ -488,7 +486,7 @@ static void print_setup_info(struct rb_ctx *c)
 {
 	char gid[64];
 
-	if (rb_quiet)
+	if (log_quiet())
 		return;
 	for (unsigned i = 0; i < c->nw; i++)
 		for (unsigned k = 0; k < c->w[i].nqp; k++) {
@@ -679,7 +677,6 @@ static int run_point(struct client *cl, const struct rb_test *tin, uint64_t poin
 	c.cpus = o->cpus;
 	c.ncpus = o->ncpus;
 	c.cpus_spread = o->cpus_spread;
-	c.quiet = o->quiet;
 	pi.inline_used = 0;
 	pi.inline_cap = c.inline_cap;
 	pi.cq_depth = c.cq_depth_s;
@@ -931,7 +928,7 @@ int client_run(const struct rb_opts *o)
 	char err[1024], gid[64];
 	int rc = 0;
 
-	rb_quiet = o->quiet;
+	log_set_quiet(o->quiet);
 	if (o->token_file[0] && guard_token_load(o->token_file, cl.token, sizeof(cl.token),
 						 CTRL_TOKEN_CAP, err, sizeof(err))) {
 		rb_error("%s", err);

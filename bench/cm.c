@@ -28,7 +28,7 @@
 #include "errbuf.h"
 #include "cm.h"
 #include "guard.h"
-#include "session.h"
+#include "log.h"
 #include "timing.h"
 
 static void put_be32(uint8_t *p, uint32_t v)

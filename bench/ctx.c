@@ -29,42 +29,11 @@
 #include "plan.h"
 #include "timing.h"
 
-static uint64_t align_up(uint64_t v, uint64_t a)
-{
-	return (v + a - 1) / a * a;
-}
-
-void layout_compute(const struct rb_test *t, struct rb_layout *l)
-{
-	uint64_t page = 4096;
-	uint64_t nqp = test_qps_per_thread(t) * t->threads;
-	uint64_t grh = t->transport == RB_TR_UD ? RB_UD_GRH_BYTES : 0;
-
-	memset(l, 0, sizeof(*l));
-	l->counters_off = 0;
-	l->counters_len = verb_is_atomic(t->verb) ? align_up(t->atomic_counters * t->stride, 64) : 0;
-	l->regions_off = align_up(l->counters_len, 64);
-	l->send_len = align_up(t->size ? t->size : 1, 64);
-	if (verb_is_atomic(t->verb))
-		l->send_len = align_up(t->sq_depth * 8, 64);
-	l->recv_slot = align_up(t->size + grh ? t->size + grh : 1, 64);
-	l->recv_slots = verb_needs_recv(t->verb) ? t->rq_depth : 1;
-	l->region_len = l->send_len + l->recv_slot * l->recv_slots;
-	l->nqp_total = nqp;
-	l->poll_off = l->regions_off + l->region_len * nqp;  /* a multiple of 64 */
-	if (test_read_poll(t)) {
-		l->poll_slot = align_up(t->size, 64);
-		l->poll_slots = t->window * t->threads;
-	}
-	l->total = align_up(l->poll_off + l->poll_slot * l->poll_slots, page);
-}
-
 bool ctx_side_active(const struct rb_test *t, enum rb_role role)
 {
 	if (role == RB_ROLE_CLIENT)
 		return true;
-	return verb_needs_recv(t->verb) ||
-	       (t->test == RB_TEST_LAT && t->verb == RB_VERB_WRITE);
+	return verb_server_works(t->verb, t->test == RB_TEST_LAT);
 }
 
 /* The send WRs of a QP: everything but per-post fields. */
@@ -72,7 +41,7 @@ static void prebuild_send(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q
 {
 	const struct rb_test *t = &c->t;
 	unsigned n = (unsigned)t->postlist;
-	enum ibv_wr_opcode op = (enum ibv_wr_opcode)plan_opcode(t->verb);
+	const struct rb_verb_row *row = verb_row(t->verb);
 
 	/* The server only sends ping-pong replies, with the verb's reply opcode. */
 	if (c->role == RB_ROLE_SERVER)
@@ -80,10 +49,10 @@ static void prebuild_send(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q
 	for (unsigned i = 0; i < n; i++) {
 		struct ibv_sge *sge = &q->ssge[i];
 		struct ibv_send_wr *wr = &q->swr[i];
-		bool atomic = verb_is_atomic(t->verb);
+		bool atomic = row->atomic;
 
 		*sge = (struct ibv_sge){
-			.addr = (uintptr_t)(t->verb == RB_VERB_READ ? q->recv : q->send),
+			.addr = (uintptr_t)(row->slot == RB_SLOT_RECV ? q->recv : q->send),
 			.length = atomic ? 8u : (uint32_t)t->size,
 			.lkey = c->mr->lkey,
 		};
@@ -92,7 +61,7 @@ static void prebuild_send(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q
 			.next = i + 1 < n ? &q->swr[i + 1] : NULL,
 			.sg_list = sge,
 			.num_sge = t->size || atomic ? 1 : 0,
-			.opcode = op,
+			.opcode = row->opcode,
 			.imm_data = q->imm,
 		};
 		(void)w;
@@ -123,7 +92,7 @@ static int worker_create(struct rb_ctx *c, struct rb_worker *w, unsigned index, 
 {
 	const struct rb_test *t = &c->t;
 	unsigned nqp = (unsigned)test_qps_per_thread(t);
-	bool recv = plan_has_recv(c->role, t->verb, t->test);
+	bool recv = verb_has_recv(t->verb, c->role == RB_ROLE_SERVER, t->test == RB_TEST_LAT);
 	unsigned postlist = (unsigned)t->postlist;
 
 	w->ctx = c;
@@ -135,7 +104,7 @@ static int worker_create(struct rb_ctx *c, struct rb_worker *w, unsigned index, 
 	w->qps = calloc(nqp, sizeof(*w->qps));
 	if (!w->hist || !w->qps)
 		return rb_fail(err, errlen, "out of memory for thread %u (%u QPs)", index, nqp);
-	if (t->verb == RB_VERB_CMP_SWAP) {
+	if (verb_row(t->verb)->counts_success) {
 		w->expect = calloc(t->atomic_counters, sizeof(uint64_t));
 		if (!w->expect)
 			return rb_fail(err, errlen, "out of memory for %llu counters",

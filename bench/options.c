@@ -21,12 +21,8 @@
 #include "ctrl.h"
 #include "errbuf.h"
 #include "options.h"
-#include "plan.h"
 #include "units.h"
 
-static const char *const verb_names[RB_VERB_COUNT] = {
-	"read", "write", "write_imm", "send", "send_imm", "fetch_add", "cmp_swap",
-};
 static const char *const transport_names[RB_TR_COUNT] = { "rc", "uc", "ud" };
 static const char *const test_names[RB_TEST_COUNT] = { "bw", "lat" };
 static const char *const inline_names[RB_INLINE_COUNT] = { "auto", "on", "off" };
@@ -35,27 +31,11 @@ static const char *const read_completion_names[RB_READ_COUNT] = { "cqe", "poll" 
 
 #define NAME_OF(tab, v) ((v) < sizeof(tab) / sizeof(tab[0]) ? tab[v] : "?")
 
-const char *verb_name(uint64_t v) { return NAME_OF(verb_names, v); }
 const char *transport_name(uint64_t t) { return NAME_OF(transport_names, t); }
 const char *testkind_name(uint64_t t) { return NAME_OF(test_names, t); }
 const char *inline_name(uint64_t m) { return NAME_OF(inline_names, m); }
 const char *access_name(uint64_t a) { return NAME_OF(access_names, a); }
 const char *read_completion_name(uint64_t m) { return NAME_OF(read_completion_names, m); }
-
-bool verb_needs_recv(uint64_t v)
-{
-	return v == RB_VERB_SEND || v == RB_VERB_SEND_IMM || v == RB_VERB_WRITE_IMM;
-}
-
-bool verb_is_rdma(uint64_t v)
-{
-	return v == RB_VERB_READ || v == RB_VERB_WRITE || v == RB_VERB_WRITE_IMM;
-}
-
-const char *verb_lat_kind(uint64_t v)
-{
-	return (v == RB_VERB_READ || verb_is_atomic(v)) ? "rtt" : "one_way";
-}
 
 uint64_t test_qps_per_thread(const struct rb_test *t)
 {
@@ -64,7 +44,7 @@ uint64_t test_qps_per_thread(const struct rb_test *t)
 
 bool test_read_poll(const struct rb_test *t)
 {
-	return t->read_completion == RB_READ_POLL && t->verb == RB_VERB_READ &&
+	return t->read_completion == RB_READ_POLL && verb_row(t->verb)->slot == RB_SLOT_RECV &&
 	       t->test == RB_TEST_BW;
 }
 
@@ -189,12 +169,12 @@ int test_validate(const struct rb_test *t, char *err, size_t errlen)
 			    (unsigned long long)t->read_completion);
 
 	/* What each transport can do: IB spec 9.4 / table 9.7.1 (the table in plan.c). */
-	if (t->transport == RB_TR_UC && !plan_verb_on_transport(t->verb, RB_TR_UC))
+	if (t->transport == RB_TR_UC && !verb_on_transport(t->verb, RB_TR_UC))
 		return rb_fail(err, errlen,
 			    "--verb %s with --transport uc: UC has no RDMA READ or atomics "
 			    "(IB spec 9.4); use --transport rc, or --verb write|write_imm|send|send_imm",
 			    verb_name(t->verb));
-	if (t->transport == RB_TR_UD && !plan_verb_on_transport(t->verb, RB_TR_UD))
+	if (t->transport == RB_TR_UD && !verb_on_transport(t->verb, RB_TR_UD))
 		return rb_fail(err, errlen,
 			    "--verb %s with --transport ud: UD has only SEND and SEND with immediate "
 			    "(IB spec 9.4); use --verb send|send_imm, or --transport rc",
@@ -202,7 +182,7 @@ int test_validate(const struct rb_test *t, char *err, size_t errlen)
 	/* Polling a destination byte sees a READ's data only: a WRITE, SEND or
 	 * atomic leaves nothing in the local buffer to watch, and lat times one
 	 * READ to its CQE. READ itself is RC only (refused above on UC/UD). */
-	if (t->read_completion == RB_READ_POLL && t->verb != RB_VERB_READ)
+	if (t->read_completion == RB_READ_POLL && verb_row(t->verb)->slot != RB_SLOT_RECV)
 		return rb_fail(err, errlen,
 			    "--read-completion poll with --verb %s: polling the last byte of the local "
 			    "destination detects READ completions only (a %s brings no data into the "
@@ -233,10 +213,10 @@ int test_validate(const struct rb_test *t, char *err, size_t errlen)
 	if (t->size > RB_MAX_SIZE)
 		return rb_fail(err, errlen, "--size %llu: above the limit %llu (1 GiB)",
 			    (unsigned long long)t->size, (unsigned long long)RB_MAX_SIZE);
-	if (t->size == 0 && t->verb == RB_VERB_READ)
+	if (t->size < verb_row(t->verb)->min_size)
 		return rb_fail(err, errlen,
 			    "--size 0 with --verb read: a zero-byte READ moves nothing; use a size >= 1");
-	if (t->size == 0 && t->verb == RB_VERB_WRITE && t->test == RB_TEST_LAT)
+	if (t->size == 0 && verb_row(t->verb)->lat_polls_byte && t->test == RB_TEST_LAT)
 		return rb_fail(err, errlen,
 			    "--size 0 with --verb write --test lat: the WRITE ping-pong polls the last "
 			    "payload byte; use a size >= 1, or --verb write_imm for header-only");
@@ -318,7 +298,7 @@ int test_validate(const struct rb_test *t, char *err, size_t errlen)
 			    (unsigned long long)t->window, (unsigned long long)t->signal_interval,
 			    (unsigned long long)nqp, (unsigned long long)(t->signal_interval - 1),
 			    (unsigned long long)(nqp * (t->signal_interval - 1) + 1),
-			    t->verb == RB_VERB_READ && t->test == RB_TEST_BW ?
+			    verb_row(t->verb)->slot == RB_SLOT_RECV && t->test == RB_TEST_BW ?
 			    ", or --read-completion poll (READ completions seen in the data: the window "
 			    "no longer waits on signaled WRs)" : "");
 	/*
@@ -363,7 +343,7 @@ int test_validate(const struct rb_test *t, char *err, size_t errlen)
 			    (unsigned long long)t->window, (unsigned long long)t->postlist,
 			    (unsigned long long)t->signal_interval);
 	if (t->inline_mode == RB_INLINE_ON &&
-	    (t->verb == RB_VERB_READ || verb_is_atomic(t->verb)))
+	    !verb_row(t->verb)->inline_ok)
 		return rb_fail(err, errlen,
 			    "--inline on with --verb %s: only SEND and WRITE carry inline data "
 			    "(IBV_SEND_INLINE); use --inline auto|off",
@@ -486,7 +466,7 @@ int test_validate_device(const struct rb_test *t, const struct rb_caps *c,
 				    (unsigned long long)t->size, m, mtu_hint(c->active_mtu), m);
 	}
 	if (t->max_rd_atomic &&
-	    (t->verb == RB_VERB_READ || verb_is_atomic(t->verb)) &&
+	    verb_row(t->verb)->rd_atomic &&
 	    t->max_rd_atomic > c->max_qp_init_rd_atom)
 		return rb_fail(err, errlen,
 			    "--max-rd-atomic %llu: device allows %u outstanding READ/atomics as "
@@ -959,10 +939,14 @@ int opts_parse(int argc, char **argv, struct rb_opts *o, char *err, size_t errle
 				return -1;
 			o->gid_index = (int)v;
 			break;
-		case OPT_VERB:
-			if (parse_enum(a, verb_names, RB_VERB_COUNT, "--verb", &t->verb, err, errlen))
+		case OPT_VERB: {
+			const char *verbs[RB_VERB_COUNT];   /* the verb table's names */
+			for (unsigned k = 0; k < RB_VERB_COUNT; k++)
+				verbs[k] = verb_name(k);
+			if (parse_enum(a, verbs, RB_VERB_COUNT, "--verb", &t->verb, err, errlen))
 				return -1;
 			break;
+		}
 		case OPT_TRANSPORT:
 			if (parse_enum(a, transport_names, RB_TR_COUNT, "--transport", &t->transport,
 				       err, errlen))

@@ -242,7 +242,7 @@ static void atomic_results(struct rb_worker *w, struct rb_qp *q, uint64_t from, 
 {
 	const struct rb_test *t = &w->ctx->t;
 
-	if (t->verb != RB_VERB_CMP_SWAP)
+	if (!verb_row(t->verb)->counts_success)
 		return;
 	for (uint64_t s = from; s < to; s++) {
 		uint64_t slot = s % t->sq_depth;
@@ -264,7 +264,7 @@ static inline int post_batch(struct rb_worker *w, struct rb_qp *q, unsigned n, u
 	const struct rb_ctx *c = w->ctx;
 	const struct rb_test *t = &c->t;
 	struct ibv_send_wr *bad = NULL;
-	bool atomic = verb_is_atomic(t->verb);
+	const struct rb_verb_row *row = verb_row(t->verb);
 
 	for (unsigned i = 0; i < n; i++) {
 		struct ibv_send_wr *wr = &q->swr[i];
@@ -275,19 +275,16 @@ static inline int post_batch(struct rb_worker *w, struct rb_qp *q, unsigned n, u
 		wr->next = i + 1 < n ? &q->swr[i + 1] : NULL;
 		if (ts && signaled)
 			q->post_ts[seq % t->sq_depth] = ts;
-		if (atomic) {
+		if (row->atomic) {
 			uint64_t slot = seq % t->sq_depth;
 			uint32_t idx = next_counter(w, t);
+			uint64_t expect = row->counts_success ? w->expect[idx] : 0;
 			wr->wr.atomic.remote_addr = c->remote.buf_addr + c->lay.counters_off +
 						    (uint64_t)idx * t->stride;
 			q->ssge[i].addr = (uintptr_t)(q->send + slot * 8);
 			q->ctr[slot] = idx;
-			if (t->verb == RB_VERB_CMP_SWAP) {
-				uint64_t cmp = w->expect[idx];
-				wr->wr.atomic.compare_add = cmp;
-				wr->wr.atomic.swap = cmp + 1;
-				q->cmp[slot] = cmp;
-			}
+			q->cmp[slot] = expect;
+			row->atomic_operands(wr, expect);
 		}
 	}
 	int rc = ibv_post_send(q->qp, &q->swr[0], &bad);
@@ -761,14 +758,16 @@ static inline void check_recv(struct rb_worker *w, struct rb_qp *q, const struct
 	const uint8_t *p = q->recv + slot * c->lay.recv_slot;
 	uint32_t grh = t->transport == RB_TR_UD ? RB_UD_GRH_BYTES : 0;
 
-	if (t->verb == RB_VERB_SEND_IMM || t->verb == RB_VERB_WRITE_IMM) {
+	const struct rb_verb_row *row = verb_row(t->verb);
+
+	if (row->imm) {
 		if (!(wc->wc_flags & IBV_WC_WITH_IMM) ||
 		    wc->imm_data != htobe32((uint32_t)(t->seed + q->gindex))) {
 			w->bad_payloads++;
 			return;
 		}
 	}
-	if (t->verb == RB_VERB_WRITE_IMM)
+	if (row->rdma)
 		return; /* the data went to the WRITE target, checked at the end */
 	if (wc->byte_len != t->size + grh) {
 		w->bad_payloads++;
@@ -807,9 +806,10 @@ static int lat_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool 
 	struct rb_ctx *c = w->ctx;
 	const struct rb_test *t = &c->t;
 	const unsigned flags = c->use_inline ? IBV_SEND_INLINE : 0;
-	const bool atomic = verb_is_atomic(t->verb);
-	const bool rtt_op = t->verb == RB_VERB_READ || atomic;
-	const bool write_pp = t->verb == RB_VERB_WRITE;
+	const struct rb_verb_row *row = verb_row(t->verb);
+	const bool atomic = row->atomic;
+	const bool rtt_op = row->lat == RB_LAT_RTT;
+	const bool write_pp = row->lat_polls_byte;
 	const uint64_t timeout_ns = t->timeout_ms * 1000000ull;
 	const char *what = verb_name(t->verb);
 	uint64_t done = 0, win = 0, t_start, t_end, deadline;
@@ -1042,9 +1042,11 @@ void *worker_server_main(void *arg)
 
 	for (unsigned k = 0; k < w->nqp; k++)
 		w->qps[k].posted = w->qps[k].completed = 0;
-	if (verb_needs_recv(t->verb))
+	enum rb_verb_serve serve = verb_row(t->verb)->serve;
+
+	if (serve == RB_SERVE_RECVS)
 		(void)serve_recvs(w);
-	else if (t->test == RB_TEST_LAT && t->verb == RB_VERB_WRITE)
+	else if (t->test == RB_TEST_LAT && serve == RB_SERVE_PONG_LAT)
 		(void)serve_write_pong(w);
 	return NULL;
 }
@@ -1173,12 +1175,11 @@ uint64_t ctx_check_client_buffers(struct rb_ctx *c, char *note, size_t notelen)
 
 	if (c->lay.poll_slots)
 		return check_read_slots(c, note, notelen);
-	if (t->verb == RB_VERB_READ)
-		return check_region(c, RB_ROLE_SERVER, t->size, note, notelen);
-	if (t->test == RB_TEST_LAT && t->verb == RB_VERB_WRITE)
-		return check_region(c, RB_ROLE_SERVER, t->size - 1, note, notelen);
-	if (t->test == RB_TEST_LAT && t->verb == RB_VERB_WRITE_IMM)
-		return check_region(c, RB_ROLE_SERVER, t->size, note, notelen);
+	const struct rb_verb_row *row = verb_row(t->verb);
+	uint64_t len;
+
+	if (row->region_check && row->region_check(false, t->test == RB_TEST_LAT, t->size, &len))
+		return check_region(c, RB_ROLE_SERVER, len, note, notelen);
 	return 0;
 }
 
@@ -1192,10 +1193,10 @@ uint64_t ctx_check_server_buffers(struct rb_ctx *c, uint64_t *sum, char *note, s
 			*sum += *(volatile uint64_t *)(c->buf + c->lay.counters_off + i * t->stride);
 		return 0;
 	}
-	if (t->verb == RB_VERB_WRITE)
-		return check_region(c, RB_ROLE_CLIENT, t->test == RB_TEST_LAT ? t->size - 1 : t->size,
-				    note, notelen);
-	if (t->verb == RB_VERB_WRITE_IMM)
-		return check_region(c, RB_ROLE_CLIENT, t->size, note, notelen);
+	const struct rb_verb_row *row = verb_row(t->verb);
+	uint64_t len;
+
+	if (row->region_check && row->region_check(true, t->test == RB_TEST_LAT, t->size, &len))
+		return check_region(c, RB_ROLE_CLIENT, len, note, notelen);
 	return 0;
 }

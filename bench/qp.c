@@ -115,11 +115,11 @@ int qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q, struct rdm
 }
 
 /* The one rule for both the MR and the QPs (IB spec 10.6.3.2 / 11.2.8.1;
- * plan_access): the server grants what the verb needs; the client is a
+ * verb_access, the verb table): the server grants what the verb needs; the client is a
  * target only of the WRITE ping-pong replies. */
 int qp_access(const struct rb_ctx *c)
 {
-	return plan_access(c->role, c->t.verb, c->t.test);
+	return verb_access(c->t.verb, c->role == RB_ROLE_SERVER, c->t.test == RB_TEST_LAT);
 }
 
 int qp_to_init(struct rb_ctx *c, struct rb_qp *q, char *err, size_t errlen)
@@ -251,6 +251,7 @@ int qp_to_rtr_rts(struct rb_ctx *c, struct rb_qp *q, const struct ctrl_setup *r,
 void qp_set_remote(struct rb_ctx *c, struct rb_qp *q)
 {
 	const struct rb_test *t = &c->t;
+	const struct rb_verb_row *row = verb_row(t->verb);
 
 	q->remote_send = c->remote.buf_addr + c->lay.regions_off +
 			 (uint64_t)q->gindex * c->lay.region_len;
@@ -268,9 +269,9 @@ void qp_set_remote(struct rb_ctx *c, struct rb_qp *q)
 		} else if (verb_is_atomic(t->verb)) {
 			wr->wr.atomic.remote_addr = c->remote.buf_addr + c->lay.counters_off;
 			wr->wr.atomic.rkey = c->remote.rkey;
-			wr->wr.atomic.compare_add = t->verb == RB_VERB_FETCH_ADD ? 1 : 0;
 			wr->wr.atomic.swap = 1;
-		} else if (t->verb == RB_VERB_READ) {
+			row->atomic_operands(wr, 0);
+		} else if (row->slot == RB_SLOT_RECV) {  /* READ: from the peer's send slot */
 			wr->wr.rdma.remote_addr = q->remote_send;
 			wr->wr.rdma.rkey = c->remote.rkey;
 		} else {
@@ -280,7 +281,7 @@ void qp_set_remote(struct rb_ctx *c, struct rb_qp *q)
 	}
 	/* The server's ping-pong replies: WRITE back, or SEND / WRITE_IMM back. */
 	if (c->role == RB_ROLE_SERVER && t->transport != RB_TR_UD &&
-	    (t->verb == RB_VERB_WRITE || t->verb == RB_VERB_WRITE_IMM)) {
+	    (row->client_lat_access & IBV_ACCESS_REMOTE_WRITE)) {
 		q->swr[0].wr.rdma.remote_addr = q->remote_recv;
 		q->swr[0].wr.rdma.rkey = c->remote.rkey;
 	}

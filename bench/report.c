@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "report.h"
-#include "session.h"
+#include "log.h"
 #include "timing.h"
 #include "units.h"
 
@@ -458,7 +458,7 @@ void report_build_row(struct row *r, const struct rb_point_info *p, int thread,
 			row_set_na(r, na[i]);
 	}
 	row_set_double(r, "setup_us_per_qp", thread < 0 ? p->setup_us_per_qp : NAN, 2);
-	if (meas && t->verb == RB_VERB_CMP_SWAP)
+	if (meas && verb_row(t->verb)->counts_success)
 		row_set_u64(r, "atomic_success", m->atomic_success);
 	else
 		row_set_na(r, "atomic_success");

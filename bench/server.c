@@ -21,7 +21,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +36,7 @@
 #include "gate.h"
 #include "errbuf.h"
 #include "guard.h"
+#include "log.h"
 #include "report.h"
 #include "session.h"
 #include "timing.h"
@@ -54,8 +54,6 @@
 #define RECV_QUIET_MIN_MS 50      /* ...nor shorter than this */
 #define RECV_QUIET_GAPS  50       /* ...where 50 mean gaps of the window are shorter than 200 ms */
 
-int rb_quiet;
-
 uint64_t server_recv_quiet_ns(uint64_t duration_ms, uint64_t recvs)
 {
 	const uint64_t lo = RECV_QUIET_MIN_MS * 1000000ull, hi = RECV_QUIET_MS * 1000000ull;
@@ -64,46 +62,6 @@ uint64_t server_recv_quiet_ns(uint64_t duration_ms, uint64_t recvs)
 		return hi;
 	uint64_t gaps = duration_ms * 1000000ull / recvs * RECV_QUIET_GAPS;
 	return gaps < lo ? lo : gaps > hi ? hi : gaps;
-}
-
-static void vlog(const char *prefix, const char *fmt, va_list ap)
-{
-	char line[2048];
-	int n = snprintf(line, sizeof(line), "%s ", prefix);
-	n += vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
-	if (n >= (int)sizeof(line) - 1)
-		n = (int)sizeof(line) - 2;
-	line[n++] = '\n';
-	(void)!write(STDERR_FILENO, line, (size_t)n);
-}
-
-void rb_info(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (rb_quiet)
-		return;
-	va_start(ap, fmt);
-	vlog("INFO", fmt, ap);
-	va_end(ap);
-}
-
-void rb_warn(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vlog("WARN", fmt, ap);
-	va_end(ap);
-}
-
-void rb_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vlog("ERROR", fmt, ap);
-	va_end(ap);
 }
 
 /* What the server saw of one --run-id over all its sessions (fan-in). */
@@ -879,7 +837,7 @@ int server_run(const struct rb_opts *o)
 	int lfd, rc = 0;
 
 	srv.o = o;
-	rb_quiet = o->quiet;
+	log_set_quiet(o->quiet);
 	if (server_guard_init(&srv, err, sizeof(err))) {
 		rb_error("%s", err);
 		return 2;

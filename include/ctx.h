@@ -174,7 +174,6 @@ struct rb_ctx {
 	const int *cpus;             /* pinning list (client) */
 	int ncpus;
 	bool cpus_spread;
-	bool quiet;
 };
 
 /* Role-specific: does this side run worker threads for this test? */
