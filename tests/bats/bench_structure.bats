@@ -77,3 +77,10 @@ teardown() {
   [ "$status" -eq 2 ]
   [[ $output == *"no object"* ]]
 }
+
+@test "PSNs and nonces: no libc pseudo-random generator in bench/ (getrandom only)" {
+  run grep -nE '\b(lrand48|drand48|srand48|srand|rand|random|srandom)\(' "$ROOT"/bench/*.c
+  [ "$status" -eq 1 ] || { echo "$output"; false; }
+  run grep -c 'getrandom(' "$ROOT/bench/guard.c"
+  [ "$output" -ge 1 ]
+}
