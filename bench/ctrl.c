@@ -9,6 +9,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "errbuf.h"
@@ -507,5 +508,17 @@ int ctrl_decode(const uint8_t *buf, size_t len, struct ctrl_msg *out, char *err,
 	if (c.left)
 		return rb_fail(err, errlen, "%s inconsistent: %zu bytes left over after the last field",
 			    ctrl_type_name(type), c.left);
+	return 0;
+}
+
+int ctrl_setup_copy(struct ctrl_setup *dst, const struct ctrl_setup *src, uint8_t **qps,
+		    char *err, size_t errlen)
+{
+	*qps = malloc((size_t)src->nqp * CTRL_QP_LEN + 1);
+	if (!*qps)
+		return rb_fail(err, errlen, "out of memory");
+	memcpy(*qps, src->qps, (size_t)src->nqp * CTRL_QP_LEN);
+	*dst = *src;
+	dst->qps = *qps;
 	return 0;
 }

@@ -365,6 +365,39 @@ void ctx_local_setup(const struct rb_ctx *c, struct ctrl_setup *s, struct ctrl_q
 		}
 }
 
+int ctx_send_setup(const struct rb_ctx *c, int fd, int timeout_ms, char *err, size_t errlen)
+{
+	struct ctrl_setup mine;
+	struct ctrl_qp_ep *eps = calloc(c->lay.nqp_total, sizeof(*eps));
+	uint8_t *msg = malloc(ctrl_setup_size((uint32_t)c->lay.nqp_total));
+	size_t n = 0;
+	int rc = -1;
+
+	if (!eps || !msg) {
+		snprintf(err, errlen, "out of memory for the SETUP of %llu QPs",
+			 (unsigned long long)c->lay.nqp_total);
+		goto out;
+	}
+	ctx_local_setup(c, &mine, eps);
+	n = ctrl_encode_setup(msg, ctrl_setup_size(mine.nqp), &mine, eps);
+	if (!n)
+		snprintf(err, errlen, "internal error: SETUP of %u QPs does not encode", mine.nqp);
+	else
+		rc = ctrl_send(fd, msg, n, timeout_ms, err, errlen);
+out:
+	free(msg);
+	free(eps);
+	return rc;
+}
+
+const char *ctx_worker_error(const struct rb_ctx *c)
+{
+	for (unsigned i = 0; i < c->nw; i++)
+		if (c->w[i].rc)
+			return c->w[i].err;
+	return NULL;
+}
+
 static uint32_t min_u32(uint32_t a, uint32_t b)
 {
 	return a < b ? a : b;
