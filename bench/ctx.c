@@ -87,13 +87,68 @@ static void prebuild_recv(struct rb_ctx *c, struct rb_qp *q)
 	}
 }
 
+/* QP q of worker w: its region of the buffer, starting PSN, the WR and
+ * SGE arrays of its postlist and receive slots, post times (client bw),
+ * atomic slots; the QP itself unless rdma_cm makes it (-R); every WR
+ * field that does not change per post. 0, or -1 with err. */
+static int worker_qp_create(struct rb_ctx *c, struct rb_worker *w, unsigned q, bool recv,
+			    char *err, size_t errlen)
+{
+	const struct rb_test *t = &c->t;
+	unsigned postlist = (unsigned)t->postlist;
+	struct rb_qp *qp = &w->qps[q];
+
+	qp->index = q;
+	qp->gindex = w->index * w->nqp + q;
+	uint8_t *region = c->buf + c->lay.regions_off + (uint64_t)qp->gindex * c->lay.region_len;
+	qp->send = region;
+	qp->recv = region + c->lay.send_len;
+	/* starting PSN: 24 random bits (IB spec 9.7.1: any value both ends exchange);
+	 * from getrandom, so another host cannot guess it */
+	if (guard_random(&qp->psn, sizeof(qp->psn), err, errlen))
+		return -1;
+	qp->psn &= 0xffffff;
+	qp->imm = htobe32((uint32_t)(t->seed + qp->gindex));
+	qp->swr = calloc(postlist, sizeof(*qp->swr));
+	qp->ssge = calloc(postlist, sizeof(*qp->ssge));
+	if (!qp->swr || !qp->ssge)
+		return rb_fail(err, errlen, "out of memory for work requests");
+	if (recv) {
+		qp->rwr = calloc(c->lay.recv_slots, sizeof(*qp->rwr));
+		qp->rsge = calloc(c->lay.recv_slots, sizeof(*qp->rsge));
+		if (!qp->rwr || !qp->rsge)
+			return rb_fail(err, errlen, "out of memory for receive requests");
+	}
+	if (c->role == RB_ROLE_CLIENT && t->test == RB_TEST_BW) {
+		qp->post_ts = calloc(t->sq_depth, sizeof(*qp->post_ts));
+		if (!qp->post_ts)
+			return rb_fail(err, errlen, "out of memory for post times");
+	}
+	if (verb_is_atomic(t->verb)) {
+		qp->cmp = calloc(t->sq_depth, sizeof(*qp->cmp));
+		qp->ctr = calloc(t->sq_depth, sizeof(*qp->ctr));
+		if (!qp->cmp || !qp->ctr)
+			return rb_fail(err, errlen, "out of memory for atomic slots");
+	}
+	/* -R: rdma_cm creates the QP on its id later (bench/cm.c). */
+	if (!t->use_cm) {
+		if (qp_create(c, w, qp, NULL, err, errlen))
+			return -1;
+		if (qp_to_init(c, qp, err, errlen))
+			return -1;
+	}
+	prebuild_send(c, w, qp);
+	if (recv)
+		prebuild_recv(c, qp);
+	return 0;
+}
+
 static int worker_create(struct rb_ctx *c, struct rb_worker *w, unsigned index, char *err,
 			 size_t errlen)
 {
 	const struct rb_test *t = &c->t;
 	unsigned nqp = (unsigned)test_qps_per_thread(t);
 	bool recv = verb_has_recv(t->verb, c->role == RB_ROLE_SERVER, t->test == RB_TEST_LAT);
-	unsigned postlist = (unsigned)t->postlist;
 
 	w->ctx = c;
 	w->index = index;
@@ -134,51 +189,9 @@ static int worker_create(struct rb_ctx *c, struct rb_worker *w, unsigned index, 
 				    "max_cqe %d; lower --rq-depth or QPs)", c->cq_depth_r, index,
 				    strerror(errno), c->dev->attr.max_cqe);
 	}
-	for (unsigned q = 0; q < nqp; q++) {
-		struct rb_qp *qp = &w->qps[q];
-		qp->index = q;
-		qp->gindex = index * nqp + q;
-		uint8_t *region = c->buf + c->lay.regions_off + (uint64_t)qp->gindex * c->lay.region_len;
-		qp->send = region;
-		qp->recv = region + c->lay.send_len;
-		/* starting PSN: 24 random bits (IB spec 9.7.1: any value both ends exchange);
-		 * from getrandom, so another host cannot guess it */
-		if (guard_random(&qp->psn, sizeof(qp->psn), err, errlen))
+	for (unsigned q = 0; q < nqp; q++)
+		if (worker_qp_create(c, w, q, recv, err, errlen))
 			return -1;
-		qp->psn &= 0xffffff;
-		qp->imm = htobe32((uint32_t)(t->seed + qp->gindex));
-		qp->swr = calloc(postlist, sizeof(*qp->swr));
-		qp->ssge = calloc(postlist, sizeof(*qp->ssge));
-		if (!qp->swr || !qp->ssge)
-			return rb_fail(err, errlen, "out of memory for work requests");
-		if (recv) {
-			qp->rwr = calloc(c->lay.recv_slots, sizeof(*qp->rwr));
-			qp->rsge = calloc(c->lay.recv_slots, sizeof(*qp->rsge));
-			if (!qp->rwr || !qp->rsge)
-				return rb_fail(err, errlen, "out of memory for receive requests");
-		}
-		if (c->role == RB_ROLE_CLIENT && t->test == RB_TEST_BW) {
-			qp->post_ts = calloc(t->sq_depth, sizeof(*qp->post_ts));
-			if (!qp->post_ts)
-				return rb_fail(err, errlen, "out of memory for post times");
-		}
-		if (verb_is_atomic(t->verb)) {
-			qp->cmp = calloc(t->sq_depth, sizeof(*qp->cmp));
-			qp->ctr = calloc(t->sq_depth, sizeof(*qp->ctr));
-			if (!qp->cmp || !qp->ctr)
-				return rb_fail(err, errlen, "out of memory for atomic slots");
-		}
-		/* -R: rdma_cm creates the QP on its id later (bench/cm.c). */
-		if (!t->use_cm) {
-			if (qp_create(c, w, qp, NULL, err, errlen))
-				return -1;
-			if (qp_to_init(c, qp, err, errlen))
-				return -1;
-		}
-		prebuild_send(c, w, qp);
-		if (recv)
-			prebuild_recv(c, qp);
-	}
 	return 0;
 }
 
@@ -227,10 +240,58 @@ static int size_cqs(struct rb_ctx *c, char *err, size_t errlen)
 	return 0;
 }
 
+/* The page-aligned buffer of c->lay, zeroed, this side's payload pattern
+ * in every send slot (checked by the peer). 0, or -1 with err. */
+static int buffer_create(struct rb_ctx *c, char *err, size_t errlen)
+{
+	const struct rb_test *t = &c->t;
+
+	if (posix_memalign((void **)&c->buf, 4096, c->lay.total)) {
+		c->buf = NULL;
+		return rb_fail(err, errlen, "cannot allocate the %llu-byte buffer (%llu QPs x %llu B); "
+			    "lower the QP count, --rq-depth or the size",
+			    (unsigned long long)c->lay.total, (unsigned long long)c->lay.nqp_total,
+			    (unsigned long long)c->lay.region_len);
+	}
+	memset(c->buf, 0, c->lay.total);
+	if (!verb_is_atomic(t->verb))
+		for (uint64_t g = 0; g < c->lay.nqp_total; g++) {
+			uint8_t *s = c->buf + c->lay.regions_off + g * c->lay.region_len;
+			for (uint64_t i = 0; i < t->size; i++)
+				s[i] = rb_pattern(t->seed, c->role, (uint32_t)g, i);
+		}
+	return 0;
+}
+
+/* Register the buffer with local write and the remote access this side
+ * grants (qp_access); a failure names the locked-memory limit (the usual
+ * cause). 0, or -1 with err. */
+static int mr_register(struct rb_ctx *c, char *err, size_t errlen)
+{
+	int access = IBV_ACCESS_LOCAL_WRITE | qp_access(c);  /* c->t, c->role set */
+	struct rlimit rl;
+	char lim[96] = "unknown";
+
+	c->mr = ibv_reg_mr(c->pd, c->buf, c->lay.total, access);
+	if (c->mr)
+		return 0;
+	int e = errno;
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0) {
+		if (rl.rlim_cur == RLIM_INFINITY)
+			snprintf(lim, sizeof(lim), "unlimited");
+		else
+			snprintf(lim, sizeof(lim), "%llu bytes = %llu KiB",
+				 (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_cur / 1024);
+	}
+	return rb_fail(err, errlen, "ibv_reg_mr(%llu bytes, access 0x%x) failed: %s; the "
+		       "locked-memory limit (ulimit -l, RLIMIT_MEMLOCK) is %s: raise it (ulimit -l "
+		       "unlimited, /etc/security/limits.conf) or use a smaller -m / fewer QPs",
+		       (unsigned long long)c->lay.total, access, strerror(e), lim);
+}
+
 int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, struct rb_dev *dev,
 	       char *err, size_t errlen)
 {
-	int access;
 	uint64_t t0;
 
 	memset(c, 0, sizeof(*c));
@@ -249,47 +310,15 @@ int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, str
 		c->refused = true; /* every size_cqs failure is a refused value */
 		return -1;
 	}
-	if (posix_memalign((void **)&c->buf, 4096, c->lay.total)) {
-		c->buf = NULL;
-		return rb_fail(err, errlen, "cannot allocate the %llu-byte buffer (%llu QPs x %llu B); "
-			    "lower the QP count, --rq-depth or the size",
-			    (unsigned long long)c->lay.total, (unsigned long long)c->lay.nqp_total,
-			    (unsigned long long)c->lay.region_len);
-	}
-	memset(c->buf, 0, c->lay.total);
-	/* This side's payload pattern in every send slot (checked by the peer). */
-	if (!verb_is_atomic(t->verb))
-		for (uint64_t g = 0; g < c->lay.nqp_total; g++) {
-			uint8_t *s = c->buf + c->lay.regions_off + g * c->lay.region_len;
-			for (uint64_t i = 0; i < t->size; i++)
-				s[i] = rb_pattern(t->seed, role, (uint32_t)g, i);
-		}
-
+	if (buffer_create(c, err, errlen))
+		return -1;
 	c->pd = ibv_alloc_pd(dev->ctx);
 	if (!c->pd) {
 		rb_fail(err, errlen, "ibv_alloc_pd(%s) failed: %s", dev->name, strerror(errno));
 		goto clean_buf;
 	}
-	access = IBV_ACCESS_LOCAL_WRITE | qp_access(c);  /* c->t, c->role set above */
-	c->mr = ibv_reg_mr(c->pd, c->buf, c->lay.total, access);
-	if (!c->mr) {
-		int e = errno;
-		struct rlimit rl;
-		char lim[96] = "unknown";
-		if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0) {
-			if (rl.rlim_cur == RLIM_INFINITY)
-				snprintf(lim, sizeof(lim), "unlimited");
-			else
-				snprintf(lim, sizeof(lim), "%llu bytes = %llu KiB",
-					 (unsigned long long)rl.rlim_cur,
-					 (unsigned long long)rl.rlim_cur / 1024);
-		}
-		rb_fail(err, errlen, "ibv_reg_mr(%llu bytes, access 0x%x) failed: %s; the locked-memory "
-		     "limit (ulimit -l, RLIMIT_MEMLOCK) is %s: raise it (ulimit -l unlimited, "
-		     "/etc/security/limits.conf) or use a smaller -m / fewer QPs",
-		     (unsigned long long)c->lay.total, access, strerror(e), lim);
+	if (mr_register(c, err, errlen))
 		goto clean_pd;
-	}
 	c->w = calloc(c->nw, sizeof(*c->w));
 	if (!c->w) {
 		rb_fail(err, errlen, "out of memory for %u workers", c->nw);
