@@ -24,6 +24,41 @@
 #include "plan.h"
 #include "timing.h"
 
+/*
+ * --inline on, QP creation refused: find by bisection the largest inline
+ * size the device accepts with the attributes ia, to name both values.
+ * -1 with err (c->refused) when that is the cause; 0 when it is not (no
+ * size at all worked), errno kept for the caller's own message.
+ */
+static int inline_refused(struct rb_ctx *c, struct ibv_qp_init_attr ia, char *err, size_t errlen)
+{
+	int e = errno;
+	uint32_t lo = 0, hi = c->inline_req;
+	bool any = false;
+
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		ia.cap.max_inline_data = mid;
+		struct ibv_qp *probe = ibv_create_qp(c->pd, &ia);
+		if (probe) {
+			ibv_destroy_qp(probe);
+			lo = mid;
+			any = true;
+		} else {
+			hi = mid;
+		}
+	}
+	c->refused = any || lo == 0;
+	if (c->refused)
+		return rb_fail(err, errlen,
+			    "--inline on with size %llu: the device refused max_inline_data %u "
+			    "(ibv_create_qp: %s); the largest it accepts is %u bytes; use "
+			    "--inline auto|off or -m <= %u", (unsigned long long)c->t.size,
+			    c->inline_req, strerror(e), lo, lo);
+	errno = e;
+	return 0;
+}
+
 int qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q, struct rdma_cm_id *id,
 	      char *err, size_t errlen)
 {
@@ -70,32 +105,9 @@ int qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q, struct rdm
 			q->qp = ibv_create_qp(c->pd, &ia);
 		}
 	}
-	if (!q->qp && c->inline_req && t->inline_mode == RB_INLINE_ON) {
-		/* on: find the largest inline size the device accepts, to name both values. */
-		int e = errno;
-		uint32_t lo = 0, hi = c->inline_req;
-		bool any = false;
-		while (hi - lo > 1) {
-			uint32_t mid = lo + (hi - lo) / 2;
-			ia.cap.max_inline_data = mid;
-			struct ibv_qp *probe = ibv_create_qp(c->pd, &ia);
-			if (probe) {
-				ibv_destroy_qp(probe);
-				lo = mid;
-				any = true;
-			} else {
-				hi = mid;
-			}
-		}
-		c->refused = any || lo == 0;
-		if (c->refused)
-			return rb_fail(err, errlen,
-				    "--inline on with size %llu: the device refused max_inline_data %u "
-				    "(ibv_create_qp: %s); the largest it accepts is %u bytes; use "
-				    "--inline auto|off or -m <= %u", (unsigned long long)t->size,
-				    c->inline_req, strerror(e), lo, lo);
-		errno = e;
-	}
+	if (!q->qp && c->inline_req && t->inline_mode == RB_INLINE_ON &&
+	    inline_refused(c, ia, err, errlen))
+		return -1;
 	if (!q->qp)
 		return rb_fail(err, errlen,
 			    "ibv_create_qp(%s, send %u, recv %u, inline %u) for thread %u QP %u failed: "
@@ -105,7 +117,7 @@ int qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q, struct rdm
 			    c->dev->attr.max_qp_wr, c->dev->attr.max_qp,
 			    c->inline_req ? "; with --inline on, the size may exceed the device's "
 					    "inline cap: try --inline off" : "");
-	/* What the QP actually granted (STYLE.md: never trust the request). */
+	/* What the QP actually granted: never trust the request. */
 	if (ibv_query_qp(q->qp, &qa, IBV_QP_CAP, &qia))
 		return rb_fail(err, errlen, "ibv_query_qp(IBV_QP_CAP, qpn 0x%x) failed: %s",
 			    q->qp->qp_num, strerror(errno));

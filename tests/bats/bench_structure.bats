@@ -84,3 +84,27 @@ teardown() {
   run grep -c 'getrandom(' "$ROOT/bench/guard.c"
   [ "$output" -ge 1 ]
 }
+
+# options.c and report.c hold the option and row tables' long functions
+# (opts_parse, test_validate, opts_usage, report_build_row): they are split
+# with the knob table; every other file of bench/ is held to the rule here.
+@test "function length: none over 100 lines in bench/ (options.c, report.c aside)" {
+  local -a files=()
+  local f
+  for f in "$ROOT"/bench/*.c; do
+    case ${f##*/} in options.c|report.c) ;; *) files+=("$f") ;; esac
+  done
+  [ "${#files[@]}" -gt 20 ]
+  run "$ROOT/tests/func-lengths" -n 100 "${files[@]}"
+  [ "$status" -eq 0 ]
+  [ -z "$output" ] || { echo "$output"; false; }
+}
+
+@test "function length: the lister finds a 101-line function and names it" {
+  { printf 'static int longest(void)\n{\n'; for _ in $(seq 98); do printf '\t;\n'; done; printf '}\n'; } > "$TMP/f.c"
+  run "$ROOT/tests/func-lengths" -n 100 "$TMP/f.c"
+  [ "$status" -eq 0 ]
+  [[ $output == " 101 $TMP/f.c:1 static int longest(void)" ]] || { echo "$output"; false; }
+  run "$ROOT/tests/func-lengths" -n 101 "$TMP/f.c"
+  [ -z "$output" ]
+}
