@@ -168,17 +168,18 @@ int test_validate(const struct rb_test *t, char *err, size_t errlen)
 		return rb_fail(err, errlen, "--read-completion: unknown mode %llu",
 			    (unsigned long long)t->read_completion);
 
-	/* What each transport can do: IB spec 9.4 / table 9.7.1 (the table in plan.c). */
+	/* What each transport can do: IB spec 9.4 / table 9.7.1 (the verb table, verb.c). */
+	char on[128];
 	if (t->transport == RB_TR_UC && !verb_on_transport(t->verb, RB_TR_UC))
 		return rb_fail(err, errlen,
 			    "--verb %s with --transport uc: UC has no RDMA READ or atomics "
-			    "(IB spec 9.4); use --transport rc, or --verb write|write_imm|send|send_imm",
-			    verb_name(t->verb));
+			    "(IB spec 9.4); use --transport rc, or --verb %s",
+			    verb_name(t->verb), verb_names_on(RB_TR_UC, on, sizeof(on)));
 	if (t->transport == RB_TR_UD && !verb_on_transport(t->verb, RB_TR_UD))
 		return rb_fail(err, errlen,
 			    "--verb %s with --transport ud: UD has only SEND and SEND with immediate "
-			    "(IB spec 9.4); use --verb send|send_imm, or --transport rc",
-			    verb_name(t->verb));
+			    "(IB spec 9.4); use --verb %s, or --transport rc",
+			    verb_name(t->verb), verb_names_on(RB_TR_UD, on, sizeof(on)));
 	/* Polling a destination byte sees a READ's data only: a WRITE, SEND or
 	 * atomic leaves nothing in the local buffer to watch, and lat times one
 	 * READ to its CQE. READ itself is RC only (refused above on UC/UD). */

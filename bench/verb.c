@@ -3,6 +3,7 @@
  * written once. Every other file asks a row; a new verb is a code in
  * verb.h and a row here.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "verb.h"
@@ -132,6 +133,22 @@ const char *verb_name(uint64_t v)
 bool verb_on_transport(uint64_t v, uint64_t tr)
 {
 	return v < RB_VERB_COUNT && tr < RB_TR_COUNT && rb_verb_rows[v].on[tr];
+}
+
+const char *verb_names_on(uint64_t tr, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (unsigned v = 0; v < RB_VERB_COUNT && len; v++)
+		if (verb_on_transport(v, tr)) {
+			int k = snprintf(buf + n, len - n, "%s%s", n ? "|" : "", rb_verb_rows[v].name);
+			if (k < 0 || (size_t)k >= len - n)
+				break;
+			n += (size_t)k;
+		}
+	return buf;
 }
 
 int verb_access(uint64_t v, bool server, bool lat)

@@ -18,6 +18,7 @@
 #define RDMA_BENCH_VERB_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <infiniband/verbs.h>
@@ -101,6 +102,10 @@ const char *verb_name(uint64_t v);
 
 /* Does transport tr (RB_TR_*) have verb v? Out-of-range codes: false. */
 bool verb_on_transport(uint64_t v, uint64_t tr);
+
+/* The names of the verbs transport tr has, in table order, joined by '|'
+ * ("send|send_imm" for UD), into buf (cut to len); returns buf. */
+const char *verb_names_on(uint64_t tr, char *buf, size_t len);
 
 /* Remote access this side's MR and QPs grant (IB spec 10.6.3.2 memory
  * access rights, 11.2.8.1 QP access flags): the server what the verb needs,

@@ -47,6 +47,15 @@ static void rows_match_the_spec_verb_transport_matrix(void **state)
 	}
 	assert_false(verb_on_transport(RB_VERB_COUNT, RB_TR_RC));
 	assert_false(verb_on_transport(RB_VERB_SEND, RB_TR_COUNT));
+
+	/* the lists the refusals offer (test_validate's UC and UD messages) */
+	char buf[128];
+	assert_string_equal(verb_names_on(RB_TR_UC, buf, sizeof(buf)), "write|write_imm|send|send_imm");
+	assert_string_equal(verb_names_on(RB_TR_UD, buf, sizeof(buf)), "send|send_imm");
+	assert_string_equal(verb_names_on(RB_TR_RC, buf, sizeof(buf)),
+			    "read|write|write_imm|send|send_imm|fetch_add|cmp_swap");
+	assert_string_equal(verb_names_on(RB_TR_UD, buf, 5), "send");   /* cut at a name */
+	assert_string_equal(verb_names_on(RB_TR_COUNT, buf, sizeof(buf)), "");
 }
 
 /* test_validate refuses exactly the cells the table refuses, naming the transport. */
