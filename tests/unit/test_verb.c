@@ -92,14 +92,23 @@ static void rows_state_each_verbs_operation(void **state)
 		int opcode;
 		bool atomic, recv, imm, rdma, inl, rd_atomic;
 		const char *lat;
+		enum rb_verb_slot slot;
+		bool success, polls;
 	} spec[] = {
-		{ "read",      IBV_WR_RDMA_READ,            0, 0, 0, 1, 0, 1, "rtt" },
-		{ "write",     IBV_WR_RDMA_WRITE,           0, 0, 0, 1, 1, 0, "one_way" },
-		{ "write_imm", IBV_WR_RDMA_WRITE_WITH_IMM,  0, 1, 1, 1, 1, 0, "one_way" },
-		{ "send",      IBV_WR_SEND,                 0, 1, 0, 0, 1, 0, "one_way" },
-		{ "send_imm",  IBV_WR_SEND_WITH_IMM,        0, 1, 1, 0, 1, 0, "one_way" },
-		{ "fetch_add", IBV_WR_ATOMIC_FETCH_AND_ADD, 1, 0, 0, 0, 0, 1, "rtt" },
-		{ "cmp_swap",  IBV_WR_ATOMIC_CMP_AND_SWP,   1, 0, 0, 0, 0, 1, "rtt" },
+		{ "read",      IBV_WR_RDMA_READ,            0, 0, 0, 1, 0, 1, "rtt",
+		  RB_SLOT_RECV, 0, 0 },
+		{ "write",     IBV_WR_RDMA_WRITE,           0, 0, 0, 1, 1, 0, "one_way",
+		  RB_SLOT_SEND, 0, 1 },
+		{ "write_imm", IBV_WR_RDMA_WRITE_WITH_IMM,  0, 1, 1, 1, 1, 0, "one_way",
+		  RB_SLOT_SEND, 0, 0 },
+		{ "send",      IBV_WR_SEND,                 0, 1, 0, 0, 1, 0, "one_way",
+		  RB_SLOT_SEND, 0, 0 },
+		{ "send_imm",  IBV_WR_SEND_WITH_IMM,        0, 1, 1, 0, 1, 0, "one_way",
+		  RB_SLOT_SEND, 0, 0 },
+		{ "fetch_add", IBV_WR_ATOMIC_FETCH_AND_ADD, 1, 0, 0, 0, 0, 1, "rtt",
+		  RB_SLOT_RESULT, 0, 0 },
+		{ "cmp_swap",  IBV_WR_ATOMIC_CMP_AND_SWP,   1, 0, 0, 0, 0, 1, "rtt",
+		  RB_SLOT_RESULT, 1, 0 },
 	};
 	for (size_t i = 0; i < sizeof(spec) / sizeof(spec[0]); i++) {
 		int v = verb_by_name(spec[i].name);
@@ -114,6 +123,10 @@ static void rows_state_each_verbs_operation(void **state)
 				 "rd_atomic %d lat %s", spec[i].name, r->opcode, r->atomic,
 				 r->consumes_recv, r->imm, r->rdma, r->inline_ok, r->rd_atomic,
 				 verb_lat_kind((uint64_t)v));
+		if (r->slot != spec[i].slot || r->counts_success != spec[i].success ||
+		    r->lat_polls_byte != spec[i].polls)
+			fail_msg("%s: slot %d counts_success %d lat_polls_byte %d", spec[i].name,
+				 r->slot, r->counts_success, r->lat_polls_byte);
 		assert_int_equal(verb_is_atomic((uint64_t)v), spec[i].atomic);
 		assert_int_equal(verb_needs_recv((uint64_t)v), spec[i].recv);
 		assert_int_equal(verb_is_rdma((uint64_t)v), spec[i].rdma);
