@@ -111,6 +111,13 @@ const struct rb_verb_row rb_verb_rows[RB_VERB_COUNT] = {
 		.atomic_operands = cmp_swap_operands, .counter_want = want_successes,
 		.counter_what = "successful cmp_swaps", .counts_success = true,
 	},
+#ifdef RB_VERB_TEST_DUMMY
+	[RB_VERB_DUMMY] = {   /* a SEND by another name, RC only (tests/unit/verb_dummy.c) */
+		.name = "dummy", .opcode = IBV_WR_SEND, .on = { true, false, false },
+		.consumes_recv = true, .inline_ok = true, .lat = RB_LAT_ONE_WAY,
+		.serve = RB_SERVE_RECVS, .slot = RB_SLOT_SEND,
+	},
+#endif
 };
 
 #undef RW

@@ -7,6 +7,9 @@
  * Adding a verb: an RB_VERB_* code below (before RB_VERB_COUNT) and its
  * row in bench/verb.c; tests/unit/test_verb.c then checks the row against
  * the IB spec's verb x transport matrix and that --verb NAME reaches it.
+ * tests/unit/verb_dummy.c walks this recipe: built with RB_VERB_TEST_DUMMY,
+ * the table has one more row, which the parser and validation take with
+ * no other change.
  *
  * Sources: IB spec vol. 1 r1.4 section 9.4 (operations), table 9.7.1 /
  * "transport service types" (which transport has which operation: the
@@ -31,6 +34,9 @@ enum rb_verb {
 	RB_VERB_SEND_IMM,
 	RB_VERB_FETCH_ADD,
 	RB_VERB_CMP_SWAP,
+#ifdef RB_VERB_TEST_DUMMY
+	RB_VERB_DUMMY,      /* only in tests/unit/verb_dummy.c's build: the recipe walked */
+#endif
 	RB_VERB_COUNT
 };
 
