@@ -89,7 +89,18 @@ debug:
 deps:
 	env/install-deps --test --coverage --vm
 
-unit: $(UNIT_BIN) $(BUILD)/tests/attack_probe
+# Also: no circular call dependency between bench/*.c files (a file that
+# calls another must not be called back by it, directly or through others).
+unit: $(UNIT_BIN) $(BUILD)/tests/attack_probe $(BUILD)/tests/test_verb_dummy
+	@tests/call-cycles $(LIB_OBJ) > /dev/null
+
+# The verb table's recipe walked (tests/unit/verb_dummy.c): the table built
+# with one dummy row, linked with the parser and validation alone.
+DUMMY_SRC := bench/verb.c bench/options.c bench/units.c bench/errbuf.c
+$(BUILD)/tests/test_verb_dummy: tests/unit/verb_dummy.c $(DUMMY_SRC) $(wildcard include/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out --coverage,$(CFLAGS)) -DRB_VERB_TEST_DUMMY -Itests/unit -o $@ $< \
+	  $(DUMMY_SRC) -lcmocka $(LDLIBS)
 
 # A hostile peer of the server for tests/attack-run (VM), linked against the library.
 $(BUILD)/tests/attack_probe: tests/attack/attack_probe.c $(BUILD)/librdmabench.a $(wildcard include/*.h)

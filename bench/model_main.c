@@ -174,12 +174,13 @@ static void figure2_bytes(const struct pm_link *l)
 	}
 }
 
-int main(int argc, char **argv)
+/* The command line into *cfg, *link, *csv and *fig2: 0 to go on, 1 after
+ * --help (printed), 2 on bad input (said on stderr). */
+static int parse_args(int argc, char **argv, struct pm_config *cfg, struct pm_link *link,
+		      int *csv, const char **fig2)
 {
-	struct pm_config c = pm_config_default();
-	struct pm_link l = pm_link_paper();
-	int csv = 0;
-	const char *fig2 = NULL;
+	struct pm_config c = *cfg;
+	struct pm_link l = *link;
 	enum {
 		O_VERB = 1000, O_TRANSPORT, O_SIZE, O_INLINE, O_POSTLIST, O_MMIO, O_SIGNAL,
 		O_RECVINL, O_GEN, O_LANES, O_MPS, O_MRRS, O_RCB, O_CL, O_CQE, O_CQEINL,
@@ -257,9 +258,9 @@ int main(int argc, char **argv)
 			else
 				bad = 1;
 			break;
-		case O_CSV: csv = 1; break;
-		case O_FIG2: fig2 = optarg; break;
-		case 'h': usage(stdout); return 0;
+		case O_CSV: *csv = 1; break;
+		case O_FIG2: *fig2 = optarg; break;
+		case 'h': usage(stdout); return 1;
 		default: usage(stderr); return 2;
 		}
 	}
@@ -269,6 +270,44 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rb_model: unexpected argument \"%s\" (options only; see --help)\n", argv[optind]);
 		return 2;
 	}
+	*cfg = c;
+	*link = l;
+	return 0;
+}
+
+/* The human summary of one configuration's result. */
+static void print_summary(const struct pm_config *cp, const struct pm_link *lp,
+			  const struct pm_result *rp)
+{
+	const struct pm_config c = *cp;
+	const struct pm_link l = *lp;
+	const struct pm_result r = *rp;
+
+	printf("%s %s, %lu B%s, %s, signal every %u%s; PCIe %u.0 x%u, MPS %u, MMIO %.4g M lines/s, DMA read %.0f MB/s\n",
+	       pm_verb_name(c.verb), pm_transport_name(c.transport), c.size_bytes,
+	       c.inline_payload ? " inline" : "", c.wqe_by_mmio ? "WQE-by-MMIO" : "doorbell",
+	       c.signal_interval, c.recv_inline ? ", RECV inline" : "", l.gen, l.lanes, l.mps,
+	       l.mmio_lines_per_s / 1e6, pm_dma_read_bps(&l) / 1e6);
+	if (!c.wqe_by_mmio)
+		printf("postlist %u: one doorbell per %u WQEs\n", c.postlist, c.postlist);
+	printf("WQE: %u B = %u cache lines\n", r.wqe_bytes, r.wqe_lines);
+	print_side("requester", &r.requester);
+	print_side("responder", &r.responder);
+	printf("limit: %.4g Mops, %s side %s-bound\n", r.limit_mops,
+	       r.limit_is_responder ? "responder" : "requester",
+	       pm_bound_name(r.limit_is_responder ? r.responder.bound : r.requester.bound));
+}
+
+int main(int argc, char **argv)
+{
+	struct pm_config c = pm_config_default();
+	struct pm_link l = pm_link_paper();
+	int csv = 0;
+	const char *fig2 = NULL;
+	int rc = parse_args(argc, argv, &c, &l, &csv, &fig2);
+
+	if (rc != 0)
+		return rc == 1 ? 0 : 2;
 	char err[256];
 	struct pm_result r;
 	if (pm_run(&c, &l, &r, err, sizeof(err)) != 0) {
@@ -290,18 +329,6 @@ int main(int argc, char **argv)
 		print_csv(&c, &l, &r);
 		return 0;
 	}
-	printf("%s %s, %lu B%s, %s, signal every %u%s; PCIe %u.0 x%u, MPS %u, MMIO %.4g M lines/s, DMA read %.0f MB/s\n",
-	       pm_verb_name(c.verb), pm_transport_name(c.transport), c.size_bytes,
-	       c.inline_payload ? " inline" : "", c.wqe_by_mmio ? "WQE-by-MMIO" : "doorbell",
-	       c.signal_interval, c.recv_inline ? ", RECV inline" : "", l.gen, l.lanes, l.mps,
-	       l.mmio_lines_per_s / 1e6, pm_dma_read_bps(&l) / 1e6);
-	if (!c.wqe_by_mmio)
-		printf("postlist %u: one doorbell per %u WQEs\n", c.postlist, c.postlist);
-	printf("WQE: %u B = %u cache lines\n", r.wqe_bytes, r.wqe_lines);
-	print_side("requester", &r.requester);
-	print_side("responder", &r.responder);
-	printf("limit: %.4g Mops, %s side %s-bound\n", r.limit_mops,
-	       r.limit_is_responder ? "responder" : "requester",
-	       pm_bound_name(r.limit_is_responder ? r.responder.bound : r.requester.bound));
+	print_summary(&c, &l, &r);
 	return 0;
 }

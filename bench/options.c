@@ -28,12 +28,8 @@
 #include "ctrl.h"
 #include "errbuf.h"
 #include "options.h"
-#include "plan.h"
 #include "units.h"
 
-static const char *const verb_names[RB_VERB_COUNT] = {
-	"read", "write", "write_imm", "send", "send_imm", "fetch_add", "cmp_swap",
-};
 static const char *const transport_names[RB_TR_COUNT] = { "rc", "uc", "ud" };
 static const char *const test_names[RB_TEST_COUNT] = { "bw", "lat" };
 static const char *const inline_names[RB_INLINE_COUNT] = { "auto", "on", "off" };
@@ -42,27 +38,11 @@ static const char *const read_completion_names[RB_READ_COUNT] = { "cqe", "poll" 
 
 #define NAME_OF(tab, v) ((v) < sizeof(tab) / sizeof(tab[0]) ? tab[v] : "?")
 
-const char *verb_name(uint64_t v) { return NAME_OF(verb_names, v); }
 const char *transport_name(uint64_t t) { return NAME_OF(transport_names, t); }
 const char *testkind_name(uint64_t t) { return NAME_OF(test_names, t); }
 const char *inline_name(uint64_t m) { return NAME_OF(inline_names, m); }
 const char *access_name(uint64_t a) { return NAME_OF(access_names, a); }
 const char *read_completion_name(uint64_t m) { return NAME_OF(read_completion_names, m); }
-
-bool verb_needs_recv(uint64_t v)
-{
-	return v == RB_VERB_SEND || v == RB_VERB_SEND_IMM || v == RB_VERB_WRITE_IMM;
-}
-
-bool verb_is_rdma(uint64_t v)
-{
-	return v == RB_VERB_READ || v == RB_VERB_WRITE || v == RB_VERB_WRITE_IMM;
-}
-
-const char *verb_lat_kind(uint64_t v)
-{
-	return (v == RB_VERB_READ || verb_is_atomic(v)) ? "rtt" : "one_way";
-}
 
 uint64_t test_qps_per_thread(const struct rb_test *t)
 {
@@ -71,7 +51,7 @@ uint64_t test_qps_per_thread(const struct rb_test *t)
 
 bool test_read_poll(const struct rb_test *t)
 {
-	return t->read_completion == RB_READ_POLL && t->verb == RB_VERB_READ &&
+	return t->read_completion == RB_READ_POLL && verb_row(t->verb)->slot == RB_SLOT_RECV &&
 	       t->test == RB_TEST_BW;
 }
 
@@ -152,23 +132,25 @@ static int validate_codes(const struct rb_test *t, char *err, size_t errlen)
 	return 0;
 }
 
-/* What each transport can do: IB spec 9.4 / table 9.7.1 (the table in plan.c). */
+/* What each transport can do: IB spec 9.4 / table 9.7.1 (the verb table, verb.c). */
 static int validate_transport(const struct rb_test *t, char *err, size_t errlen)
 {
-	if (t->transport == RB_TR_UC && !plan_verb_on_transport(t->verb, RB_TR_UC))
+	char on[128];
+
+	if (t->transport == RB_TR_UC && !verb_on_transport(t->verb, RB_TR_UC))
 		return rb_fail(err, errlen,
 			    "--verb %s with --transport uc: UC has no RDMA READ or atomics "
-			    "(IB spec 9.4); use --transport rc, or --verb write|write_imm|send|send_imm",
-			    verb_name(t->verb));
-	if (t->transport == RB_TR_UD && !plan_verb_on_transport(t->verb, RB_TR_UD))
+			    "(IB spec 9.4); use --transport rc, or --verb %s",
+			    verb_name(t->verb), verb_names_on(RB_TR_UC, on, sizeof(on)));
+	if (t->transport == RB_TR_UD && !verb_on_transport(t->verb, RB_TR_UD))
 		return rb_fail(err, errlen,
 			    "--verb %s with --transport ud: UD has only SEND and SEND with immediate "
-			    "(IB spec 9.4); use --verb send|send_imm, or --transport rc",
-			    verb_name(t->verb));
+			    "(IB spec 9.4); use --verb %s, or --transport rc",
+			    verb_name(t->verb), verb_names_on(RB_TR_UD, on, sizeof(on)));
 	/* Polling a destination byte sees a READ's data only: a WRITE, SEND or
 	 * atomic leaves nothing in the local buffer to watch, and lat times one
 	 * READ to its CQE. READ itself is RC only (refused above on UC/UD). */
-	if (t->read_completion == RB_READ_POLL && t->verb != RB_VERB_READ)
+	if (t->read_completion == RB_READ_POLL && verb_row(t->verb)->slot != RB_SLOT_RECV)
 		return rb_fail(err, errlen,
 			    "--read-completion poll with --verb %s: polling the last byte of the local "
 			    "destination detects READ completions only (a %s brings no data into the "
@@ -203,10 +185,10 @@ static int validate_sizes(const struct rb_test *t, char *err, size_t errlen)
 	if (t->size > RB_MAX_SIZE)
 		return rb_fail(err, errlen, "--size %llu: above the limit %llu (1 GiB)",
 			    (unsigned long long)t->size, (unsigned long long)RB_MAX_SIZE);
-	if (t->size == 0 && t->verb == RB_VERB_READ)
+	if (t->size < verb_row(t->verb)->min_size)
 		return rb_fail(err, errlen,
 			    "--size 0 with --verb read: a zero-byte READ moves nothing; use a size >= 1");
-	if (t->size == 0 && t->verb == RB_VERB_WRITE && t->test == RB_TEST_LAT)
+	if (t->size == 0 && verb_row(t->verb)->lat_polls_byte && t->test == RB_TEST_LAT)
 		return rb_fail(err, errlen,
 			    "--size 0 with --verb write --test lat: the WRITE ping-pong polls the last "
 			    "payload byte; use a size >= 1, or --verb write_imm for header-only");
@@ -287,7 +269,7 @@ static int validate_posting(const struct rb_test *t, char *err, size_t errlen)
 			    (unsigned long long)t->window, (unsigned long long)t->signal_interval,
 			    (unsigned long long)nqp, (unsigned long long)(t->signal_interval - 1),
 			    (unsigned long long)(nqp * (t->signal_interval - 1) + 1),
-			    t->verb == RB_VERB_READ && t->test == RB_TEST_BW ?
+			    verb_row(t->verb)->slot == RB_SLOT_RECV && t->test == RB_TEST_BW ?
 			    ", or --read-completion poll (READ completions seen in the data: the window "
 			    "no longer waits on signaled WRs)" : "");
 	return 0;
@@ -338,7 +320,7 @@ static int validate_window_sq(const struct rb_test *t, char *err, size_t errlen)
 			    (unsigned long long)t->window, (unsigned long long)t->postlist,
 			    (unsigned long long)t->signal_interval);
 	if (t->inline_mode == RB_INLINE_ON &&
-	    (t->verb == RB_VERB_READ || verb_is_atomic(t->verb)))
+	    !verb_row(t->verb)->inline_ok)
 		return rb_fail(err, errlen,
 			    "--inline on with --verb %s: only SEND and WRITE carry inline data "
 			    "(IBV_SEND_INLINE); use --inline auto|off",
@@ -464,7 +446,7 @@ int test_validate_device(const struct rb_test *t, const struct rb_caps *c,
 				    (unsigned long long)t->size, m, mtu_hint(c->active_mtu), m);
 	}
 	if (t->max_rd_atomic &&
-	    (t->verb == RB_VERB_READ || verb_is_atomic(t->verb)) &&
+	    verb_row(t->verb)->rd_atomic &&
 	    t->max_rd_atomic > c->max_qp_init_rd_atom)
 		return rb_fail(err, errlen,
 			    "--max-rd-atomic %llu: device allows %u outstanding READ/atomics as "
@@ -530,18 +512,24 @@ static int parse_secs(const char *arg, uint64_t min_ms, uint64_t max_ms, const c
 	return 0;
 }
 
-static int parse_enum(const char *arg, const char *const *names, unsigned n, const char *opt,
+/* Name i of an enum row: its own list, or the table that owns the names. */
+static const char *knob_enum_name(const struct rb_knob *k, unsigned i)
+{
+	return k->name_of ? k->name_of(i) : k->names[i];
+}
+
+static int parse_enum(const char *arg, const struct rb_knob *k, const char *opt,
 		      uint64_t *out, char *err, size_t errlen)
 {
 	char list[256] = "";
 
-	for (unsigned i = 0; i < n; i++) {
-		if (strcmp(arg, names[i]) == 0) {
+	for (unsigned i = 0; i < k->nnames; i++) {
+		if (strcmp(arg, knob_enum_name(k, i)) == 0) {
 			*out = i;
 			return 0;
 		}
-		strncat(list, names[i], sizeof(list) - strlen(list) - 1);
-		if (i + 1 < n)
+		strncat(list, knob_enum_name(k, i), sizeof(list) - strlen(list) - 1);
+		if (i + 1 < k->nnames)
 			strncat(list, "|", sizeof(list) - strlen(list) - 1);
 	}
 	return rb_fail(err, errlen, "%s '%s': unknown; use %s", opt, arg, list);
@@ -708,7 +696,7 @@ static const struct rb_knob knobs[] = {
 	  .help = "GID index (default: RoCE v2 IPv4-mapped, else v2, else 0)" },
 	{ .section = "Client:", .name = "client", .shortopt = 'c', .arg = "HOST", STR, O(host),
 	  .act = act_client, .help = "run against the server at HOST" },
-	{ .name = "verb", .arg = "V", E(verb_names), T(verb), .def = RB_VERB_WRITE, .col = "verb",
+	{ .name = "verb", .arg = "V", .type = RB_KT_ENUM, .name_of = verb_name, .nnames = RB_VERB_COUNT, T(verb), .def = RB_DEFAULT_VERB, .col = "verb",
 	  .help = "%E (%D)" },
 	{ .name = "transport", .arg = "T", E(transport_names), T(transport), .def = RB_TR_RC,
 	  .col = "transport", .help = "%E (%D)" },
@@ -957,7 +945,7 @@ static const char *knob_default(const struct rb_knob *k, char *buf, size_t len)
 	else if (k->flags & RB_KF_AUTO)
 		snprintf(buf, len, "auto");
 	else if (k->type == RB_KT_ENUM)
-		snprintf(buf, len, "%s", k->def < k->nnames ? k->names[k->def] : "?");
+		snprintf(buf, len, "%s", k->def < k->nnames ? knob_enum_name(k, (unsigned)k->def) : "?");
 	else if (k->type == RB_KT_SECS && k->def % 1000)
 		snprintf(buf, len, "%.3f", (double)k->def / 1000.0);
 	else if (k->type == RB_KT_SECS)
@@ -976,7 +964,7 @@ static const char *knob_enum_list(const struct rb_knob *k, char *buf, size_t len
 
 	buf[0] = '\0';
 	for (unsigned i = 0; i < k->nnames && used < len; i++) {
-		int w = snprintf(buf + used, len - used, "%s%s", i ? "|" : "", k->names[i]);
+		int w = snprintf(buf + used, len - used, "%s%s", i ? "|" : "", knob_enum_name(k, i));
 		used += w > 0 ? (size_t)w : 0;
 	}
 	return buf;
@@ -1211,7 +1199,7 @@ static int parse_knob(const struct rb_knob *k, const char *a, struct rb_opts *o,
 	else if (k->type == RB_KT_SIZE)
 		rc = units_parse_size_opt(a, k->lo, k->hi, name, &v, err, errlen);
 	else if (k->type == RB_KT_ENUM)
-		rc = parse_enum(a, k->names, k->nnames, name, &v, err, errlen);
+		rc = parse_enum(a, k, name, &v, err, errlen);
 	else if (k->type == RB_KT_STR)
 		rc = copy_str(dst, k->width, a, name, err, errlen);
 	if (rc)

@@ -20,7 +20,7 @@
 #include "pcie_host.h"
 #include "pcie_model.h"
 #include "report.h"
-#include "session.h"
+#include "log.h"
 #include "timing.h"
 #include "units.h"
 
@@ -334,12 +334,8 @@ static int model_config(const struct rb_test *t, int inline_used, struct pm_conf
 			const char **why)
 {
 	*c = pm_config_default();
-	switch (t->verb) {
-	case RB_VERB_READ: c->verb = PM_READ; break;
-	case RB_VERB_WRITE: c->verb = PM_WRITE; break;
-	case RB_VERB_SEND: c->verb = PM_SEND; break;
-	case RB_VERB_SEND_IMM: c->verb = PM_SEND_IMM; break;
-	default:
+	/* the model names its operations as the verb table does */
+	if (pm_verb_parse(verb_name(t->verb), &c->verb) != 0) {
 		*why = "the PCIe model has no write_imm or atomics";
 		return -1;
 	}
@@ -683,7 +679,7 @@ static void report_metrics(struct row *r, const struct rb_point_info *p, int thr
 	set_rate(r, "gbps", meas ? units_gbps(m->bytes, m->duration_s) : NAN);
 	report_latency(r, t, m);
 	row_set_double(r, "setup_us_per_qp", thread < 0 ? p->setup_us_per_qp : NAN, 2);
-	if (meas && t->verb == RB_VERB_CMP_SWAP)
+	if (meas && verb_row(t->verb)->counts_success)
 		row_set_u64(r, "atomic_success", m->atomic_success);
 	else
 		row_set_na(r, "atomic_success");

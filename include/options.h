@@ -23,18 +23,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum rb_verb {
-	RB_VERB_READ = 0,
-	RB_VERB_WRITE,
-	RB_VERB_WRITE_IMM,
-	RB_VERB_SEND,
-	RB_VERB_SEND_IMM,
-	RB_VERB_FETCH_ADD,
-	RB_VERB_CMP_SWAP,
-	RB_VERB_COUNT
-};
+#include "verb.h"   /* enum rb_verb, enum rb_transport and the verb table */
 
-enum rb_transport { RB_TR_RC = 0, RB_TR_UC, RB_TR_UD, RB_TR_COUNT };
 enum rb_testkind { RB_TEST_BW = 0, RB_TEST_LAT, RB_TEST_COUNT };
 enum rb_inline { RB_INLINE_AUTO = 0, RB_INLINE_ON, RB_INLINE_OFF, RB_INLINE_COUNT };
 enum rb_access { RB_ACCESS_SEQ = 0, RB_ACCESS_RANDOM, RB_ACCESS_COUNT };
@@ -162,24 +152,12 @@ struct rb_opts {
 };
 
 /* Names used on the command line and in CSV rows ("read", "rc", "bw" ...). */
-const char *verb_name(uint64_t v);
 const char *transport_name(uint64_t t);
 const char *testkind_name(uint64_t t);
 const char *inline_name(uint64_t m);
 const char *access_name(uint64_t a);
 const char *read_completion_name(uint64_t m);
 
-/* Properties of a verb (IB spec 9.4: which opcodes each transport has).
- * verb_is_atomic is inline: the posting and polling loops ask it per WR. */
-static inline bool verb_is_atomic(uint64_t v)
-{
-	return v == RB_VERB_FETCH_ADD || v == RB_VERB_CMP_SWAP;
-}
-bool verb_needs_recv(uint64_t v);      /* SEND, SEND_IMM, WRITE_IMM consume a receive WR */
-bool verb_is_rdma(uint64_t v);         /* READ, WRITE, WRITE_IMM: need remote addr + rkey */
-/* Latency kind of a verb: "rtt" (READ, atomics: one op is a round trip) or
- * "one_way" (SEND, WRITE ping-pong: rtt / 2). */
-const char *verb_lat_kind(uint64_t v);
 /* QPs each thread drives: qps_per_thread * emulated_peers. */
 uint64_t test_qps_per_thread(const struct rb_test *t);
 /* A bw READ test whose completions are seen in the data (--read-completion poll). */
@@ -270,7 +248,8 @@ struct rb_knob {
 	enum rb_knob_where where;  /* struct rb_test (sent) or struct rb_opts */
 	size_t off, width;         /* the field: offset and size in that struct */
 	uint64_t lo, hi, def;      /* range and default (RB_KT_SECS: ms) */
-	const char *const *names;  /* RB_KT_ENUM: the names, nnames of them */
+	const char *const *names;  /* RB_KT_ENUM: the names, nnames of them, */
+	const char *(*name_of)(uint64_t); /* or the table that owns them (verb.h) */
 	unsigned nnames;
 	unsigned flags;            /* RB_KF_* */
 	size_t given;              /* offsetof(struct rb_given, x) + 1; 0: not recorded */
