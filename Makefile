@@ -27,14 +27,17 @@ ifneq ($(GIT_REV),)
 CFLAGS  += -DRB_GIT_REV='"$(GIT_REV)"'
 endif
 
-LIB_SRC  := $(filter-out bench/main.c,$(wildcard bench/*.c))
+# bench/apps/: applications on the library (the sequencer, rdma_seq); their
+# pure parts are in the library too, so unit tests link them.
+APP_SRC  := $(filter-out bench/apps/seq_main.c,$(wildcard bench/apps/*.c))
+LIB_SRC  := $(filter-out bench/main.c,$(wildcard bench/*.c)) $(APP_SRC)
 LIB_OBJ  := $(LIB_SRC:bench/%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all bench-harness debug test unit bats smoke bench clean deps sanitize rdma_bench \
+.PHONY: all bench-harness debug test unit bats smoke bench clean deps sanitize rdma_bench rdma_seq \
         mutate coverage
-all: rdma_bench
+all: rdma_bench rdma_seq
 
 # Always relinked (cheap), so ./rdma_bench matches the last `make` or
 # `make debug`, whichever ran last.
@@ -43,7 +46,12 @@ all: rdma_bench
 rdma_bench: $(BUILD)/main.o $(BUILD)/librdmabench.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@.tmp.$$$$ $^ $(LDLIBS) && mv -f $@.tmp.$$$$ $@
 
-$(BUILD)/%.o: bench/%.c $(wildcard include/*.h) | $(BUILD)
+# the sequencer (bench/apps/seq_main.c): a second program on the same library
+rdma_seq: $(BUILD)/apps/seq_main.o $(BUILD)/librdmabench.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@.tmp.$$$$ $^ $(LDLIBS) && mv -f $@.tmp.$$$$ $@
+
+$(BUILD)/%.o: bench/%.c $(wildcard include/*.h bench/apps/*.h) | $(BUILD)
+	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/librdmabench.a: $(LIB_OBJ)
@@ -102,7 +110,7 @@ bench-harness: all
 	ci/harness-overhead
 
 clean:
-	rm -rf $(BUILD) rdma_bench
+	rm -rf $(BUILD) rdma_bench rdma_seq
 
 # Experiment and figure targets (make figure-N, table-N, figures-reference,
 # compare-N) live beside the experiments they run.
