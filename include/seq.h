@@ -53,6 +53,7 @@ struct seq_cfg {
 	uint64_t ud_qps;           /* herd-rpc/spec-s0: response QPs per server thread */
 	uint64_t start;            /* the counter's first value */
 	uint64_t duration_ms, warmup_ms, timeout_ms;
+	uint64_t idle_yield;       /* 1: a poll that finds nothing calls sched_yield() */
 };
 
 void seq_cfg_defaults(struct seq_cfg *c);
@@ -73,6 +74,7 @@ int seq_cfg_validate(const struct seq_cfg *c, long online_cpus, char *err, size_
  *   emulated_peers   server_threads       qps_per_thread  ud_qps
  *   postlist         SEQ_BATCH_MAX with batch on, 1 off
  *   seed             start                duration_ms, warmup_ms, timeout_ms
+ *   access           idle_yield (0 spin, 1 yield)
  * seq_cfg_from_test() refuses a TEST that is no sequencer point.
  */
 void seq_cfg_to_test(const struct seq_cfg *c, struct rb_test *t);

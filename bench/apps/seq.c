@@ -55,6 +55,7 @@ void seq_cfg_defaults(struct seq_cfg *c)
 		.duration_ms = 1000,
 		.warmup_ms = 200,
 		.timeout_ms = 60000,
+		.idle_yield = 1,
 	};
 }
 
@@ -91,6 +92,8 @@ int seq_cfg_validate(const struct seq_cfg *c, long online_cpus, char *err, size_
 				       "--server-threads <= %ld", (unsigned long long)c->server_threads,
 				       online_cpus, online_cpus);
 	}
+	if (c->idle_yield > 1)
+		return rb_fail(err, errlen, "--idle %llu: use spin or yield", (unsigned long long)c->idle_yield);
 	if (c->batch > 1)
 		return rb_fail(err, errlen, "--batch %llu: use on or off", (unsigned long long)c->batch);
 	if (c->duration_ms == 0)
@@ -118,6 +121,7 @@ void seq_cfg_to_test(const struct seq_cfg *c, struct rb_test *t)
 	t->duration_ms = c->duration_ms;
 	t->warmup_ms = c->warmup_ms;
 	t->timeout_ms = c->timeout_ms;
+	t->access = c->idle_yield;
 }
 
 int seq_cfg_from_test(const struct rb_test *t, struct seq_cfg *c, char *err, size_t errlen)
@@ -146,6 +150,7 @@ int seq_cfg_from_test(const struct rb_test *t, struct seq_cfg *c, char *err, siz
 		.duration_ms = t->duration_ms,
 		.warmup_ms = t->warmup_ms,
 		.timeout_ms = t->timeout_ms,
+		.idle_yield = t->access != 0,
 	};
 	return 0;
 }

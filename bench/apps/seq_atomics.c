@@ -131,6 +131,8 @@ static void *atomics_client_main(void *arg)
 		uint64_t now = timing_now_ns();
 		if (n < 0)
 			return seq_thread_fail(th, "ibv_poll_cq(send CQ) failed");
+		if (n == 0 && r->cfg.idle_yield)
+			sched_yield();
 		for (int i = 0; i < n; i++) {
 			if (wc[i].status != IBV_WC_SUCCESS)
 				return seq_thread_fail(th, "FETCH_AND_ADD completion failed: %s (qpn 0x%x)",

@@ -221,6 +221,8 @@ static void *herd_client_main(void *arg)
 		uint64_t now = timing_now_ns();
 		if (n < 0)
 			return seq_thread_fail(th, "ibv_poll_cq(receive CQ) failed");
+		if (n == 0 && r->cfg.idle_yield)
+			sched_yield();
 		for (int i = 0; i < n; i++) {
 			if (wc[i].status != IBV_WC_SUCCESS)
 				return seq_thread_fail(th, "response receive failed: %s (qpn 0x%x)",
@@ -329,6 +331,8 @@ static void *herd_server_main(void *arg)
 			if (respond(th, pc, pk, n, &rr))
 				goto out;
 			n = 0;
+		} else if (r->cfg.idle_yield) {
+			sched_yield();   /* a pass found nothing: let the kernel's work run */
 		}
 	}
 out:

@@ -69,6 +69,9 @@ static void usage(FILE *f)
 		"  -w, --window W      requests outstanding per client, 1..%u (default 4)\n"
 		"  --batch on|off      responses of a poll pass in one doorbell (default on)\n"
 		"  --ud-qps N          response UD QPs per server thread, 1..%u (default 1)\n"
+		"  --idle spin|yield   a poll that finds nothing: poll again, or sched_yield()\n"
+		"                      first (default yield: on soft-RoCE the kernel work that\n"
+		"                      moves each message needs the CPU a spinning thread holds)\n"
 		"  --start S           the counter's first value (default 0; e.g. 4294967200\n"
 		"                      to cross 2^32 with spec-s0's 32-bit immediates)\n"
 		"  -D, --duration S    measured window, seconds (default 1)\n"
@@ -98,7 +101,7 @@ static int parse_secs(const char *s, const char *opt, uint64_t *ms, char *err, s
 static int parse_args(int argc, char **argv, struct seq_opts *o, char *err, size_t errlen)
 {
 	enum { O_VARIANT = 1000, O_STHREADS, O_THREADS, O_BATCH, O_UDQPS, O_START, O_WARMUP,
-	       O_TIMEOUT, O_REPS, O_VALUES, O_CSV, O_JSON, O_RUNID, O_ONCE };
+	       O_TIMEOUT, O_REPS, O_VALUES, O_CSV, O_JSON, O_RUNID, O_ONCE, O_IDLE };
 	static const struct option lo[] = {
 		{ "server", no_argument, NULL, 's' },
 		{ "client", required_argument, NULL, 'c' },
@@ -112,6 +115,7 @@ static int parse_args(int argc, char **argv, struct seq_opts *o, char *err, size
 		{ "threads", required_argument, NULL, O_THREADS },
 		{ "window", required_argument, NULL, 'w' },
 		{ "batch", required_argument, NULL, O_BATCH },
+		{ "idle", required_argument, NULL, O_IDLE },
 		{ "ud-qps", required_argument, NULL, O_UDQPS },
 		{ "start", required_argument, NULL, O_START },
 		{ "duration", required_argument, NULL, 'D' },
@@ -184,6 +188,11 @@ static int parse_args(int argc, char **argv, struct seq_opts *o, char *err, size
 			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
 				return rb_fail(err, errlen, "--batch %s: use on or off", optarg);
 			o->cfg.batch = strcmp(optarg, "on") == 0;
+			break;
+		case O_IDLE:
+			if (strcmp(optarg, "spin") && strcmp(optarg, "yield"))
+				return rb_fail(err, errlen, "--idle %s: use spin or yield", optarg);
+			o->cfg.idle_yield = strcmp(optarg, "yield") == 0;
 			break;
 		case O_UDQPS:
 			if (units_parse_u64(optarg, 1, SEQ_MAX_UD_QPS, "--ud-qps", &o->cfg.ud_qps, err,
@@ -530,6 +539,7 @@ static void build_row(struct row *row, const struct seq_opts *o, const struct rb
 		row_set_na(row, "batch");
 		row_set_na(row, "ud_qps");
 	}
+	row_set_str(row, "idle", c->idle_yield ? "yield" : "spin");
 	row_set_u64(row, "start", c->start);
 	if (res->measured) {
 		row_set_double(row, "duration_s", res->window_s, 6);

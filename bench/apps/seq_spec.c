@@ -212,6 +212,8 @@ static void *spec_client_main(void *arg)
 		uint64_t now = timing_now_ns();
 		if (n < 0)
 			return seq_thread_fail(th, "ibv_poll_cq(receive CQ) failed");
+		if (n == 0 && r->cfg.idle_yield)
+			sched_yield();
 		for (int i = 0; i < n; i++) {
 			if (wc[i].status != IBV_WC_SUCCESS)
 				return seq_thread_fail(th, "response receive failed: %s (qpn 0x%x)",
@@ -324,6 +326,8 @@ static void *spec_server_main(void *arg)
 		}
 		if (n > 0 && respond(th, wc, (unsigned)n, &rr))
 			break;
+		if (n == 0 && r->cfg.idle_yield)
+			sched_yield();   /* nothing received: let the kernel's work run */
 	}
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
 	th->cpu_ns = (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec;

@@ -242,6 +242,7 @@ static void config_round_trips_through_a_test_message(void **state)
 			.variant = var, .server_threads = 5, .client_threads = 7, .window = 9,
 			.batch = var != SEQ_HERD_RPC, .ud_qps = 3, .start = (UINT64_C(1) << 32) - 11,
 			.duration_ms = 1500, .warmup_ms = 250, .timeout_ms = 30000,
+			.idle_yield = var != SEQ_SPEC_S0,
 		}, b;
 		struct rb_test t;
 		seq_cfg_to_test(&a, &t);
