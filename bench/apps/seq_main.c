@@ -3,7 +3,7 @@
  * (Section 5.1), on the suite's library (device, control channel, QP
  * stages, clock, histogram, rows).
  *
- *   rdma_seq -s [-p PORT] [-d DEV] [-i IBPORT] [-x GIDIDX] [--once]
+ *   rdma_seq -s [-p PORT] [--bind ADDR] [-d DEV] [-i IBPORT] [-x GIDIDX] [--once]
  *   rdma_seq -c HOST --variant atomics|herd-rpc|spec-s0 [knobs]  (--help)
  *
  * The server takes no test flags: the client sends each point's
@@ -47,6 +47,7 @@
 struct seq_opts {
 	bool server, once, quiet;
 	char host[256];
+	char bind_addr[256];       /* server: "" = all addresses */
 	uint16_t port;
 	char dev_name[64];
 	unsigned ib_port;
@@ -61,7 +62,7 @@ struct seq_opts {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: rdma_seq -s [-p PORT] [-d DEV] [-i IBPORT] [-x GIDIDX] [--once]\n"
+		"usage: rdma_seq -s [-p PORT] [--bind ADDR] [-d DEV] [-i IBPORT] [-x GIDIDX] [--once]\n"
 		"       rdma_seq -c HOST --variant atomics|herd-rpc|spec-s0 [options]\n"
 		"  --server-threads T  server polling threads (herd-rpc, spec-s0; default 1;\n"
 		"                      atomics: 0, no server CPU)\n"
@@ -101,7 +102,7 @@ static int parse_secs(const char *s, const char *opt, uint64_t *ms, char *err, s
 static int parse_args(int argc, char **argv, struct seq_opts *o, char *err, size_t errlen)
 {
 	enum { O_VARIANT = 1000, O_STHREADS, O_THREADS, O_BATCH, O_UDQPS, O_START, O_WARMUP,
-	       O_TIMEOUT, O_REPS, O_VALUES, O_CSV, O_JSON, O_RUNID, O_ONCE, O_IDLE };
+	       O_TIMEOUT, O_REPS, O_VALUES, O_CSV, O_JSON, O_RUNID, O_ONCE, O_IDLE, O_BIND };
 	static const struct option lo[] = {
 		{ "server", no_argument, NULL, 's' },
 		{ "client", required_argument, NULL, 'c' },
@@ -110,6 +111,7 @@ static int parse_args(int argc, char **argv, struct seq_opts *o, char *err, size
 		{ "ib-port", required_argument, NULL, 'i' },
 		{ "gid-index", required_argument, NULL, 'x' },
 		{ "once", no_argument, NULL, O_ONCE },
+		{ "bind", required_argument, NULL, O_BIND },
 		{ "variant", required_argument, NULL, O_VARIANT },
 		{ "server-threads", required_argument, NULL, O_STHREADS },
 		{ "threads", required_argument, NULL, O_THREADS },
@@ -164,6 +166,7 @@ static int parse_args(int argc, char **argv, struct seq_opts *o, char *err, size
 			o->gid_index = (int)v;
 			break;
 		case O_ONCE: o->once = true; break;
+		case O_BIND: snprintf(o->bind_addr, sizeof(o->bind_addr), "%s", optarg); break;
 		case O_VARIANT:
 			if (seq_variant_parse(optarg, &o->cfg.variant, err, errlen))
 				return -1;
@@ -393,6 +396,11 @@ static int serve_point(int fd, struct rb_dev *dev, char *err, size_t errlen)
 	}
 	tmo = (int)(r.cfg.timeout_ms < 600000 ? r.cfg.timeout_ms : 600000);
 	ops = seq_ops(r.cfg.variant);
+	fprintf(stderr, "INFO point: %s, %llu server threads, %llu clients x window %llu, batch %s, "
+		"%llu UD QPs per thread, start %llu\n", ops->name,
+		(unsigned long long)r.cfg.server_threads, (unsigned long long)r.cfg.client_threads,
+		(unsigned long long)r.cfg.window, r.cfg.batch ? "on" : "off",
+		(unsigned long long)r.cfg.ud_qps, (unsigned long long)r.cfg.start);
 	if (ops->create(&r, err, errlen) || send_setup(fd, &r, tmo, err, errlen))
 		goto fail;
 	if (ctrl_recv(fd, &rb, &m, CTRL_SETUP, tmo, "the client's SETUP", err, errlen) ||
@@ -429,6 +437,9 @@ static int serve_point(int fd, struct rb_dev *dev, char *err, size_t errlen)
 	size_t n = ctrl_encode_done(out, sizeof(out), &d);
 	if (!n || ctrl_send(fd, out, n, tmo, err, errlen))
 		goto out;
+	fprintf(stderr, "INFO point done: %llu numbers handed out, %llu requests, %llu responses in "
+		"%llu doorbells\n", (unsigned long long)d.counter_sum, (unsigned long long)d.recvs,
+		(unsigned long long)d.ops, (unsigned long long)d.sends);
 	rc = 0;
 	goto out;
 fail:
@@ -453,14 +464,19 @@ static int server_main(const struct seq_opts *o)
 		fprintf(stderr, "ERROR %s\n", err);
 		return 2;
 	}
-	lfd = ctrl_listen("", o->port, err, sizeof(err));
+	lfd = ctrl_listen(o->bind_addr, o->port, err, sizeof(err));
 	if (lfd < 0) {
 		fprintf(stderr, "ERROR %s\n", err);
 		dev_close(&dev);
 		return 2;
 	}
-	fprintf(stderr, "INFO rdma_seq server on TCP port %u, device %s port %u\n", o->port,
-		dev.name, dev.port);
+	fprintf(stderr, "INFO rdma_seq server on TCP port %u (%s), device %s port %u; one point "
+		"at a time\n", o->port, o->bind_addr[0] ? o->bind_addr : "all addresses", dev.name,
+		dev.port);
+	if (!o->bind_addr[0])
+		fprintf(stderr, "WARN rdma_seq -s listens on all addresses and has no admission "
+			"control: any host that reaches the port can make it allocate QPs and spin "
+			"threads; give --bind ADDR on a shared network\n");
 	int status = 0;
 	for (;;) {
 		int fd = accept(lfd, NULL, NULL);
