@@ -653,7 +653,9 @@ static int run_point(const struct seq_opts *o, struct rb_dev *dev, struct seq_re
 	}
 	fd = ctrl_connect(o->host, o->port, 10, err, sizeof(err));
 	if (fd < 0) {
-		snprintf(res->reason, sizeof(res->reason), "%s", err);
+		/* the library's message names rdma_bench's server; ours is rdma_seq -s */
+		snprintf(res->reason, sizeof(res->reason), "%s (the sequencer's server is "
+			 "'rdma_seq -s', port %u by default)", err, SEQ_DEFAULT_PORT);
 		return 2;
 	}
 	seq_cfg_to_test(&o->cfg, &t);
