@@ -9,7 +9,8 @@
 #                   (tests/coverage; SMOKE=0 host only, COVERAGE_SMOKE=words)
 #   make clean      remove build outputs (keeps the VM cache; see ci/vm clean)
 #
-# Sources: every bench/*.c except bench/main.c goes into build/librdmabench.a;
+# Sources: every bench/*.c except bench/main.c, and bench/apps/*.c except
+# bench/apps/seq_main.c (rdma_seq's main), go into build/librdmabench.a;
 # every tests/unit/test_*.c becomes one cmocka test binary linked against it.
 
 CC      ?= cc
