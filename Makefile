@@ -9,8 +9,12 @@
 #                   (tests/coverage; SMOKE=0 host only, COVERAGE_SMOKE=words)
 #   make clean      remove build outputs (keeps the VM cache; see ci/vm clean)
 #
-# Sources: every bench/*.c except bench/main.c, and bench/apps/*.c except
-# bench/apps/seq_main.c (rdma_seq's main), go into build/librdmabench.a;
+#   make model      build/rb_model: the PCIe model (no RDMA device needed)
+#   make figure-2   Figure 2 from the model alone -> figures/out/figure-2.{png,pdf}
+#
+# Sources: every bench/*.c except bench/main.c and bench/model_main.c, and
+# bench/apps/*.c except bench/apps/seq_main.c (rdma_seq's main), go into
+# build/librdmabench.a;
 # every tests/unit/test_*.c becomes one cmocka test binary linked against it.
 
 CC      ?= cc
@@ -31,14 +35,30 @@ endif
 # bench/apps/: applications on the library (the sequencer, rdma_seq); their
 # pure parts are in the library too, so unit tests link them.
 APP_SRC  := $(filter-out bench/apps/seq_main.c,$(wildcard bench/apps/*.c))
-LIB_SRC  := $(filter-out bench/main.c,$(wildcard bench/*.c)) $(APP_SRC)
+LIB_SRC  := $(filter-out bench/main.c bench/model_main.c,$(wildcard bench/*.c)) $(APP_SRC)
 LIB_OBJ  := $(LIB_SRC:bench/%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: all bench-harness debug test unit bats smoke bench clean deps sanitize rdma_bench rdma_seq \
-        mutate coverage
-all: rdma_bench rdma_seq
+        mutate coverage model
+all: rdma_bench rdma_seq experiments/lib/knobs.tsv $(BUILD)/rb_model
+
+# The runner's copy of the knob table (experiments/lib/params.sh reads it):
+# rewritten only when rdma_bench --list-knobs prints something else.
+experiments/lib/knobs.tsv: rdma_bench
+	@./rdma_bench --list-knobs > $@.tmp && { cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@; }
+
+# The PCIe model's command line (bench/model_main.c): pure arithmetic,
+# linked without the verbs libraries, so it runs on any host.
+model: $(BUILD)/rb_model
+$(BUILD)/rb_model: $(BUILD)/model_main.o $(BUILD)/pcie_model.o $(BUILD)/units.o
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
+
+# Figure 2 (PCIe per generation; DMA read vs MMIO bytes), analytic
+.PHONY: figure-2
+figure-2: $(BUILD)/rb_model
+	figures/figure-2
 
 # Always relinked (cheap), so ./rdma_bench matches the last `make` or
 # `make debug`, whichever ran last.

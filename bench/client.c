@@ -134,13 +134,24 @@ static void emit_point(struct client *cl, struct rb_point_info *pi, struct rb_ct
 {
 	struct rb_measure all = { .valid = false };
 	struct hist *merged = NULL;
+	struct pc_sample pc_all; /* the threads' perf counters, summed */
 
 	if (c && measured) {
 		uint64_t t0 = UINT64_MAX, t1 = 0;
 		merged = calloc(1, sizeof(*merged));
 		all.valid = true;
+		pc_sample_zero(&pc_all);
+		all.pc = &pc_all;
 		for (unsigned i = 0; i < c->nw; i++) {
 			struct rb_worker *w = &c->w[i];
+			if (w->pc_done) {
+				pc_sample_add(&pc_all, &w->pc);
+				all.pc_ops += w->pc_ops;
+				if ((double)w->pc_span_ns / 1e9 > all.pc_span_s)
+					all.pc_span_s = (double)w->pc_span_ns / 1e9;
+			} else {
+				all.pc = NULL; /* a thread without counters: no sum */
+			}
 			if (w->t_start < t0)
 				t0 = w->t_start;
 			if (w->t_end > t1)
@@ -168,6 +179,9 @@ static void emit_point(struct client *cl, struct rb_point_info *pi, struct rb_ct
 					.atomic_success = w->atomic_success,
 					.t_start_ns = w->t_start,
 					.t_end_ns = w->t_end,
+					.pc = w->pc_done ? &w->pc : NULL,
+					.pc_ops = w->pc_ops,
+					.pc_span_s = (double)w->pc_span_ns / 1e9,
 				};
 				struct row *r = new_row(cl);
 				if (!r)
@@ -180,6 +194,14 @@ static void emit_point(struct client *cl, struct rb_point_info *pi, struct rb_ct
 	if (r) {
 		report_build_row(r, pi, -1, &all);
 		emit_row(cl, r);
+	}
+	if (cl->o->explain) {
+		/* asked for: printed under --quiet too (stderr; stdout has the table) */
+		char ex[1024];
+		(void)report_explain(pi, &all, ex, sizeof(ex));
+		fprintf(stderr, "EXPLAIN %s %s %s %llu B rep %llu: %s\n", verb_name(pi->t->verb),
+			transport_name(pi->t->transport), testkind_name(pi->t->test),
+			(unsigned long long)pi->t->size, (unsigned long long)pi->t->rep, ex);
 	}
 	if (pi->have_counters) {
 		/* trouble the port counters saw is said, not only stored (--quiet keeps it) */

@@ -204,7 +204,7 @@ size_t ctrl_encode_hello(uint8_t *buf, size_t cap, const struct ctrl_hello *h)
 size_t ctrl_encode_test(uint8_t *buf, size_t cap, const struct rb_test *t)
 {
 	struct cur c = enc_begin(buf, cap, CTRL_TEST);
-#define RB_X_PUT(name, def) put_u64(&c, t->name);
+#define RB_X_PUT(name) put_u64(&c, t->name);
 	RB_TEST_FIELDS(RB_X_PUT)
 #undef RB_X_PUT
 	return enc_end(&c, buf);
@@ -439,7 +439,7 @@ int ctrl_decode(const uint8_t *buf, size_t len, struct ctrl_msg *out, char *err,
 			return rb_fail(err, errlen,
 				    "TEST inconsistent: %u payload bytes, expected %u (%u fields)",
 				    plen, RB_TEST_NFIELDS * 8u, (unsigned)RB_TEST_NFIELDS);
-#define RB_X_GET(name, def) out->u.test.name = get_u64(&c);
+#define RB_X_GET(name) out->u.test.name = get_u64(&c);
 		RB_TEST_FIELDS(RB_X_GET)
 #undef RB_X_GET
 		break;

@@ -946,14 +946,26 @@ void *worker_client_main(void *arg)
 	const struct rb_test *t = &c->t;
 	int (*phase)(struct rb_worker *, uint64_t, uint64_t, bool) =
 		t->test == RB_TEST_LAT ? lat_phase : w->pslot ? bw_phase_poll : bw_phase;
+	/* perf counters of this thread (perfcount.h): opened before the
+	 * warm-up, read just before and just after the measured phase (one
+	 * read(2) per event at each end, outside the phase) */
+	struct perfcount pc;
+	pc_open(&pc, NULL, NULL);
 
 	if (t->warmup_iters || t->warmup_ms)
 		if (phase(w, t->warmup_iters, t->warmup_ms * 1000000ull, false))
 			goto out;
 	if (barrier(w))
 		goto out;
+	const uint64_t pc_ops0 = w->ops_total, pc_t0 = timing_now_ns();
+	pc_start(&pc);
 	(void)phase(w, t->iters, t->duration_ms * 1000000ull, true);
+	pc_stop(&pc, &w->pc);
+	w->pc_span_ns = timing_now_ns() - pc_t0;
+	w->pc_ops = w->ops_total - pc_ops0;
+	w->pc_done = true;
 out:
+	pc_close(&pc);
 	if (w->rc)
 		atomic_store(&c->stop, 1); /* one thread failed: the others stop too */
 	atomic_fetch_add(&c->finished, 1);

@@ -1,8 +1,12 @@
 # figures/figure-11.gp: Figure 11, UD SEND throughput vs payload. (a)
 # doorbell batching: postlist 1 vs 16, one QP; (b) batched with 1, 2, 4 QPs.
-# The paper's stated rates and PCIe limits (CIB) as horizontal lines in (a).
+# The paper's stated rates (CIB) as horizontal lines in (a), and the PCIe
+# limits the model computes for the paper's hardware
+# (figures/reference/model-limits.csv, written by figures/model-limits).
 # Run by figures/plot.
 load figdir."/common.gp"
+limits = figdir."/reference/model-limits.csv"
+lim(s) = (strcol("figure") eq "fig11" && strcol("series") eq s) ? column("y") : NaN
 sel(v, pl, q) = (column("postlist") == pl && column("qps_per_thread") == q) ? okv(v) : NaN
 # the paper states its rates for "small" payloads: its lines end at 64 B
 # (the batching claim's bound in experiments/figure-11/params)
@@ -10,9 +14,15 @@ smallhi = 64
 # the paper's values, listed in one block (four lines within 0.13 decades
 # would overprint as labels): "series: value Mops (CIB, point|limit)"
 paperlist = ""
-do for [s in "ud-send-batched ud-send-nonbatched pcie-dma-limit pcie-mmio-limit-2-cacheline-wqe"] {
+do for [s in "ud-send-batched ud-send-nonbatched"] {
     stats paper using (strcol("figure") eq "fig11" && strcol("series") eq s ? column("y") : NaN) nooutput
     paperlist = paperlist.sprintf("%s: %g Mops\n", s, STATS_max)
+}
+# the model's limits at 4 B (a 2-cache-line UD WQE)
+paperlist = paperlist."PCIe model, paper's hardware, 4 B:\n"
+do for [s in "pcie-dma-limit pcie-mmio-limit"] {
+    stats limits using (column("x") == 4 ? lim(s) : NaN) nooutput
+    paperlist = paperlist.sprintf("%s: %.4g Mops\n", s.(s eq "pcie-mmio-limit" ? "-2-cacheline-wqe" : ""), STATS_max)
 }
 set label 1 "paper (CIB, small payloads):\n".paperlist at graph 0.98, graph 0.72 right font ",7" noenhanced
 # x range from the data (figures/plot: dxlo, dxhi), else the paper's 4 to 1024 bytes
@@ -30,7 +40,8 @@ plot data using (column("size_bytes")):(sel(column("mops_median"), 16, 1)):(colu
      data using (column("size_bytes")):(sel(column("mops_median"), 1, 1)):(column("mops_min")):(column("mops_max")) with yerrorlines ls 2 title kt("1:1", "not batched (postlist 1), measured".mtag), \
      data using (column("size_bytes")):(column("qps_per_thread") == 1 ? noisy(column("mops_median")) : NaN) with points ls 20 title ntitle, \
      paper using (xlo):(isref("fig11", "point") ? column("y") : NaN):(smallhi - xlo):(0) with vectors nohead ls 19 title "paper text (CIB), small payloads (drawn to ".smallhi." B)", \
-     paper using (xlo):(isref("fig11", "limit") ? column("y") : NaN):(smallhi - xlo):(0) with vectors nohead lc rgb "#999999" dt 4 title "paper's PCIe model limits"
+     limits using (column("x")):(lim("pcie-dma-limit")) with lines lc rgb "#999999" dt 4 title "PCIe model (paper's hardware): DMA limit, postlist 16", \
+     limits using (column("x")):(lim("pcie-mmio-limit")) with lines lc rgb "#999999" dt 2 title "PCIe model (paper's hardware): MMIO limit, WQE-by-MMIO"
 unset label 1
 if (hasdata) {
     set title "(b) batched (postlist 16), QPs per thread" noenhanced

@@ -1,7 +1,13 @@
 # figures/figure-12.gp: Figure 12, inbound READ (RC) and UC WRITE throughput
 # vs payload, many clients to one server. Left: Mops; right: Gb/s of payload
-# with the paper's stated inbound READ bandwidth. Run by figures/plot.
+# with the paper's stated inbound READ bandwidth and the PCIe limits the
+# model computes for the paper's hardware at the server
+# (figures/reference/model-limits.csv, figures/model-limits).
+# Run by figures/plot.
 load figdir."/common.gp"
+limits = figdir."/reference/model-limits.csv"
+# a model limit in Gb/s of payload: Mops x bytes x 8 / 1000
+limgbps(s) = (strcol("figure") eq "fig12" && strcol("series") eq s) ? column("y") * column("x") * 8 / 1000 : NaN
 sel(v, vb, tr) = (strcol("verb") eq vb && strcol("transport") eq tr) ? okv(v) : NaN
 set multiplot layout 1,2 title (exists("figtitle") ? figtitle : "Figure 12: inbound READ (RC) and UC WRITE throughput vs payload")."\n".subtitle noenhanced
 set logscale x 2
@@ -22,6 +28,8 @@ set logscale y
 plot data using (column("size_bytes")):(sel(column("gbps_median"), "read", "rc")):(column("gbps_min")):(column("gbps_max")) with yerrorlines ls 1 title kt("read:rc", "READ (RC), measured".mtag), \
      data using (column("size_bytes")):(sel(column("gbps_median"), "write", "uc")):(column("gbps_min")):(column("gbps_max")) with yerrorlines ls 2 title kt("write:uc", "WRITE (UC), measured".mtag), \
      data using (column("size_bytes")):(noisy(column("gbps_median"))) with points ls 20 notitle, \
+     limits using (column("x")):(limgbps("read-rc")) with lines ls 11 title "PCIe model (paper's hardware): READ limit at the server", \
+     limits using (column("x")):(limgbps("write-uc")) with lines ls 12 title "PCIe model (paper's hardware): WRITE limit at the server", \
      paper using (column("x")):(isref("fig12", "point") ? column("y") : NaN) with points ls 19 title "paper text (CIB): inbound READ", \
      paper using (column("x")):(isref("fig12", "point") ? column("y") : NaN):(sprintf(" %s %s, %s", strcol("y"), strcol("unit"), strcol("cluster"))) with labels left offset 1,0 font ",8" notitle
 unset multiplot

@@ -38,6 +38,7 @@
 #include "ctrl.h"
 #include "device.h"
 #include "hist.h"
+#include "perfcount.h"
 #include "options.h"
 
 #define RB_POLL_BATCH 32     /* work completions per ibv_poll_cq */
@@ -125,6 +126,11 @@ struct rb_worker {
 	uint64_t first_recv_ns, last_recv_ns;
 	uint64_t bad_payloads;
 	uint64_t atomic_success;
+	/* perf counters of this thread over its measured phase (perfcount.h):
+	 * the phase's completed ops and its span, for per-op figures */
+	struct pc_sample pc;
+	bool pc_done;
+	uint64_t pc_ops, pc_span_ns;
 	int rc;
 	bool stopped_echo;           /* rc set because the session or another thread stopped it */
 	char err[512];
