@@ -12,7 +12,9 @@
 #   make model      build/rb_model: the PCIe model (no RDMA device needed)
 #   make figure-2   Figure 2 from the model alone -> figures/out/figure-2.{png,pdf}
 #
-# Sources: every bench/*.c except bench/main.c and bench/model_main.c goes into build/librdmabench.a;
+# Sources: every bench/*.c except bench/main.c and bench/model_main.c, and
+# bench/apps/*.c except bench/apps/seq_main.c (rdma_seq's main), go into
+# build/librdmabench.a;
 # every tests/unit/test_*.c becomes one cmocka test binary linked against it.
 
 CC      ?= cc
@@ -30,14 +32,17 @@ ifneq ($(GIT_REV),)
 CFLAGS  += -DRB_GIT_REV='"$(GIT_REV)"'
 endif
 
-LIB_SRC  := $(filter-out bench/main.c bench/model_main.c,$(wildcard bench/*.c))
+# bench/apps/: applications on the library (the sequencer, rdma_seq); their
+# pure parts are in the library too, so unit tests link them.
+APP_SRC  := $(filter-out bench/apps/seq_main.c,$(wildcard bench/apps/*.c))
+LIB_SRC  := $(filter-out bench/main.c bench/model_main.c,$(wildcard bench/*.c)) $(APP_SRC)
 LIB_OBJ  := $(LIB_SRC:bench/%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all bench-harness debug test unit bats smoke bench clean deps sanitize rdma_bench \
+.PHONY: all bench-harness debug test unit bats smoke bench clean deps sanitize rdma_bench rdma_seq \
         mutate coverage model
-all: rdma_bench experiments/lib/knobs.tsv $(BUILD)/rb_model
+all: rdma_bench rdma_seq experiments/lib/knobs.tsv $(BUILD)/rb_model
 
 # The runner's copy of the knob table (experiments/lib/params.sh reads it):
 # rewritten only when rdma_bench --list-knobs prints something else.
@@ -62,7 +67,12 @@ figure-2: $(BUILD)/rb_model
 rdma_bench: $(BUILD)/main.o $(BUILD)/librdmabench.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@.tmp.$$$$ $^ $(LDLIBS) && mv -f $@.tmp.$$$$ $@
 
-$(BUILD)/%.o: bench/%.c $(wildcard include/*.h) | $(BUILD)
+# the sequencer (bench/apps/seq_main.c): a second program on the same library
+rdma_seq: $(BUILD)/apps/seq_main.o $(BUILD)/librdmabench.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@.tmp.$$$$ $^ $(LDLIBS) && mv -f $@.tmp.$$$$ $@
+
+$(BUILD)/%.o: bench/%.c $(wildcard include/*.h bench/apps/*.h) | $(BUILD)
+	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/librdmabench.a: $(LIB_OBJ)
@@ -132,7 +142,7 @@ bench-harness: all
 	ci/harness-overhead
 
 clean:
-	rm -rf $(BUILD) rdma_bench
+	rm -rf $(BUILD) rdma_bench rdma_seq
 
 # Experiment and figure targets (make figure-N, table-N, figures-reference,
 # compare-N) live beside the experiments they run.
