@@ -4,7 +4,7 @@
 # data (the measured summary.csv; a header-only file when there is none),
 # ref (imported reference summary, same columns; header-only when none),
 # paper (paper-atc16.csv), subtitle (hardware and kernel of the measured
-# series), soft (1 for soft-RoCE), hasnoisy (1 when the summary has the
+# series), caption (the claims' verdicts; may be empty), soft (1 for soft-RoCE), hasnoisy (1 when the summary has the
 # noisy column), cvpct (the run's noisy_cv_pct).
 if (!exists("fmt")) fmt = "png"
 if (!exists("soft")) soft = 0
@@ -65,6 +65,16 @@ has(k) = strstrt(present, " ".k." ") > 0
 kt(k, t) = has(k) ? t : ""
 # rows of paper-atc16.csv for one figure and kind
 isref(fig, kind) = (strcol("figure") eq fig && strcol("kind") eq kind)
+# the caption line under the plot (figures/plot: caption, the verdicts of
+# the paper's shape claims, as make compare-N judges them): label 90 at the
+# bottom of the page, with room kept for it below the x label. A script
+# with several panels unsets label 90 after its first plot, so that it is
+# drawn once.
+if (!exists("caption")) caption = ""
+if (strlen(caption) > 0) {
+    set label 90 caption at screen 0.01, screen 0.012 left front font ",8" noenhanced
+    set bmargin 4.5
+}
 # reference only: fixed y range so a panel without any point still draws
 if (!hasdata) set yrange [0.01:1000]
 # plain numbers on log axes (1000, 0.001), not 1000.000000

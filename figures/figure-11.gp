@@ -32,6 +32,8 @@ plot data using (column("size_bytes")):(sel(column("mops_median"), 16, 1)):(colu
      paper using (xlo):(isref("fig11", "point") ? column("y") : NaN):(smallhi - xlo):(0) with vectors nohead ls 19 title "paper text (CIB), small payloads (drawn to ".smallhi." B)", \
      paper using (xlo):(isref("fig11", "limit") ? column("y") : NaN):(smallhi - xlo):(0) with vectors nohead lc rgb "#999999" dt 4 title "paper's PCIe model limits"
 unset label 1
+# the caption line once (common.gp)
+unset label 90
 if (hasdata) {
     set title "(b) batched (postlist 16), QPs per thread" noenhanced
     plot data using (column("size_bytes")):(sel(column("mops_median"), 16, 1)):(column("mops_min")):(column("mops_max")) with yerrorlines ls 1 title kt("16:1", "1 QP, measured".mtag), \

@@ -17,6 +17,8 @@ if (exists("dylog") && !dylog) { unset logscale y }
 plot data using (column("size_bytes")):(sel(column("mops_median"), "read", "rc")):(column("mops_min")):(column("mops_max")) with yerrorlines ls 1 title kt("read:rc", "READ (RC), measured".mtag), \
      data using (column("size_bytes")):(sel(column("mops_median"), "write", "uc")):(column("mops_min")):(column("mops_max")) with yerrorlines ls 2 title kt("write:uc", "WRITE (UC), measured".mtag), \
      data using (column("size_bytes")):(noisy(column("mops_median"))) with points ls 20 title ntitle
+# the caption line once (common.gp)
+unset label 90
 set ylabel "throughput (Gb/s of payload)"
 set logscale y
 plot data using (column("size_bytes")):(sel(column("gbps_median"), "read", "rc")):(column("gbps_min")):(column("gbps_max")) with yerrorlines ls 1 title kt("read:rc", "READ (RC), measured".mtag), \

@@ -22,6 +22,8 @@ if (hasdata) {
          data using 0:(okv(column("mops_median"))) with points ls 2 pt 9 ps 1.5 notitle, \
          data using 0:(noisy(column("mops_median"))) with points ls 20 notitle, \
          data using 0:(rv("median")):(sprintf("%.3g", rv("median"))) with labels offset 0,0.8 font ",8" notitle
+    # the caption line once (common.gp)
+    unset label 90
 }
 set title "paper text (ATC'16)" noenhanced
 set yrange [0:*]
