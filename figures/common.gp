@@ -4,13 +4,16 @@
 # data (the measured summary.csv; a header-only file when there is none),
 # ref (imported reference summary, same columns; header-only when none),
 # paper (paper-atc16.csv), subtitle (hardware and kernel of the measured
-# series), caption (the claims' verdicts; may be empty), soft (1 for soft-RoCE), hasnoisy (1 when the summary has the
+# series), caption (the claims' verdicts; may be empty), soft (1 for soft-RoCE),
+# hasrecv (1 when the summary has the receiver side: server_recv_mops_* and
+# recv_loss_pct_*), hasnoisy (1 when the summary has the
 # noisy column), cvpct (the run's noisy_cv_pct).
 if (!exists("fmt")) fmt = "png"
 if (!exists("soft")) soft = 0
 if (!exists("hasdata")) hasdata = 1
 if (!exists("rows")) rows = 1
 if (!exists("hasnoisy")) hasnoisy = 0
+if (!exists("hasrecv")) hasrecv = 0
 if (!exists("cvpct")) cvpct = "20"
 # fmt eps (and png with cairo = 0): gnuplot's plain postscript and png
 # (libgd) terminals, for a gnuplot built without cairo (figures/plot checks)
