@@ -78,7 +78,13 @@ if (strlen(caption) > 0) {
     set label 90 caption at screen 0.01, screen 0.012 left front font ",8" noenhanced
     set bmargin 4.5
 }
-# reference only: fixed y range so a panel without any point still draws
-if (!hasdata) set yrange [0.01:1000]
+# reference only (no measured data): the y range comes from the reference
+# values drawn (gnuplot's autoscale; a script draws no panel without a
+# point); reflin: they span less than a decade (figures/plot: rylog = 0),
+# so a script draws its reference-only panel on a linear axis from 0
+# rather than on a log axis with fewer than 3 labelled ticks:
+#   if (reflin) { unset logscale y; set yrange [0:*] }
+if (!exists("rylog")) rylog = 1
+reflin = (!hasdata && !rylog)
 # plain numbers on log axes (1000, 0.001), not 1000.000000
 set format y "%g"

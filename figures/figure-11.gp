@@ -28,6 +28,8 @@ xlo = exists("dxlo") ? dxlo : 4; xhi = exists("dxhi") ? dxhi : 1024
 set multiplot layout 1,(hasdata ? (hasrecv ? 3 : 2) : 1) title (exists("figtitle") ? figtitle : "Figure 11: UD SEND throughput vs payload")."\n".subtitle noenhanced
 set logscale x 2
 set logscale y
+# reference only, within a decade: linear from 0 (common.gp: reflin)
+if (reflin) { unset logscale y; set yrange [0:*] }
 set xrange [xlo * 0.8 : xhi * 1.25]
 set xlabel "payload (bytes)"
 set ylabel "throughput (Mops, 10^6 SENDs/s)"

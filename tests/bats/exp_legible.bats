@@ -169,3 +169,25 @@ ud_summary() {
   run ! grep -q "received at the server" "$GNUPLOT_LOG"
   run ! grep -q "lost: 1 -" "$GNUPLOT_LOG"
 }
+
+@test "reference-only figures take their y range from the reference values, not a fixed 0.01..1000" {
+  local n
+  for n in figure-11 figure-12 figure-13 figure-14; do
+    : > "$GNUPLOT_LOG"
+    plot "$n" --reference-only
+    [ "$status" -eq 0 ] || { echo "$n: $output"; false; }
+    run ! grep -q "^YRANGE 0.01 1000" "$GNUPLOT_LOG"
+  done
+  # figure 12: the paper's 112 Gb/s alone, within a decade: linear from 0,
+  # and no Mops panel (it has no reference)
+  : > "$GNUPLOT_LOG"
+  plot figure-12 --reference-only
+  grep -q "rylog=0" "$GNUPLOT_LOG"
+  grep -q "^YRANGE 0 120" "$GNUPLOT_LOG"
+  run ! grep -q "Mops, 10" "$GNUPLOT_LOG"
+  # figure 14: CX3's 2.7 and CIB's 52 Mops, more than a decade: log, 1 to 100
+  : > "$GNUPLOT_LOG"
+  plot figure-14 --reference-only
+  grep -q "rylog=1" "$GNUPLOT_LOG"
+  grep -q "^YRANGE 1 100" "$GNUPLOT_LOG"
+}
