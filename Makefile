@@ -9,7 +9,12 @@
 #                   (tests/coverage; SMOKE=0 host only, COVERAGE_SMOKE=words)
 #   make clean      remove build outputs (keeps the VM cache; see ci/vm clean)
 #
-# Sources: every bench/*.c except bench/main.c goes into build/librdmabench.a;
+#   make model      build/rb_model: the PCIe model (no RDMA device needed)
+#   make figure-2   Figure 2 from the model alone -> figures/out/figure-2.{png,pdf}
+#
+# Sources: every bench/*.c except bench/main.c and bench/model_main.c, and
+# bench/apps/*.c except bench/apps/seq_main.c (rdma_seq's main), go into
+# build/librdmabench.a;
 # every tests/unit/test_*.c becomes one cmocka test binary linked against it.
 
 CC      ?= cc
@@ -27,14 +32,33 @@ ifneq ($(GIT_REV),)
 CFLAGS  += -DRB_GIT_REV='"$(GIT_REV)"'
 endif
 
-LIB_SRC  := $(filter-out bench/main.c,$(wildcard bench/*.c))
+# bench/apps/: applications on the library (the sequencer, rdma_seq); their
+# pure parts are in the library too, so unit tests link them.
+APP_SRC  := $(filter-out bench/apps/seq_main.c,$(wildcard bench/apps/*.c))
+LIB_SRC  := $(filter-out bench/main.c bench/model_main.c,$(wildcard bench/*.c)) $(APP_SRC)
 LIB_OBJ  := $(LIB_SRC:bench/%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all bench-harness debug test unit bats smoke bench clean deps sanitize rdma_bench \
-        mutate coverage
-all: rdma_bench
+.PHONY: all bench-harness debug test unit bats smoke bench clean deps sanitize rdma_bench rdma_seq \
+        mutate coverage model
+all: rdma_bench rdma_seq experiments/lib/knobs.tsv $(BUILD)/rb_model
+
+# The runner's copy of the knob table (experiments/lib/params.sh reads it):
+# rewritten only when rdma_bench --list-knobs prints something else.
+experiments/lib/knobs.tsv: rdma_bench
+	@./rdma_bench --list-knobs > $@.tmp && { cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@; }
+
+# The PCIe model's command line (bench/model_main.c): pure arithmetic,
+# linked without the verbs libraries, so it runs on any host.
+model: $(BUILD)/rb_model
+$(BUILD)/rb_model: $(BUILD)/model_main.o $(BUILD)/pcie_model.o $(BUILD)/units.o
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
+
+# Figure 2 (PCIe per generation; DMA read vs MMIO bytes), analytic
+.PHONY: figure-2
+figure-2: $(BUILD)/rb_model
+	figures/figure-2
 
 # Always relinked (cheap), so ./rdma_bench matches the last `make` or
 # `make debug`, whichever ran last.
@@ -43,7 +67,12 @@ all: rdma_bench
 rdma_bench: $(BUILD)/main.o $(BUILD)/librdmabench.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@.tmp.$$$$ $^ $(LDLIBS) && mv -f $@.tmp.$$$$ $@
 
-$(BUILD)/%.o: bench/%.c $(wildcard include/*.h) | $(BUILD)
+# the sequencer (bench/apps/seq_main.c): a second program on the same library
+rdma_seq: $(BUILD)/apps/seq_main.o $(BUILD)/librdmabench.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@.tmp.$$$$ $^ $(LDLIBS) && mv -f $@.tmp.$$$$ $@
+
+$(BUILD)/%.o: bench/%.c $(wildcard include/*.h bench/apps/*.h) | $(BUILD)
+	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/librdmabench.a: $(LIB_OBJ)
@@ -70,7 +99,18 @@ debug:
 deps:
 	env/install-deps --test --coverage --vm
 
-unit: $(UNIT_BIN) $(BUILD)/tests/attack_probe
+# Also: no circular call dependency between bench/*.c files (a file that
+# calls another must not be called back by it, directly or through others).
+unit: $(UNIT_BIN) $(BUILD)/tests/attack_probe $(BUILD)/tests/test_verb_dummy
+	@tests/call-cycles $(LIB_OBJ) > /dev/null
+
+# The verb table's recipe walked (tests/unit/verb_dummy.c): the table built
+# with one dummy row, linked with the parser and validation alone.
+DUMMY_SRC := bench/verb.c bench/options.c bench/units.c bench/errbuf.c
+$(BUILD)/tests/test_verb_dummy: tests/unit/verb_dummy.c $(DUMMY_SRC) $(wildcard include/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out --coverage,$(CFLAGS)) -DRB_VERB_TEST_DUMMY -Itests/unit -o $@ $< \
+	  $(DUMMY_SRC) -lcmocka $(LDLIBS)
 
 # A hostile peer of the server for tests/attack-run (VM), linked against the library.
 $(BUILD)/tests/attack_probe: tests/attack/attack_probe.c $(BUILD)/librdmabench.a $(wildcard include/*.h)
@@ -102,7 +142,7 @@ bench-harness: all
 	ci/harness-overhead
 
 clean:
-	rm -rf $(BUILD) rdma_bench
+	rm -rf $(BUILD) rdma_bench rdma_seq
 
 # Experiment and figure targets (make figure-N, table-N, figures-reference,
 # compare-N) live beside the experiments they run.

@@ -25,10 +25,12 @@
 #include "ctrl.h"
 #include "ctx.h"
 #include "device.h"
+#include "errbuf.h"
 #include "gate.h"
 #include "guard.h"
 #include "report.h"
 #include "session.h"
+#include "log.h"
 #include "signals.h"
 #include "timing.h"
 #include "units.h"
@@ -49,21 +51,6 @@ struct client {
 	int points_done;        /* points that ran to a row (any status) */
 	char token[CTRL_TOKEN_CAP + 1];  /* --token-file: sent in every HELLO */
 };
-
-/* Replace the first `skip` bytes of err with pfx (e.g. "peer: " -> "server: "). */
-static void reprefix(char *err, size_t len, size_t skip, const char *pfx)
-{
-	size_t pl = strlen(pfx), rest = strlen(err);
-
-	if (skip > rest)
-		skip = rest;
-	rest -= skip;
-	if (pl + rest + 1 > len)
-		rest = len - pl - 1;
-	memmove(err + pl, err + skip, rest);
-	memcpy(err, pfx, pl);
-	err[pl + rest] = '\0';
-}
 
 static int client_connect(struct client *cl, char *err, size_t errlen)
 {
@@ -128,19 +115,78 @@ static void emit_row(struct client *cl, struct row *r)
 	}
 }
 
+/* What the user reads of a point on stderr: port counter trouble (WARN, also
+ * with --quiet), the rate and the latency summary of the process (INFO). */
+static void log_point(const struct rb_point_info *pi, const struct rb_measure *all)
+{
+	const struct hist *merged = all->hist;
+
+	if (pi->have_counters) {
+		/* trouble the port counters saw is said, not only stored (--quiet keeps it) */
+		char trouble[1024];
+		if (report_trouble(&pi->before, &pi->after, trouble, sizeof(trouble)) > 0)
+			rb_warn("%s %s %s %llu B rep %llu: port %s/%u counters moved: %s",
+				verb_name(pi->t->verb), transport_name(pi->t->transport),
+				testkind_name(pi->t->test), (unsigned long long)pi->t->size,
+				(unsigned long long)pi->t->rep, pi->dev->name, pi->dev->port, trouble);
+	}
+	if (all->valid && !log_quiet()) {
+		const struct rb_test *t = pi->t;
+		rb_info("sent %llu messages of size %llu in %.6f s: %.4f Mops, %.4f Gb/s",
+			(unsigned long long)all->ops, (unsigned long long)t->size, all->duration_s,
+			units_mops(all->ops, all->duration_s), units_gbps(all->bytes, all->duration_s));
+		if (merged && hist_count(merged)) {
+			bool bw = t->test == RB_TEST_BW;
+			bool one_way = !bw && verb_row(t->verb)->lat == RB_LAT_ONE_WAY;
+			double d = one_way ? 2000.0 : 1000.0;
+			rb_info("average latency %.3f us (%s), min %.3f us, max %.3f us, p99 %.3f us, "
+				"%llu samples", hist_mean(merged) / d,
+				!bw ? verb_lat_kind(t->verb) : test_read_poll(t) ?
+				"completion: post to last byte of signaled READs under load" :
+				"completion: post to CQE of signaled WRs under load",
+				hist_min(merged) / d, hist_max(merged) / d,
+				hist_percentile(merged, 99) / d,
+				(unsigned long long)hist_count(merged));
+		}
+	}
+}
+
+/* --explain: one EXPLAIN line on stderr, printed under --quiet too (it was
+ * asked for; stdout has the table). report_explain gives the text. */
+static void print_explain(const struct rb_point_info *pi, const struct rb_measure *all)
+{
+	char ex[1024];
+
+	(void)report_explain(pi, all, ex, sizeof(ex));
+	fprintf(stderr, "EXPLAIN %s %s %s %llu B rep %llu: %s\n", verb_name(pi->t->verb),
+		transport_name(pi->t->transport), testkind_name(pi->t->test),
+		(unsigned long long)pi->t->size, (unsigned long long)pi->t->rep, ex);
+}
+
 /* Rows of a point: per thread (threads > 1) and "all". */
 static void emit_point(struct client *cl, struct rb_point_info *pi, struct rb_ctx *c,
 		       bool measured)
 {
 	struct rb_measure all = { .valid = false };
 	struct hist *merged = NULL;
+	struct pc_sample pc_all; /* the threads' perf counters, summed */
 
 	if (c && measured) {
 		uint64_t t0 = UINT64_MAX, t1 = 0;
 		merged = calloc(1, sizeof(*merged));
 		all.valid = true;
+		pc_sample_zero(&pc_all);
+		all.pc = &pc_all;
 		for (unsigned i = 0; i < c->nw; i++) {
 			struct rb_worker *w = &c->w[i];
+			if (w->pc_done) {
+				pc_sample_add(&pc_all, &w->pc);
+				all.pc_ops += w->pc_ops;
+				if ((double)w->pc_span_ns / 1e9 > all.pc_span_s)
+					all.pc_span_s = (double)w->pc_span_ns / 1e9;
+			} else {
+				all.pc = NULL; /* a thread without counters: no sum */
+			}
 			if (w->t_start < t0)
 				t0 = w->t_start;
 			if (w->t_end > t1)
@@ -168,6 +214,9 @@ static void emit_point(struct client *cl, struct rb_point_info *pi, struct rb_ct
 					.atomic_success = w->atomic_success,
 					.t_start_ns = w->t_start,
 					.t_end_ns = w->t_end,
+					.pc = w->pc_done ? &w->pc : NULL,
+					.pc_ops = w->pc_ops,
+					.pc_span_s = (double)w->pc_span_ns / 1e9,
 				};
 				struct row *r = new_row(cl);
 				if (!r)
@@ -181,34 +230,9 @@ static void emit_point(struct client *cl, struct rb_point_info *pi, struct rb_ct
 		report_build_row(r, pi, -1, &all);
 		emit_row(cl, r);
 	}
-	if (pi->have_counters) {
-		/* trouble the port counters saw is said, not only stored (--quiet keeps it) */
-		char trouble[1024];
-		if (report_trouble(&pi->before, &pi->after, trouble, sizeof(trouble)) > 0)
-			rb_warn("%s %s %s %llu B rep %llu: port %s/%u counters moved: %s",
-				verb_name(pi->t->verb), transport_name(pi->t->transport),
-				testkind_name(pi->t->test), (unsigned long long)pi->t->size,
-				(unsigned long long)pi->t->rep, pi->dev->name, pi->dev->port, trouble);
-	}
-	if (all.valid && !rb_quiet) {
-		const struct rb_test *t = pi->t;
-		rb_info("sent %llu messages of size %llu in %.6f s: %.4f Mops, %.4f Gb/s",
-			(unsigned long long)all.ops, (unsigned long long)t->size, all.duration_s,
-			units_mops(all.ops, all.duration_s), units_gbps(all.bytes, all.duration_s));
-		if (merged && hist_count(merged)) {
-			bool bw = t->test == RB_TEST_BW;
-			bool one_way = !bw && strcmp(verb_lat_kind(t->verb), "one_way") == 0;
-			double d = one_way ? 2000.0 : 1000.0;
-			rb_info("average latency %.3f us (%s), min %.3f us, max %.3f us, p99 %.3f us, "
-				"%llu samples", hist_mean(merged) / d,
-				!bw ? verb_lat_kind(t->verb) : test_read_poll(t) ?
-				"completion: post to last byte of signaled READs under load" :
-				"completion: post to CQE of signaled WRs under load",
-				hist_min(merged) / d, hist_max(merged) / d,
-				hist_percentile(merged, 99) / d,
-				(unsigned long long)hist_count(merged));
-		}
-	}
+	if (cl->o->explain)
+		print_explain(pi, &all);
+	log_point(pi, &all);
 	free(merged);
 }
 
@@ -269,7 +293,7 @@ static int clock_probes(struct client *cl, struct rb_point_info *pi, char *err, 
 		int rc = ctrl_recv(cl->fd, &cl->rb, &m, CTRL_TIME, 10000,
 				   "the server's answer to a clock probe (TIME)", err, errlen);
 		if (rc == -2)
-			reprefix(err, errlen, 6, "server: ");
+			rb_reprefix(err, errlen, 6, "server: ");
 		if (rc)
 			return -1;
 		offset_sample(pi, c_send, m.u.time.ns, m.u.time.ns, timing_now_ns());
@@ -360,7 +384,7 @@ static int monitor(struct client *cl, struct rb_ctx *c, struct rb_point_info *pi
 				continue;
 			}
 			if (rc == -2) {
-				reprefix(err, errlen, 6, "server: ");
+				rb_reprefix(err, errlen, 6, "server: ");
 			} else if (rc == 0) {
 				snprintf(err, errlen, "protocol error: server sent %s during the test",
 					 ctrl_type_name(m.type));
@@ -427,7 +451,7 @@ static int end_to_end(struct rb_ctx *c, const struct ctrl_done *sv, char *note, 
 	}
 	if (sv->checked == 2) {
 		snprintf(note, len, "%.900s", sv->note);
-		reprefix(note, len, 0, "server check failed: ");
+		rb_reprefix(note, len, 0, "server check failed: ");
 		return 2;
 	}
 	if (bad) {
@@ -441,17 +465,14 @@ static int end_to_end(struct rb_ctx *c, const struct ctrl_done *sv, char *note, 
 		snprintf(pfx, sizeof(pfx), "%llu %s hold data that differs from the server's "
 			 "pattern: ", (unsigned long long)badqp,
 			 c->lay.poll_slots ? "READ slot(s)" : "QP(s)");
-		reprefix(note, len, 0, pfx);
+		rb_reprefix(note, len, 0, pfx);
 		return 2;
 	}
-	if (t->verb == RB_VERB_FETCH_ADD && sv->counter_sum != ops) {
-		snprintf(note, len, "counter sum %llu != %llu fetch_adds completed",
-			 (unsigned long long)sv->counter_sum, (unsigned long long)ops);
-		return 2;
-	}
-	if (t->verb == RB_VERB_CMP_SWAP && sv->counter_sum != succ) {
-		snprintf(note, len, "counter sum %llu != %llu successful cmp_swaps",
-			 (unsigned long long)sv->counter_sum, (unsigned long long)succ);
+	const struct rb_verb_row *row = verb_row(t->verb);
+	if (row->counter_want && sv->counter_sum != row->counter_want(ops, succ)) {
+		snprintf(note, len, "counter sum %llu != %llu %s",
+			 (unsigned long long)sv->counter_sum,
+			 (unsigned long long)row->counter_want(ops, succ), row->counter_what);
 		return 2;
 	}
 	if (verb_needs_recv(t->verb) && t->test == RB_TEST_BW) {
@@ -488,7 +509,7 @@ static void print_setup_info(struct rb_ctx *c)
 {
 	char gid[64];
 
-	if (rb_quiet)
+	if (log_quiet())
 		return;
 	for (unsigned i = 0; i < c->nw; i++)
 		for (unsigned k = 0; k < c->w[i].nqp; k++) {
@@ -533,7 +554,7 @@ static void refused_by(char *err, size_t errlen, const char *side)
 	char pfx[64];
 
 	snprintf(pfx, sizeof(pfx), "refused by the %s: ", side);
-	reprefix(err, errlen, 0, pfx);
+	rb_reprefix(err, errlen, 0, pfx);
 }
 
 static bool refused_from_server(char *err, size_t errlen)
@@ -542,7 +563,7 @@ static bool refused_from_server(char *err, size_t errlen)
 
 	if (strncmp(err, srv, sizeof(srv) - 1) != 0)
 		return false;
-	reprefix(err, errlen, sizeof(srv) - 1, "refused by the server: ");
+	rb_reprefix(err, errlen, sizeof(srv) - 1, "refused by the server: ");
 	return true;
 }
 
@@ -569,15 +590,8 @@ static int client_cm_prepare(struct client *cl, const struct rb_test *t,
 	else
 		snprintf(dst, sizeof(dst), "%.63s", o->host);
 	struct rb_cm_ctrl ctl = { .fd = cl->fd, .rb = &cl->rb };
-	*srv_setup = *m;
-	*srv_qps = malloc((size_t)srv_setup->nqp * CTRL_QP_LEN + 1);
-	if (!*srv_qps) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	memcpy(*srv_qps, srv_setup->qps, (size_t)srv_setup->nqp * CTRL_QP_LEN);
-	srv_setup->qps = *srv_qps;
-	if (cm_client_prepare(cc, dst, o->port, nqp, t->transport, &cl->dev,
+	if (ctrl_setup_copy(srv_setup, m, srv_qps, err, errlen) ||
+	    cm_client_prepare(cc, dst, o->port, nqp, t->transport, &cl->dev,
 			      o->dev_name[0] != '\0', (unsigned)t->timeout_ms, &ctl, err, errlen))
 		return -1;
 	*cmdev = cl->dev;
@@ -585,235 +599,264 @@ static int client_cm_prepare(struct client *cl, const struct rb_test *t,
 	return 0;
 }
 
-/* Send our SETUP (every QP's endpoint) to the server; *eps and *msg are
- * the buffers it used (freed by the caller). 0, or -1 with err. */
-static int send_setup(struct client *cl, struct rb_ctx *c, struct ctrl_qp_ep **eps, uint8_t **msg,
-		      int timeout_ms, char *err, size_t errlen)
-{
-	struct ctrl_setup mine;
-	size_t n;
+/* How a stage of a point ended: go on, stop (the row says why; the
+ * session is kept), or stop and end the session (ERROR to the server). */
+enum stage { STAGE_OK = 0, STAGE_END, STAGE_CLOSE };
 
-	*eps = calloc(c->lay.nqp_total, sizeof(**eps));
-	*msg = malloc(ctrl_setup_size((uint32_t)c->lay.nqp_total));
-	if (!*eps || !*msg) {
-		snprintf(err, errlen, "out of memory for the SETUP message");
-		return -1;
-	}
-	ctx_local_setup(c, &mine, *eps);
-	n = ctrl_encode_setup(*msg, ctrl_setup_size(mine.nqp), &mine, *eps);
-	if (!n) {
-		snprintf(err, errlen, "internal error: SETUP of %u QPs does not encode", mine.nqp);
-		return -1;
-	}
-	return ctrl_send(cl->fd, *msg, n, timeout_ms, err, errlen);
+/* One point on the client, from TEST to its rows: what its stages share. */
+struct cpoint {
+	struct rb_test t;               /* the point; -R: what rdma_cm set, for the row */
+	struct rb_point_info pi;        /* what the rows report */
+	struct rb_ctx c;
+	bool have_ctx, measured, refused, interrupted;
+	struct rb_cm_client cc;         /* -R only */
+	struct rb_dev cmdev;            /* -R: the device on rdma_cm's context */
+	struct ctrl_setup srv_setup;    /* -R: the server's SETUP, copied out of cl->rb */
+	uint8_t *srv_qps;
+	struct ctrl_msg m;              /* the server's last message (points into cl->rb) */
+	char err[1024], note[CTRL_REASON_CAP + 1];
+};
+
+/* A refusal of this side (refused_by): status skipped; returns how to go on. */
+static enum stage refuse(struct cpoint *p, enum stage how)
+{
+	refused_by(p->err, sizeof(p->err), "client");
+	p->refused = true;
+	return how;
 }
 
-/* Run one point (point: its number in this process's order, from 0: the
- * start barrier's key with the run id). Returns 0 ok, -1 failed (row
- * written), -2 refused (row written, status skipped), -3 interrupted (no
- * row: not measured to its end). */
-static int run_point(struct client *cl, const struct rb_test *tin, uint64_t point)
+/* The server's next message, of type `type` (what: for the wait's message).
+ * Its ERROR is said as the server's ("server: ...", a refusal as such) and
+ * ends the connection. */
+static enum stage server_reply(struct client *cl, struct cpoint *p, uint16_t type,
+			       const char *what)
 {
-	const struct rb_opts *o = cl->o;
-	struct rb_test t = *tin;
-	struct rb_point_info pi = {
-		.o = o, .t = &t, .env = &cl->env, .dev = &cl->dev, .inline_used = -1,
-		.setup_us_per_qp = NAN, .gate_wait_s = NAN, .status = "failed", .reason = "",
-	};
-	struct rb_ctx c;
-	struct rb_cm_client cc = { 0 };
-	struct rb_dev cmdev;
-	struct ctrl_setup srv_setup;
-	uint8_t *srv_qps = NULL;
-	bool have_ctx = false, measured = false;
-	struct ctrl_msg m;
-	struct ctrl_qp_ep *eps = NULL;
-	uint8_t *msg = NULL;
-	uint8_t small[CTRL_HDR_LEN + 8 * RB_TEST_NFIELDS + CTRL_REASON_CAP + 128];
-	char err[1024] = "", note[CTRL_REASON_CAP + 1] = "";
-	size_t n;
-	int rc = -1;
-	bool refused = false, interrupted = false;
-
-	if (test_validate_device(&t, &cl->dev.caps, err, sizeof(err))) {
-		refused_by(err, sizeof(err), "client");
-		refused = true;
-		goto out;
-	}
-	if (cl->gone[0]) {
-		snprintf(err, sizeof(err), "not run: %.500s", cl->gone);
-		goto out;
-	}
-	if (cl->fd < 0 && client_connect(cl, err, sizeof(err))) {
-		interrupted = rb_interrupt_signal != 0;
-		/* Do not wait --connect-timeout again for every remaining point. */
-		snprintf(cl->gone, sizeof(cl->gone), "%.500s", err);
-		goto out;
-	}
-	n = ctrl_encode_test(small, sizeof(small), &t);
-	if (ctrl_send(cl->fd, small, n, 10000, err, sizeof(err)))
-		goto out_close;
-	int r = ctrl_recv(cl->fd, &cl->rb, &m, CTRL_SETUP, (int)t.timeout_ms, "the server's SETUP",
-			  err, sizeof(err));
+	int r = ctrl_recv(cl->fd, &cl->rb, &p->m, type, (int)p->t.timeout_ms, what, p->err,
+			  sizeof(p->err));
 	if (r == -2) {
-		reprefix(err, sizeof(err), 6, "server: ");
-		refused = refused_from_server(err, sizeof(err));
+		rb_reprefix(p->err, sizeof(p->err), 6, "server: ");
+		p->refused = refused_from_server(p->err, sizeof(p->err));
 		close(cl->fd);
 		cl->fd = -1;
-		goto out;
 	}
-	if (r)
-		goto out_close;
-	/* The server's SETUP lives in cl->rb until the next receive: build ours first. */
-	if (t.use_cm &&
-	    client_cm_prepare(cl, &t, &m.u.setup, &cc, &cmdev, &srv_setup, &srv_qps, err, sizeof(err)))
-		goto out_close;
-	if (ctx_create(&c, &t, RB_ROLE_CLIENT, t.use_cm ? &cmdev : &cl->dev, err, sizeof(err))) {
-		if (c.refused) {
-			refused_by(err, sizeof(err), "client");
-			refused = true;
-		}
-		goto out_close;
-	}
-	have_ctx = true;
-	c.cpus = o->cpus;
-	c.ncpus = o->ncpus;
-	c.cpus_spread = o->cpus_spread;
-	c.quiet = o->quiet;
-	pi.inline_used = 0;
-	pi.inline_cap = c.inline_cap;
-	pi.cq_depth = c.cq_depth_s;
-	if (ctx_negotiate(&c, t.use_cm ? &srv_setup : &m.u.setup, err, sizeof(err))) {
-		refused_by(err, sizeof(err), "client"); /* every negotiation rule refuses a value */
-		refused = true;
-		goto out_close;
-	}
-	if (t.use_cm) {
-		if (cm_client_create_qps(&cc, &c, err, sizeof(err))) {
-			if (c.refused) {
-				refused_by(err, sizeof(err), "client");
-				refused = true;
-			}
-			goto out_close;
-		}
-	} else if (ctx_connect(&c, &m.u.setup, err, sizeof(err))) {
-		goto out_close;
-	}
-	if (ctx_post_recvs(&c, err, sizeof(err)))
-		goto out_close;
-	pi.inline_used = c.use_inline;
-	pi.inline_cap = c.inline_cap;
+	return r ? STAGE_CLOSE : STAGE_OK;
+}
 
-	if (send_setup(cl, &c, &eps, &msg, (int)t.timeout_ms, err, sizeof(err)))
-		goto out_close;
-	if (t.use_cm) {
+/* Stage 1, negotiate: the point fits this device, the session is up, TEST
+ * sent; the server's SETUP (its endpoints, or its refusal) in p->m. */
+static enum stage point_request(struct client *cl, struct cpoint *p)
+{
+	uint8_t small[CTRL_HDR_LEN + 8 * RB_TEST_NFIELDS + CTRL_REASON_CAP + 128];
+
+	if (test_validate_device(&p->t, &cl->dev.caps, p->err, sizeof(p->err)))
+		return refuse(p, STAGE_END);
+	if (cl->gone[0]) {
+		snprintf(p->err, sizeof(p->err), "not run: %.500s", cl->gone);
+		return STAGE_END;
+	}
+	if (cl->fd < 0 && client_connect(cl, p->err, sizeof(p->err))) {
+		p->interrupted = rb_interrupt_signal != 0;
+		/* Do not wait --connect-timeout again for every remaining point. */
+		snprintf(cl->gone, sizeof(cl->gone), "%.500s", p->err);
+		return STAGE_END;
+	}
+	size_t n = ctrl_encode_test(small, sizeof(small), &p->t);
+	if (ctrl_send(cl->fd, small, n, 10000, p->err, sizeof(p->err)))
+		return STAGE_CLOSE;
+	return server_reply(cl, p, CTRL_SETUP, "the server's SETUP");
+}
+
+/* Stage 2b: connect the QPs to the server's (its SETUP in p->m, or with -R
+ * through rdma_cm), post the receives and send our SETUP. */
+static enum stage point_connect(struct client *cl, struct cpoint *p)
+{
+	struct rb_ctx *c = &p->c;
+	struct rb_test *t = &p->t;
+
+	if (t->use_cm) {
+		if (cm_client_create_qps(&p->cc, c, p->err, sizeof(p->err)))
+			return c->refused ? refuse(p, STAGE_CLOSE) : STAGE_CLOSE;
+	} else if (ctx_connect(c, &p->m.u.setup, p->err, sizeof(p->err))) {
+		return STAGE_CLOSE;
+	}
+	if (ctx_post_recvs(c, p->err, sizeof(p->err)))
+		return STAGE_CLOSE;
+	p->pi.inline_used = c->use_inline;
+	p->pi.inline_cap = c->inline_cap;
+	if (ctx_send_setup(c, cl->fd, (int)t->timeout_ms, p->err, sizeof(p->err)))
+		return STAGE_CLOSE;
+	if (t->use_cm) {
 		uint64_t t0 = timing_now_ns();
 		struct rb_cm_ctrl ctl = { .fd = cl->fd, .rb = &cl->rb };
-		if (cm_client_connect(&cc, &c, &ctl, err, sizeof(err)))
-			goto out_close;
-		c.setup_ns = c.create_ns + (timing_now_ns() - t0);
+		if (cm_client_connect(&p->cc, c, &ctl, p->err, sizeof(p->err)))
+			return STAGE_CLOSE;
+		c->setup_ns = c->create_ns + (timing_now_ns() - t0);
 		/* what rdma_cm set on the QPs is what the row reports */
-		t.ack_timeout = c.t.ack_timeout;
-		t.retry_cnt = c.t.retry_cnt;
-		t.rnr_retry = c.t.rnr_retry;
+		t->ack_timeout = c->t.ack_timeout;
+		t->retry_cnt = c->t.retry_cnt;
+		t->rnr_retry = c->t.rnr_retry;
 	}
-	pi.path_mtu = c.path_mtu;
-	pi.rd_atomic = c.rd_atomic;
-	pi.setup_us_per_qp = (double)c.setup_ns / 1e3 / (double)c.lay.nqp_total;
-	r = ctrl_recv(cl->fd, &cl->rb, &m, CTRL_READY, (int)t.timeout_ms, "the server's READY", err,
-		      sizeof(err));
-	if (r)
-		goto out_peer;
-	print_setup_info(&c);
+	return STAGE_OK;
+}
 
-	c.ctr_before = &pi.before;
-	c.gated = o->procs > 1;
-	if (workers_start(&c, worker_client_main, err, sizeof(err)))
-		goto out_close;
-	if (monitor(cl, &c, &pi, point, err, sizeof(err))) {
-		interrupted = rb_interrupt_signal != 0;
-		atomic_store(&c.stop, 1);
+/* Stage 2, setup: the context (buffer, MR, CQs, QPs), negotiated with the
+ * server's SETUP, connected; the server's READY. */
+static enum stage point_setup(struct client *cl, struct cpoint *p)
+{
+	const struct rb_opts *o = cl->o;
+	struct rb_ctx *c = &p->c;
+	struct rb_test *t = &p->t;
+	enum stage st;
+
+	/* The server's SETUP lives in cl->rb until the next receive: build ours first. */
+	if (t->use_cm && client_cm_prepare(cl, t, &p->m.u.setup, &p->cc, &p->cmdev, &p->srv_setup,
+					   &p->srv_qps, p->err, sizeof(p->err)))
+		return STAGE_CLOSE;
+	if (ctx_create(c, t, RB_ROLE_CLIENT, t->use_cm ? &p->cmdev : &cl->dev, p->err,
+		       sizeof(p->err)))
+		return c->refused ? refuse(p, STAGE_CLOSE) : STAGE_CLOSE;
+	p->have_ctx = true;
+	c->cpus = o->cpus;
+	c->ncpus = o->ncpus;
+	c->cpus_spread = o->cpus_spread;
+	p->pi.inline_used = 0;
+	p->pi.inline_cap = c->inline_cap;
+	p->pi.cq_depth = c->cq_depth_s;
+	if (ctx_negotiate(c, t->use_cm ? &p->srv_setup : &p->m.u.setup, p->err, sizeof(p->err)))
+		return refuse(p, STAGE_CLOSE); /* every negotiation rule refuses a value */
+	st = point_connect(cl, p);
+	if (st)
+		return st;
+	p->pi.path_mtu = c->path_mtu;
+	p->pi.rd_atomic = c->rd_atomic;
+	p->pi.setup_us_per_qp = (double)c->setup_ns / 1e3 / (double)c->lay.nqp_total;
+	st = server_reply(cl, p, CTRL_READY, "the server's READY");
+	if (!st)
+		print_setup_info(c);
+	return st;
+}
+
+/* Stage 3, run: the workers post and poll while the control channel is
+ * watched (monitor); the port counters and clock probes after. */
+static enum stage point_measure(struct client *cl, struct cpoint *p, uint64_t point)
+{
+	struct rb_ctx *c = &p->c;
+
+	c->ctr_before = &p->pi.before;
+	c->gated = cl->o->procs > 1;
+	if (workers_start(c, worker_client_main, p->err, sizeof(p->err)))
+		return STAGE_CLOSE;
+	if (monitor(cl, c, &p->pi, point, p->err, sizeof(p->err))) {
 		char e2[512];
-		(void)workers_join(&c, e2, sizeof(e2));
-		goto out_close;
+		p->interrupted = rb_interrupt_signal != 0;
+		atomic_store(&c->stop, 1);
+		(void)workers_join(c, e2, sizeof(e2));
+		return STAGE_CLOSE;
 	}
-	if (workers_join(&c, err, sizeof(err)))
-		goto out_close;
-	dev_counters_read(cl->dev.name, cl->dev.port, &pi.after);
+	if (workers_join(c, p->err, sizeof(p->err)))
+		return STAGE_CLOSE;
+	dev_counters_read(cl->dev.name, cl->dev.port, &p->pi.after);
 	/* more clock probes now that the window is over (the machine is quieter
 	 * than during the others' setup): the best of all maps the window onto
 	 * the server's clock in the row */
-	if (c.gated && clock_probes(cl, &pi, err, sizeof(err)))
-		goto out_close;
-	pi.have_counters = pi.before.n > 0 || pi.after.n > 0;
-	measured = true;
+	if (c->gated && clock_probes(cl, &p->pi, p->err, sizeof(p->err)))
+		return STAGE_CLOSE;
+	p->pi.have_counters = p->pi.before.n > 0 || p->pi.after.n > 0;
+	p->measured = true;
+	return STAGE_OK;
+}
 
+/* Stage 4, results: DONE both ways, then what both ends saw compared
+ * (end_to_end). A failed check ends the point, not the session. */
+static enum stage point_results(struct client *cl, struct cpoint *p)
+{
+	uint8_t small[CTRL_HDR_LEN + 8 * RB_TEST_NFIELDS + CTRL_REASON_CAP + 128];
 	struct ctrl_done d = { 0 };
-	for (unsigned i = 0; i < c.nw; i++) {
-		d.ops += c.w[i].ops_total;
-		d.sends += c.w[i].sends_total;
-		d.atomic_success += c.w[i].atomic_success;
-	}
-	n = ctrl_encode_done(small, sizeof(small), &d);
-	if (ctrl_send(cl->fd, small, n, 10000, err, sizeof(err)))
-		goto out_close;
-	r = ctrl_recv(cl->fd, &cl->rb, &m, CTRL_DONE, (int)t.timeout_ms, "the server's DONE", err,
-		      sizeof(err));
-	if (r)
-		goto out_peer;
-	pi.have_server = true;
-	pi.server = m.u.done;
-	pi.checked = end_to_end(&c, &m.u.done, note, sizeof(note));
-	if (pi.checked == 2) {
-		snprintf(err, sizeof(err), "%.1000s", note);
-		reprefix(err, sizeof(err), 0, "--validate: ");
-		rb_error("%s", err);
-		goto out; /* the session is fine: keep it */
-	}
-	if (note[0])
-		rb_info("%s", note);
-	pi.status = "ok";
-	pi.reason = note;
-	rc = 0;
-	goto out;
+	struct rb_ctx *c = &p->c;
+	enum stage st;
 
-out_peer:
-	if (r == -2) {
-		reprefix(err, sizeof(err), 6, "server: ");
-		refused = refused_from_server(err, sizeof(err));
-		close(cl->fd);
-		cl->fd = -1;
+	for (unsigned i = 0; i < c->nw; i++) {
+		d.ops += c->w[i].ops_total;
+		d.sends += c->w[i].sends_total;
+		d.atomic_success += c->w[i].atomic_success;
 	}
-out_close:
-	client_disconnect(cl, err);
-out:
-	if (interrupted) {
-		/* not measured to its end: no row (signals.h) */
-		rc = -3;
-		goto clean;
+	size_t n = ctrl_encode_done(small, sizeof(small), &d);
+	if (ctrl_send(cl->fd, small, n, 10000, p->err, sizeof(p->err)))
+		return STAGE_CLOSE;
+	st = server_reply(cl, p, CTRL_DONE, "the server's DONE");
+	if (st)
+		return st;
+	p->pi.have_server = true;
+	p->pi.server = p->m.u.done;
+	p->pi.checked = end_to_end(c, &p->m.u.done, p->note, sizeof(p->note));
+	if (p->pi.checked == 2) {
+		snprintf(p->err, sizeof(p->err), "%.1000s", p->note);
+		rb_reprefix(p->err, sizeof(p->err), 0, "--validate: ");
+		rb_error("%s", p->err);
+		return STAGE_END; /* the session is fine: keep it */
 	}
-	if (refused) {
-		pi.status = "skipped";
+	if (p->note[0])
+		rb_info("%s", p->note);
+	p->pi.status = "ok";
+	p->pi.reason = p->note;
+	return STAGE_OK;
+}
+
+/* Stage 5, report: the point's rows (emit_point) unless it was interrupted
+ * before its end. Returns run_point's status. */
+static int point_report(struct client *cl, struct cpoint *p, enum stage st)
+{
+	const struct rb_test *t = &p->t;
+	int rc = st == STAGE_OK ? 0 : -1;
+
+	if (p->interrupted)
+		return -3; /* not measured to its end: no row (signals.h) */
+	if (p->refused) {
+		p->pi.status = "skipped";
 		rc = -2;
 	}
 	if (rc) {
-		pi.reason = err;
-		rb_error("%s %s %s %llu B rep %llu: %s", verb_name(t.verb), transport_name(t.transport),
-			 testkind_name(t.test), (unsigned long long)t.size, (unsigned long long)t.rep,
-			 err);
+		p->pi.reason = p->err;
+		rb_error("%s %s %s %llu B rep %llu: %s", verb_name(t->verb),
+			 transport_name(t->transport), testkind_name(t->test),
+			 (unsigned long long)t->size, (unsigned long long)t->rep, p->err);
 	}
-	emit_point(cl, &pi, have_ctx ? &c : NULL, measured);
+	emit_point(cl, &p->pi, p->have_ctx ? &p->c : NULL, p->measured);
 	cl->points_done++;
-clean:
-	free(msg);
-	free(eps);
-	free(srv_qps);
-	if (t.use_cm)
-		cm_client_disconnect(&cc, t.transport);
-	if (have_ctx)
-		ctx_destroy(&c);
-	if (t.use_cm)
-		cm_client_destroy(&cc);
+	return rc;
+}
+
+/* Run one point (point: its number in this process's order, from 0: the
+ * start barrier's key with the run id), stage by stage. Returns 0 ok, -1
+ * failed (row written), -2 refused (row written, status skipped), -3
+ * interrupted (no row: not measured to its end). */
+static int run_point(struct client *cl, const struct rb_test *tin, uint64_t point)
+{
+	struct cpoint p = { .t = *tin };
+	int rc;
+
+	p.pi = (struct rb_point_info){
+		.o = cl->o, .t = &p.t, .env = &cl->env, .dev = &cl->dev, .inline_used = -1,
+		.setup_us_per_qp = NAN, .gate_wait_s = NAN, .status = "failed", .reason = "",
+	};
+	enum stage st = point_request(cl, &p);
+	if (st == STAGE_OK)
+		st = point_setup(cl, &p);
+	if (st == STAGE_OK)
+		st = point_measure(cl, &p, point);
+	if (st == STAGE_OK)
+		st = point_results(cl, &p);
+	if (st == STAGE_CLOSE)
+		client_disconnect(cl, p.err);
+	rc = point_report(cl, &p, st);
+
+	free(p.srv_qps);
+	if (p.t.use_cm)
+		cm_client_disconnect(&p.cc, p.t.transport);
+	if (p.have_ctx)
+		ctx_destroy(&p.c);
+	if (p.t.use_cm)
+		cm_client_destroy(&p.cc);
 	return rc;
 }
 
@@ -925,45 +968,102 @@ static int check_cpus(const struct rb_opts *o, char *err, size_t errlen)
 	return 0;
 }
 
-int client_run(const struct rb_opts *o)
+/* Start the client: --token-file, --cpus, signals, the device, the output
+ * files, then the banner. 0, or -1 (logged; the device closed). */
+static int client_start(struct client *cl)
 {
-	struct client cl = { .o = o, .fd = -1 };
-	char err[1024], gid[64];
-	int rc = 0;
+	const struct rb_opts *o = cl->o;
+	char err[1024];
 
-	rb_quiet = o->quiet;
-	if (o->token_file[0] && guard_token_load(o->token_file, cl.token, sizeof(cl.token),
+	log_set_quiet(o->quiet);
+	if (o->token_file[0] && guard_token_load(o->token_file, cl->token, sizeof(cl->token),
 						 CTRL_TOKEN_CAP, err, sizeof(err))) {
 		rb_error("%s", err);
-		return 2;
+		return -1;
 	}
 	if (check_cpus(o, err, sizeof(err))) {
 		rb_error("%s", err);
-		return 2;
+		return -1;
 	}
 	/* stdout gets only the table at the end; a reader that went away
 	 * (EPIPE) loses the table, never the CSV/JSON (checked below) */
 	signal(SIGPIPE, SIG_IGN);
 	if (signals_install_interrupt()) {
 		rb_error("sigaction(SIGINT/SIGTERM/SIGHUP) failed: %s", strerror(errno));
-		return 2;
+		return -1;
 	}
-	env_collect(&cl.env);
-	if (dev_open(&cl.dev, o->dev_name, o->ib_port, o->gid_index, err, sizeof(err))) {
+	env_collect(&cl->env);
+	if (dev_open(&cl->dev, o->dev_name, o->ib_port, o->gid_index, err, sizeof(err))) {
 		rb_error("%s", err);
-		return 2;
+		return -1;
 	}
-	if (check_outputs(&cl, err, sizeof(err))) {
+	if (check_outputs(cl, err, sizeof(err))) {
 		rb_error("%s", err);
-		dev_close(&cl.dev);
-		return 2;
+		dev_close(&cl->dev);
+		return -1;
 	}
-	rb_info("device %s port %u (%s, active MTU %u), GID index %d (%s%s) %s, lid 0x%x",
-		cl.dev.name, cl.dev.port, dev_link_layer_name(cl.dev.link_layer), cl.dev.active_mtu,
-		cl.dev.gid_index, dev_gid_type_name(cl.dev.gid_type), o->gid_index < 0 ? ", auto" : "",
-		dev_gid_str(cl.dev.gid.raw, gid, sizeof(gid)), cl.dev.pattr.lid);
-	env_log_clock(&cl.env);
-	int total = o->nsizes * (int)o->reps;
+	dev_log_banner(&cl->dev, o->gid_index < 0);
+	env_log_clock(&cl->env);
+	return 0;
+}
+
+/* The end of a run: BYE, the table of the process rows ("all") on stdout,
+ * --json, and the exit status from the points (total: points planned). */
+static int client_finish(struct client *cl, int total)
+{
+	const struct rb_opts *o = cl->o;
+	char err[1024];
+	int rc = 0;
+
+	if (cl->fd >= 0) {
+		(void)ctrl_send_simple(cl->fd, CTRL_BYE, 5000, err, sizeof(err));
+		close(cl->fd);
+	}
+	if (cl->nrows) {
+		struct row *all = calloc((size_t)cl->nrows, sizeof(*all));
+		int na = 0;
+		for (int i = 0; all && i < cl->nrows; i++) {
+			const char *th = row_get(&cl->rows[i], "thread");
+			if (th && strcmp(th, "all") == 0)
+				all[na++] = cl->rows[i];
+		}
+		if (all)
+			table_print(stdout, all, na, report_table_cols, report_table_ncols);
+		if (fflush(stdout) || ferror(stdout))
+			rb_error("stdout: the table was not written (%s); the rows are in --csv/--json "
+				 "when given", strerror(errno));
+		free(all);
+	}
+	if (o->json[0] && json_write(o->json, cl->rows, cl->nrows, err, sizeof(err))) {
+		rb_error("--json %s: %s", o->json, err);
+		rc = 1;
+	}
+	if (cl->failed || cl->csv_failed)
+		rc = 1;
+	if (cl->refused) {
+		rb_error("%d of %d point(s) refused before anything was measured (rows: status "
+			 "skipped, reason 'refused by ...'): fix the options named there; exit status 2",
+			 cl->refused, total);
+		rc = 2;
+	}
+	if (rb_interrupt_signal) {
+		rc = signals_exit_status(rb_interrupt_signal);
+		rb_error("interrupted after %d of %d points (%s): the finished points' rows are in "
+			 "the table%s%s%s%s; exit status %d", cl->points_done, total,
+			 signals_name(rb_interrupt_signal), o->csv[0] ? ", --csv " : "", o->csv,
+			 o->json[0] ? ", --json " : "", o->json, rc);
+	}
+	return rc;
+}
+
+int client_run(const struct rb_opts *o)
+{
+	struct client cl = { .o = o, .fd = -1 };
+	char err[1024];
+	int rc = 0, total = o->nsizes * (int)o->reps;
+
+	if (client_start(&cl))
+		return 2;
 	if (client_connect(&cl, err, sizeof(err))) {
 		rb_error("%s", err);
 		rc = 2;
@@ -988,45 +1088,7 @@ int client_run(const struct rb_opts *o)
 			else if (prc == -2)
 				cl.refused++;
 		}
-	if (cl.fd >= 0) {
-		(void)ctrl_send_simple(cl.fd, CTRL_BYE, 5000, err, sizeof(err));
-		close(cl.fd);
-	}
-	if (cl.nrows) {
-		/* The table shows the process rows ("all"). */
-		struct row *all = calloc((size_t)cl.nrows, sizeof(*all));
-		int na = 0;
-		for (int i = 0; all && i < cl.nrows; i++) {
-			const char *th = row_get(&cl.rows[i], "thread");
-			if (th && strcmp(th, "all") == 0)
-				all[na++] = cl.rows[i];
-		}
-		if (all)
-			table_print(stdout, all, na, report_table_cols, report_table_ncols);
-		if (fflush(stdout) || ferror(stdout))
-			rb_error("stdout: the table was not written (%s); the rows are in --csv/--json "
-				 "when given", strerror(errno));
-		free(all);
-	}
-	if (o->json[0] && json_write(o->json, cl.rows, cl.nrows, err, sizeof(err))) {
-		rb_error("--json %s: %s", o->json, err);
-		rc = 1;
-	}
-	if (cl.failed || cl.csv_failed)
-		rc = 1;
-	if (cl.refused) {
-		rb_error("%d of %d point(s) refused before anything was measured (rows: status "
-			 "skipped, reason 'refused by ...'): fix the options named there; exit status 2",
-			 cl.refused, total);
-		rc = 2;
-	}
-	if (rb_interrupt_signal) {
-		rc = signals_exit_status(rb_interrupt_signal);
-		rb_error("interrupted after %d of %d points (%s): the finished points' rows are in "
-			 "the table%s%s%s%s; exit status %d", cl.points_done, total,
-			 signals_name(rb_interrupt_signal), o->csv[0] ? ", --csv " : "", o->csv,
-			 o->json[0] ? ", --json " : "", o->json, rc);
-	}
+	rc = client_finish(&cl, total);
 	ctrl_rbuf_free(&cl.rb);
 	free(cl.rows);
 	dev_close(&cl.dev);

@@ -28,7 +28,7 @@
 #include "errbuf.h"
 #include "cm.h"
 #include "guard.h"
-#include "session.h"
+#include "log.h"
 #include "timing.h"
 
 static void put_be32(uint8_t *p, uint32_t v)
@@ -201,6 +201,71 @@ static const char *ev_name(const struct rdma_cm_event *ev)
 	return rdma_event_str(ev->event);
 }
 
+/* Wait for every id's address, then its route (asked as each address
+ * resolves), within timeout_ms while watching the control channel ctl.
+ * 0, or -1 with err. */
+static int resolve_wait(struct rb_cm_client *cc, const char *host, unsigned timeout_ms,
+			const struct rb_cm_ctrl *ctl, char *err, size_t errlen)
+{
+	uint64_t deadline = timing_now_ns() + (uint64_t)timeout_ms * 1000000u;
+	uint32_t addr_ok = 0, route_ok = 0, n = cc->n;
+
+	while (route_ok < n) {
+		struct rdma_cm_event *ev;
+		char what[96];
+		snprintf(what, sizeof(what), "%s (%u of %u QPs resolved)",
+			 addr_ok < n ? "RDMA_CM_EVENT_ADDR_RESOLVED" : "RDMA_CM_EVENT_ROUTE_RESOLVED",
+			 addr_ok < n ? addr_ok : route_ok, n);
+		if (next_event(cc->ch, ctl, deadline, timeout_ms, what, &ev, err, errlen))
+			return -1;
+		struct rdma_cm_id *id = ev->id;
+		enum rdma_cm_event_type type = ev->event;
+		int status = ev->status;
+		rdma_ack_cm_event(ev);
+		if (type == RDMA_CM_EVENT_ADDR_RESOLVED) {
+			addr_ok++;
+			if (rdma_resolve_route(id, (int)timeout_ms))
+				return rb_fail(err, errlen, "rdma_resolve_route(%s) failed: %s", host,
+					    strerror(errno));
+		} else if (type == RDMA_CM_EVENT_ROUTE_RESOLVED) {
+			route_ok++;
+		} else {
+			return rb_fail(err, errlen, "rdma_cm: %s (status %d) while resolving %s: no RDMA "
+				    "path to that address (is it on an RDMA port's netdev?)",
+				    rdma_event_str(type), status, host);
+		}
+	}
+	return 0;
+}
+
+/* The device and port rdma_cm resolved the server's address to (logged)
+ * must be the one this side opened (dev; dev_given: by -d). 0, or -1 with
+ * err naming both and the flags that make them agree. */
+static int resolved_device_check(struct rb_cm_client *cc, const char *host, uint16_t port,
+				 const struct rb_dev *dev, bool dev_given, char *err, size_t errlen)
+{
+	struct rdma_cm_id *id0 = cc->ids[0];
+	cc->verbs = id0->verbs;
+	cc->port = id0->port_num;
+	const char *name = ibv_get_device_name(id0->verbs->device);
+	char gid[64], local[64] = "?";
+	struct sockaddr *sa = rdma_get_local_addr(id0);
+	if (sa->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((struct sockaddr_in *)sa)->sin_addr, local, sizeof(local));
+	else if (sa->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)sa)->sin6_addr, local, sizeof(local));
+	rb_info("rdma_cm resolved %s:%u to device %s port %u, local address %s, GID %s",
+		host, port, name, cc->port, local,
+		dev_gid_str(id0->route.addr.addr.ibaddr.sgid.raw, gid, sizeof(gid)));
+	if (strcmp(name, dev->name) != 0 || cc->port != dev->port)
+		return rb_fail(err, errlen,
+			    "-R: rdma_cm resolved %s to device %s port %u, but %s %s port %u is in use%s; "
+			    "give -d %s -i %u (or drop -R)", host, name, cc->port,
+			    dev_given ? "-d selected" : "auto-selection picked", dev->name, dev->port,
+			    dev_given ? "" : " (first ACTIVE port)", name, cc->port);
+	return 0;
+}
+
 int cm_client_prepare(struct rb_cm_client *cc, const char *host, uint16_t port, uint32_t n,
 		      uint64_t transport, const struct rb_dev *dev, bool dev_given,
 		      unsigned timeout_ms, const struct rb_cm_ctrl *ctl, char *err, size_t errlen)
@@ -209,8 +274,6 @@ int cm_client_prepare(struct rb_cm_client *cc, const char *host, uint16_t port, 
 	struct addrinfo *res = NULL;
 	char portstr[8];
 	enum rdma_port_space ps = transport == RB_TR_UD ? RDMA_PS_UDP : RDMA_PS_TCP;
-	uint64_t deadline = timing_now_ns() + (uint64_t)timeout_ms * 1000000u;
-	uint32_t addr_ok = 0, route_ok = 0;
 	int rc;
 
 	memset(cc, 0, sizeof(*cc));
@@ -244,51 +307,9 @@ int cm_client_prepare(struct rb_cm_client *cc, const char *host, uint16_t port, 
 		}
 	}
 	freeaddrinfo(res);
-	while (route_ok < n) {
-		struct rdma_cm_event *ev;
-		char what[96];
-		snprintf(what, sizeof(what), "%s (%u of %u QPs resolved)",
-			 addr_ok < n ? "RDMA_CM_EVENT_ADDR_RESOLVED" : "RDMA_CM_EVENT_ROUTE_RESOLVED",
-			 addr_ok < n ? addr_ok : route_ok, n);
-		if (next_event(cc->ch, ctl, deadline, timeout_ms, what, &ev, err, errlen))
-			return -1;
-		struct rdma_cm_id *id = ev->id;
-		enum rdma_cm_event_type type = ev->event;
-		int status = ev->status;
-		rdma_ack_cm_event(ev);
-		if (type == RDMA_CM_EVENT_ADDR_RESOLVED) {
-			addr_ok++;
-			if (rdma_resolve_route(id, (int)timeout_ms))
-				return rb_fail(err, errlen, "rdma_resolve_route(%s) failed: %s", host,
-					    strerror(errno));
-		} else if (type == RDMA_CM_EVENT_ROUTE_RESOLVED) {
-			route_ok++;
-		} else {
-			return rb_fail(err, errlen, "rdma_cm: %s (status %d) while resolving %s: no RDMA "
-				    "path to that address (is it on an RDMA port's netdev?)",
-				    rdma_event_str(type), status, host);
-		}
-	}
-	struct rdma_cm_id *id0 = cc->ids[0];
-	cc->verbs = id0->verbs;
-	cc->port = id0->port_num;
-	const char *name = ibv_get_device_name(id0->verbs->device);
-	char gid[64], local[64] = "?";
-	struct sockaddr *sa = rdma_get_local_addr(id0);
-	if (sa->sa_family == AF_INET)
-		inet_ntop(AF_INET, &((struct sockaddr_in *)sa)->sin_addr, local, sizeof(local));
-	else if (sa->sa_family == AF_INET6)
-		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)sa)->sin6_addr, local, sizeof(local));
-	rb_info("rdma_cm resolved %s:%u to device %s port %u, local address %s, GID %s",
-		host, port, name, cc->port, local,
-		dev_gid_str(id0->route.addr.addr.ibaddr.sgid.raw, gid, sizeof(gid)));
-	if (strcmp(name, dev->name) != 0 || cc->port != dev->port)
-		return rb_fail(err, errlen,
-			    "-R: rdma_cm resolved %s to device %s port %u, but %s %s port %u is in use%s; "
-			    "give -d %s -i %u (or drop -R)", host, name, cc->port,
-			    dev_given ? "-d selected" : "auto-selection picked", dev->name, dev->port,
-			    dev_given ? "" : " (first ACTIVE port)", name, cc->port);
-	return 0;
+	if (resolve_wait(cc, host, timeout_ms, ctl, err, errlen))
+		return -1;
+	return resolved_device_check(cc, host, port, dev, dev_given, err, errlen);
 }
 
 /*
@@ -329,6 +350,31 @@ int cm_client_create_qps(struct rb_cm_client *cc, struct rb_ctx *c, char *err, s
 				return -1;
 		}
 	return ctx_inline_decide(c, err, errlen);
+}
+
+/* The server's answer ev for QP g (q; NULL: none of ours): UD, the
+ * address handle and remote QPN / Q_Key from the SIDR reply; RC, our QP to
+ * RTR and RTS with the negotiated values, then the RTU (rdma_establish).
+ * The caller acks ev. 0, or -1 with err. */
+static int client_connected(struct rb_ctx *c, struct rb_qp *q, struct rdma_cm_event *ev,
+			    uint32_t g, char *err, size_t errlen)
+{
+	if (!q)
+		return 0;
+	if (c->t.transport == RB_TR_UD) {
+		q->ah = ibv_create_ah(c->pd, &ev->param.ud.ah_attr);
+		q->remote_qpn = ev->param.ud.qp_num;
+		c->remote_qkey = ev->param.ud.qkey;
+		if (!q->ah)
+			return rb_fail(err, errlen, "ibv_create_ah from the rdma_cm UD reply (QP %u) "
+				       "failed: %s", g, strerror(errno));
+		return 0;
+	}
+	if (qp_cm_rtr_rts(c, q, ev->id, err, errlen))
+		return -1;
+	if (rdma_establish(ev->id))
+		return rb_fail(err, errlen, "rdma_establish(QP %u) failed: %s", g, strerror(errno));
+	return 0;
 }
 
 int cm_client_connect(struct rb_cm_client *cc, struct rb_ctx *c, const struct rb_cm_ctrl *ctl,
@@ -387,29 +433,10 @@ int cm_client_connect(struct rb_cm_client *cc, struct rb_ctx *c, const struct rb
 			rdma_ack_cm_event(ev);
 			goto out;
 		}
-		struct rb_qp *q = g < cc->n ? byg[g] : NULL;
-		if (q && t->transport == RB_TR_UD) {
-			q->ah = ibv_create_ah(c->pd, &ev->param.ud.ah_attr);
-			q->remote_qpn = ev->param.ud.qp_num;
-			c->remote_qkey = ev->param.ud.qkey;
-			if (!q->ah) {
-				rb_fail(err, errlen, "ibv_create_ah from the rdma_cm UD reply (QP %u) failed: "
-				     "%s", g, strerror(errno));
-				rdma_ack_cm_event(ev);
-				goto out;
-			}
-		} else if (q) {
-			if (qp_cm_rtr_rts(c, q, ev->id, err, errlen)) {
-				rdma_ack_cm_event(ev);
-				goto out;
-			}
-			if (rdma_establish(ev->id)) {
-				rb_fail(err, errlen, "rdma_establish(QP %u) failed: %s", g, strerror(errno));
-				rdma_ack_cm_event(ev);
-				goto out;
-			}
-		}
+		int erc = client_connected(c, g < cc->n ? byg[g] : NULL, ev, g, err, errlen);
 		rdma_ack_cm_event(ev);
+		if (erc)
+			goto out;
 		up++;
 	}
 	for (uint32_t g = 0; g < cc->n; g++) {
@@ -598,27 +625,26 @@ static void *listener_thread(void *arg)
 	return NULL;
 }
 
-void cm_listen_start(struct rb_cm_listener *l, const char *bind_addr, const struct rb_dev *dev,
-		     uint16_t port)
+/* The listener's address: --bind's, else the IPv4 address in the
+ * device's IPv4-mapped GID; port set, its text in l->addr. -1 with l->why. */
+static int listen_addr(struct rb_cm_listener *l, const char *bind_addr, const struct rb_dev *dev,
+		       uint16_t port, struct sockaddr_storage *ss)
 {
-	struct sockaddr_storage ss;
 	socklen_t sl;
 
-	memset(l, 0, sizeof(*l));
-	pthread_mutex_init(&l->lock, NULL);
-	memset(&ss, 0, sizeof(ss));
+	memset(ss, 0, sizeof(*ss));
 	if (bind_addr && *bind_addr) {
 		struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
 		struct addrinfo *res = NULL;
 		if (getaddrinfo(bind_addr, NULL, &hints, &res) || !res) {
 			snprintf(l->why, sizeof(l->why), "-R: cannot resolve --bind %s", bind_addr);
-			return;
+			return -1;
 		}
-		memcpy(&ss, res->ai_addr, res->ai_addrlen);
+		memcpy(ss, res->ai_addr, res->ai_addrlen);
 		sl = res->ai_addrlen;
 		freeaddrinfo(res);
 	} else if (memcmp(dev->gid.raw, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12) == 0) {
-		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
 		sin->sin_family = AF_INET;
 		memcpy(&sin->sin_addr, dev->gid.raw + 12, 4);
 		sl = sizeof(*sin);
@@ -627,15 +653,27 @@ void cm_listen_start(struct rb_cm_listener *l, const char *bind_addr, const stru
 			 "-R: the server's GID is not IPv4-mapped, so rdma_cm has no address to bind "
 			 "on %s; start the server with --bind ADDR (an address of that port's netdev)",
 			 dev->name);
-		return;
+		return -1;
 	}
-	if (ss.ss_family == AF_INET)
-		((struct sockaddr_in *)&ss)->sin_port = htons(port);
+	if (ss->ss_family == AF_INET)
+		((struct sockaddr_in *)ss)->sin_port = htons(port);
 	else
-		((struct sockaddr_in6 *)&ss)->sin6_port = htons(port);
-	char host[64] = "?";
-	getnameinfo((struct sockaddr *)&ss, sl, host, sizeof(host), NULL, 0, NI_NUMERICHOST);
-	snprintf(l->addr, sizeof(l->addr), "%s", host);
+		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
+	snprintf(l->addr, sizeof(l->addr), "?");
+	getnameinfo((struct sockaddr *)ss, sl, l->addr, sizeof(l->addr), NULL, 0, NI_NUMERICHOST);
+	return 0;
+}
+
+void cm_listen_start(struct rb_cm_listener *l, const char *bind_addr, const struct rb_dev *dev,
+		     uint16_t port)
+{
+	struct sockaddr_storage ss;
+
+	memset(l, 0, sizeof(*l));
+	pthread_mutex_init(&l->lock, NULL);
+	if (listen_addr(l, bind_addr, dev, port, &ss))
+		return;
+	const char *host = l->addr;
 
 	l->ch = rdma_create_event_channel();
 	if (!l->ch) {
@@ -787,51 +825,52 @@ static int wait_count(struct rb_cm_listener *l, struct rb_cm_session *s, uint32_
 	return rc;
 }
 
-int cm_server_accept(struct rb_cm_listener *l, struct rb_cm_session *s, struct rb_ctx *c,
-		     const struct ctrl_setup *client, const struct rb_cm_ctrl *ctl,
-		     char *err, size_t errlen)
+/* The connect request of QP q (s->child[q->gindex]): on the point's
+ * device, its QP made (RC: ACK timeout set on the id first), UD: the
+ * address handle and QPN of the client's QP from its SETUP. 0, or -1 with
+ * err (the client told, accept_failed, where it waits for us). */
+static int accept_qp(struct rb_cm_session *s, struct rb_ctx *c, struct rb_worker *w,
+		     struct rb_qp *q, const struct ctrl_setup *client,
+		     const struct rb_cm_ctrl *ctl, char *err, size_t errlen)
 {
 	const struct rb_test *t = &c->t;
-	unsigned timeout_ms = (unsigned)t->timeout_ms;
+	struct rdma_cm_id *id = s->child[q->gindex];
 
-	if (wait_count(l, s, &s->got, s->nqp, timeout_ms, "RDMA_CM_EVENT_CONNECT_REQUEST", ctl,
-		       err, errlen))
-		return -1;
-	for (unsigned i = 0; i < c->nw; i++)
-		for (unsigned k = 0; k < c->w[i].nqp; k++) {
-			struct rb_qp *q = &c->w[i].qps[k];
-			struct rdma_cm_id *id = s->child[q->gindex];
-			if (id->verbs != c->dev->ctx)
-				return rb_fail(err, errlen, "rdma_cm connect request for QP %u arrived on "
-					    "device %s, the point runs on %s", q->gindex,
-					    ibv_get_device_name(id->verbs->device), c->dev->name);
-			if (t->transport == RB_TR_RC) {
-				uint8_t to = (uint8_t)t->ack_timeout;
-				(void)rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &to,
-						      sizeof(to));
-			}
-			if (cm_qp_create(c, &c->w[i], q, id, err, errlen))
-				return accept_failed(ctl, err, errlen);
-			if (t->transport == RB_TR_UD) {
-				struct ctrl_qp_ep ep;
-				struct ibv_ah_attr av = qp_peer_av(c, client);
-				ctrl_setup_qp(client, q->gindex, &ep);
-				q->remote_qpn = ep.qpn;
-				q->ah = ibv_create_ah(c->pd, &av);
-				if (!q->ah) {
-					rb_fail(err, errlen, "ibv_create_ah(client QP %u) failed: %s",
-					     q->gindex, strerror(errno));
-					return accept_failed(ctl, err, errlen);
-				}
-			}
-		}
-	if (ctx_inline_decide(c, err, errlen))
-		return -1;
-	if (ctx_post_recvs(c, err, errlen))
+	if (id->verbs != c->dev->ctx)
+		return rb_fail(err, errlen, "rdma_cm connect request for QP %u arrived on "
+			    "device %s, the point runs on %s", q->gindex,
+			    ibv_get_device_name(id->verbs->device), c->dev->name);
+	if (t->transport == RB_TR_RC) {
+		uint8_t to = (uint8_t)t->ack_timeout;
+		(void)rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &to,
+				      sizeof(to));
+	}
+	if (cm_qp_create(c, w, q, id, err, errlen))
 		return accept_failed(ctl, err, errlen);
-	/* RC: this side's QPs to RTR/RTS with the negotiated values before the
-	 * REP (as rdma_accept does for a QP on the id, but with our path MTU) */
+	if (t->transport == RB_TR_UD) {
+		struct ctrl_qp_ep ep;
+		struct ibv_ah_attr av = qp_peer_av(c, client);
+		ctrl_setup_qp(client, q->gindex, &ep);
+		q->remote_qpn = ep.qpn;
+		q->ah = ibv_create_ah(c->pd, &av);
+		if (!q->ah) {
+			rb_fail(err, errlen, "ibv_create_ah(client QP %u) failed: %s",
+			     q->gindex, strerror(errno));
+			return accept_failed(ctl, err, errlen);
+		}
+	}
+	return 0;
+}
+
+/* RC: this side's QPs to RTR/RTS with the negotiated values before the
+ * REP (as rdma_accept does for a QP on the id, but with our path MTU);
+ * then every request accepted. 0, or -1 with err. */
+static int accept_all(struct rb_cm_session *s, struct rb_ctx *c, const struct rb_cm_ctrl *ctl,
+		      char *err, size_t errlen)
+{
+	const struct rb_test *t = &c->t;
 	struct ibv_qp **qp_of = calloc(s->nqp, sizeof(*qp_of));
+
 	if (!qp_of)
 		return rb_fail(err, errlen, "out of memory");
 	for (unsigned i = 0; i < c->nw; i++)
@@ -860,6 +899,29 @@ int cm_server_accept(struct rb_cm_listener *l, struct rb_cm_session *s, struct r
 		}
 	}
 	free(qp_of);
+	return 0;
+}
+
+int cm_server_accept(struct rb_cm_listener *l, struct rb_cm_session *s, struct rb_ctx *c,
+		     const struct ctrl_setup *client, const struct rb_cm_ctrl *ctl,
+		     char *err, size_t errlen)
+{
+	const struct rb_test *t = &c->t;
+	unsigned timeout_ms = (unsigned)t->timeout_ms;
+
+	if (wait_count(l, s, &s->got, s->nqp, timeout_ms, "RDMA_CM_EVENT_CONNECT_REQUEST", ctl,
+		       err, errlen))
+		return -1;
+	for (unsigned i = 0; i < c->nw; i++)
+		for (unsigned k = 0; k < c->w[i].nqp; k++)
+			if (accept_qp(s, c, &c->w[i], &c->w[i].qps[k], client, ctl, err, errlen))
+				return -1;
+	if (ctx_inline_decide(c, err, errlen))
+		return -1;
+	if (ctx_post_recvs(c, err, errlen))
+		return accept_failed(ctl, err, errlen);
+	if (accept_all(s, c, ctl, err, errlen))
+		return -1;
 	if (t->transport != RB_TR_UD &&
 	    wait_count(l, s, &s->established, s->nqp, timeout_ms, "RDMA_CM_EVENT_ESTABLISHED", ctl,
 		       err, errlen))

@@ -9,6 +9,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "errbuf.h"
@@ -204,7 +205,7 @@ size_t ctrl_encode_hello(uint8_t *buf, size_t cap, const struct ctrl_hello *h)
 size_t ctrl_encode_test(uint8_t *buf, size_t cap, const struct rb_test *t)
 {
 	struct cur c = enc_begin(buf, cap, CTRL_TEST);
-#define RB_X_PUT(name, def) put_u64(&c, t->name);
+#define RB_X_PUT(name) put_u64(&c, t->name);
 	RB_TEST_FIELDS(RB_X_PUT)
 #undef RB_X_PUT
 	return enc_end(&c, buf);
@@ -401,6 +402,64 @@ void ctrl_setup_qp(const struct ctrl_setup *s, uint32_t i, struct ctrl_qp_ep *ou
 	out->psn = ((uint32_t)p[4] << 24) | ((uint32_t)p[5] << 16) | ((uint32_t)p[6] << 8) | p[7];
 }
 
+/* HELLO's fields; strings checked (no control characters). -1 with err. */
+static int decode_hello(struct cur *c, struct ctrl_hello *h, char *err, size_t errlen)
+{
+	int rc;
+
+	h->proc_index = get_u64(c);
+	h->pid = get_u32(c);
+	if ((rc = get_clean_str(c, h->host, CTRL_STR_CAP)) ||
+	    (rc = get_clean_str(c, h->run_id, CTRL_STR_CAP)) ||
+	    (rc = get_clean_str(c, h->device, CTRL_STR_CAP)))
+		return rb_fail(err, errlen, "HELLO: string %s (cap %u)", str_problem(rc),
+			    CTRL_STR_CAP);
+	if ((rc = get_clean_str(c, h->token, CTRL_TOKEN_CAP)))
+		return rb_fail(err, errlen, "HELLO: token %s (cap %u)", str_problem(rc),
+			    CTRL_TOKEN_CAP);
+	return 0;
+}
+
+/* DONE's fields; the note's control characters escaped, checked in 0..2. */
+static int decode_done(struct cur *c, struct ctrl_done *d, char *err, size_t errlen)
+{
+	int rc;
+
+	d->ops = get_u64(c);
+	d->sends = get_u64(c);
+	d->recvs = get_u64(c);
+	d->bad_payloads = get_u64(c);
+	d->counter_sum = get_u64(c);
+	d->atomic_success = get_u64(c);
+	d->active_ns = get_u64(c);
+	d->checked = get_u32(c);
+	if ((rc = get_str(c, d->note, CTRL_REASON_CAP)))
+		return rb_fail(err, errlen, "DONE: note %s (cap %u)", str_problem(rc),
+			    CTRL_REASON_CAP);
+	guard_str_escape(d->note);
+	if (!c->bad && d->checked > 2)
+		return rb_fail(err, errlen, "DONE: checked %u unknown (0, 1 or 2)", d->checked);
+	return 0;
+}
+
+/* GO's times, in order arrive <= release <= start, and its process count. */
+static int decode_go(struct cur *c, struct ctrl_go *g, char *err, size_t errlen)
+{
+	g->arrive_ns = get_u64(c);
+	g->release_ns = get_u64(c);
+	g->start_ns = get_u64(c);
+	g->procs = get_u32(c);
+	if (!c->bad && g->arrive_ns > g->release_ns)
+		return rb_fail(err, errlen, "GO: arrive_ns %llu after release_ns %llu",
+			    (unsigned long long)g->arrive_ns, (unsigned long long)g->release_ns);
+	if (!c->bad && g->release_ns > g->start_ns)
+		return rb_fail(err, errlen, "GO: release_ns %llu after start_ns %llu",
+			    (unsigned long long)g->release_ns, (unsigned long long)g->start_ns);
+	if (!c->bad && (g->procs < 2 || g->procs > CTRL_MAX_PROCS))
+		return rb_fail(err, errlen, "GO: procs %u outside 2..%u", g->procs, CTRL_MAX_PROCS);
+	return 0;
+}
+
 int ctrl_decode(const uint8_t *buf, size_t len, struct ctrl_msg *out, char *err, size_t errlen)
 {
 	uint16_t type;
@@ -423,23 +482,15 @@ int ctrl_decode(const uint8_t *buf, size_t len, struct ctrl_msg *out, char *err,
 
 	switch (type) {
 	case CTRL_HELLO:
-		out->u.hello.proc_index = get_u64(&c);
-		out->u.hello.pid = get_u32(&c);
-		if ((rc = get_clean_str(&c, out->u.hello.host, CTRL_STR_CAP)) ||
-		    (rc = get_clean_str(&c, out->u.hello.run_id, CTRL_STR_CAP)) ||
-		    (rc = get_clean_str(&c, out->u.hello.device, CTRL_STR_CAP)))
-			return rb_fail(err, errlen, "HELLO: string %s (cap %u)", str_problem(rc),
-				    CTRL_STR_CAP);
-		if ((rc = get_clean_str(&c, out->u.hello.token, CTRL_TOKEN_CAP)))
-			return rb_fail(err, errlen, "HELLO: token %s (cap %u)", str_problem(rc),
-				    CTRL_TOKEN_CAP);
+		if (decode_hello(&c, &out->u.hello, err, errlen))
+			return -1;
 		break;
 	case CTRL_TEST:
 		if (plen != RB_TEST_NFIELDS * 8u)
 			return rb_fail(err, errlen,
 				    "TEST inconsistent: %u payload bytes, expected %u (%u fields)",
 				    plen, RB_TEST_NFIELDS * 8u, (unsigned)RB_TEST_NFIELDS);
-#define RB_X_GET(name, def) out->u.test.name = get_u64(&c);
+#define RB_X_GET(name) out->u.test.name = get_u64(&c);
 		RB_TEST_FIELDS(RB_X_GET)
 #undef RB_X_GET
 		break;
@@ -448,21 +499,8 @@ int ctrl_decode(const uint8_t *buf, size_t len, struct ctrl_msg *out, char *err,
 			return -1;
 		break;
 	case CTRL_DONE:
-		out->u.done.ops = get_u64(&c);
-		out->u.done.sends = get_u64(&c);
-		out->u.done.recvs = get_u64(&c);
-		out->u.done.bad_payloads = get_u64(&c);
-		out->u.done.counter_sum = get_u64(&c);
-		out->u.done.atomic_success = get_u64(&c);
-		out->u.done.active_ns = get_u64(&c);
-		out->u.done.checked = get_u32(&c);
-		if ((rc = get_str(&c, out->u.done.note, CTRL_REASON_CAP)))
-			return rb_fail(err, errlen, "DONE: note %s (cap %u)", str_problem(rc),
-				    CTRL_REASON_CAP);
-		guard_str_escape(out->u.done.note);
-		if (!c.bad && out->u.done.checked > 2)
-			return rb_fail(err, errlen, "DONE: checked %u unknown (0, 1 or 2)",
-				    out->u.done.checked);
+		if (decode_done(&c, &out->u.done, err, errlen))
+			return -1;
 		break;
 	case CTRL_ERROR:
 		if ((rc = get_str(&c, out->u.error.reason, CTRL_REASON_CAP)))
@@ -478,21 +516,8 @@ int ctrl_decode(const uint8_t *buf, size_t len, struct ctrl_msg *out, char *err,
 				    out->u.gate.procs, CTRL_MAX_PROCS);
 		break;
 	case CTRL_GO:
-		out->u.go.arrive_ns = get_u64(&c);
-		out->u.go.release_ns = get_u64(&c);
-		out->u.go.start_ns = get_u64(&c);
-		out->u.go.procs = get_u32(&c);
-		if (!c.bad && out->u.go.arrive_ns > out->u.go.release_ns)
-			return rb_fail(err, errlen, "GO: arrive_ns %llu after release_ns %llu",
-				    (unsigned long long)out->u.go.arrive_ns,
-				    (unsigned long long)out->u.go.release_ns);
-		if (!c.bad && out->u.go.release_ns > out->u.go.start_ns)
-			return rb_fail(err, errlen, "GO: release_ns %llu after start_ns %llu",
-				    (unsigned long long)out->u.go.release_ns,
-				    (unsigned long long)out->u.go.start_ns);
-		if (!c.bad && (out->u.go.procs < 2 || out->u.go.procs > CTRL_MAX_PROCS))
-			return rb_fail(err, errlen, "GO: procs %u outside 2..%u", out->u.go.procs,
-				    CTRL_MAX_PROCS);
+		if (decode_go(&c, &out->u.go, err, errlen))
+			return -1;
 		break;
 	case CTRL_TIME:
 		out->u.time.ns = get_u64(&c);
@@ -507,5 +532,17 @@ int ctrl_decode(const uint8_t *buf, size_t len, struct ctrl_msg *out, char *err,
 	if (c.left)
 		return rb_fail(err, errlen, "%s inconsistent: %zu bytes left over after the last field",
 			    ctrl_type_name(type), c.left);
+	return 0;
+}
+
+int ctrl_setup_copy(struct ctrl_setup *dst, const struct ctrl_setup *src, uint8_t **qps,
+		    char *err, size_t errlen)
+{
+	*qps = malloc((size_t)src->nqp * CTRL_QP_LEN + 1);
+	if (!*qps)
+		return rb_fail(err, errlen, "out of memory");
+	memcpy(*qps, src->qps, (size_t)src->nqp * CTRL_QP_LEN);
+	*dst = *src;
+	dst->qps = *qps;
 	return 0;
 }

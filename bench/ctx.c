@@ -29,42 +29,11 @@
 #include "plan.h"
 #include "timing.h"
 
-static uint64_t align_up(uint64_t v, uint64_t a)
-{
-	return (v + a - 1) / a * a;
-}
-
-void layout_compute(const struct rb_test *t, struct rb_layout *l)
-{
-	uint64_t page = 4096;
-	uint64_t nqp = test_qps_per_thread(t) * t->threads;
-	uint64_t grh = t->transport == RB_TR_UD ? RB_UD_GRH_BYTES : 0;
-
-	memset(l, 0, sizeof(*l));
-	l->counters_off = 0;
-	l->counters_len = verb_is_atomic(t->verb) ? align_up(t->atomic_counters * t->stride, 64) : 0;
-	l->regions_off = align_up(l->counters_len, 64);
-	l->send_len = align_up(t->size ? t->size : 1, 64);
-	if (verb_is_atomic(t->verb))
-		l->send_len = align_up(t->sq_depth * 8, 64);
-	l->recv_slot = align_up(t->size + grh ? t->size + grh : 1, 64);
-	l->recv_slots = verb_needs_recv(t->verb) ? t->rq_depth : 1;
-	l->region_len = l->send_len + l->recv_slot * l->recv_slots;
-	l->nqp_total = nqp;
-	l->poll_off = l->regions_off + l->region_len * nqp;  /* a multiple of 64 */
-	if (test_read_poll(t)) {
-		l->poll_slot = align_up(t->size, 64);
-		l->poll_slots = t->window * t->threads;
-	}
-	l->total = align_up(l->poll_off + l->poll_slot * l->poll_slots, page);
-}
-
 bool ctx_side_active(const struct rb_test *t, enum rb_role role)
 {
 	if (role == RB_ROLE_CLIENT)
 		return true;
-	return verb_needs_recv(t->verb) ||
-	       (t->test == RB_TEST_LAT && t->verb == RB_VERB_WRITE);
+	return verb_server_works(t->verb, t->test == RB_TEST_LAT);
 }
 
 /* The send WRs of a QP: everything but per-post fields. */
@@ -72,7 +41,7 @@ static void prebuild_send(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q
 {
 	const struct rb_test *t = &c->t;
 	unsigned n = (unsigned)t->postlist;
-	enum ibv_wr_opcode op = (enum ibv_wr_opcode)plan_opcode(t->verb);
+	const struct rb_verb_row *row = verb_row(t->verb);
 
 	/* The server only sends ping-pong replies, with the verb's reply opcode. */
 	if (c->role == RB_ROLE_SERVER)
@@ -80,10 +49,10 @@ static void prebuild_send(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q
 	for (unsigned i = 0; i < n; i++) {
 		struct ibv_sge *sge = &q->ssge[i];
 		struct ibv_send_wr *wr = &q->swr[i];
-		bool atomic = verb_is_atomic(t->verb);
+		bool atomic = row->atomic;
 
 		*sge = (struct ibv_sge){
-			.addr = (uintptr_t)(t->verb == RB_VERB_READ ? q->recv : q->send),
+			.addr = (uintptr_t)(row->slot == RB_SLOT_RECV ? q->recv : q->send),
 			.length = atomic ? 8u : (uint32_t)t->size,
 			.lkey = c->mr->lkey,
 		};
@@ -92,7 +61,7 @@ static void prebuild_send(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q
 			.next = i + 1 < n ? &q->swr[i + 1] : NULL,
 			.sg_list = sge,
 			.num_sge = t->size || atomic ? 1 : 0,
-			.opcode = op,
+			.opcode = row->opcode,
 			.imm_data = q->imm,
 		};
 		(void)w;
@@ -118,13 +87,68 @@ static void prebuild_recv(struct rb_ctx *c, struct rb_qp *q)
 	}
 }
 
+/* QP q of worker w: its region of the buffer, starting PSN, the WR and
+ * SGE arrays of its postlist and receive slots, post times (client bw),
+ * atomic slots; the QP itself unless rdma_cm makes it (-R); every WR
+ * field that does not change per post. 0, or -1 with err. */
+static int worker_qp_create(struct rb_ctx *c, struct rb_worker *w, unsigned q, bool recv,
+			    char *err, size_t errlen)
+{
+	const struct rb_test *t = &c->t;
+	unsigned postlist = (unsigned)t->postlist;
+	struct rb_qp *qp = &w->qps[q];
+
+	qp->index = q;
+	qp->gindex = w->index * w->nqp + q;
+	uint8_t *region = c->buf + c->lay.regions_off + (uint64_t)qp->gindex * c->lay.region_len;
+	qp->send = region;
+	qp->recv = region + c->lay.send_len;
+	/* starting PSN: 24 random bits (IB spec 9.7.1: any value both ends exchange);
+	 * from getrandom, so another host cannot guess it */
+	if (guard_random(&qp->psn, sizeof(qp->psn), err, errlen))
+		return -1;
+	qp->psn &= 0xffffff;
+	qp->imm = htobe32((uint32_t)(t->seed + qp->gindex));
+	qp->swr = calloc(postlist, sizeof(*qp->swr));
+	qp->ssge = calloc(postlist, sizeof(*qp->ssge));
+	if (!qp->swr || !qp->ssge)
+		return rb_fail(err, errlen, "out of memory for work requests");
+	if (recv) {
+		qp->rwr = calloc(c->lay.recv_slots, sizeof(*qp->rwr));
+		qp->rsge = calloc(c->lay.recv_slots, sizeof(*qp->rsge));
+		if (!qp->rwr || !qp->rsge)
+			return rb_fail(err, errlen, "out of memory for receive requests");
+	}
+	if (c->role == RB_ROLE_CLIENT && t->test == RB_TEST_BW) {
+		qp->post_ts = calloc(t->sq_depth, sizeof(*qp->post_ts));
+		if (!qp->post_ts)
+			return rb_fail(err, errlen, "out of memory for post times");
+	}
+	if (verb_is_atomic(t->verb)) {
+		qp->cmp = calloc(t->sq_depth, sizeof(*qp->cmp));
+		qp->ctr = calloc(t->sq_depth, sizeof(*qp->ctr));
+		if (!qp->cmp || !qp->ctr)
+			return rb_fail(err, errlen, "out of memory for atomic slots");
+	}
+	/* -R: rdma_cm creates the QP on its id later (bench/cm.c). */
+	if (!t->use_cm) {
+		if (qp_create(c, w, qp, NULL, err, errlen))
+			return -1;
+		if (qp_to_init(c, qp, err, errlen))
+			return -1;
+	}
+	prebuild_send(c, w, qp);
+	if (recv)
+		prebuild_recv(c, qp);
+	return 0;
+}
+
 static int worker_create(struct rb_ctx *c, struct rb_worker *w, unsigned index, char *err,
 			 size_t errlen)
 {
 	const struct rb_test *t = &c->t;
 	unsigned nqp = (unsigned)test_qps_per_thread(t);
-	bool recv = plan_has_recv(c->role, t->verb, t->test);
-	unsigned postlist = (unsigned)t->postlist;
+	bool recv = verb_has_recv(t->verb, c->role == RB_ROLE_SERVER, t->test == RB_TEST_LAT);
 
 	w->ctx = c;
 	w->index = index;
@@ -135,7 +159,7 @@ static int worker_create(struct rb_ctx *c, struct rb_worker *w, unsigned index, 
 	w->qps = calloc(nqp, sizeof(*w->qps));
 	if (!w->hist || !w->qps)
 		return rb_fail(err, errlen, "out of memory for thread %u (%u QPs)", index, nqp);
-	if (t->verb == RB_VERB_CMP_SWAP) {
+	if (verb_row(t->verb)->counts_success) {
 		w->expect = calloc(t->atomic_counters, sizeof(uint64_t));
 		if (!w->expect)
 			return rb_fail(err, errlen, "out of memory for %llu counters",
@@ -165,51 +189,9 @@ static int worker_create(struct rb_ctx *c, struct rb_worker *w, unsigned index, 
 				    "max_cqe %d; lower --rq-depth or QPs)", c->cq_depth_r, index,
 				    strerror(errno), c->dev->attr.max_cqe);
 	}
-	for (unsigned q = 0; q < nqp; q++) {
-		struct rb_qp *qp = &w->qps[q];
-		qp->index = q;
-		qp->gindex = index * nqp + q;
-		uint8_t *region = c->buf + c->lay.regions_off + (uint64_t)qp->gindex * c->lay.region_len;
-		qp->send = region;
-		qp->recv = region + c->lay.send_len;
-		/* starting PSN: 24 random bits (IB spec 9.7.1: any value both ends exchange);
-		 * from getrandom, so another host cannot guess it */
-		if (guard_random(&qp->psn, sizeof(qp->psn), err, errlen))
+	for (unsigned q = 0; q < nqp; q++)
+		if (worker_qp_create(c, w, q, recv, err, errlen))
 			return -1;
-		qp->psn &= 0xffffff;
-		qp->imm = htobe32((uint32_t)(t->seed + qp->gindex));
-		qp->swr = calloc(postlist, sizeof(*qp->swr));
-		qp->ssge = calloc(postlist, sizeof(*qp->ssge));
-		if (!qp->swr || !qp->ssge)
-			return rb_fail(err, errlen, "out of memory for work requests");
-		if (recv) {
-			qp->rwr = calloc(c->lay.recv_slots, sizeof(*qp->rwr));
-			qp->rsge = calloc(c->lay.recv_slots, sizeof(*qp->rsge));
-			if (!qp->rwr || !qp->rsge)
-				return rb_fail(err, errlen, "out of memory for receive requests");
-		}
-		if (c->role == RB_ROLE_CLIENT && t->test == RB_TEST_BW) {
-			qp->post_ts = calloc(t->sq_depth, sizeof(*qp->post_ts));
-			if (!qp->post_ts)
-				return rb_fail(err, errlen, "out of memory for post times");
-		}
-		if (verb_is_atomic(t->verb)) {
-			qp->cmp = calloc(t->sq_depth, sizeof(*qp->cmp));
-			qp->ctr = calloc(t->sq_depth, sizeof(*qp->ctr));
-			if (!qp->cmp || !qp->ctr)
-				return rb_fail(err, errlen, "out of memory for atomic slots");
-		}
-		/* -R: rdma_cm creates the QP on its id later (bench/cm.c). */
-		if (!t->use_cm) {
-			if (qp_create(c, w, qp, NULL, err, errlen))
-				return -1;
-			if (qp_to_init(c, qp, err, errlen))
-				return -1;
-		}
-		prebuild_send(c, w, qp);
-		if (recv)
-			prebuild_recv(c, qp);
-	}
 	return 0;
 }
 
@@ -258,10 +240,58 @@ static int size_cqs(struct rb_ctx *c, char *err, size_t errlen)
 	return 0;
 }
 
+/* The page-aligned buffer of c->lay, zeroed, this side's payload pattern
+ * in every send slot (checked by the peer). 0, or -1 with err. */
+static int buffer_create(struct rb_ctx *c, char *err, size_t errlen)
+{
+	const struct rb_test *t = &c->t;
+
+	if (posix_memalign((void **)&c->buf, 4096, c->lay.total)) {
+		c->buf = NULL;
+		return rb_fail(err, errlen, "cannot allocate the %llu-byte buffer (%llu QPs x %llu B); "
+			    "lower the QP count, --rq-depth or the size",
+			    (unsigned long long)c->lay.total, (unsigned long long)c->lay.nqp_total,
+			    (unsigned long long)c->lay.region_len);
+	}
+	memset(c->buf, 0, c->lay.total);
+	if (!verb_is_atomic(t->verb))
+		for (uint64_t g = 0; g < c->lay.nqp_total; g++) {
+			uint8_t *s = c->buf + c->lay.regions_off + g * c->lay.region_len;
+			for (uint64_t i = 0; i < t->size; i++)
+				s[i] = rb_pattern(t->seed, c->role, (uint32_t)g, i);
+		}
+	return 0;
+}
+
+/* Register the buffer with local write and the remote access this side
+ * grants (qp_access); a failure names the locked-memory limit (the usual
+ * cause). 0, or -1 with err. */
+static int mr_register(struct rb_ctx *c, char *err, size_t errlen)
+{
+	int access = IBV_ACCESS_LOCAL_WRITE | qp_access(c);  /* c->t, c->role set */
+	struct rlimit rl;
+	char lim[96] = "unknown";
+
+	c->mr = ibv_reg_mr(c->pd, c->buf, c->lay.total, access);
+	if (c->mr)
+		return 0;
+	int e = errno;
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0) {
+		if (rl.rlim_cur == RLIM_INFINITY)
+			snprintf(lim, sizeof(lim), "unlimited");
+		else
+			snprintf(lim, sizeof(lim), "%llu bytes = %llu KiB",
+				 (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_cur / 1024);
+	}
+	return rb_fail(err, errlen, "ibv_reg_mr(%llu bytes, access 0x%x) failed: %s; the "
+		       "locked-memory limit (ulimit -l, RLIMIT_MEMLOCK) is %s: raise it (ulimit -l "
+		       "unlimited, /etc/security/limits.conf) or use a smaller -m / fewer QPs",
+		       (unsigned long long)c->lay.total, access, strerror(e), lim);
+}
+
 int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, struct rb_dev *dev,
 	       char *err, size_t errlen)
 {
-	int access;
 	uint64_t t0;
 
 	memset(c, 0, sizeof(*c));
@@ -280,47 +310,15 @@ int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, str
 		c->refused = true; /* every size_cqs failure is a refused value */
 		return -1;
 	}
-	if (posix_memalign((void **)&c->buf, 4096, c->lay.total)) {
-		c->buf = NULL;
-		return rb_fail(err, errlen, "cannot allocate the %llu-byte buffer (%llu QPs x %llu B); "
-			    "lower the QP count, --rq-depth or the size",
-			    (unsigned long long)c->lay.total, (unsigned long long)c->lay.nqp_total,
-			    (unsigned long long)c->lay.region_len);
-	}
-	memset(c->buf, 0, c->lay.total);
-	/* This side's payload pattern in every send slot (checked by the peer). */
-	if (!verb_is_atomic(t->verb))
-		for (uint64_t g = 0; g < c->lay.nqp_total; g++) {
-			uint8_t *s = c->buf + c->lay.regions_off + g * c->lay.region_len;
-			for (uint64_t i = 0; i < t->size; i++)
-				s[i] = rb_pattern(t->seed, role, (uint32_t)g, i);
-		}
-
+	if (buffer_create(c, err, errlen))
+		return -1;
 	c->pd = ibv_alloc_pd(dev->ctx);
 	if (!c->pd) {
 		rb_fail(err, errlen, "ibv_alloc_pd(%s) failed: %s", dev->name, strerror(errno));
 		goto clean_buf;
 	}
-	access = IBV_ACCESS_LOCAL_WRITE | qp_access(c);  /* c->t, c->role set above */
-	c->mr = ibv_reg_mr(c->pd, c->buf, c->lay.total, access);
-	if (!c->mr) {
-		int e = errno;
-		struct rlimit rl;
-		char lim[96] = "unknown";
-		if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0) {
-			if (rl.rlim_cur == RLIM_INFINITY)
-				snprintf(lim, sizeof(lim), "unlimited");
-			else
-				snprintf(lim, sizeof(lim), "%llu bytes = %llu KiB",
-					 (unsigned long long)rl.rlim_cur,
-					 (unsigned long long)rl.rlim_cur / 1024);
-		}
-		rb_fail(err, errlen, "ibv_reg_mr(%llu bytes, access 0x%x) failed: %s; the locked-memory "
-		     "limit (ulimit -l, RLIMIT_MEMLOCK) is %s: raise it (ulimit -l unlimited, "
-		     "/etc/security/limits.conf) or use a smaller -m / fewer QPs",
-		     (unsigned long long)c->lay.total, access, strerror(e), lim);
+	if (mr_register(c, err, errlen))
 		goto clean_pd;
-	}
 	c->w = calloc(c->nw, sizeof(*c->w));
 	if (!c->w) {
 		rb_fail(err, errlen, "out of memory for %u workers", c->nw);
@@ -394,6 +392,39 @@ void ctx_local_setup(const struct rb_ctx *c, struct ctrl_setup *s, struct ctrl_q
 				.psn = qp->psn,
 			};
 		}
+}
+
+int ctx_send_setup(const struct rb_ctx *c, int fd, int timeout_ms, char *err, size_t errlen)
+{
+	struct ctrl_setup mine;
+	struct ctrl_qp_ep *eps = calloc(c->lay.nqp_total, sizeof(*eps));
+	uint8_t *msg = malloc(ctrl_setup_size((uint32_t)c->lay.nqp_total));
+	size_t n = 0;
+	int rc = -1;
+
+	if (!eps || !msg) {
+		snprintf(err, errlen, "out of memory for the SETUP of %llu QPs",
+			 (unsigned long long)c->lay.nqp_total);
+		goto out;
+	}
+	ctx_local_setup(c, &mine, eps);
+	n = ctrl_encode_setup(msg, ctrl_setup_size(mine.nqp), &mine, eps);
+	if (!n)
+		snprintf(err, errlen, "internal error: SETUP of %u QPs does not encode", mine.nqp);
+	else
+		rc = ctrl_send(fd, msg, n, timeout_ms, err, errlen);
+out:
+	free(msg);
+	free(eps);
+	return rc;
+}
+
+const char *ctx_worker_error(const struct rb_ctx *c)
+{
+	for (unsigned i = 0; i < c->nw; i++)
+		if (c->w[i].rc)
+			return c->w[i].err;
+	return NULL;
 }
 
 static uint32_t min_u32(uint32_t a, uint32_t b)

@@ -12,6 +12,7 @@
 
 #include "errbuf.h"
 #include "device.h"
+#include "log.h"
 
 enum ibv_mtu dev_mtu_enum(uint32_t bytes)
 {
@@ -326,4 +327,14 @@ int dev_counter_delta(const struct rb_counters *before, const struct rb_counters
 		return -1;
 	*delta = after->val[ia] - before->val[ib];
 	return 0;
+}
+
+void dev_log_banner(const struct rb_dev *d, bool gid_auto)
+{
+	char gid[64];
+
+	rb_info("device %s port %u (%s, active MTU %u), GID index %d (%s%s) %s, lid 0x%x",
+		d->name, d->port, dev_link_layer_name(d->link_layer), d->active_mtu, d->gid_index,
+		dev_gid_type_name(d->gid_type), gid_auto ? ", auto" : "",
+		dev_gid_str(d->gid.raw, gid, sizeof(gid)), d->pattr.lid);
 }

@@ -1,12 +1,19 @@
 /*
- * options.c - command line parsing and the validation rules of a test point.
+ * options.c - the knob table, command line parsing and the validation
+ * rules of a test point.
  *
- * How it works: opts_parse() walks argv with getopt_long, converting every
- * number with units_parse_u64/units_parse_size (range-checked, no strtoul),
- * records which knobs were given (some defaults depend on others), then
- * test_resolve_defaults() fills the dependent defaults and test_validate()
- * checks the template once per message size. Nothing here touches a device:
- * the rules that need one are in test_validate_device(), called right after
+ * How it works: knobs[] (below) has one row per option: long and short
+ * flag, type, where its value lives, range, default, --help text, CSV
+ * column. opts_parse() builds getopt_long's option array from it, and
+ * converts every value by its row's type and range (units_parse_u64 and
+ * friends: range-checked, no strtoul), recording which knobs were given
+ * (some defaults depend on others); test_resolve_defaults() then fills
+ * the dependent defaults and test_validate() checks the template once per
+ * message size: first every sent knob's range (check_ranges, from the
+ * table: a TEST from the wire passes the same check), then the rules
+ * between knobs, one stage per function. opts_usage() and
+ * opts_list_knobs() print the table. Nothing here touches a device: the
+ * rules that need one are in test_validate_device(), called right after
  * ibv_query_device/ibv_query_port and before any QP is created.
  */
 #include <errno.h>
@@ -21,12 +28,8 @@
 #include "ctrl.h"
 #include "errbuf.h"
 #include "options.h"
-#include "plan.h"
 #include "units.h"
 
-static const char *const verb_names[RB_VERB_COUNT] = {
-	"read", "write", "write_imm", "send", "send_imm", "fetch_add", "cmp_swap",
-};
 static const char *const transport_names[RB_TR_COUNT] = { "rc", "uc", "ud" };
 static const char *const test_names[RB_TEST_COUNT] = { "bw", "lat" };
 static const char *const inline_names[RB_INLINE_COUNT] = { "auto", "on", "off" };
@@ -35,27 +38,11 @@ static const char *const read_completion_names[RB_READ_COUNT] = { "cqe", "poll" 
 
 #define NAME_OF(tab, v) ((v) < sizeof(tab) / sizeof(tab[0]) ? tab[v] : "?")
 
-const char *verb_name(uint64_t v) { return NAME_OF(verb_names, v); }
 const char *transport_name(uint64_t t) { return NAME_OF(transport_names, t); }
 const char *testkind_name(uint64_t t) { return NAME_OF(test_names, t); }
 const char *inline_name(uint64_t m) { return NAME_OF(inline_names, m); }
 const char *access_name(uint64_t a) { return NAME_OF(access_names, a); }
 const char *read_completion_name(uint64_t m) { return NAME_OF(read_completion_names, m); }
-
-bool verb_needs_recv(uint64_t v)
-{
-	return v == RB_VERB_SEND || v == RB_VERB_SEND_IMM || v == RB_VERB_WRITE_IMM;
-}
-
-bool verb_is_rdma(uint64_t v)
-{
-	return v == RB_VERB_READ || v == RB_VERB_WRITE || v == RB_VERB_WRITE_IMM;
-}
-
-const char *verb_lat_kind(uint64_t v)
-{
-	return (v == RB_VERB_READ || verb_is_atomic(v)) ? "rtt" : "one_way";
-}
 
 uint64_t test_qps_per_thread(const struct rb_test *t)
 {
@@ -64,15 +51,8 @@ uint64_t test_qps_per_thread(const struct rb_test *t)
 
 bool test_read_poll(const struct rb_test *t)
 {
-	return t->read_completion == RB_READ_POLL && t->verb == RB_VERB_READ &&
+	return t->read_completion == RB_READ_POLL && verb_row(t->verb)->slot == RB_SLOT_RECV &&
 	       t->test == RB_TEST_BW;
-}
-
-void test_defaults(struct rb_test *t)
-{
-#define RB_X_DEF(name, def) t->name = (def);
-	RB_TEST_FIELDS(RB_X_DEF)
-#undef RB_X_DEF
 }
 
 void test_resolve_defaults(struct rb_test *t, const struct rb_given *given)
@@ -130,49 +110,11 @@ static bool mtu_valid(uint64_t m)
 	return m == 256 || m == 512 || m == 1024 || m == 2048 || m == 4096;
 }
 
-/* The ranges the command line enforces; a TEST from the wire must stay inside them. */
-static int check_ranges(const struct rb_test *t, char *err, size_t errlen)
+static int check_ranges(const struct rb_test *t, char *err, size_t errlen);
+
+/* Enum codes from the wire: each below its count. */
+static int validate_codes(const struct rb_test *t, char *err, size_t errlen)
 {
-	static const struct {
-		const char *opt;
-		size_t off;
-		uint64_t lo, hi;
-	} r[] = {
-#define R(f, o, lo, hi) { o, offsetof(struct rb_test, f), lo, hi }
-		R(iters, "-n/--iters", 0, UINT64_C(1) << 48),
-		R(duration_ms, "-D/--duration (ms)", 0, UINT64_C(1) << 32),
-		R(warmup_iters, "--warmup-iters", 0, UINT64_C(1) << 48),
-		R(warmup_ms, "--warmup (ms)", 0, UINT64_C(1) << 32),
-		R(postlist, "-l/--postlist", 1, RB_MAX_DEPTH),
-		R(signal_interval, "--signal-interval", 1, RB_MAX_DEPTH),
-		R(window, "-w/--window", 1, UINT64_C(1) << 32),
-		R(qps_per_thread, "-q/--qps-per-thread", 1, RB_MAX_QPS_THREAD),
-		R(emulated_peers, "--emulated-peers", 1, RB_MAX_QPS_THREAD),
-		R(validate, "--validate", 0, 1),
-		R(use_cm, "-R/--rdma-cm", 0, 1),
-		R(recv_batch, "--recv-batch", 1, RB_MAX_DEPTH),
-		R(timeout_ms, "--timeout (ms)", 1000, UINT64_C(86400000)),
-#undef R
-	};
-	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++) {
-		uint64_t v;
-		memcpy(&v, (const char *)t + r[i].off, sizeof(v));
-		if (v < r[i].lo || v > r[i].hi)
-			return rb_fail(err, errlen, "%s %llu: must be %llu..%llu", r[i].opt,
-				    (unsigned long long)v, (unsigned long long)r[i].lo,
-				    (unsigned long long)r[i].hi);
-	}
-	return 0;
-}
-
-int test_validate(const struct rb_test *t, char *err, size_t errlen)
-{
-	uint64_t nqp;
-
-	if (check_ranges(t, err, errlen))
-		return -1;
-	nqp = test_qps_per_thread(t);
-
 	if (t->verb >= RB_VERB_COUNT)
 		return rb_fail(err, errlen, "--verb: unknown verb code %llu", (unsigned long long)t->verb);
 	if (t->transport >= RB_TR_COUNT)
@@ -187,22 +129,28 @@ int test_validate(const struct rb_test *t, char *err, size_t errlen)
 	if (t->read_completion >= RB_READ_COUNT)
 		return rb_fail(err, errlen, "--read-completion: unknown mode %llu",
 			    (unsigned long long)t->read_completion);
+	return 0;
+}
 
-	/* What each transport can do: IB spec 9.4 / table 9.7.1 (the table in plan.c). */
-	if (t->transport == RB_TR_UC && !plan_verb_on_transport(t->verb, RB_TR_UC))
+/* What each transport can do: IB spec 9.4 / table 9.7.1 (the verb table, verb.c). */
+static int validate_transport(const struct rb_test *t, char *err, size_t errlen)
+{
+	char on[128];
+
+	if (t->transport == RB_TR_UC && !verb_on_transport(t->verb, RB_TR_UC))
 		return rb_fail(err, errlen,
 			    "--verb %s with --transport uc: UC has no RDMA READ or atomics "
-			    "(IB spec 9.4); use --transport rc, or --verb write|write_imm|send|send_imm",
-			    verb_name(t->verb));
-	if (t->transport == RB_TR_UD && !plan_verb_on_transport(t->verb, RB_TR_UD))
+			    "(IB spec 9.4); use --transport rc, or --verb %s",
+			    verb_name(t->verb), verb_names_on(RB_TR_UC, on, sizeof(on)));
+	if (t->transport == RB_TR_UD && !verb_on_transport(t->verb, RB_TR_UD))
 		return rb_fail(err, errlen,
 			    "--verb %s with --transport ud: UD has only SEND and SEND with immediate "
-			    "(IB spec 9.4); use --verb send|send_imm, or --transport rc",
-			    verb_name(t->verb));
+			    "(IB spec 9.4); use --verb %s, or --transport rc",
+			    verb_name(t->verb), verb_names_on(RB_TR_UD, on, sizeof(on)));
 	/* Polling a destination byte sees a READ's data only: a WRITE, SEND or
 	 * atomic leaves nothing in the local buffer to watch, and lat times one
 	 * READ to its CQE. READ itself is RC only (refused above on UC/UD). */
-	if (t->read_completion == RB_READ_POLL && t->verb != RB_VERB_READ)
+	if (t->read_completion == RB_READ_POLL && verb_row(t->verb)->slot != RB_SLOT_RECV)
 		return rb_fail(err, errlen,
 			    "--read-completion poll with --verb %s: polling the last byte of the local "
 			    "destination detects READ completions only (a %s brings no data into the "
@@ -223,8 +171,12 @@ int test_validate(const struct rb_test *t, char *err, size_t errlen)
 			    "--mtu %llu with -R/--rdma-cm: rdma_cm sets the path MTU from the resolved "
 			    "route; drop --mtu (the row reports the MTU used) or drop -R",
 			    (unsigned long long)t->mtu);
+	return 0;
+}
 
-	/* Sizes. */
+/* Sizes, and iterations or duration (never both, never zero). */
+static int validate_sizes(const struct rb_test *t, char *err, size_t errlen)
+{
 	if (verb_is_atomic(t->verb) && t->size != 8)
 		return rb_fail(err, errlen,
 			    "--size %llu with --verb %s: atomics operate on 8 bytes (IB spec 9.4.5); "
@@ -233,10 +185,10 @@ int test_validate(const struct rb_test *t, char *err, size_t errlen)
 	if (t->size > RB_MAX_SIZE)
 		return rb_fail(err, errlen, "--size %llu: above the limit %llu (1 GiB)",
 			    (unsigned long long)t->size, (unsigned long long)RB_MAX_SIZE);
-	if (t->size == 0 && t->verb == RB_VERB_READ)
+	if (t->size < verb_row(t->verb)->min_size)
 		return rb_fail(err, errlen,
 			    "--size 0 with --verb read: a zero-byte READ moves nothing; use a size >= 1");
-	if (t->size == 0 && t->verb == RB_VERB_WRITE && t->test == RB_TEST_LAT)
+	if (t->size == 0 && verb_row(t->verb)->lat_polls_byte && t->test == RB_TEST_LAT)
 		return rb_fail(err, errlen,
 			    "--size 0 with --verb write --test lat: the WRITE ping-pong polls the last "
 			    "payload byte; use a size >= 1, or --verb write_imm for header-only");
@@ -247,7 +199,6 @@ int test_validate(const struct rb_test *t, char *err, size_t errlen)
 			    (unsigned long long)t->size, (unsigned long long)t->mtu,
 			    (unsigned long long)t->mtu);
 
-	/* Iterations or duration, never both, never zero. */
 	if (t->iters && t->duration_ms)
 		return rb_fail(err, errlen,
 			    "-n/--iters %llu and -D/--duration %.3f s both given: choose one "
@@ -260,11 +211,14 @@ int test_validate(const struct rb_test *t, char *err, size_t errlen)
 		return rb_fail(err, errlen,
 			    "--warmup-iters %llu and --warmup %.3f s both given: choose one",
 			    (unsigned long long)t->warmup_iters, (double)t->warmup_ms / 1000.0);
+	return 0;
+}
 
-	/* Shape: threads and QPs. */
-	if (t->threads < 1 || t->threads > RB_MAX_THREADS)
-		return rb_fail(err, errlen, "--threads %llu: must be 1..%u",
-			    (unsigned long long)t->threads, RB_MAX_THREADS);
+/* Shape: threads and QPs. */
+static int validate_shape(const struct rb_test *t, char *err, size_t errlen)
+{
+	uint64_t nqp = test_qps_per_thread(t);
+
 	if (t->qps_per_thread < 1 || t->emulated_peers < 1 || nqp > RB_MAX_QPS_THREAD)
 		return rb_fail(err, errlen,
 			    "-q/--qps-per-thread %llu x --emulated-peers %llu = %llu QPs per thread: "
@@ -276,17 +230,14 @@ int test_validate(const struct rb_test *t, char *err, size_t errlen)
 		return rb_fail(err, errlen, "%llu QPs per thread x --threads %llu = %llu QPs: above %u",
 			    (unsigned long long)nqp, (unsigned long long)t->threads,
 			    (unsigned long long)(nqp * t->threads), RB_MAX_QPS_TOTAL);
-	if (t->sq_depth < 1 || t->sq_depth > RB_MAX_DEPTH)
-		return rb_fail(err, errlen, "--sq-depth %llu: must be 1..%u",
-			    (unsigned long long)t->sq_depth, RB_MAX_DEPTH);
-	if (t->rq_depth < 1 || t->rq_depth > RB_MAX_DEPTH)
-		return rb_fail(err, errlen, "--rq-depth %llu: must be 1..%u",
-			    (unsigned long long)t->rq_depth, RB_MAX_DEPTH);
-	if (t->cq_depth > (UINT64_C(1) << 24))
-		return rb_fail(err, errlen, "--cq-depth %llu: must be 0 (auto) or 1..%u",
-			    (unsigned long long)t->cq_depth, 1u << 24);
+	return 0;
+}
 
-	/* Posting: postlist, window, signal interval (SQ must never overflow). */
+/* Posting: postlist, window, signal interval (the SQ must never overflow). */
+static int validate_posting(const struct rb_test *t, char *err, size_t errlen)
+{
+	uint64_t nqp = test_qps_per_thread(t);
+
 	if (t->postlist < 1 || t->postlist > t->sq_depth)
 		return rb_fail(err, errlen,
 			    "-l/--postlist %llu: must be 1..--sq-depth (%llu): a doorbell batch "
@@ -318,9 +269,15 @@ int test_validate(const struct rb_test *t, char *err, size_t errlen)
 			    (unsigned long long)t->window, (unsigned long long)t->signal_interval,
 			    (unsigned long long)nqp, (unsigned long long)(t->signal_interval - 1),
 			    (unsigned long long)(nqp * (t->signal_interval - 1) + 1),
-			    t->verb == RB_VERB_READ && t->test == RB_TEST_BW ?
+			    verb_row(t->verb)->slot == RB_SLOT_RECV && t->test == RB_TEST_BW ?
 			    ", or --read-completion poll (READ completions seen in the data: the window "
 			    "no longer waits on signaled WRs)" : "");
+	return 0;
+}
+
+/* The window against the send queue and the test kind; inline; receives. */
+static int validate_window_sq(const struct rb_test *t, char *err, size_t errlen)
+{
 	/*
 	 * --read-completion poll: window credit comes back when a READ's data
 	 * lands, but its send queue slot only when a signaled completion at or
@@ -363,7 +320,7 @@ int test_validate(const struct rb_test *t, char *err, size_t errlen)
 			    (unsigned long long)t->window, (unsigned long long)t->postlist,
 			    (unsigned long long)t->signal_interval);
 	if (t->inline_mode == RB_INLINE_ON &&
-	    (t->verb == RB_VERB_READ || verb_is_atomic(t->verb)))
+	    !verb_row(t->verb)->inline_ok)
 		return rb_fail(err, errlen,
 			    "--inline on with --verb %s: only SEND and WRITE carry inline data "
 			    "(IBV_SEND_INLINE); use --inline auto|off",
@@ -372,32 +329,18 @@ int test_validate(const struct rb_test *t, char *err, size_t errlen)
 		return rb_fail(err, errlen,
 			    "--recv-batch %llu: must be 1..--rq-depth (%llu)",
 			    (unsigned long long)t->recv_batch, (unsigned long long)t->rq_depth);
+	return 0;
+}
 
-	/* Path and QP attributes (IB spec 9.7.6 and the ibv_modify_qp ranges). */
+/* Path and QP attributes (IB spec 9.7.6; the ranges are check_ranges') and atomics. */
+static int validate_attrs(const struct rb_test *t, char *err, size_t errlen)
+{
+	uint64_t nqp = test_qps_per_thread(t);
+
 	if (t->mtu && !mtu_valid(t->mtu))
 		return rb_fail(err, errlen, "--mtu %llu: must be one of 256 512 1024 2048 4096",
 			    (unsigned long long)t->mtu);
-	if (t->ack_timeout > 31)
-		return rb_fail(err, errlen,
-			    "--ack-timeout %llu: must be 0..31 (timeout = 4.096 us x 2^v; 0 = infinite)",
-			    (unsigned long long)t->ack_timeout);
-	if (t->retry_cnt > 7)
-		return rb_fail(err, errlen, "--retry-cnt %llu: must be 0..7 (3-bit field)",
-			    (unsigned long long)t->retry_cnt);
-	if (t->rnr_retry > 7)
-		return rb_fail(err, errlen, "--rnr-retry %llu: must be 0..7 (7 = infinite)",
-			    (unsigned long long)t->rnr_retry);
-	if (t->min_rnr_timer > 31)
-		return rb_fail(err, errlen, "--min-rnr-timer %llu: must be 0..31 (IB spec table 45 code)",
-			    (unsigned long long)t->min_rnr_timer);
-	if (t->max_rd_atomic > 255)
-		return rb_fail(err, errlen, "--max-rd-atomic %llu: must be 0 (auto) or 1..255",
-			    (unsigned long long)t->max_rd_atomic);
 
-	/* Atomics: counters and stride. */
-	if (t->atomic_counters < 1 || t->atomic_counters > (UINT64_C(1) << 24))
-		return rb_fail(err, errlen, "--atomic-counters %llu: must be 1..%u",
-			    (unsigned long long)t->atomic_counters, 1u << 24);
 	if (t->stride < 8 || t->stride % 8 || t->stride > (UINT64_C(1) << 20))
 		return rb_fail(err, errlen,
 			    "--stride %llu: must be a multiple of 8 in 8..1048576 (atomics need "
@@ -412,34 +355,51 @@ int test_validate(const struct rb_test *t, char *err, size_t errlen)
 			    "--validate with -n %llu below %llu QPs per thread: every QP needs at least "
 			    "one op to be checked; raise -n",
 			    (unsigned long long)t->iters, (unsigned long long)nqp);
-	/* The buffer (ctx.h layout): per QP a send slot and its receive slots. */
-	{
-		uint64_t grh = t->transport == RB_TR_UD ? RB_UD_GRH_BYTES : 0;
-		uint64_t slots = verb_needs_recv(t->verb) ? t->rq_depth : 1;
-		uint64_t send = verb_is_atomic(t->verb) ? t->sq_depth * 8 : t->size;
-		uint64_t per_qp = send + 64 + (t->size + grh + 64) * slots;
-		/* --read-completion poll: one destination slot per outstanding READ */
-		uint64_t poll = 0;
-		uint64_t total;
-		if (test_read_poll(t) &&
-		    (__builtin_mul_overflow(t->size + 64, t->window, &poll) ||
-		     __builtin_mul_overflow(poll, t->threads, &poll)))
-			poll = UINT64_MAX;
-		if (__builtin_mul_overflow(per_qp, nqp * t->threads, &total) ||
-		    __builtin_add_overflow(total, poll, &total) || total > RB_MAX_BUFFER)
-			return rb_fail(err, errlen,
-				    "buffer of about %llu bytes per QP x %llu QPs%s is above %llu GiB "
-				    "(--size %llu, --rq-depth %llu for receive slots); lower the size, "
-				    "--rq-depth%s or the QP count",
-				    (unsigned long long)per_qp, (unsigned long long)(nqp * t->threads),
-				    poll ? " plus a READ slot per outstanding op (-w x --threads)" : "",
-				    (unsigned long long)(RB_MAX_BUFFER >> 30),
-				    (unsigned long long)t->size, (unsigned long long)t->rq_depth,
-				    poll ? ", -w" : "");
-	}
-	if (t->timeout_ms < 1000)
-		return rb_fail(err, errlen, "--timeout %.3f s: must be >= 1 s",
-			    (double)t->timeout_ms / 1000.0);
+	return 0;
+}
+
+/* The buffer (ctx.h layout): per QP a send slot and its receive slots;
+ * the whole process at most RB_MAX_BUFFER. */
+static int validate_buffer(const struct rb_test *t, char *err, size_t errlen)
+{
+	uint64_t nqp = test_qps_per_thread(t);
+	uint64_t grh = t->transport == RB_TR_UD ? RB_UD_GRH_BYTES : 0;
+	uint64_t slots = verb_needs_recv(t->verb) ? t->rq_depth : 1;
+	uint64_t send = verb_is_atomic(t->verb) ? t->sq_depth * 8 : t->size;
+	uint64_t per_qp = send + 64 + (t->size + grh + 64) * slots;
+	/* --read-completion poll: one destination slot per outstanding READ */
+	uint64_t poll = 0;
+	uint64_t total;
+	if (test_read_poll(t) &&
+	    (__builtin_mul_overflow(t->size + 64, t->window, &poll) ||
+	     __builtin_mul_overflow(poll, t->threads, &poll)))
+		poll = UINT64_MAX;
+	if (__builtin_mul_overflow(per_qp, nqp * t->threads, &total) ||
+	    __builtin_add_overflow(total, poll, &total) || total > RB_MAX_BUFFER)
+		return rb_fail(err, errlen,
+			    "buffer of about %llu bytes per QP x %llu QPs%s is above %llu GiB "
+			    "(--size %llu, --rq-depth %llu for receive slots); lower the size, "
+			    "--rq-depth%s or the QP count",
+			    (unsigned long long)per_qp, (unsigned long long)(nqp * t->threads),
+			    poll ? " plus a READ slot per outstanding op (-w x --threads)" : "",
+			    (unsigned long long)(RB_MAX_BUFFER >> 30),
+			    (unsigned long long)t->size, (unsigned long long)t->rq_depth,
+			    poll ? ", -w" : "");
+	return 0;
+}
+
+/*
+ * The rules of a point, one stage each; the ranges of every knob first
+ * (check_ranges: the knob table's), then the rules between knobs.
+ */
+int test_validate(const struct rb_test *t, char *err, size_t errlen)
+{
+	if (check_ranges(t, err, errlen) || validate_codes(t, err, errlen) ||
+	    validate_transport(t, err, errlen) || validate_sizes(t, err, errlen) ||
+	    validate_shape(t, err, errlen) || validate_posting(t, err, errlen) ||
+	    validate_window_sq(t, err, errlen) || validate_attrs(t, err, errlen) ||
+	    validate_buffer(t, err, errlen))
+		return -1;
 	return 0;
 }
 
@@ -486,7 +446,7 @@ int test_validate_device(const struct rb_test *t, const struct rb_caps *c,
 				    (unsigned long long)t->size, m, mtu_hint(c->active_mtu), m);
 	}
 	if (t->max_rd_atomic &&
-	    (t->verb == RB_VERB_READ || verb_is_atomic(t->verb)) &&
+	    verb_row(t->verb)->rd_atomic &&
 	    t->max_rd_atomic > c->max_qp_init_rd_atom)
 		return rb_fail(err, errlen,
 			    "--max-rd-atomic %llu: device allows %u outstanding READ/atomics as "
@@ -494,191 +454,6 @@ int test_validate_device(const struct rb_test *t, const struct rb_caps *c,
 			    (unsigned long long)t->max_rd_atomic, c->max_qp_init_rd_atom,
 			    c->max_qp_init_rd_atom);
 	return 0;
-}
-
-/* ---- command line ------------------------------------------------------ */
-
-enum {
-	OPT_VERB = 1000, OPT_TRANSPORT, OPT_TEST, OPT_WARMUP_ITERS, OPT_WARMUP, OPT_REPS,
-	OPT_SIGNAL, OPT_INLINE, OPT_QPT, OPT_THREADS, OPT_PEERS, OPT_SQ, OPT_RQ, OPT_CQ,
-	OPT_MTU, OPT_ACK, OPT_RETRY, OPT_RNR_RETRY, OPT_RNR_TIMER, OPT_RD_ATOMIC,
-	OPT_VALIDATE, OPT_CPUS, OPT_CSV, OPT_JSON, OPT_RUN_ID, OPT_PROC_INDEX, OPT_PROCS,
-	OPT_CONNECT_TIMEOUT, OPT_TIMEOUT, OPT_COUNTERS, OPT_STRIDE, OPT_ACCESS,
-	OPT_RECV_BATCH, OPT_BIND, OPT_ONCE, OPT_MAX_SESSIONS, OPT_SEED, OPT_VERSION,
-	OPT_QUIET, OPT_READ_COMPLETION, OPT_REP_FIRST,
-	/* server limits and admission (guard.h) */
-	OPT_MAX_MEM, OPT_MAX_SESSION_MEM, OPT_MAX_THREADS, OPT_MAX_QPS, OPT_MAX_DURATION,
-	OPT_MAX_WARMUP, OPT_MAX_PER_PEER, OPT_CLIENT_TIMEOUT, OPT_ALLOW, OPT_TOKEN_FILE,
-};
-
-static const struct option long_opts[] = {
-	{ "server", no_argument, NULL, 's' },
-	{ "client", required_argument, NULL, 'c' },
-	{ "port", required_argument, NULL, 'p' },
-	{ "bind", required_argument, NULL, OPT_BIND },
-	{ "once", no_argument, NULL, OPT_ONCE },
-	{ "max-sessions", required_argument, NULL, OPT_MAX_SESSIONS },
-	{ "max-mem", required_argument, NULL, OPT_MAX_MEM },
-	{ "max-session-mem", required_argument, NULL, OPT_MAX_SESSION_MEM },
-	{ "max-threads", required_argument, NULL, OPT_MAX_THREADS },
-	{ "max-qps", required_argument, NULL, OPT_MAX_QPS },
-	{ "max-duration", required_argument, NULL, OPT_MAX_DURATION },
-	{ "max-warmup", required_argument, NULL, OPT_MAX_WARMUP },
-	{ "max-per-peer", required_argument, NULL, OPT_MAX_PER_PEER },
-	{ "client-timeout", required_argument, NULL, OPT_CLIENT_TIMEOUT },
-	{ "allow", required_argument, NULL, OPT_ALLOW },
-	{ "token-file", required_argument, NULL, OPT_TOKEN_FILE },
-	{ "ib-dev", required_argument, NULL, 'd' },
-	{ "ib-port", required_argument, NULL, 'i' },
-	{ "gid-index", required_argument, NULL, 'x' },
-	{ "verb", required_argument, NULL, OPT_VERB },
-	{ "transport", required_argument, NULL, OPT_TRANSPORT },
-	{ "test", required_argument, NULL, OPT_TEST },
-	{ "size", required_argument, NULL, 'm' },
-	{ "iters", required_argument, NULL, 'n' },
-	{ "duration", required_argument, NULL, 'D' },
-	{ "warmup-iters", required_argument, NULL, OPT_WARMUP_ITERS },
-	{ "warmup", required_argument, NULL, OPT_WARMUP },
-	{ "reps", required_argument, NULL, OPT_REPS },
-	{ "rep-first", required_argument, NULL, OPT_REP_FIRST },
-	{ "postlist", required_argument, NULL, 'l' },
-	{ "signal-interval", required_argument, NULL, OPT_SIGNAL },
-	{ "inline", required_argument, NULL, OPT_INLINE },
-	{ "window", required_argument, NULL, 'w' },
-	{ "read-completion", required_argument, NULL, OPT_READ_COMPLETION },
-	{ "qps", required_argument, NULL, 'q' },
-	{ "qps-per-thread", required_argument, NULL, OPT_QPT },
-	{ "threads", required_argument, NULL, OPT_THREADS },
-	{ "emulated-peers", required_argument, NULL, OPT_PEERS },
-	{ "sq-depth", required_argument, NULL, OPT_SQ },
-	{ "rq-depth", required_argument, NULL, OPT_RQ },
-	{ "cq-depth", required_argument, NULL, OPT_CQ },
-	{ "mtu", required_argument, NULL, OPT_MTU },
-	{ "ack-timeout", required_argument, NULL, OPT_ACK },
-	{ "retry-cnt", required_argument, NULL, OPT_RETRY },
-	{ "rnr-retry", required_argument, NULL, OPT_RNR_RETRY },
-	{ "min-rnr-timer", required_argument, NULL, OPT_RNR_TIMER },
-	{ "max-rd-atomic", required_argument, NULL, OPT_RD_ATOMIC },
-	{ "validate", no_argument, NULL, OPT_VALIDATE },
-	{ "cpus", required_argument, NULL, OPT_CPUS },
-	{ "csv", required_argument, NULL, OPT_CSV },
-	{ "json", required_argument, NULL, OPT_JSON },
-	{ "run-id", required_argument, NULL, OPT_RUN_ID },
-	{ "proc-index", required_argument, NULL, OPT_PROC_INDEX },
-	{ "procs", required_argument, NULL, OPT_PROCS },
-	{ "rdma-cm", no_argument, NULL, 'R' },
-	{ "connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT },
-	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-	{ "atomic-counters", required_argument, NULL, OPT_COUNTERS },
-	{ "stride", required_argument, NULL, OPT_STRIDE },
-	{ "access", required_argument, NULL, OPT_ACCESS },
-	{ "recv-batch", required_argument, NULL, OPT_RECV_BATCH },
-	{ "seed", required_argument, NULL, OPT_SEED },
-	{ "quiet", no_argument, NULL, OPT_QUIET },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 },
-};
-
-void opts_usage(FILE *f)
-{
-	fputs(
-"usage: rdma_bench -s [-p PORT] [--bind ADDR] [--allow CIDR,...] [--token-file F]\n"
-"                     [limits] [-d DEV] [-i PORT] [-x GID] [--once]\n"
-"       rdma_bench -c HOST [options]\n"
-"\n"
-"Server (given no test flags: the client sends its whole configuration):\n"
-"  -s, --server            serve sessions, one thread each, until killed\n"
-"  -p, --port N            TCP control port (default 18515)\n"
-"      --bind ADDR         listen on ADDR only (default: all addresses, IPv4 and IPv6;\n"
-"                          on a shared network also give --allow or --token-file)\n"
-"      --allow CIDR,...    accept control connections from these networks only\n"
-"                          (e.g. 10.0.0.0/8,fd00::/8; default: any address)\n"
-"      --token-file FILE   clients must send the token in FILE (mode 600, first line,\n"
-"                          16-64 printable bytes; compared in constant time)\n"
-"      --once              exit after one session (status = that session's)\n"
-"      --max-sessions N    concurrent sessions (default 64; a slot is taken after\n"
-"                          a valid HELLO, which must come within 5 s)\n"
-"      --max-per-peer N    sessions and handshakes from one address (16)\n"
-"      --max-mem SIZE      memory of all points at once (default: half the host's\n"
-"                          memory, and RLIMIT_MEMLOCK without CAP_IPC_LOCK)\n"
-"      --max-session-mem SIZE  memory of one session's point (half of --max-mem)\n"
-"      --max-threads N     server worker threads of a point (default: online CPUs)\n"
-"      --max-qps N         QPs of a point (4096)\n"
-"      --max-duration SECS -D of a point (3600)\n"
-"      --max-warmup SECS   --warmup of a point (600)\n"
-"      --client-timeout S  wait for a client's next message while holding a point's\n"
-"                          resources (120; the client's --timeout only shortens it)\n"
-"Both roles:\n"
-"      --token-file FILE   the shared token (client: sent in HELLO)\n"
-"Device (both roles):\n"
-"  -d, --ib-dev NAME       RDMA device (default: first with an ACTIVE port)\n"
-"  -i, --ib-port N         port (default: first ACTIVE)\n"
-"  -x, --gid-index N       GID index (default: RoCE v2 IPv4-mapped, else v2, else 0)\n"
-"Client:\n"
-"  -c, --client HOST       run against the server at HOST\n"
-"      --verb V            read|write|write_imm|send|send_imm|fetch_add|cmp_swap (write)\n"
-"      --transport T       rc|uc|ud (rc)\n"
-"      --test K            bw|lat (bw)\n"
-"  -m, --size LIST         payload bytes, e.g. 8,64,4K (env MSG_SIZES; default 64, atomics 8)\n"
-"  -n, --iters N           ops per thread in the measured window\n"
-"  -D, --duration SECS     measured window length (instead of -n); default -n 1000\n"
-"      --warmup-iters N    ops per thread before the window (default 0)\n"
-"      --warmup SECS       warm-up time instead of --warmup-iters\n"
-"      --reps R            repetitions of every point (default 1)\n"
-"      --rep-first N       the rep column of the first repetition (default 0; a runner\n"
-"                          that repeats the process gives its own repetition number)\n"
-"  -l, --postlist N        WRs linked per ibv_post_send (doorbell batch; default 1)\n"
-"      --signal-interval N one signaled WR every N (1 = all; default up to 16 in bw)\n"
-"      --inline MODE       auto|on|off (auto: inline when the granted cap covers it, <= 256 B)\n"
-"  -w, --window N          outstanding ops per thread (bw default 64; lat 1)\n"
-"      --read-completion M cqe|poll (cqe): how a bw READ's completion is seen: its CQE\n"
-"                          (the window must cover every QP's unsignaled tail), or\n"
-"                          poll: the last byte of its own destination slot changing\n"
-"                          (window and --signal-interval independent; needs\n"
-"                          --sq-depth >= window + signal interval - 1; --verb read)\n"
-"  -q, --qps N             QPs per thread (same as --qps-per-thread)\n"
-"      --threads T         worker threads, each with its own CQ, QPs, buffer slice\n"
-"      --emulated-peers M  connected QPs per thread per emulated remote machine\n"
-"      --sq-depth N        send queue depth (128)\n"
-"      --rq-depth N        receive queue depth (128)\n"
-"      --cq-depth N        CQ depth (default: sized from window and queue depths)\n"
-"      --mtu BYTES         path MTU 256..4096 (default: min of both active MTUs)\n"
-"      --ack-timeout V     local ACK timeout code, 4.096 us x 2^V (14)\n"
-"      --retry-cnt N       transport retries (7)\n"
-"      --rnr-retry N       RNR retries, 7 = infinite (7)\n"
-"      --min-rnr-timer V   RNR NAK timer code (12 = 0.64 ms)\n"
-"      --max-rd-atomic N   outstanding READ/atomics (default: negotiated maximum)\n"
-"      --atomic-counters Z counters hit by fetch_add/cmp_swap (1)\n"
-"      --stride BYTES      distance between counters (64)\n"
-"      --access MODE       sequential|random counter choice (sequential)\n"
-"      --recv-batch N      receive WRs re-posted per ibv_post_recv (1)\n"
-"      --validate          check payloads end to end; atomics: counter sum\n"
-"      --cpus LIST|spread  pin thread i to LIST[i % n] (e.g. 0,2-3), or spread\n"
-"  -R, --rdma-cm           connect QPs with rdma_cm (rc, ud)\n"
-"      --connect-timeout S retry the control connection for S s (10)\n"
-"      --timeout S         limit of every wait, and of a point beyond its -D and --warmup (120;\n"
-"                          the server's --client-timeout caps its side)\n"
-"      --csv FILE          append rows (header written once)\n"
-"      --json FILE         write all rows as JSON at the end\n"
-"      --run-id ID         stored in every row\n"
-"      --proc-index K      stored in every row (several clients of one run)\n"
-"      --procs N           N client processes (any hosts) share this --run-id: each\n"
-"                          waits at the server's start barrier after setup and\n"
-"                          warm-up, and all count ops in one common -D window\n"
-"                          named by the server (needs --run-id and -D; default 1:\n"
-"                          no barrier)\n"
-"      --seed N            payload pattern and random access seed (1)\n"
-"      --quiet             no INFO lines (WARN and ERROR lines stay on stderr)\n"
-"  -h, --help              this text\n"
-"\n"
-"Exit status: 0 every point ok; 1 a point failed (its row says why); 2 usage or\n"
-"setup error: the command line, or a point's configuration refused before\n"
-"anything was measured, whichever side detected it, a server's --max-* limits\n"
-"included (row status skipped, reason 'refused by the client: ...' or 'refused\n"
-"by the server: ...'); 128+N stopped by signal N (130 SIGINT, 143 SIGTERM, 129\n"
-"SIGHUP): the point in progress gets no row, every finished row is in --csv,\n"
-"--json and the table; a second signal exits at once.\n", f);
 }
 
 static int parse_num(const char *arg, uint64_t min, uint64_t max, const char *name,
@@ -737,18 +512,24 @@ static int parse_secs(const char *arg, uint64_t min_ms, uint64_t max_ms, const c
 	return 0;
 }
 
-static int parse_enum(const char *arg, const char *const *names, unsigned n, const char *opt,
+/* Name i of an enum row: its own list, or the table that owns the names. */
+static const char *knob_enum_name(const struct rb_knob *k, unsigned i)
+{
+	return k->name_of ? k->name_of(i) : k->names[i];
+}
+
+static int parse_enum(const char *arg, const struct rb_knob *k, const char *opt,
 		      uint64_t *out, char *err, size_t errlen)
 {
 	char list[256] = "";
 
-	for (unsigned i = 0; i < n; i++) {
-		if (strcmp(arg, names[i]) == 0) {
+	for (unsigned i = 0; i < k->nnames; i++) {
+		if (strcmp(arg, knob_enum_name(k, i)) == 0) {
 			*out = i;
 			return 0;
 		}
-		strncat(list, names[i], sizeof(list) - strlen(list) - 1);
-		if (i + 1 < n)
+		strncat(list, knob_enum_name(k, i), sizeof(list) - strlen(list) - 1);
+		if (i + 1 < k->nnames)
 			strncat(list, "|", sizeof(list) - strlen(list) - 1);
 	}
 	return rb_fail(err, errlen, "%s '%s': unknown; use %s", opt, arg, list);
@@ -800,31 +581,6 @@ int opts_parse_cpus(const char *s, int *out, int max, int *n, char *err, size_t 
 	return 0;
 }
 
-/* Options a server accepts; every other one describes a test. */
-static bool server_allowed(int c)
-{
-	switch (c) {
-	case 's': case 'p': case OPT_BIND: case OPT_ONCE: case OPT_MAX_SESSIONS:
-	case 'd': case 'i': case 'x': case OPT_QUIET: case 'h': case OPT_VERSION:
-	case ':': case '?':
-	case OPT_MAX_MEM: case OPT_MAX_SESSION_MEM: case OPT_MAX_THREADS: case OPT_MAX_QPS:
-	case OPT_MAX_DURATION: case OPT_MAX_WARMUP: case OPT_MAX_PER_PEER:
-	case OPT_CLIENT_TIMEOUT: case OPT_ALLOW: case OPT_TOKEN_FILE:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* "--name" of an option code, for messages. */
-static const char *opt_display_name(int c)
-{
-	for (const struct option *lo = long_opts; lo->name; lo++)
-		if (lo->val == c)
-			return lo->name;
-	return "a test option";
-}
-
 static int copy_str(char *dst, size_t cap, const char *src, const char *opt, char *err,
 		    size_t errlen)
 {
@@ -834,372 +590,651 @@ static int copy_str(char *dst, size_t cap, const char *src, const char *opt, cha
 	return 0;
 }
 
-/* The server's limits and admission options (guard.h); --token-file for both roles. */
-static int parse_server_guard(int c, const char *a, struct rb_opts *o, char *err, size_t errlen)
-{
-	struct rb_limits *l = &o->lim;
-	uint64_t v;
+/* ---- the knob table ------------------------------------------------------ */
 
-	switch (c) {
-	case OPT_MAX_MEM:
-		return units_parse_size_opt(a, UINT64_C(1) << 20, UINT64_C(1) << 50, "--max-mem",
-					    &l->max_mem, err, errlen);
-	case OPT_MAX_SESSION_MEM:
-		return units_parse_size_opt(a, UINT64_C(1) << 20, UINT64_C(1) << 50,
-					    "--max-session-mem", &l->max_session_mem, err, errlen);
-	case OPT_MAX_THREADS:
-		return parse_num(a, 1, RB_MAX_THREADS, "--max-threads", &l->max_threads, err, errlen);
-	case OPT_MAX_QPS:
-		return parse_num(a, 1, RB_MAX_QPS_TOTAL, "--max-qps", &l->max_qps, err, errlen);
-	case OPT_MAX_DURATION:
-		return parse_secs(a, 1, UINT64_C(1) << 32, "--max-duration", &l->max_duration_ms, err,
-				  errlen);
-	case OPT_MAX_WARMUP:
-		return parse_secs(a, 0, UINT64_C(1) << 32, "--max-warmup", &l->max_warmup_ms, err,
-				  errlen);
-	case OPT_MAX_PER_PEER:
-		if (parse_num(a, 1, 4096, "--max-per-peer", &v, err, errlen))
-			return -1;
-		l->max_per_peer = (unsigned)v;
-		return 0;
-	case OPT_CLIENT_TIMEOUT:
-		if (parse_num(a, 1, 86400, "--client-timeout", &v, err, errlen))
-			return -1;
-		l->client_timeout_s = (unsigned)v;
-		return 0;
-	case OPT_ALLOW:
-		return copy_str(o->allow, sizeof(o->allow), a, "--allow", err, errlen);
-	case OPT_TOKEN_FILE:
-		return copy_str(o->token_file, sizeof(o->token_file), a, "--token-file", err, errlen);
-	default:
-		return rb_fail(err, errlen, "internal: option %d is not a server limit", c);
+/* What opts_parse keeps between options. */
+struct rb_parse {
+	const char *sizes_arg;    /* -m's list (parsed once every option is known) */
+	const char *client_opt;   /* the first option a server refuses */
+	const char *server_only;  /* the last server limit given (a client refuses it) */
+};
+
+static int act_server(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
+		      size_t errlen);
+static int act_client(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
+		      size_t errlen);
+static int act_sizes(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
+		     size_t errlen);
+static int act_cpus(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
+		    size_t errlen);
+static int act_run_id(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
+		      size_t errlen);
+static int act_help(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
+		    size_t errlen);
+static int act_version(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
+		       size_t errlen);
+static int act_list(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
+		    size_t errlen);
+
+/* Where a row's value lives: a field of struct rb_test (sent to the
+ * server), of struct rb_opts, or of its struct rb_limits. */
+#define T(f) .where = RB_KW_TEST, .off = offsetof(struct rb_test, f), \
+	     .width = sizeof(((struct rb_test *)0)->f)
+#define O(f) .where = RB_KW_OPTS, .off = offsetof(struct rb_opts, f), \
+	     .width = sizeof(((struct rb_opts *)0)->f)
+#define G(f) .given = offsetof(struct rb_given, f) + 1
+#define E(tab) .type = RB_KT_ENUM, .names = tab, .nnames = sizeof(tab) / sizeof(tab[0])
+#define NUM .type = RB_KT_NUM
+#define SECS .type = RB_KT_SECS
+#define SIZE .type = RB_KT_SIZE
+#define FLAG .type = RB_KT_FLAG, .hi = 1
+#define STR .type = RB_KT_STR
+#define SRV .flags = RB_KF_SERVER
+#define BOTH .flags = RB_KF_BOTH
+#define LIMIT .flags = RB_KF_SERVER | RB_KF_LIMIT
+
+/*
+ * Every option, in --help order. In help, %D is the row's default and %E
+ * its enum names joined by '|'; a '\n' continues at the help column. The
+ * ranges are those of the command line; a TEST from the wire is checked
+ * against the same ranges (check_ranges), where RB_KF_ZERO also allows 0.
+ */
+static const struct rb_knob knobs[] = {
+	{ .section = "Server (given no test flags: the client sends its whole configuration):",
+	  .name = "server", .shortopt = 's', FLAG, SRV, .act = act_server,
+	  .help = "serve sessions, one thread each, until killed" },
+	{ .name = "port", .shortopt = 'p', .arg = "N", NUM, O(port), .lo = 1, .hi = 65535,
+	  .def = RB_DEFAULT_PORT, BOTH, .help = "TCP control port (default %D)" },
+	{ .name = "bind", .arg = "ADDR", STR, O(bind_addr), SRV,
+	  .help = "listen on ADDR only (default: all addresses, IPv4 and IPv6;\n"
+		  "on a shared network also give --allow or --token-file)" },
+	{ .name = "allow", .arg = "CIDR,...", STR, O(allow), LIMIT,
+	  .help = "accept control connections from these networks only\n"
+		  "(e.g. 10.0.0.0/8,fd00::/8; default: any address)" },
+	{ .name = "token-file", .arg = "FILE", STR, O(token_file), BOTH,
+	  .help = "clients must send the token in FILE (mode 600, first line,\n"
+		  "16-64 printable bytes; compared in constant time)" },
+	{ .name = "once", FLAG, O(once), SRV,
+	  .help = "exit after one session (status = that session's)" },
+	{ .name = "max-sessions", .arg = "N", NUM, O(max_sessions), .lo = 1, .hi = 4096, .def = 64,
+	  SRV, .help = "concurrent sessions (default %D; a slot is taken after\n"
+		       "a valid HELLO, which must come within 5 s)" },
+	{ .name = "max-per-peer", .arg = "N", NUM, O(lim.max_per_peer), .lo = 1, .hi = 4096,
+	  .def = RB_DEFAULT_MAX_PER_PEER, LIMIT,
+	  .help = "sessions and handshakes from one address (%D)" },
+	{ .name = "max-mem", .arg = "SIZE", SIZE, O(lim.max_mem), .lo = UINT64_C(1) << 20,
+	  .hi = UINT64_C(1) << 50, .flags = RB_KF_SERVER | RB_KF_LIMIT | RB_KF_AUTO,
+	  .help = "memory of all points at once (default: half the host's\n"
+		  "memory, and RLIMIT_MEMLOCK without CAP_IPC_LOCK)" },
+	{ .name = "max-session-mem", .arg = "SIZE", SIZE, O(lim.max_session_mem),
+	  .lo = UINT64_C(1) << 20, .hi = UINT64_C(1) << 50,
+	  .flags = RB_KF_SERVER | RB_KF_LIMIT | RB_KF_AUTO,
+	  .help = "memory of one session's point (half of --max-mem)" },
+	{ .name = "max-threads", .arg = "N", NUM, O(lim.max_threads), .lo = 1,
+	  .hi = RB_MAX_THREADS, .flags = RB_KF_SERVER | RB_KF_LIMIT | RB_KF_AUTO,
+	  .help = "server worker threads of a point (default: online CPUs)" },
+	{ .name = "max-qps", .arg = "N", NUM, O(lim.max_qps), .lo = 1, .hi = RB_MAX_QPS_TOTAL,
+	  .def = RB_DEFAULT_MAX_QPS, LIMIT, .help = "QPs of a point (%D)" },
+	{ .name = "max-duration", .arg = "SECS", SECS, O(lim.max_duration_ms), .lo = 1,
+	  .hi = UINT64_C(1) << 32, .def = RB_DEFAULT_MAX_DURATION, LIMIT,
+	  .help = "-D of a point (%D)" },
+	{ .name = "max-warmup", .arg = "SECS", SECS, O(lim.max_warmup_ms), .lo = 0,
+	  .hi = UINT64_C(1) << 32, .def = RB_DEFAULT_MAX_WARMUP, LIMIT,
+	  .help = "--warmup of a point (%D)" },
+	{ .name = "client-timeout", .arg = "S", NUM, O(lim.client_timeout_s), .lo = 1,
+	  .hi = 86400, .def = RB_DEFAULT_CLIENT_TIMEOUT, LIMIT,
+	  .help = "wait for a client's next message while holding a point's\n"
+		  "resources (%D; the client's --timeout only shortens it)" },
+	{ .section = "Both roles:", .name = "token-file", .arg = "FILE", STR, O(token_file),
+	  .flags = RB_KF_BOTH | RB_KF_HELP2, .help = "the shared token (client: sent in HELLO)" },
+	{ .section = "Device (both roles):", .name = "ib-dev", .shortopt = 'd', .arg = "NAME", STR,
+	  O(dev_name), BOTH, .help = "RDMA device (default: first with an ACTIVE port)" },
+	{ .name = "ib-port", .shortopt = 'i', .arg = "N", NUM, O(ib_port), .lo = 1, .hi = 255,
+	  .flags = RB_KF_BOTH | RB_KF_AUTO, .help = "port (default: first ACTIVE)" },
+	{ .name = "gid-index", .shortopt = 'x', .arg = "N", NUM, O(gid_index), .lo = 0,
+	  .hi = 65535, .def = (uint64_t)-1, .flags = RB_KF_BOTH | RB_KF_AUTO,
+	  .help = "GID index (default: RoCE v2 IPv4-mapped, else v2, else 0)" },
+	{ .section = "Client:", .name = "client", .shortopt = 'c', .arg = "HOST", STR, O(host),
+	  .act = act_client, .help = "run against the server at HOST" },
+	{ .name = "verb", .arg = "V", .type = RB_KT_ENUM, .name_of = verb_name, .nnames = RB_VERB_COUNT, T(verb), .def = RB_DEFAULT_VERB, .col = "verb",
+	  .help = "%E (%D)" },
+	{ .name = "transport", .arg = "T", E(transport_names), T(transport), .def = RB_TR_RC,
+	  .col = "transport", .help = "%E (%D)" },
+	{ .name = "test", .arg = "K", E(test_names), T(test), .def = RB_TEST_BW, .col = "test",
+	  .help = "%E (%D)" },
+	{ .name = "size", .shortopt = 'm', .arg = "LIST", SIZE, T(size), .hi = RB_MAX_SIZE,
+	  .def = 64, .flags = RB_KF_NOWIRE, G(size), .col = "size_bytes", .act = act_sizes,
+	  .help = "payload bytes, e.g. 8,64,4K (env MSG_SIZES; default %D, atomics 8)" },
+	{ .name = "iters", .shortopt = 'n', .arg = "N", NUM, T(iters), .lo = 1,
+	  .hi = UINT64_C(1) << 48, .flags = RB_KF_ZERO | RB_KF_AUTO, G(iters), .col = "iters",
+	  .help = "ops per thread in the measured window" },
+	{ .name = "duration", .shortopt = 'D', .arg = "SECS", SECS, T(duration_ms), .lo = 1,
+	  .hi = UINT64_C(1) << 32, .flags = RB_KF_ZERO, G(duration), .col = "duration_req_s",
+	  .knob = "duration_s",
+	  .help = "measured window length (instead of -n); default -n 1000" },
+	{ .name = "warmup-iters", .arg = "N", NUM, T(warmup_iters), .hi = UINT64_C(1) << 48,
+	  G(warmup_iters), .col = "warmup_iters",
+	  .help = "ops per thread before the window (default %D)" },
+	{ .name = "warmup", .arg = "SECS", SECS, T(warmup_ms), .hi = UINT64_C(1) << 32, G(warmup),
+	  .col = "warmup_s", .help = "warm-up time instead of --warmup-iters" },
+	{ .name = "reps", .arg = "R", NUM, O(reps), .lo = 1, .hi = 100000, .def = 1,
+	  .help = "repetitions of every point (default %D)" },
+	{ .name = "rep-first", .arg = "N", NUM, O(rep_first), .hi = 1000000,
+	  .help = "the rep column of the first repetition (default %D; a runner\n"
+		  "that repeats the process gives its own repetition number)" },
+	{ .name = "postlist", .shortopt = 'l', .arg = "N", NUM, T(postlist), .lo = 1,
+	  .hi = RB_MAX_DEPTH, .def = 1, G(postlist), .col = "postlist",
+	  .help = "WRs linked per ibv_post_send (doorbell batch; default %D)" },
+	{ .name = "signal-interval", .arg = "N", NUM, T(signal_interval), .lo = 1,
+	  .hi = RB_MAX_DEPTH, .flags = RB_KF_AUTO, G(signal_interval), .col = "signal_interval",
+	  .help = "one signaled WR every N (1 = all; default up to 16 in bw)" },
+	{ .name = "inline", .arg = "MODE", E(inline_names), T(inline_mode), .def = RB_INLINE_AUTO,
+	  G(inline_mode), .col = "inline_mode", .knob = "inline",
+	  .help = "%E (%D: inline when the granted cap covers it, <= 256 B)" },
+	{ .name = "window", .shortopt = 'w', .arg = "N", NUM, T(window), .lo = 1,
+	  .hi = UINT64_C(1) << 32, .flags = RB_KF_AUTO, G(window), .col = "window",
+	  .help = "outstanding ops per thread (bw default 64; lat 1)" },
+	{ .name = "read-completion", .arg = "M", E(read_completion_names), T(read_completion),
+	  .def = RB_READ_CQE, .col = "read_completion",
+	  .help = "%E (%D): how a bw READ's completion is seen: its CQE\n"
+		  "(the window must cover every QP's unsignaled tail), or\n"
+		  "poll: the last byte of its own destination slot changing\n"
+		  "(window and --signal-interval independent; needs\n"
+		  "--sq-depth >= window + signal interval - 1; --verb read)" },
+	{ .name = "qps", .shortopt = 'q', .arg = "N", NUM, T(qps_per_thread), .lo = 1,
+	  .hi = RB_MAX_QPS_THREAD, .flags = RB_KF_ALIAS, .knob = "qps",
+	  .help = "QPs per thread (same as --qps-per-thread)" },
+	{ .name = "qps-per-thread", .arg = "N", NUM, T(qps_per_thread), .lo = 1,
+	  .hi = RB_MAX_QPS_THREAD, .def = 1, .col = "qps_per_thread" },
+	{ .name = "threads", .arg = "T", NUM, T(threads), .lo = 1, .hi = RB_MAX_THREADS, .def = 1,
+	  .col = "threads", .help = "worker threads, each with its own CQ, QPs, buffer slice" },
+	{ .name = "emulated-peers", .arg = "M", NUM, T(emulated_peers), .lo = 1,
+	  .hi = RB_MAX_QPS_THREAD, .def = 1, .col = "emulated_peers",
+	  .help = "connected QPs per thread per emulated remote machine" },
+	{ .name = "sq-depth", .arg = "N", NUM, T(sq_depth), .lo = 1, .hi = RB_MAX_DEPTH,
+	  .def = 128, .col = "sq_depth", .help = "send queue depth (%D)" },
+	{ .name = "rq-depth", .arg = "N", NUM, T(rq_depth), .lo = 1, .hi = RB_MAX_DEPTH,
+	  .def = 128, .col = "rq_depth", .help = "receive queue depth (%D)" },
+	{ .name = "cq-depth", .arg = "N", NUM, T(cq_depth), .lo = 1, .hi = UINT64_C(1) << 24,
+	  .flags = RB_KF_ZERO | RB_KF_AUTO, .col = "cq_depth",
+	  .help = "CQ depth (default: sized from window and queue depths)" },
+	{ .name = "mtu", .arg = "BYTES", NUM, T(mtu), .lo = 256, .hi = 4096,
+	  .flags = RB_KF_ZERO | RB_KF_AUTO, G(mtu), .col = "path_mtu",
+	  .help = "path MTU 256..4096 (default: min of both active MTUs)" },
+	{ .name = "ack-timeout", .arg = "V", NUM, T(ack_timeout), .hi = 31, .def = 14,
+	  .col = "ack_timeout", .note = " (timeout = 4.096 us x 2^v; 0 = infinite)",
+	  .help = "local ACK timeout code, 4.096 us x 2^V (%D)" },
+	{ .name = "retry-cnt", .arg = "N", NUM, T(retry_cnt), .hi = 7, .def = 7,
+	  .col = "retry_cnt", .note = " (3-bit field)", .help = "transport retries (%D)" },
+	{ .name = "rnr-retry", .arg = "N", NUM, T(rnr_retry), .hi = 7, .def = 7,
+	  .col = "rnr_retry", .note = " (7 = infinite)", .help = "RNR retries, 7 = infinite (%D)" },
+	{ .name = "min-rnr-timer", .arg = "V", NUM, T(min_rnr_timer), .hi = 31, .def = 12,
+	  .col = "min_rnr_timer", .note = " (IB spec table 45 code)",
+	  .help = "RNR NAK timer code (%D = 0.64 ms)" },
+	{ .name = "max-rd-atomic", .arg = "N", NUM, T(max_rd_atomic), .lo = 1, .hi = 255,
+	  .flags = RB_KF_ZERO | RB_KF_AUTO, .col = "max_rd_atomic",
+	  .help = "outstanding READ/atomics (default: negotiated maximum)" },
+	{ .name = "atomic-counters", .arg = "Z", NUM, T(atomic_counters), .lo = 1,
+	  .hi = UINT64_C(1) << 24, .def = 1, G(atomic_counters), .col = "atomic_counters",
+	  .help = "counters hit by fetch_add/cmp_swap (%D)" },
+	{ .name = "stride", .arg = "BYTES", SIZE, T(stride), .lo = 8, .hi = UINT64_C(1) << 20,
+	  .def = 64, .flags = RB_KF_NOWIRE, G(stride), .col = "stride_bytes",
+	  .help = "distance between counters (%D)" },
+	{ .name = "access", .arg = "MODE", E(access_names), T(access), .def = RB_ACCESS_SEQ,
+	  G(access), .col = "access", .help = "%E counter choice (%D)" },
+	{ .name = "recv-batch", .arg = "N", NUM, T(recv_batch), .lo = 1, .hi = RB_MAX_DEPTH,
+	  .def = 1, G(recv_batch), .col = "recv_batch",
+	  .help = "receive WRs re-posted per ibv_post_recv (%D)" },
+	{ .name = "validate", FLAG, T(validate), .col = "validate",
+	  .help = "check payloads end to end; atomics: counter sum" },
+	{ .name = "cpus", .arg = "LIST|spread", STR, O(cpus), .col = "cpus", .act = act_cpus,
+	  .help = "pin thread i to LIST[i % n] (e.g. 0,2-3), or spread" },
+	{ .name = "rdma-cm", .shortopt = 'R', FLAG, T(use_cm), .col = "connect",
+	  .help = "connect QPs with rdma_cm (rc, ud)" },
+	{ .name = "connect-timeout", .arg = "S", NUM, O(connect_timeout_s), .lo = 1, .hi = 3600,
+	  .def = 10, .help = "retry the control connection for S s (%D)" },
+	{ .name = "timeout", .arg = "S", SECS, T(timeout_ms), .lo = 1000, .hi = UINT64_C(86400000),
+	  .def = 120000,
+	  .help = "limit of every wait, and of a point beyond its -D and --warmup (%D;\n"
+		  "the server's --client-timeout caps its side)" },
+	{ .name = "csv", .arg = "FILE", STR, O(csv), .help = "append rows (header written once)" },
+	{ .name = "json", .arg = "FILE", STR, O(json),
+	  .help = "write all rows as JSON at the end" },
+	{ .name = "run-id", .arg = "ID", STR, O(run_id), .col = "run_id", .act = act_run_id,
+	  .help = "stored in every row" },
+	{ .name = "proc-index", .arg = "K", NUM, O(proc_index), .hi = 1000000, .col = "proc_index",
+	  .help = "stored in every row (several clients of one run)" },
+	{ .name = "procs", .arg = "N", NUM, O(procs), .lo = 1, .hi = CTRL_MAX_PROCS, .def = 1,
+	  .col = "procs",
+	  .help = "N client processes (any hosts) share this --run-id: each\n"
+		  "waits at the server's start barrier after setup and\n"
+		  "warm-up, and all count ops in one common -D window\n"
+		  "named by the server (needs --run-id and -D; default %D:\n"
+		  "no barrier)" },
+	{ .name = "seed", .arg = "N", NUM, T(seed), .hi = UINT64_MAX, .def = 1, .col = "seed",
+	  .help = "payload pattern and random access seed (%D)" },
+	{ .name = "quiet", FLAG, O(quiet), BOTH,
+	  .help = "no INFO lines (WARN and ERROR lines stay on stderr)" },
+	{ .name = "explain", FLAG, O(explain),
+	  .help = "after each point, an EXPLAIN line on stderr (also the\n"
+		  "explain column): Mops, the PCIe model's limit and what\n"
+		  "binds, CPU ns per op, trouble counters that moved" },
+	{ .name = "list-knobs", FLAG, BOTH, .act = act_list,
+	  .help = "every option as one tab-separated line (docs/rdma_bench.md)" },
+	{ .name = "help", .shortopt = 'h', FLAG, BOTH, .act = act_help, .help = "this text" },
+	{ .name = "version", FLAG, BOTH, .act = act_version },
+};
+#define NKNOBS (sizeof(knobs) / sizeof(knobs[0]))
+#undef T
+#undef O
+#undef G
+#undef E
+#undef NUM
+#undef SECS
+#undef SIZE
+#undef FLAG
+#undef STR
+#undef SRV
+#undef BOTH
+#undef LIMIT
+
+const struct rb_knob *opts_knobs(size_t *n)
+{
+	*n = NKNOBS;
+	return knobs;
+}
+
+/* "-n/--iters" or "--warmup": how messages name a row's option. */
+static const char *knob_display(const struct rb_knob *k, char *buf, size_t len)
+{
+	if (k->shortopt)
+		snprintf(buf, len, "-%c/--%s", k->shortopt, k->name);
+	else
+		snprintf(buf, len, "--%s", k->name);
+	return buf;
+}
+
+static void *knob_field(const struct rb_knob *k, struct rb_opts *o, struct rb_test *t)
+{
+	if (k->where == RB_KW_TEST)
+		return (char *)t + k->off;
+	return k->where == RB_KW_OPTS ? (char *)o + k->off : NULL;
+}
+
+/* A number field of 1, 2, 4 or 8 bytes (bool, uint16_t, unsigned/int, uint64_t). */
+static void store_num(void *dst, size_t width, uint64_t v)
+{
+	uint8_t b = (uint8_t)v;
+	uint16_t h = (uint16_t)v;
+	uint32_t w = (uint32_t)v;
+
+	switch (width) {
+	case 1: memcpy(dst, &b, 1); break;
+	case 2: memcpy(dst, &h, 2); break;
+	case 4: memcpy(dst, &w, 4); break;
+	case 8: memcpy(dst, &v, 8); break;
+	default: break; /* arrays: set by their own code */
 	}
 }
 
-int opts_parse(int argc, char **argv, struct rb_opts *o, char *err, size_t errlen)
+/* Rows that own their field: the one place its default and range are read. */
+static bool knob_owns_field(const struct rb_knob *k)
 {
-	struct rb_test *t = &o->t;
-	struct rb_given *g = &o->given;
-	const char *sizes_arg = NULL;
-	const char *client_opt = NULL;
-	const char *server_only = NULL;
-	uint64_t v;
-	int c;
+	return k->where != RB_KW_NONE && !(k->flags & (RB_KF_ALIAS | RB_KF_HELP2)) &&
+	       k->type != RB_KT_STR;
+}
 
+void test_defaults(struct rb_test *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (size_t i = 0; i < NKNOBS; i++)
+		if (knob_owns_field(&knobs[i]) && knobs[i].where == RB_KW_TEST)
+			store_num((char *)t + knobs[i].off, knobs[i].width, knobs[i].def);
+}
+
+static void opts_defaults(struct rb_opts *o)
+{
 	memset(o, 0, sizeof(*o));
-	test_defaults(t);
-	o->port = RB_DEFAULT_PORT;
-	o->gid_index = -1;
-	o->max_sessions = 64;
-	o->lim.max_qps = RB_DEFAULT_MAX_QPS;
-	o->lim.max_duration_ms = RB_DEFAULT_MAX_DURATION;
-	o->lim.max_warmup_ms = RB_DEFAULT_MAX_WARMUP;
-	o->lim.max_per_peer = RB_DEFAULT_MAX_PER_PEER;
-	o->lim.client_timeout_s = RB_DEFAULT_CLIENT_TIMEOUT;
-	o->reps = 1;
-	o->procs = 1;
-	o->connect_timeout_s = 10;
+	test_defaults(&o->t);
+	for (size_t i = 0; i < NKNOBS; i++)
+		if (knob_owns_field(&knobs[i]) && knobs[i].where == RB_KW_OPTS)
+			store_num((char *)o + knobs[i].off, knobs[i].width, knobs[i].def);
+}
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":sc:p:d:i:x:m:n:D:l:w:q:Rh", long_opts, NULL)) != -1) {
-		const char *a = optarg;
-		if (!client_opt && !server_allowed(c))
-			client_opt = opt_display_name(c);
-		switch (c) {
-		case 's':
-			if (o->role == RB_ROLE_CLIENT)
-				return rb_fail(err, errlen, "-s and -c both given: a process is a server or a client");
-			o->role = RB_ROLE_SERVER;
-			break;
-		case 'c':
-			if (o->role == RB_ROLE_SERVER)
-				return rb_fail(err, errlen, "-s and -c both given: a process is a server or a client");
-			o->role = RB_ROLE_CLIENT;
-			if (copy_str(o->host, sizeof(o->host), a, "-c/--client", err, errlen))
-				return -1;
-			break;
-		case 'p':
-			if (parse_num(a, 1, 65535, "-p/--port", &v, err, errlen))
-				return -1;
-			o->port = (uint16_t)v;
-			break;
-		case OPT_BIND:
-			if (copy_str(o->bind_addr, sizeof(o->bind_addr), a, "--bind", err, errlen))
-				return -1;
-			break;
-		case OPT_ONCE:
-			o->once = true;
-			break;
-		case OPT_MAX_SESSIONS:
-			if (parse_num(a, 1, 4096, "--max-sessions", &v, err, errlen))
-				return -1;
-			o->max_sessions = (unsigned)v;
-			break;
-		case OPT_MAX_MEM: case OPT_MAX_SESSION_MEM: case OPT_MAX_THREADS:
-		case OPT_MAX_QPS: case OPT_MAX_DURATION: case OPT_MAX_WARMUP:
-		case OPT_MAX_PER_PEER: case OPT_CLIENT_TIMEOUT: case OPT_ALLOW:
-		case OPT_TOKEN_FILE:
-			if (parse_server_guard(c, a, o, err, errlen))
-				return -1;
-			if (c != OPT_TOKEN_FILE)
-				server_only = opt_display_name(c);
-			break;
-		case 'd':
-			if (copy_str(o->dev_name, sizeof(o->dev_name), a, "-d/--ib-dev", err, errlen))
-				return -1;
-			break;
-		case 'i':
-			if (parse_num(a, 1, 255, "-i/--ib-port", &v, err, errlen))
-				return -1;
-			o->ib_port = (unsigned)v;
-			break;
-		case 'x':
-			if (parse_num(a, 0, 65535, "-x/--gid-index", &v, err, errlen))
-				return -1;
-			o->gid_index = (int)v;
-			break;
-		case OPT_VERB:
-			if (parse_enum(a, verb_names, RB_VERB_COUNT, "--verb", &t->verb, err, errlen))
-				return -1;
-			break;
-		case OPT_TRANSPORT:
-			if (parse_enum(a, transport_names, RB_TR_COUNT, "--transport", &t->transport,
-				       err, errlen))
-				return -1;
-			break;
-		case OPT_TEST:
-			if (parse_enum(a, test_names, RB_TEST_COUNT, "--test", &t->test, err, errlen))
-				return -1;
-			break;
-		case 'm':
-			sizes_arg = a;
-			g->size = true;
-			break;
-		case 'n':
-			if (parse_num(a, 1, UINT64_C(1) << 48, "-n/--iters", &t->iters, err, errlen))
-				return -1;
-			g->iters = true;
-			break;
-		case 'D':
-			if (parse_secs(a, 1, UINT64_C(1) << 32, "-D/--duration", &t->duration_ms,
-				       err, errlen))
-				return -1;
-			g->duration = true;
-			break;
-		case OPT_WARMUP_ITERS:
-			if (parse_num(a, 0, UINT64_C(1) << 48, "--warmup-iters", &t->warmup_iters,
-				      err, errlen))
-				return -1;
-			g->warmup_iters = true;
-			break;
-		case OPT_WARMUP:
-			if (parse_secs(a, 0, UINT64_C(1) << 32, "--warmup", &t->warmup_ms, err, errlen))
-				return -1;
-			g->warmup = true;
-			break;
-		case OPT_REPS:
-			if (parse_num(a, 1, 100000, "--reps", &v, err, errlen))
-				return -1;
-			o->reps = (unsigned)v;
-			break;
-		case OPT_REP_FIRST:
-			if (parse_num(a, 0, 1000000, "--rep-first", &v, err, errlen))
-				return -1;
-			o->rep_first = (unsigned)v;
-			break;
-		case 'l':
-			if (parse_num(a, 1, RB_MAX_DEPTH, "-l/--postlist", &t->postlist, err, errlen))
-				return -1;
-			g->postlist = true;
-			break;
-		case OPT_SIGNAL:
-			if (parse_num(a, 1, RB_MAX_DEPTH, "--signal-interval", &t->signal_interval,
-				      err, errlen))
-				return -1;
-			g->signal_interval = true;
-			break;
-		case OPT_INLINE:
-			if (parse_enum(a, inline_names, RB_INLINE_COUNT, "--inline", &t->inline_mode,
-				       err, errlen))
-				return -1;
-			g->inline_mode = true;
-			break;
-		case 'w':
-			if (parse_num(a, 1, UINT64_C(1) << 32, "-w/--window", &t->window, err, errlen))
-				return -1;
-			g->window = true;
-			break;
-		case OPT_READ_COMPLETION:
-			if (parse_enum(a, read_completion_names, RB_READ_COUNT, "--read-completion",
-				       &t->read_completion, err, errlen))
-				return -1;
-			break;
-		case 'q':
-			if (parse_num(a, 1, RB_MAX_QPS_THREAD, "-q/--qps", &t->qps_per_thread, err, errlen))
-				return -1;
-			break;
-		case OPT_QPT:
-			if (parse_num(a, 1, RB_MAX_QPS_THREAD, "--qps-per-thread", &t->qps_per_thread,
-				      err, errlen))
-				return -1;
-			break;
-		case OPT_THREADS:
-			if (parse_num(a, 1, RB_MAX_THREADS, "--threads", &t->threads, err, errlen))
-				return -1;
-			break;
-		case OPT_PEERS:
-			if (parse_num(a, 1, RB_MAX_QPS_THREAD, "--emulated-peers", &t->emulated_peers,
-				      err, errlen))
-				return -1;
-			break;
-		case OPT_SQ:
-			if (parse_num(a, 1, RB_MAX_DEPTH, "--sq-depth", &t->sq_depth, err, errlen))
-				return -1;
-			break;
-		case OPT_RQ:
-			if (parse_num(a, 1, RB_MAX_DEPTH, "--rq-depth", &t->rq_depth, err, errlen))
-				return -1;
-			break;
-		case OPT_CQ:
-			if (parse_num(a, 1, UINT64_C(1) << 24, "--cq-depth", &t->cq_depth, err, errlen))
-				return -1;
-			break;
-		case OPT_MTU:
-			if (parse_num(a, 256, 4096, "--mtu", &t->mtu, err, errlen))
-				return -1;
-			g->mtu = true;
-			break;
-		case OPT_ACK:
-			if (parse_num(a, 0, 31, "--ack-timeout", &t->ack_timeout, err, errlen))
-				return -1;
-			break;
-		case OPT_RETRY:
-			if (parse_num(a, 0, 7, "--retry-cnt", &t->retry_cnt, err, errlen))
-				return -1;
-			break;
-		case OPT_RNR_RETRY:
-			if (parse_num(a, 0, 7, "--rnr-retry", &t->rnr_retry, err, errlen))
-				return -1;
-			break;
-		case OPT_RNR_TIMER:
-			if (parse_num(a, 0, 31, "--min-rnr-timer", &t->min_rnr_timer, err, errlen))
-				return -1;
-			break;
-		case OPT_RD_ATOMIC:
-			if (parse_num(a, 1, 255, "--max-rd-atomic", &t->max_rd_atomic, err, errlen))
-				return -1;
-			break;
-		case OPT_VALIDATE:
-			t->validate = 1;
-			break;
-		case OPT_CPUS:
-			if (strcmp(a, "spread") == 0) {
-				o->cpus_spread = true;
-			} else if (opts_parse_cpus(a, o->cpus, RB_MAX_CPUS, &o->ncpus, err, errlen)) {
-				return -1;
-			}
-			break;
-		case OPT_CSV:
-			if (copy_str(o->csv, sizeof(o->csv), a, "--csv", err, errlen))
-				return -1;
-			break;
-		case OPT_JSON:
-			if (copy_str(o->json, sizeof(o->json), a, "--json", err, errlen))
-				return -1;
-			break;
-		case OPT_RUN_ID:
-			if (copy_str(o->run_id, sizeof(o->run_id), a, "--run-id", err, errlen))
-				return -1;
-			for (const char *p = a; *p; p++)
-				if (*p == ',' || *p == '"' || (unsigned char)*p < 0x20 || *p == 0x7f)
-					return rb_fail(err, errlen,
-						    "--run-id '%s': no commas, quotes, newlines or other "
-						    "control characters", a);
-			break;
-		case OPT_PROC_INDEX:
-			if (parse_num(a, 0, 1000000, "--proc-index", &o->proc_index, err, errlen))
-				return -1;
-			break;
-		case OPT_PROCS:
-			if (parse_num(a, 1, CTRL_MAX_PROCS, "--procs", &v, err, errlen))
-				return -1;
-			o->procs = (unsigned)v;
-			break;
-		case 'R':
-			t->use_cm = 1;
-			break;
-		case OPT_CONNECT_TIMEOUT:
-			if (parse_num(a, 1, 3600, "--connect-timeout", &v, err, errlen))
-				return -1;
-			o->connect_timeout_s = (unsigned)v;
-			break;
-		case OPT_TIMEOUT:
-			if (parse_secs(a, 1000, UINT64_C(86400000), "--timeout", &t->timeout_ms, err,
-				       errlen))
-				return -1;
-			break;
-		case OPT_COUNTERS:
-			if (parse_num(a, 1, UINT64_C(1) << 24, "--atomic-counters", &t->atomic_counters,
-				      err, errlen))
-				return -1;
-			g->atomic_counters = true;
-			break;
-		case OPT_STRIDE:
-			if (units_parse_size(a, &t->stride, err, errlen))
-				return -1;
-			g->stride = true;
-			break;
-		case OPT_ACCESS:
-			if (parse_enum(a, access_names, RB_ACCESS_COUNT, "--access", &t->access, err,
-				       errlen))
-				return -1;
-			g->access = true;
-			break;
-		case OPT_RECV_BATCH:
-			if (parse_num(a, 1, RB_MAX_DEPTH, "--recv-batch", &t->recv_batch, err, errlen))
-				return -1;
-			g->recv_batch = true;
-			break;
-		case OPT_SEED:
-			if (parse_num(a, 0, UINT64_MAX, "--seed", &t->seed, err, errlen))
-				return -1;
-			break;
-		case OPT_QUIET:
-			o->quiet = true;
-			break;
-		case 'h':
-			opts_usage(stdout);
-			return 1;
-		case OPT_VERSION:
-			printf("rdma_bench (control protocol %u)\n", CTRL_VERSION);
-			return 1;
-		case ':':
-			return rb_fail(err, errlen, "option %s needs a value (see --help)", argv[optind - 1]);
-		default:
-			return rb_fail(err, errlen, "unknown option '%s' (see --help)", argv[optind - 1]);
+const char *knob_col(enum rb_knob_where where, size_t off)
+{
+	for (size_t i = 0; i < NKNOBS; i++)
+		if (knobs[i].where == where && knobs[i].off == off && knobs[i].col &&
+		    !(knobs[i].flags & (RB_KF_ALIAS | RB_KF_HELP2)))
+			return knobs[i].col;
+	return "?";
+}
+
+/*
+ * The ranges of the command line, applied to a TEST from the wire (a peer
+ * may send any u64): every sent number row except those whose range is a
+ * rule of test_validate (RB_KF_NOWIRE); RB_KF_ZERO rows also take 0.
+ */
+static int check_ranges(const struct rb_test *t, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < NKNOBS; i++) {
+		const struct rb_knob *k = &knobs[i];
+		char name[48];
+		uint64_t v;
+
+		if (k->where != RB_KW_TEST || !knob_owns_field(k) || k->type == RB_KT_ENUM ||
+		    (k->flags & RB_KF_NOWIRE))
+			continue;
+		memcpy(&v, (const char *)t + k->off, sizeof(v));
+		if ((v >= k->lo && v <= k->hi) || (v == 0 && (k->flags & RB_KF_ZERO)))
+			continue;
+		knob_display(k, name, sizeof(name));
+		return rb_fail(err, errlen, "%s%s %llu: must be %s%llu..%llu%s", name,
+			    k->type == RB_KT_SECS ? " (ms)" : "", (unsigned long long)v,
+			    k->flags & RB_KF_ZERO ? "0 (auto) or " : "", (unsigned long long)k->lo,
+			    (unsigned long long)k->hi, k->note ? k->note : "");
+	}
+	return 0;
+}
+
+/* A row's default as the command line writes it ("14", "120", "write"). */
+static const char *knob_default(const struct rb_knob *k, char *buf, size_t len)
+{
+	if (k->flags & RB_KF_ALIAS)
+		snprintf(buf, len, "-"); /* the owning row says it */
+	else if (k->flags & RB_KF_AUTO)
+		snprintf(buf, len, "auto");
+	else if (k->type == RB_KT_ENUM)
+		snprintf(buf, len, "%s", k->def < k->nnames ? knob_enum_name(k, (unsigned)k->def) : "?");
+	else if (k->type == RB_KT_SECS && k->def % 1000)
+		snprintf(buf, len, "%.3f", (double)k->def / 1000.0);
+	else if (k->type == RB_KT_SECS)
+		snprintf(buf, len, "%llu", (unsigned long long)(k->def / 1000));
+	else if (k->type == RB_KT_STR || !k->arg)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)k->def);
+	return buf;
+}
+
+/* An enum row's names joined by '|'. */
+static const char *knob_enum_list(const struct rb_knob *k, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < k->nnames && used < len; i++) {
+		int w = snprintf(buf + used, len - used, "%s%s", i ? "|" : "", knob_enum_name(k, i));
+		used += w > 0 ? (size_t)w : 0;
+	}
+	return buf;
+}
+
+/* One --help line: "  -p, --port N" padded to column 26, then the text
+ * with %D and %E filled in and each '\n' continued at column 26. */
+static void usage_row(FILE *f, const struct rb_knob *k)
+{
+	char lhs[64], val[256];
+	int n;
+
+	if (k->shortopt)
+		n = snprintf(lhs, sizeof(lhs), "  -%c, --%s%s%s", k->shortopt, k->name,
+			     k->arg ? " " : "", k->arg ? k->arg : "");
+	else
+		n = snprintf(lhs, sizeof(lhs), "      --%s%s%s", k->name, k->arg ? " " : "",
+			     k->arg ? k->arg : "");
+	fprintf(f, "%s%*s", lhs, n <= 25 ? 26 - n : 2, "");
+	for (const char *p = k->help; *p; p++) {
+		if (p[0] == '%' && p[1] == 'D') {
+			fputs(knob_default(k, val, sizeof(val)), f);
+			p++;
+		} else if (p[0] == '%' && p[1] == 'E') {
+			fputs(knob_enum_list(k, val, sizeof(val)), f);
+			p++;
+		} else if (*p == '\n') {
+			fprintf(f, "\n%26s", "");
+		} else {
+			fputc(*p, f);
 		}
 	}
-	if (optind < argc)
-		return rb_fail(err, errlen, "unexpected argument '%s' (see --help)", argv[optind]);
-	if (o->role == RB_ROLE_NONE)
-		return rb_fail(err, errlen, "give -s (server) or -c HOST (client); see --help");
+	fputc('\n', f);
+}
 
-	if (o->role == RB_ROLE_SERVER) {
-		/* The server takes no test flags: they come from each client. */
-		if (client_opt)
-			return rb_fail(err, errlen,
-				    "--%s given to the server: test options belong to the client (-c), "
-				    "which sends them over the control channel", client_opt);
+void opts_usage(FILE *f)
+{
+	fputs(
+"usage: rdma_bench -s [-p PORT] [--bind ADDR] [--allow CIDR,...] [--token-file F]\n"
+"                     [limits] [-d DEV] [-i PORT] [-x GID] [--once]\n"
+"       rdma_bench -c HOST [options]\n"
+"\n", f);
+	for (size_t i = 0; i < NKNOBS; i++) {
+		if (knobs[i].section)
+			fprintf(f, "%s\n", knobs[i].section);
+		if (knobs[i].help)
+			usage_row(f, &knobs[i]);
+	}
+	fputs(
+"\n"
+"Exit status: 0 every point ok; 1 a point failed (its row says why); 2 usage or\n"
+"setup error: the command line, or a point's configuration refused before\n"
+"anything was measured, whichever side detected it, a server's --max-* limits\n"
+"included (row status skipped, reason 'refused by the client: ...' or 'refused\n"
+"by the server: ...'); 128+N stopped by signal N (130 SIGINT, 143 SIGTERM, 129\n"
+"SIGHUP): the point in progress gets no row, every finished row is in --csv,\n"
+"--json and the table; a second signal exits at once.\n", f);
+}
+
+static const char *const type_names[] = { "num", "secs", "size", "enum", "flag", "text" };
+
+/*
+ * --list-knobs: per option one line of 10 tab-separated fields ("-" when
+ * empty): option, short flag, value name, type, default (seconds for secs;
+ * auto when computed), range (lo..hi, or the enum names), CSV column, the
+ * runner's knob name (sent rows that take a value), sent or local, role
+ * (client, server, both). docs/rdma_bench.md, "Knob list".
+ */
+void opts_list_knobs(FILE *f)
+{
+	for (size_t i = 0; i < NKNOBS; i++) {
+		const struct rb_knob *k = &knobs[i];
+		char def[64], range[256] = "-", shortopt[4] = "-";
+		const char *knob = k->knob ? k->knob : k->col;
+		bool secs = k->type == RB_KT_SECS;
+
+		if (k->flags & RB_KF_HELP2)
+			continue;
+		if (k->type == RB_KT_ENUM)
+			knob_enum_list(k, range, sizeof(range));
+		else if (secs)
+			snprintf(range, sizeof(range), "%.3f..%.3f", (double)k->lo / 1000.0,
+				 (double)k->hi / 1000.0);
+		else if (k->type == RB_KT_NUM || k->type == RB_KT_SIZE)
+			snprintf(range, sizeof(range), "%llu..%llu", (unsigned long long)k->lo,
+				 (unsigned long long)k->hi);
+		if (k->shortopt)
+			snprintf(shortopt, sizeof(shortopt), "-%c", k->shortopt);
+		fprintf(f, "--%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k->name, shortopt,
+			k->arg ? k->arg : "-", type_names[k->type], knob_default(k, def, sizeof(def)),
+			range, k->col ? k->col : "-",
+			k->where == RB_KW_TEST && k->arg && knob ? knob : "-",
+			k->where == RB_KW_TEST ? "sent" : "local",
+			k->flags & RB_KF_BOTH ? "both" : k->flags & RB_KF_SERVER ? "server" : "client");
+	}
+}
+
+/* ---- command line -------------------------------------------------------- */
+
+static int act_server(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
+		      size_t errlen)
+{
+	(void)a, (void)ps;
+	if (o->role == RB_ROLE_CLIENT)
+		return rb_fail(err, errlen, "-s and -c both given: a process is a server or a client");
+	o->role = RB_ROLE_SERVER;
+	return 0;
+}
+
+static int act_client(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
+		      size_t errlen)
+{
+	(void)ps;
+	if (o->role == RB_ROLE_SERVER)
+		return rb_fail(err, errlen, "-s and -c both given: a process is a server or a client");
+	o->role = RB_ROLE_CLIENT;
+	return copy_str(o->host, sizeof(o->host), a, "-c/--client", err, errlen);
+}
+
+static int act_sizes(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
+		     size_t errlen)
+{
+	(void)o, (void)err, (void)errlen;
+	ps->sizes_arg = a;
+	return 0;
+}
+
+static int act_cpus(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
+		    size_t errlen)
+{
+	(void)ps;
+	if (strcmp(a, "spread") == 0) {
+		o->cpus_spread = true;
 		return 0;
 	}
+	return opts_parse_cpus(a, o->cpus, RB_MAX_CPUS, &o->ncpus, err, errlen);
+}
+
+static int act_run_id(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
+		      size_t errlen)
+{
+	(void)ps;
+	if (copy_str(o->run_id, sizeof(o->run_id), a, "--run-id", err, errlen))
+		return -1;
+	for (const char *p = a; *p; p++)
+		if (*p == ',' || *p == '"' || (unsigned char)*p < 0x20 || *p == 0x7f)
+			return rb_fail(err, errlen,
+				    "--run-id '%s': no commas, quotes, newlines or other "
+				    "control characters", a);
+	return 0;
+}
+
+/* --help, --version, --list-knobs: print and stop (opts_parse returns 1). */
+static int act_help(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
+		    size_t errlen)
+{
+	(void)a, (void)o, (void)ps, (void)err, (void)errlen;
+	opts_usage(stdout);
+	return 1;
+}
+
+static int act_version(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
+		       size_t errlen)
+{
+	(void)a, (void)o, (void)ps, (void)err, (void)errlen;
+	printf("rdma_bench (control protocol %u)\n", CTRL_VERSION);
+	return 1;
+}
+
+static int act_list(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
+		    size_t errlen)
+{
+	(void)a, (void)o, (void)ps, (void)err, (void)errlen;
+	opts_list_knobs(stdout);
+	return 1;
+}
+
+/* getopt_long's code of row i: its short flag, else 1000 + i. */
+static int knob_code(size_t i)
+{
+	return knobs[i].shortopt ? knobs[i].shortopt : 1000 + (int)i;
+}
+
+static const struct rb_knob *knob_of_code(int c)
+{
+	for (size_t i = 0; i < NKNOBS; i++)
+		if (!(knobs[i].flags & RB_KF_HELP2) && knob_code(i) == c)
+			return &knobs[i];
+	return NULL;
+}
+
+/* getopt_long's option array and short-option string, from the table. */
+static void build_getopt(struct option *lo, char *shorts, size_t cap)
+{
+	size_t n = 0, s = 0;
+
+	shorts[s++] = ':';
+	for (size_t i = 0; i < NKNOBS; i++) {
+		const struct rb_knob *k = &knobs[i];
+		if (k->flags & RB_KF_HELP2)
+			continue;
+		lo[n++] = (struct option){ k->name, k->arg ? required_argument : no_argument, NULL,
+					   knob_code(i) };
+		if (k->shortopt && s + 3 < cap) {
+			shorts[s++] = k->shortopt;
+			if (k->arg)
+				shorts[s++] = ':';
+		}
+	}
+	lo[n] = (struct option){ NULL, 0, NULL, 0 };
+	shorts[s] = '\0';
+}
+
+/* One option's value into its field, by its row's type and range. */
+static int parse_knob(const struct rb_knob *k, const char *a, struct rb_opts *o,
+		      struct rb_parse *ps, char *err, size_t errlen)
+{
+	void *dst = knob_field(k, o, &o->t);
+	char name[48];
+	uint64_t v = 1;
+	int rc = 0;
+
+	knob_display(k, name, sizeof(name));
+	if (k->act)
+		rc = k->act(a, o, ps, err, errlen);
+	else if (k->type == RB_KT_NUM)
+		rc = parse_num(a, k->lo, k->hi, name, &v, err, errlen);
+	else if (k->type == RB_KT_SECS)
+		rc = parse_secs(a, k->lo, k->hi, name, &v, err, errlen);
+	else if (k->type == RB_KT_SIZE && (k->flags & RB_KF_NOWIRE))
+		rc = units_parse_size(a, &v, err, errlen); /* the range: test_validate's rule */
+	else if (k->type == RB_KT_SIZE)
+		rc = units_parse_size_opt(a, k->lo, k->hi, name, &v, err, errlen);
+	else if (k->type == RB_KT_ENUM)
+		rc = parse_enum(a, k, name, &v, err, errlen);
+	else if (k->type == RB_KT_STR)
+		rc = copy_str(dst, k->width, a, name, err, errlen);
+	if (rc)
+		return rc;
+	if (!k->act && k->type != RB_KT_STR)
+		store_num(dst, k->width, v);
+	if (k->given)
+		*((bool *)((char *)&o->given + k->given - 1)) = true;
+	if (k->flags & RB_KF_LIMIT)
+		ps->server_only = k->name;
+	return 0;
+}
+
+/* The server takes no test flags: they come from each client. */
+static int server_finish(const struct rb_parse *ps, char *err, size_t errlen)
+{
+	if (ps->client_opt)
+		return rb_fail(err, errlen,
+			    "--%s given to the server: test options belong to the client (-c), "
+			    "which sends them over the control channel", ps->client_opt);
+	return 0;
+}
+
+/* Options that apply to some verbs or need others are refused, not ignored. */
+static int client_combinations(const struct rb_opts *o, const struct rb_parse *ps, char *err,
+			       size_t errlen)
+{
+	const struct rb_test *t = &o->t;
+	const struct rb_given *g = &o->given;
+
 	if (o->once)
 		return rb_fail(err, errlen, "--once is a server option (-s)");
-	if (server_only)
+	if (ps->server_only)
 		return rb_fail(err, errlen, "--%s is a server option (-s): the server sets its own "
-			    "limits and admission", server_only);
-
-	/* Knobs that only apply to some verbs are refused elsewhere, not ignored. */
+			    "limits and admission", ps->server_only);
 	if (!verb_is_atomic(t->verb) && (g->atomic_counters || g->stride || g->access))
 		return rb_fail(err, errlen,
 			    "--atomic-counters/--stride/--access apply to fetch_add and cmp_swap only "
@@ -1216,10 +1251,20 @@ int opts_parse(int argc, char **argv, struct rb_opts *o, char *err, size_t errle
 		return rb_fail(err, errlen, "--procs %u without --run-id: the server's start barrier "
 			    "counts the processes of one run id; give all %u processes the same "
 			    "--run-id", o->procs, o->procs);
-	if (!g->iters && !g->duration)
-		t->iters = 1000;
+	return 0;
+}
 
-	/* Sizes: -m, else MSG_SIZES, else 64 (atomics: 8). */
+/* Sizes (-m, else MSG_SIZES, else 64; atomics 8), dependent defaults, and
+ * test_validate of the template at every size. */
+static int client_finish(struct rb_opts *o, const struct rb_parse *ps, char *err, size_t errlen)
+{
+	struct rb_test *t = &o->t;
+	const char *sizes_arg = ps->sizes_arg;
+
+	if (client_combinations(o, ps, err, errlen))
+		return -1;
+	if (!o->given.iters && !o->given.duration)
+		t->iters = 1000;
 	if (!sizes_arg) {
 		const char *env = getenv("MSG_SIZES");
 		if (env && *env)
@@ -1229,11 +1274,10 @@ int opts_parse(int argc, char **argv, struct rb_opts *o, char *err, size_t errle
 		if (units_parse_size_list(sizes_arg, o->sizes, RB_MAX_SIZES, &o->nsizes, err, errlen))
 			return -1;
 	} else {
-		o->sizes[0] = verb_is_atomic(t->verb) ? 8 : 64;
+		o->sizes[0] = verb_is_atomic(t->verb) ? 8 : t->size;
 		o->nsizes = 1;
 	}
-
-	test_resolve_defaults(t, g);
+	test_resolve_defaults(t, &o->given);
 	for (int i = 0; i < o->nsizes; i++) {
 		struct rb_test one = *t;
 		one.size = o->sizes[i];
@@ -1242,4 +1286,36 @@ int opts_parse(int argc, char **argv, struct rb_opts *o, char *err, size_t errle
 	}
 	t->size = o->sizes[0];
 	return 0;
+}
+
+int opts_parse(int argc, char **argv, struct rb_opts *o, char *err, size_t errlen)
+{
+	struct option lo[NKNOBS + 1];
+	char shorts[2 * NKNOBS + 2];
+	struct rb_parse ps = { 0 };
+	int c;
+
+	opts_defaults(o);
+	build_getopt(lo, shorts, sizeof(shorts));
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
+		const struct rb_knob *k = knob_of_code(c);
+		int rc;
+		if (c == ':')
+			return rb_fail(err, errlen, "option %s needs a value (see --help)", argv[optind - 1]);
+		if (!k)
+			return rb_fail(err, errlen, "unknown option '%s' (see --help)", argv[optind - 1]);
+		if (!ps.client_opt && !(k->flags & (RB_KF_SERVER | RB_KF_BOTH)))
+			ps.client_opt = k->name;
+		if ((rc = parse_knob(k, optarg, o, &ps, err, errlen)) != 0)
+			return rc;
+	}
+	if (optind < argc)
+		return rb_fail(err, errlen, "unexpected argument '%s' (see --help)", argv[optind]);
+	if (o->role == RB_ROLE_NONE)
+		return rb_fail(err, errlen, "give -s (server) or -c HOST (client); see --help");
+	if (o->role == RB_ROLE_SERVER)
+		return server_finish(&ps, err, errlen);
+	return client_finish(o, &ps, err, errlen);
 }

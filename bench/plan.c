@@ -1,6 +1,6 @@
 /*
- * plan.c - the data path's setup rules (plan.h): verb x transport table,
- * opcodes, QP type, remote access, inline request and CQ sizes. Pure
+ * plan.c - the data path's setup rules (plan.h): QP type, inline request
+ * and CQ sizes. Pure
  * functions of the test description and the device's numbers; the verbs
  * calls that act on them are in bench/ctx.c and bench/qp.c. The per-WR
  * rules are static inline in include/plan.h.
@@ -10,65 +10,14 @@
 #include "errbuf.h"
 #include "plan.h"
 
-/* One row per verb: its send opcode and the transports that have it
- * (IB spec 9.4; UC: no RDMA READ, no atomics; UD: SEND only). */
-static const struct {
-	int opcode;
-	bool on[RB_TR_COUNT];      /* RC, UC, UD */
-} verb_rules[RB_VERB_COUNT] = {
-	[RB_VERB_READ]      = { IBV_WR_RDMA_READ,            { true, false, false } },
-	[RB_VERB_WRITE]     = { IBV_WR_RDMA_WRITE,           { true, true,  false } },
-	[RB_VERB_WRITE_IMM] = { IBV_WR_RDMA_WRITE_WITH_IMM,  { true, true,  false } },
-	[RB_VERB_SEND]      = { IBV_WR_SEND,                 { true, true,  true  } },
-	[RB_VERB_SEND_IMM]  = { IBV_WR_SEND_WITH_IMM,        { true, true,  true  } },
-	[RB_VERB_FETCH_ADD] = { IBV_WR_ATOMIC_FETCH_AND_ADD, { true, false, false } },
-	[RB_VERB_CMP_SWAP]  = { IBV_WR_ATOMIC_CMP_AND_SWP,   { true, false, false } },
-};
-
-bool plan_verb_on_transport(uint64_t verb, uint64_t transport)
-{
-	if (verb >= RB_VERB_COUNT || transport >= RB_TR_COUNT)
-		return false;
-	return verb_rules[verb].on[transport];
-}
-
-int plan_opcode(uint64_t verb)
-{
-	return verb < RB_VERB_COUNT ? verb_rules[verb].opcode : -1;
-}
-
 enum ibv_qp_type plan_qp_type(uint64_t transport)
 {
 	return transport == RB_TR_UC ? IBV_QPT_UC : transport == RB_TR_UD ? IBV_QPT_UD : IBV_QPT_RC;
 }
 
-int plan_access(enum rb_role role, uint64_t verb, uint64_t test)
-{
-	if (role == RB_ROLE_SERVER) {
-		switch (verb) {
-		case RB_VERB_READ: return IBV_ACCESS_REMOTE_READ;
-		case RB_VERB_WRITE:
-		case RB_VERB_WRITE_IMM: return IBV_ACCESS_REMOTE_WRITE;
-		case RB_VERB_FETCH_ADD:
-		case RB_VERB_CMP_SWAP: return IBV_ACCESS_REMOTE_ATOMIC;
-		default: return 0;
-		}
-	}
-	if (test == RB_TEST_LAT && (verb == RB_VERB_WRITE || verb == RB_VERB_WRITE_IMM))
-		return IBV_ACCESS_REMOTE_WRITE;
-	return 0;
-}
-
-bool plan_has_recv(enum rb_role role, uint64_t verb, uint64_t test)
-{
-	return verb_needs_recv(verb) && (role == RB_ROLE_SERVER || test == RB_TEST_LAT);
-}
-
 uint32_t plan_inline_request(const struct rb_test *t)
 {
-	bool can = t->verb == RB_VERB_WRITE || t->verb == RB_VERB_WRITE_IMM ||
-		   t->verb == RB_VERB_SEND || t->verb == RB_VERB_SEND_IMM;
-	if (!can || t->inline_mode == RB_INLINE_OFF)
+	if (!verb_row(t->verb)->inline_ok || t->inline_mode == RB_INLINE_OFF)
 		return 0;
 	if (t->inline_mode == RB_INLINE_ON)
 		return (uint32_t)t->size;

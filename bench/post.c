@@ -242,7 +242,7 @@ static void atomic_results(struct rb_worker *w, struct rb_qp *q, uint64_t from, 
 {
 	const struct rb_test *t = &w->ctx->t;
 
-	if (t->verb != RB_VERB_CMP_SWAP)
+	if (!verb_row(t->verb)->counts_success)
 		return;
 	for (uint64_t s = from; s < to; s++) {
 		uint64_t slot = s % t->sq_depth;
@@ -264,7 +264,7 @@ static inline int post_batch(struct rb_worker *w, struct rb_qp *q, unsigned n, u
 	const struct rb_ctx *c = w->ctx;
 	const struct rb_test *t = &c->t;
 	struct ibv_send_wr *bad = NULL;
-	bool atomic = verb_is_atomic(t->verb);
+	const struct rb_verb_row *row = verb_row(t->verb);
 
 	for (unsigned i = 0; i < n; i++) {
 		struct ibv_send_wr *wr = &q->swr[i];
@@ -275,19 +275,16 @@ static inline int post_batch(struct rb_worker *w, struct rb_qp *q, unsigned n, u
 		wr->next = i + 1 < n ? &q->swr[i + 1] : NULL;
 		if (ts && signaled)
 			q->post_ts[seq % t->sq_depth] = ts;
-		if (atomic) {
+		if (row->atomic) {
 			uint64_t slot = seq % t->sq_depth;
 			uint32_t idx = next_counter(w, t);
+			uint64_t expect = row->counts_success ? w->expect[idx] : 0;
 			wr->wr.atomic.remote_addr = c->remote.buf_addr + c->lay.counters_off +
 						    (uint64_t)idx * t->stride;
 			q->ssge[i].addr = (uintptr_t)(q->send + slot * 8);
 			q->ctr[slot] = idx;
-			if (t->verb == RB_VERB_CMP_SWAP) {
-				uint64_t cmp = w->expect[idx];
-				wr->wr.atomic.compare_add = cmp;
-				wr->wr.atomic.swap = cmp + 1;
-				q->cmp[slot] = cmp;
-			}
+			q->cmp[slot] = expect;
+			row->atomic_operands(wr, expect);
 		}
 	}
 	int rc = ibv_post_send(q->qp, &q->swr[0], &bad);
@@ -487,6 +484,102 @@ static inline int phase_tick(struct rb_worker *w, bool duration, uint64_t deadli
 	return 0;
 }
 
+/* The running numbers of one --read-completion poll phase. */
+struct poll_run {
+	uint64_t outstanding;   /* READs posted, last byte not seen yet */
+	uint64_t done, win;     /* READs landed; of them inside the window */
+	uint64_t head, tail;    /* READ slot ring: oldest outstanding, next free */
+	uint64_t sig_out;       /* signaled WRs posted, CQE not reaped yet */
+	uint64_t t_last;        /* time of the last landing seen */
+	unsigned cursor;        /* next QP to post on */
+	bool measure;
+};
+
+/* Post: round robin over QPs with room in the window, the SQ and the CQ. */
+static inline int poll_post(struct rb_worker *w, struct poll_run *r)
+{
+	const struct rb_test *t = &w->ctx->t;
+	const uint64_t window = t->window, cq_room = w->ctx->cq_depth_s;
+	const unsigned sig = (unsigned)t->signal_interval;
+
+	for (unsigned k = 0; k < w->nqp && r->outstanding < window; k++) {
+		struct rb_qp *q = &w->qps[r->cursor];
+		r->cursor = r->cursor + 1 == w->nqp ? 0 : r->cursor + 1;
+		/* n WRs bring at most n CQEs: the CQ's room bounds them too */
+		uint64_t n = plan_batch_size(t->postlist, q->quota - q->posted,
+					     plan_sq_room(t->sq_depth, q->posted, q->reaped),
+					     window - r->outstanding);
+		if (cq_room - r->sig_out < n)
+			n = cq_room - r->sig_out;
+		if (!n)
+			continue;
+		uint64_t before = q->posted;
+		if (post_batch_poll(w, q, (unsigned)n, sig, r->measure ? timing_now_ns() : 0,
+				    &r->tail))
+			return -1;
+		/* signaled among [before, before + n): multiples of sig, and the last */
+		r->sig_out += plan_signaled_in(before, n, sig, q->quota);
+		r->outstanding += n;
+	}
+	return 0;
+}
+
+/* Has the oldest outstanding READ landed (its last byte left the sentinel)? */
+static inline bool poll_head_landed(const struct rb_worker *w, const struct poll_run *r)
+{
+	const struct rb_pslot *s = &w->pslot[r->head];
+	return r->outstanding &&
+	       *(volatile const uint8_t *)(s->buf + w->ctx->t.size - 1) != RB_READ_SENTINEL;
+}
+
+/* Completions: the oldest outstanding READ's last byte, then the next;
+ * true when any landed. */
+static inline bool poll_landings(struct rb_worker *w, struct poll_run *r)
+{
+	if (!poll_head_landed(w, r))
+		return false;
+	uint64_t now = timing_now_ns();
+	const bool inw = in_window(w->ctx, r->measure, now);
+	do {
+		struct rb_pslot *s = &w->pslot[r->head];
+		struct rb_qp *q = s->q;
+		if (r->measure && s->ts)
+			hist_add(w->hist, now - s->ts);
+		q->completed++;
+		q->ops++;
+		r->done++;
+		r->win += inw;
+		r->outstanding--;
+		r->head = plan_ring_next(r->head, w->ctx->t.window);
+	} while (poll_head_landed(w, r));
+	r->t_last = now;
+	return true;
+}
+
+/* Every QP's last WR is signaled: wait for those CQEs, so no SQ slot and
+ * no CQE is left over for the next phase (which restarts counting). */
+static int poll_drain(struct rb_worker *w, struct poll_run *r)
+{
+	const uint64_t timeout_ns = w->ctx->t.timeout_ms * 1000000ull;
+	uint64_t t_busy = timing_now_ns(), idle = 0;
+
+	while (r->sig_out) {
+		int ne = reap_read_sq(w, &r->sig_out);
+		if (ne < 0)
+			return -1;
+		if (ne > 0) {
+			t_busy = timing_now_ns();
+		} else if (++idle % CHECK_EVERY == 0) {
+			if (stopped(w->ctx))
+				return wstopped(w, "thread %u: stopped by the session (peer failure or "
+					    "timeout)", w->index);
+			if (timing_now_ns() - t_busy > timeout_ns)
+				return stall_poll(w, NULL, r->measure);
+		}
+	}
+	return 0;
+}
+
 /*
  * One bw phase with --read-completion poll (READ only): iters ops per
  * thread (or until dur_ns). See the top of this file.
@@ -494,71 +587,24 @@ static inline int phase_tick(struct rb_worker *w, bool duration, uint64_t deadli
 static int bw_phase_poll(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool measure)
 {
 	struct rb_ctx *c = w->ctx;
-	const struct rb_test *t = &c->t;
-	const unsigned nqp = w->nqp;
-	const uint64_t window = t->window, sq = t->sq_depth, size = t->size;
-	const uint64_t cq_room = c->cq_depth_s;
-	const unsigned postlist = (unsigned)t->postlist, sig = (unsigned)t->signal_interval;
-	const uint64_t timeout_ns = t->timeout_ms * 1000000ull;
-	struct rb_pslot *const ring = w->pslot;
-	uint64_t outstanding = 0, done = 0, quota_sum, head = 0, tail = 0;
-	uint64_t sig_out = 0;           /* signaled WRs posted, CQE not reaped yet */
-	uint64_t t_start, t_last, t_busy, deadline, idle = 0, win = 0;
-	unsigned cursor = 0, loops = 0;
+	const uint64_t timeout_ns = c->t.timeout_ms * 1000000ull;
+	struct poll_run r = { .measure = measure };
+	uint64_t quota_sum, t_start, t_busy, deadline, idle = 0;
+	unsigned loops = 0;
 	bool stopping = false;
 
 	quota_sum = phase_quotas(w, iters);
-	t_start = t_last = t_busy = timing_now_ns();
+	t_start = r.t_last = t_busy = timing_now_ns();
 	deadline = phase_deadline(c, measure, t_start, dur_ns);
 
-	while (done < quota_sum) {
-		/* Post: round robin over QPs with room in the window, the SQ and the CQ. */
-		for (unsigned k = 0; k < nqp && outstanding < window; k++) {
-			struct rb_qp *q = &w->qps[cursor];
-			cursor = cursor + 1 == nqp ? 0 : cursor + 1;
-			/* n WRs bring at most n CQEs: the CQ's room bounds them too */
-			uint64_t n = plan_batch_size(postlist, q->quota - q->posted,
-						     plan_sq_room(sq, q->posted, q->reaped),
-						     window - outstanding);
-			if (cq_room - sig_out < n)
-				n = cq_room - sig_out;
-			if (!n)
-				continue;
-			uint64_t before = q->posted;
-			if (post_batch_poll(w, q, (unsigned)n, sig, measure ? timing_now_ns() : 0,
-					    &tail))
-				return -1;
-			/* signaled among [before, before + n): multiples of sig, and the last */
-			sig_out += plan_signaled_in(before, n, sig, q->quota);
-			outstanding += n;
-		}
-		/* Completions: the oldest outstanding READ's last byte, then the next. */
-		bool busy = false;
-		if (outstanding &&
-		    *(volatile const uint8_t *)(ring[head].buf + size - 1) != RB_READ_SENTINEL) {
-			uint64_t now = timing_now_ns();
-			const bool inw = in_window(c, measure, now);
-			do {
-				struct rb_pslot *s = &ring[head];
-				struct rb_qp *q = s->q;
-				if (measure && s->ts)
-					hist_add(w->hist, now - s->ts);
-				q->completed++;
-				q->ops++;
-				done++;
-				win += inw;
-				outstanding--;
-				head = plan_ring_next(head, window);
-			} while (outstanding &&
-				 *(volatile const uint8_t *)(ring[head].buf + size - 1) !=
-				 RB_READ_SENTINEL);
-			t_last = now;
-			busy = true;
-		}
+	while (r.done < quota_sum) {
+		if (poll_post(w, &r))
+			return -1;
+		bool busy = poll_landings(w, &r);
 		/* SQ slots: reap signaled completions, never waiting for one (polled
 		 * even with none due: an unsignaled WR that fails still completes,
 		 * with its error). */
-		int ne = reap_read_sq(w, &sig_out);
+		int ne = reap_read_sq(w, &r.sig_out);
 		if (ne < 0)
 			return -1;
 		busy |= ne > 0;
@@ -573,30 +619,15 @@ static int bw_phase_poll(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, b
 				return wstopped(w, "thread %u: stopped by the session (peer failure or "
 					    "timeout)", w->index);
 			if (now - t_busy > timeout_ns)
-				return stall_poll(w, outstanding ? &ring[head] : NULL, measure);
+				return stall_poll(w, r.outstanding ? &w->pslot[r.head] : NULL, measure);
 		}
 		if ((++loops & 63) == 0 &&
 		    phase_tick(w, dur_ns != 0, deadline, &stopping, &quota_sum))
 			return -1;
 	}
-	/* Every QP's last WR is signaled: wait for those CQEs, so no SQ slot
-	 * and no CQE is left over for the next phase (which restarts counting). */
-	t_busy = timing_now_ns();
-	while (sig_out) {
-		int ne = reap_read_sq(w, &sig_out);
-		if (ne < 0)
-			return -1;
-		if (ne > 0) {
-			t_busy = timing_now_ns();
-		} else if (++idle % CHECK_EVERY == 0) {
-			if (stopped(c))
-				return wstopped(w, "thread %u: stopped by the session (peer failure or "
-					    "timeout)", w->index);
-			if (timing_now_ns() - t_busy > timeout_ns)
-				return stall_poll(w, NULL, measure);
-		}
-	}
-	phase_record(w, measure, t_start, t_last, win, done);
+	if (poll_drain(w, &r))
+		return -1;
+	phase_record(w, measure, t_start, r.t_last, r.win, r.done);
 	return 0;
 }
 
@@ -761,14 +792,16 @@ static inline void check_recv(struct rb_worker *w, struct rb_qp *q, const struct
 	const uint8_t *p = q->recv + slot * c->lay.recv_slot;
 	uint32_t grh = t->transport == RB_TR_UD ? RB_UD_GRH_BYTES : 0;
 
-	if (t->verb == RB_VERB_SEND_IMM || t->verb == RB_VERB_WRITE_IMM) {
+	const struct rb_verb_row *row = verb_row(t->verb);
+
+	if (row->imm) {
 		if (!(wc->wc_flags & IBV_WC_WITH_IMM) ||
 		    wc->imm_data != htobe32((uint32_t)(t->seed + q->gindex))) {
 			w->bad_payloads++;
 			return;
 		}
 	}
-	if (t->verb == RB_VERB_WRITE_IMM)
+	if (row->rdma)
 		return; /* the data went to the WRITE target, checked at the end */
 	if (wc->byte_len != t->size + grh) {
 		w->bad_payloads++;
@@ -801,20 +834,105 @@ static inline int repost_recv(struct rb_worker *w, struct rb_qp *q, uint64_t slo
 	return 0;
 }
 
+/* WRITE ping-pong, one op on q: write our tag into the server's last byte,
+ * spin until its WRITE brings the tag back into ours (no CQE). *t0, *t1:
+ * post and reply times. */
+static inline int lat_write_pp(struct rb_worker *w, struct rb_qp *q, unsigned flags, bool measure,
+			       uint64_t *t0, uint64_t *t1)
+{
+	const struct rb_test *t = &w->ctx->t;
+	const uint64_t timeout_ns = t->timeout_ms * 1000000ull;
+	const char *what = verb_name(t->verb);
+	uint8_t tag = plan_next_tag(q->tag);
+
+	q->tag = tag;
+	q->send[t->size - 1] = tag;
+	*t0 = timing_now_ns();
+	if (post_one(w, q, flags, what))
+		return -1;
+	volatile uint8_t *flag = q->recv + t->size - 1;
+	uint64_t spins = 0;
+	while (*flag != tag) {
+		if (++spins % 4096 == 0) {
+			uint64_t now = timing_now_ns();
+			if (stopped(w->ctx))
+				return wstopped(w, "thread %u: stopped while waiting for the WRITE reply",
+						w->index);
+			if (now - *t0 > timeout_ns)
+				return stall_error(w, "the server's WRITE reply", q, measure);
+		}
+	}
+	*t1 = timing_now_ns();
+	return reap_sends(w, what);
+}
+
+/* READ or atomic, one op on q: post it and wait for its own CQE (the
+ * response is the round trip). */
+static inline int lat_rtt(struct rb_worker *w, struct rb_qp *q, unsigned flags, bool measure,
+			  uint64_t *t0, uint64_t *t1)
+{
+	const char *what = verb_name(w->ctx->t.verb);
+	struct ibv_wc wc;
+
+	*t0 = timing_now_ns();
+	if (post_one(w, q, flags, what) || wait_one(w, q, w->scq, &wc, what, measure))
+		return -1;
+	*t1 = timing_now_ns();
+	q->completed = plan_send_id_upto(wc.wr_id);
+	if (verb_row(w->ctx->t.verb)->atomic)
+		atomic_results(w, q, q->completed - 1, q->completed);
+	return 0;
+}
+
+/* SEND / WRITE_IMM ping-pong, one op on q: post it and wait for the
+ * server's reply to consume one of our receives (checked, reposted). */
+static inline int lat_recv_pp(struct rb_worker *w, struct rb_qp *q, unsigned flags, bool measure,
+			      uint64_t *t0, uint64_t *t1)
+{
+	const char *what = verb_name(w->ctx->t.verb);
+	struct ibv_wc wc;
+
+	*t0 = timing_now_ns();
+	if (post_one(w, q, flags, what) ||
+	    wait_one(w, q, w->rcq, &wc, "the ping-pong reply (receive)", measure))
+		return -1;
+	*t1 = timing_now_ns();
+	struct rb_qp *rq = &w->qps[plan_recv_id_qp(wc.wr_id)];
+	if (w->ctx->t.validate)
+		check_recv(w, rq, &wc, RB_ROLE_SERVER);
+	if (repost_recv(w, rq, plan_recv_id_slot(wc.wr_id)) || reap_sends(w, what))
+		return -1;
+	w->sends_total++;
+	return 0;
+}
+
+/* Leave no send outstanding (ping-pong replies may still be acknowledged). */
+static int lat_drain(struct rb_worker *w, bool measure)
+{
+	const uint64_t timeout_ns = w->ctx->t.timeout_ms * 1000000ull;
+	const char *what = verb_name(w->ctx->t.verb);
+
+	for (unsigned k = 0; k < w->nqp; k++) {
+		struct rb_qp *q = &w->qps[k];
+		uint64_t start = timing_now_ns();
+		while (q->completed < q->posted) {
+			if (reap_sends(w, what))
+				return -1;
+			if (timing_now_ns() - start > timeout_ns)
+				return stall_error(w, "the last send completions", q, measure);
+		}
+	}
+	return 0;
+}
+
 /* One lat phase on the client. */
 static int lat_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool measure)
 {
 	struct rb_ctx *c = w->ctx;
-	const struct rb_test *t = &c->t;
 	const unsigned flags = c->use_inline ? IBV_SEND_INLINE : 0;
-	const bool atomic = verb_is_atomic(t->verb);
-	const bool rtt_op = t->verb == RB_VERB_READ || atomic;
-	const bool write_pp = t->verb == RB_VERB_WRITE;
-	const uint64_t timeout_ns = t->timeout_ms * 1000000ull;
-	const char *what = verb_name(t->verb);
+	const struct rb_verb_row *row = verb_row(c->t.verb);
 	uint64_t done = 0, win = 0, t_start, t_end, deadline;
 	unsigned cursor = 0;
-	struct ibv_wc wc;
 
 	for (unsigned k = 0; k < w->nqp; k++)
 		w->qps[k].posted = w->qps[k].completed = 0;
@@ -822,58 +940,18 @@ static int lat_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool 
 	deadline = phase_deadline(c, measure, t_start, dur_ns);
 	while (iters ? done < iters : true) {
 		struct rb_qp *q = &w->qps[cursor];
-		cursor = (unsigned)plan_ring_next(cursor, w->nqp);
-		uint64_t t0, t1;
+		uint64_t t0 = 0, t1 = 0;
+		int rc;
 
-		if (write_pp) {
-			uint8_t tag = plan_next_tag(q->tag);
-			q->tag = tag;
-			q->send[t->size - 1] = tag;
-			t0 = timing_now_ns();
-			if (post_one(w, q, flags, what))
-				return -1;
-			volatile uint8_t *flag = q->recv + t->size - 1;
-			uint64_t spins = 0;
-			while (*flag != tag) {
-				if (++spins % 4096 == 0) {
-					uint64_t now = timing_now_ns();
-					if (stopped(c))
-						return wstopped(w, "thread %u: stopped while waiting for the "
-							    "WRITE reply", w->index);
-					if (now - t0 > timeout_ns)
-						return stall_error(w, "the server's WRITE reply", q,
-								   measure);
-				}
-			}
-			t1 = timing_now_ns();
-			if (reap_sends(w, what))
-				return -1;
-		} else if (rtt_op) {
-			t0 = timing_now_ns();
-			if (post_one(w, q, flags, what))
-				return -1;
-			if (wait_one(w, q, w->scq, &wc, what, measure))
-				return -1;
-			t1 = timing_now_ns();
-			q->completed = plan_send_id_upto(wc.wr_id);
-			if (atomic)
-				atomic_results(w, q, q->completed - 1, q->completed);
-		} else {
-			t0 = timing_now_ns();
-			if (post_one(w, q, flags, what))
-				return -1;
-			if (wait_one(w, q, w->rcq, &wc, "the ping-pong reply (receive)", measure))
-				return -1;
-			t1 = timing_now_ns();
-			struct rb_qp *rq = &w->qps[plan_recv_id_qp(wc.wr_id)];
-			if (t->validate)
-				check_recv(w, rq, &wc, RB_ROLE_SERVER);
-			if (repost_recv(w, rq, plan_recv_id_slot(wc.wr_id)))
-				return -1;
-			if (reap_sends(w, what))
-				return -1;
-			w->sends_total++;
-		}
+		cursor = (unsigned)plan_ring_next(cursor, w->nqp);
+		if (row->lat_polls_byte)
+			rc = lat_write_pp(w, q, flags, measure, &t0, &t1);
+		else if (row->lat == RB_LAT_RTT)
+			rc = lat_rtt(w, q, flags, measure, &t0, &t1);
+		else
+			rc = lat_recv_pp(w, q, flags, measure, &t0, &t1);
+		if (rc)
+			return -1;
 		if (measure)
 			hist_add(w->hist, t1 - t0);
 		q->ops++;
@@ -886,17 +964,8 @@ static int lat_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool 
 			return wstopped(w, "thread %u: stopped by the session (interrupt, peer failure "
 				    "or timeout)", w->index);
 	}
-	/* Leave no send outstanding (ping-pong replies may still be acknowledged). */
-	for (unsigned k = 0; k < w->nqp; k++) {
-		struct rb_qp *q = &w->qps[k];
-		uint64_t start = timing_now_ns();
-		while (q->completed < q->posted) {
-			if (reap_sends(w, what))
-				return -1;
-			if (timing_now_ns() - start > timeout_ns)
-				return stall_error(w, "the last send completions", q, measure);
-		}
-	}
+	if (lat_drain(w, measure))
+		return -1;
 	phase_record(w, measure, t_start, t_end, win, done);
 	return 0;
 }
@@ -946,14 +1015,26 @@ void *worker_client_main(void *arg)
 	const struct rb_test *t = &c->t;
 	int (*phase)(struct rb_worker *, uint64_t, uint64_t, bool) =
 		t->test == RB_TEST_LAT ? lat_phase : w->pslot ? bw_phase_poll : bw_phase;
+	/* perf counters of this thread (perfcount.h): opened before the
+	 * warm-up, read just before and just after the measured phase (one
+	 * read(2) per event at each end, outside the phase) */
+	struct perfcount pc;
+	pc_open(&pc, NULL, NULL);
 
 	if (t->warmup_iters || t->warmup_ms)
 		if (phase(w, t->warmup_iters, t->warmup_ms * 1000000ull, false))
 			goto out;
 	if (barrier(w))
 		goto out;
+	const uint64_t pc_ops0 = w->ops_total, pc_t0 = timing_now_ns();
+	pc_start(&pc);
 	(void)phase(w, t->iters, t->duration_ms * 1000000ull, true);
+	pc_stop(&pc, &w->pc);
+	w->pc_span_ns = timing_now_ns() - pc_t0;
+	w->pc_ops = w->ops_total - pc_ops0;
+	w->pc_done = true;
 out:
+	pc_close(&pc);
 	if (w->rc)
 		atomic_store(&c->stop, 1); /* one thread failed: the others stop too */
 	atomic_fetch_add(&c->finished, 1);
@@ -1042,9 +1123,11 @@ void *worker_server_main(void *arg)
 
 	for (unsigned k = 0; k < w->nqp; k++)
 		w->qps[k].posted = w->qps[k].completed = 0;
-	if (verb_needs_recv(t->verb))
+	enum rb_verb_serve serve = verb_row(t->verb)->serve;
+
+	if (serve == RB_SERVE_RECVS)
 		(void)serve_recvs(w);
-	else if (t->test == RB_TEST_LAT && t->verb == RB_VERB_WRITE)
+	else if (t->test == RB_TEST_LAT && serve == RB_SERVE_PONG_LAT)
 		(void)serve_write_pong(w);
 	return NULL;
 }
@@ -1173,12 +1256,11 @@ uint64_t ctx_check_client_buffers(struct rb_ctx *c, char *note, size_t notelen)
 
 	if (c->lay.poll_slots)
 		return check_read_slots(c, note, notelen);
-	if (t->verb == RB_VERB_READ)
-		return check_region(c, RB_ROLE_SERVER, t->size, note, notelen);
-	if (t->test == RB_TEST_LAT && t->verb == RB_VERB_WRITE)
-		return check_region(c, RB_ROLE_SERVER, t->size - 1, note, notelen);
-	if (t->test == RB_TEST_LAT && t->verb == RB_VERB_WRITE_IMM)
-		return check_region(c, RB_ROLE_SERVER, t->size, note, notelen);
+	const struct rb_verb_row *row = verb_row(t->verb);
+	uint64_t len;
+
+	if (row->region_check && row->region_check(false, t->test == RB_TEST_LAT, t->size, &len))
+		return check_region(c, RB_ROLE_SERVER, len, note, notelen);
 	return 0;
 }
 
@@ -1192,10 +1274,10 @@ uint64_t ctx_check_server_buffers(struct rb_ctx *c, uint64_t *sum, char *note, s
 			*sum += *(volatile uint64_t *)(c->buf + c->lay.counters_off + i * t->stride);
 		return 0;
 	}
-	if (t->verb == RB_VERB_WRITE)
-		return check_region(c, RB_ROLE_CLIENT, t->test == RB_TEST_LAT ? t->size - 1 : t->size,
-				    note, notelen);
-	if (t->verb == RB_VERB_WRITE_IMM)
-		return check_region(c, RB_ROLE_CLIENT, t->size, note, notelen);
+	const struct rb_verb_row *row = verb_row(t->verb);
+	uint64_t len;
+
+	if (row->region_check && row->region_check(true, t->test == RB_TEST_LAT, t->size, &len))
+		return check_region(c, RB_ROLE_CLIENT, len, note, notelen);
 	return 0;
 }

@@ -24,6 +24,41 @@
 #include "plan.h"
 #include "timing.h"
 
+/*
+ * --inline on, QP creation refused: find by bisection the largest inline
+ * size the device accepts with the attributes ia, to name both values.
+ * -1 with err (c->refused) when that is the cause; 0 when it is not (no
+ * size at all worked), errno kept for the caller's own message.
+ */
+static int inline_refused(struct rb_ctx *c, struct ibv_qp_init_attr ia, char *err, size_t errlen)
+{
+	int e = errno;
+	uint32_t lo = 0, hi = c->inline_req;
+	bool any = false;
+
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		ia.cap.max_inline_data = mid;
+		struct ibv_qp *probe = ibv_create_qp(c->pd, &ia);
+		if (probe) {
+			ibv_destroy_qp(probe);
+			lo = mid;
+			any = true;
+		} else {
+			hi = mid;
+		}
+	}
+	c->refused = any || lo == 0;
+	if (c->refused)
+		return rb_fail(err, errlen,
+			    "--inline on with size %llu: the device refused max_inline_data %u "
+			    "(ibv_create_qp: %s); the largest it accepts is %u bytes; use "
+			    "--inline auto|off or -m <= %u", (unsigned long long)c->t.size,
+			    c->inline_req, strerror(e), lo, lo);
+	errno = e;
+	return 0;
+}
+
 int qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q, struct rdma_cm_id *id,
 	      char *err, size_t errlen)
 {
@@ -70,32 +105,9 @@ int qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q, struct rdm
 			q->qp = ibv_create_qp(c->pd, &ia);
 		}
 	}
-	if (!q->qp && c->inline_req && t->inline_mode == RB_INLINE_ON) {
-		/* on: find the largest inline size the device accepts, to name both values. */
-		int e = errno;
-		uint32_t lo = 0, hi = c->inline_req;
-		bool any = false;
-		while (hi - lo > 1) {
-			uint32_t mid = lo + (hi - lo) / 2;
-			ia.cap.max_inline_data = mid;
-			struct ibv_qp *probe = ibv_create_qp(c->pd, &ia);
-			if (probe) {
-				ibv_destroy_qp(probe);
-				lo = mid;
-				any = true;
-			} else {
-				hi = mid;
-			}
-		}
-		c->refused = any || lo == 0;
-		if (c->refused)
-			return rb_fail(err, errlen,
-				    "--inline on with size %llu: the device refused max_inline_data %u "
-				    "(ibv_create_qp: %s); the largest it accepts is %u bytes; use "
-				    "--inline auto|off or -m <= %u", (unsigned long long)t->size,
-				    c->inline_req, strerror(e), lo, lo);
-		errno = e;
-	}
+	if (!q->qp && c->inline_req && t->inline_mode == RB_INLINE_ON &&
+	    inline_refused(c, ia, err, errlen))
+		return -1;
 	if (!q->qp)
 		return rb_fail(err, errlen,
 			    "ibv_create_qp(%s, send %u, recv %u, inline %u) for thread %u QP %u failed: "
@@ -105,7 +117,7 @@ int qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q, struct rdm
 			    c->dev->attr.max_qp_wr, c->dev->attr.max_qp,
 			    c->inline_req ? "; with --inline on, the size may exceed the device's "
 					    "inline cap: try --inline off" : "");
-	/* What the QP actually granted: a device may grant less than asked. */
+	/* What the QP actually granted: never trust the request. */
 	if (ibv_query_qp(q->qp, &qa, IBV_QP_CAP, &qia))
 		return rb_fail(err, errlen, "ibv_query_qp(IBV_QP_CAP, qpn 0x%x) failed: %s",
 			    q->qp->qp_num, strerror(errno));
@@ -115,11 +127,11 @@ int qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q, struct rdm
 }
 
 /* The one rule for both the MR and the QPs (IB spec 10.6.3.2 / 11.2.8.1;
- * plan_access): the server grants what the verb needs; the client is a
+ * verb_access, the verb table): the server grants what the verb needs; the client is a
  * target only of the WRITE ping-pong replies. */
 int qp_access(const struct rb_ctx *c)
 {
-	return plan_access(c->role, c->t.verb, c->t.test);
+	return verb_access(c->t.verb, c->role == RB_ROLE_SERVER, c->t.test == RB_TEST_LAT);
 }
 
 int qp_to_init(struct rb_ctx *c, struct rb_qp *q, char *err, size_t errlen)
@@ -251,6 +263,7 @@ int qp_to_rtr_rts(struct rb_ctx *c, struct rb_qp *q, const struct ctrl_setup *r,
 void qp_set_remote(struct rb_ctx *c, struct rb_qp *q)
 {
 	const struct rb_test *t = &c->t;
+	const struct rb_verb_row *row = verb_row(t->verb);
 
 	q->remote_send = c->remote.buf_addr + c->lay.regions_off +
 			 (uint64_t)q->gindex * c->lay.region_len;
@@ -268,9 +281,9 @@ void qp_set_remote(struct rb_ctx *c, struct rb_qp *q)
 		} else if (verb_is_atomic(t->verb)) {
 			wr->wr.atomic.remote_addr = c->remote.buf_addr + c->lay.counters_off;
 			wr->wr.atomic.rkey = c->remote.rkey;
-			wr->wr.atomic.compare_add = t->verb == RB_VERB_FETCH_ADD ? 1 : 0;
 			wr->wr.atomic.swap = 1;
-		} else if (t->verb == RB_VERB_READ) {
+			row->atomic_operands(wr, 0);
+		} else if (row->slot == RB_SLOT_RECV) {  /* READ: from the peer's send slot */
 			wr->wr.rdma.remote_addr = q->remote_send;
 			wr->wr.rdma.rkey = c->remote.rkey;
 		} else {
@@ -280,7 +293,7 @@ void qp_set_remote(struct rb_ctx *c, struct rb_qp *q)
 	}
 	/* The server's ping-pong replies: WRITE back, or SEND / WRITE_IMM back. */
 	if (c->role == RB_ROLE_SERVER && t->transport != RB_TR_UD &&
-	    (t->verb == RB_VERB_WRITE || t->verb == RB_VERB_WRITE_IMM)) {
+	    (row->client_lat_access & IBV_ACCESS_REMOTE_WRITE)) {
 		q->swr[0].wr.rdma.remote_addr = q->remote_recv;
 		q->swr[0].wr.rdma.rkey = c->remote.rkey;
 	}

@@ -17,8 +17,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pcie_host.h"
+#include "pcie_model.h"
 #include "report.h"
-#include "session.h"
+#include "log.h"
 #include "timing.h"
 #include "units.h"
 
@@ -324,152 +326,373 @@ static void set_us(struct row *r, const char *col, double ns, double div)
 	row_set_double(r, col, isnan(ns) ? NAN : units_ns_to_us(ns / div), 3);
 }
 
-void report_build_row(struct row *r, const struct rb_point_info *p, int thread,
-		      const struct rb_measure *m)
+/* The model's configuration for a row's test; -1 with why in why when the
+ * verb is not in the model. Mapping (docs/model.md): postlist 1 is posted
+ * WQE-by-MMIO (the mlx drivers write a lone WQE through the BlueFlame
+ * register), a larger postlist is one doorbell per postlist. */
+static int model_config(const struct rb_test *t, int inline_used, struct pm_config *c,
+			const char **why)
+{
+	*c = pm_config_default();
+	/* the model names its operations as the verb table does */
+	if (pm_verb_parse(verb_name(t->verb), &c->verb) != 0) {
+		*why = "the PCIe model has no write_imm or atomics";
+		return -1;
+	}
+	c->transport = t->transport == RB_TR_UD ? PM_UD : t->transport == RB_TR_UC ? PM_UC : PM_RC;
+	c->size_bytes = (unsigned long)t->size;
+	c->inline_payload = inline_used == 1;
+	c->postlist = t->postlist ? (unsigned)t->postlist : 1;
+	c->wqe_by_mmio = c->postlist == 1;
+	c->signal_interval = t->signal_interval ? (unsigned)t->signal_interval : 1;
+	return 0;
+}
+
+/*
+ * The PCIe model's columns (docs/csv.md, "PCIe model"), after the perf
+ * columns: this host's bus bytes per op and limit from its device's link
+ * (sysfs; empty with model_reason when there is no PCI device, e.g.
+ * soft-RoCE), measured / limit on the process row, the same limit on the
+ * paper's link for reference, and model_link (never empty: the last column).
+ */
+/* The model's answer for a row's configuration: on the paper's link (ok)
+ * and on this host's (have_host), or why not (why, note). */
+struct model_view {
+	bool ok, have_host;
+	struct pm_result rp, rh;
+	struct pm_link host;
+	const char *why;
+	char note[ROW_VAL_LEN];
+	char err[128];
+};
+
+static void model_view(const struct rb_point_info *p, struct model_view *v)
+{
+	struct pm_config c;
+	struct pm_link paper = pm_link_paper();
+	v->why = "";
+	v->note[0] = '\0';
+	v->host = paper;
+	v->have_host = false;
+	v->ok = model_config(p->t, p->inline_used, &c, &v->why) == 0 &&
+		pm_run(&c, &paper, &v->rp, v->err, sizeof(v->err)) == 0;
+	if (!v->ok && v->why[0] == '\0')
+		v->why = v->err;
+	if (v->ok && p->dev != NULL)
+		v->have_host = pcie_host_link(NULL, p->dev->name, &v->host, v->note, sizeof(v->note)) == 1 &&
+			       pm_run(&c, &v->host, &v->rh, v->err, sizeof(v->err)) == 0;
+	else if (v->ok)
+		snprintf(v->note, sizeof(v->note), "no RDMA device for this row: the paper's link only");
+}
+
+/* "link (responder)": what binds a result, and on which side. */
+static void bound_text(const struct pm_result *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s (%s)",
+		 pm_bound_name(r->limit_is_responder ? r->responder.bound : r->requester.bound),
+		 r->limit_is_responder ? "responder" : "requester");
+}
+
+int report_explain(const struct rb_point_info *p, const struct rb_measure *m, char *out, size_t len)
+{
+	struct model_view v;
+	char bound[64], trouble[512] = "";
+	size_t n = 0;
+	bool meas = m && m->valid && m->duration_s > 0;
+	double mops = meas ? units_mops(m->ops, m->duration_s) : NAN;
+
+	model_view(p, &v);
+#define EXPLAIN_ADD(...) \
+	do { \
+		if (n < len) \
+			n += (size_t)snprintf(out + n, len - n, __VA_ARGS__); \
+	} while (0)
+	out[0] = '\0';
+	if (meas)
+		EXPLAIN_ADD("%.4g Mops", mops);
+	else
+		EXPLAIN_ADD("not measured");
+	if (!v.ok) {
+		EXPLAIN_ADD("; PCIe model: %s", v.why);
+	} else if (v.have_host) {
+		bound_text(&v.rh, bound, sizeof(bound));
+		EXPLAIN_ADD("; PCIe limit %.4g Mops, %s-bound", v.rh.limit_mops, bound);
+		if (meas)
+			EXPLAIN_ADD(" (%.0f %% of it)", 100.0 * mops / v.rh.limit_mops);
+	} else {
+		bound_text(&v.rp, bound, sizeof(bound));
+		EXPLAIN_ADD("; no PCI device: CPU/software-bound (paper's link: %.4g Mops, %s)",
+			    v.rp.limit_mops, bound);
+	}
+	const struct pc_sample *s = meas ? m->pc : NULL;
+	if (s && s->valid[PC_TASK_CLOCK] && m->pc_ops > 0) {
+		double ns = (double)s->value[PC_TASK_CLOCK] / (double)m->pc_ops;
+		if (ns >= 100)
+			EXPLAIN_ADD("; client CPU %.0f ns/op", ns);
+		else
+			EXPLAIN_ADD("; client CPU %.3g ns/op", ns);
+	}
+	else
+		EXPLAIN_ADD("; client CPU not counted");
+	EXPLAIN_ADD(", server CPU not counted");
+	if (!p->have_counters)
+		EXPLAIN_ADD("; port counters not read");
+	else if (report_trouble(&p->before, &p->after, trouble, sizeof(trouble)) > 0)
+		EXPLAIN_ADD("; trouble: %s", trouble);
+	else
+		EXPLAIN_ADD("; no trouble counter moved");
+#undef EXPLAIN_ADD
+	return n < len ? 0 : -1;
+}
+
+static void set_model_columns(struct row *r, const struct rb_point_info *p, int thread,
+			      const struct rb_measure *m)
+{
+	static const char *const host_cols[] = { "model_bus_bytes_per_op", "model_limit_mops",
+		"model_bound", "measured_over_limit" };
+	struct model_view v;
+	char buf[64];
+
+	model_view(p, &v);
+	if (v.have_host) {
+		const struct pm_side *s = &v.rh.requester;
+		row_set_fmt(r, "model_bus_bytes_per_op", "%.6g", s->down_total + s->up_total);
+		set_rate(r, "model_limit_mops", v.rh.limit_mops);
+		bound_text(&v.rh, buf, sizeof(buf));
+		row_set_str(r, "model_bound", buf);
+		bool meas = thread < 0 && m && m->valid && m->duration_s > 0;
+		set_rate(r, "measured_over_limit",
+			 meas ? units_mops(m->ops, m->duration_s) / v.rh.limit_mops : NAN);
+	} else {
+		for (size_t i = 0; i < sizeof(host_cols) / sizeof(host_cols[0]); i++)
+			row_set_na(r, host_cols[i]);
+	}
+	if (v.ok) {
+		set_rate(r, "model_paper_limit_mops", v.rp.limit_mops);
+		bound_text(&v.rp, buf, sizeof(buf));
+		row_set_str(r, "model_paper_bound", buf);
+	} else {
+		row_set_na(r, "model_paper_limit_mops");
+		row_set_na(r, "model_paper_bound");
+	}
+	row_set_text(r, "model_reason", v.ok ? v.note : v.why);
+	/* the --explain summary of the process row (cut at the value size) */
+	char ex[1024] = "";
+	if (thread < 0)
+		(void)report_explain(p, m, ex, sizeof(ex));
+	row_set_text(r, "explain", ex);
+	if (v.have_host) {
+		snprintf(buf, sizeof(buf), "pcie%ux%u mps%u mrrs%u", v.host.gen, v.host.lanes, v.host.mps,
+			 v.host.mrrs);
+		row_set_str(r, "model_link", buf);
+	} else {
+		row_set_str(r, "model_link", "none");
+	}
+}
+
+/*
+ * The perf counter columns (docs/csv.md, "CPU and perf counters"), added
+ * after accel: each event's count over the measured phase, the phase's ops,
+ * CPU use in percent of one CPU, per-op figures; perf_reason says why an
+ * event is empty (the first empty one's reason), perf_counted names the
+ * counted events ("none"; never empty).
+ */
+static void set_perf_columns(struct row *r, const struct rb_measure *m)
+{
+	static const char *const cols[PC_NEVENTS] = {
+		"perf_task_clock_ns", "perf_context_switches", "perf_cpu_migrations",
+		"perf_page_faults", "perf_cycles", "perf_instructions", "perf_cache_misses",
+	};
+	const struct pc_sample *s = m ? m->pc : NULL;
+	char counted[ROW_VAL_LEN] = "";
+	const char *reason = s ? "" : "no perf counters for this row (the point failed before its window)";
+
+	for (int i = 0; i < PC_NEVENTS; i++) {
+		if (s && s->valid[i]) {
+			row_set_u64(r, cols[i], s->value[i]);
+			size_t n = strlen(counted);
+			snprintf(counted + n, sizeof(counted) - n, "%s%s", n ? "+" : "",
+				 pc_event_name((enum pc_event)i));
+		} else {
+			row_set_na(r, cols[i]);
+			if (s && reason[0] == '\0')
+				reason = s->reason[i];
+		}
+	}
+	if (s)
+		row_set_u64(r, "perf_ops", m->pc_ops);
+	else
+		row_set_na(r, "perf_ops");
+	struct pc_per_op po = { NAN, NAN, NAN };
+	if (s)
+		pc_per_op(s, m->pc_ops, &po);
+	bool clk = s && s->valid[PC_TASK_CLOCK] && m->pc_span_s > 0;
+	row_set_double(r, "cpu_util_pct", clk ? (double)s->value[PC_TASK_CLOCK] / 1e7 / m->pc_span_s : NAN, 1);
+	set_rate(r, "cpu_ns_per_op", po.cpu_ns_per_op);
+	set_rate(r, "instructions_per_op", po.instructions_per_op);
+	set_rate(r, "cycles_per_op", po.cycles_per_op);
+	row_set_text(r, "perf_reason", reason);
+	row_set_str(r, "perf_counted", counted[0] ? counted : "none");
+}
+
+
+/* v, or NA when have is false. */
+static void set_u64_if(struct row *r, const char *col, bool have, uint64_t v)
+{
+	if (have)
+		row_set_u64(r, col, v);
+	else
+		row_set_na(r, col);
+}
+
+/* Who measured: the run, the process, the repetition, the thread. */
+static void report_identity(struct row *r, const struct rb_point_info *p, int thread)
 {
 	const struct rb_opts *o = p->o;
-	const struct rb_test *t = p->t;
-	const struct rb_env *e = p->env;
-	const struct rb_dev *d = p->dev;
-	char buf[128];
-	bool lat = m && m->valid && m->hist && hist_count(m->hist) > 0;
-	bool bw = t->test == RB_TEST_BW;
-	bool one_way = !bw && strcmp(verb_lat_kind(t->verb), "one_way") == 0;
-	double div = one_way ? 2.0 : 1.0;
-	const char *kind = bw ? "completion" : verb_lat_kind(t->verb);
 
-	row_init(r);
 	row_set_u64(r, "schema_version", RB_SCHEMA_VERSION);
-	row_set_text(r, "run_id", o->run_id);
-	row_set_u64(r, "proc_index", o->proc_index);
+	row_set_text(r, RB_OPTS_COL(run_id), o->run_id);
+	row_set_u64(r, RB_OPTS_COL(proc_index), o->proc_index);
 	row_set_str(r, "role", "client");
-	row_set_text(r, "host", e->host);
-	row_set_u64(r, "rep", t->rep);
+	row_set_text(r, "host", p->env->host);
+	row_set_u64(r, "rep", p->t->rep);
 	if (thread < 0)
 		row_set_str(r, "thread", "all");
 	else
 		row_set_u64(r, "thread", (uint64_t)thread);
-	/* config: every knob, effective values */
-	row_set_str(r, "verb", verb_name(t->verb));
-	row_set_str(r, "transport", transport_name(t->transport));
-	row_set_str(r, "test", testkind_name(t->test));
-	row_set_u64(r, "size_bytes", t->size);
-	if (t->iters)
-		row_set_u64(r, "iters", t->iters);
-	else
-		row_set_na(r, "iters");
-	if (t->duration_ms)
-		row_set_double(r, "duration_req_s", (double)t->duration_ms / 1000.0, 3);
-	else
-		row_set_na(r, "duration_req_s");
-	row_set_u64(r, "warmup_iters", t->warmup_iters);
-	row_set_double(r, "warmup_s", (double)t->warmup_ms / 1000.0, 3);
-	row_set_u64(r, "threads", t->threads);
-	row_set_u64(r, "qps_per_thread", t->qps_per_thread);
-	row_set_u64(r, "emulated_peers", t->emulated_peers);
-	row_set_u64(r, "qps_total", test_qps_per_thread(t) * t->threads);
-	row_set_u64(r, "postlist", t->postlist);
-	row_set_u64(r, "signal_interval", t->signal_interval);
-	row_set_str(r, "inline", p->inline_used < 0 ? "" : p->inline_used ? "on" : "off");
-	row_set_str(r, "inline_mode", inline_name(t->inline_mode));
-	if (p->inline_used >= 0)
-		row_set_u64(r, "inline_cap", p->inline_cap);
-	else
-		row_set_na(r, "inline_cap");
-	row_set_u64(r, "window", t->window);
-	row_set_u64(r, "sq_depth", t->sq_depth);
-	row_set_u64(r, "rq_depth", t->rq_depth);
-	if (p->cq_depth)
-		row_set_u64(r, "cq_depth", p->cq_depth);
-	else
-		row_set_na(r, "cq_depth");
-	if (p->path_mtu)
-		row_set_u64(r, "path_mtu", p->path_mtu);
-	else
-		row_set_na(r, "path_mtu");
-	row_set_u64(r, "ack_timeout", t->ack_timeout);
-	row_set_u64(r, "retry_cnt", t->retry_cnt);
-	row_set_u64(r, "rnr_retry", t->rnr_retry);
-	row_set_u64(r, "min_rnr_timer", t->min_rnr_timer);
-	if (p->rd_atomic)
-		row_set_u64(r, "max_rd_atomic", p->rd_atomic);
-	else
-		row_set_na(r, "max_rd_atomic");
-	if (verb_is_atomic(t->verb)) {
-		row_set_u64(r, "atomic_counters", t->atomic_counters);
-		row_set_u64(r, "stride_bytes", t->stride);
-		row_set_str(r, "access", access_name(t->access));
-	} else {
-		row_set_na(r, "atomic_counters");
-		row_set_na(r, "stride_bytes");
-		row_set_na(r, "access");
-	}
-	if (verb_needs_recv(t->verb))
-		row_set_u64(r, "recv_batch", t->recv_batch);
-	else
-		row_set_na(r, "recv_batch");
-	row_set_u64(r, "validate", t->validate);
-	row_set_str(r, "connect", t->use_cm ? "rdma_cm" : "tcp");
-	if (o->ncpus > 0) {
-		size_t off = 0;
-		buf[0] = '\0';
-		for (int i = 0; i < o->ncpus && off < sizeof(buf) - 8; i++)
-			off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%d", i ? " " : "",
-						o->cpus[i]);
-		row_set_text(r, "cpus", buf);
-	} else {
-		row_set_str(r, "cpus", o->cpus_spread ? "spread" : "");
-	}
-	row_set_u64(r, "seed", t->seed);
+}
 
-	/* metrics */
-	bool meas = m && m->valid;
-	row_set_double(r, "duration_s", meas ? m->duration_s : NAN, 6);
-	if (meas) {
-		row_set_u64(r, "ops", m->ops);
-		row_set_u64(r, "bytes", m->bytes);
-	} else {
-		row_set_na(r, "ops");
-		row_set_na(r, "bytes");
+/* "0 2 3" from --cpus, "spread", or "" (not pinned). */
+static void set_cpus(struct row *r, const struct rb_opts *o)
+{
+	char buf[128];
+	size_t off = 0;
+
+	if (o->ncpus <= 0) {
+		row_set_str(r, RB_OPTS_COL(cpus), o->cpus_spread ? "spread" : "");
+		return;
 	}
+	buf[0] = '\0';
+	for (int i = 0; i < o->ncpus && off < sizeof(buf) - 8; i++)
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%d", i ? " " : "", o->cpus[i]);
+	row_set_text(r, RB_OPTS_COL(cpus), buf);
+}
+
+/*
+ * Config: every knob, effective values. A knob's column name is its row's
+ * in the knob table (RB_TEST_COL/RB_OPTS_COL, bench/options.c); the order
+ * here is the CSV's (docs/csv.md), with the derived columns between.
+ */
+static void report_config(struct row *r, const struct rb_point_info *p)
+{
+	const struct rb_test *t = p->t;
+	bool atomic = verb_is_atomic(t->verb);
+
+	row_set_str(r, RB_TEST_COL(verb), verb_name(t->verb));
+	row_set_str(r, RB_TEST_COL(transport), transport_name(t->transport));
+	row_set_str(r, RB_TEST_COL(test), testkind_name(t->test));
+	row_set_u64(r, RB_TEST_COL(size), t->size);
+	set_u64_if(r, RB_TEST_COL(iters), t->iters, t->iters);
+	row_set_double(r, RB_TEST_COL(duration_ms),
+		       t->duration_ms ? (double)t->duration_ms / 1000.0 : NAN, 3);
+	row_set_u64(r, RB_TEST_COL(warmup_iters), t->warmup_iters);
+	row_set_double(r, RB_TEST_COL(warmup_ms), (double)t->warmup_ms / 1000.0, 3);
+	row_set_u64(r, RB_TEST_COL(threads), t->threads);
+	row_set_u64(r, RB_TEST_COL(qps_per_thread), t->qps_per_thread);
+	row_set_u64(r, RB_TEST_COL(emulated_peers), t->emulated_peers);
+	row_set_u64(r, "qps_total", test_qps_per_thread(t) * t->threads);
+	row_set_u64(r, RB_TEST_COL(postlist), t->postlist);
+	row_set_u64(r, RB_TEST_COL(signal_interval), t->signal_interval);
+	row_set_str(r, "inline", p->inline_used < 0 ? "" : p->inline_used ? "on" : "off");
+	row_set_str(r, RB_TEST_COL(inline_mode), inline_name(t->inline_mode));
+	set_u64_if(r, "inline_cap", p->inline_used >= 0, p->inline_cap);
+	row_set_u64(r, RB_TEST_COL(window), t->window);
+	row_set_u64(r, RB_TEST_COL(sq_depth), t->sq_depth);
+	row_set_u64(r, RB_TEST_COL(rq_depth), t->rq_depth);
+	/* granted or negotiated: the value the point ran with */
+	set_u64_if(r, RB_TEST_COL(cq_depth), p->cq_depth, p->cq_depth);
+	set_u64_if(r, RB_TEST_COL(mtu), p->path_mtu, p->path_mtu);
+	row_set_u64(r, RB_TEST_COL(ack_timeout), t->ack_timeout);
+	row_set_u64(r, RB_TEST_COL(retry_cnt), t->retry_cnt);
+	row_set_u64(r, RB_TEST_COL(rnr_retry), t->rnr_retry);
+	row_set_u64(r, RB_TEST_COL(min_rnr_timer), t->min_rnr_timer);
+	set_u64_if(r, RB_TEST_COL(max_rd_atomic), p->rd_atomic, p->rd_atomic);
+	/* atomics only; receives only */
+	set_u64_if(r, RB_TEST_COL(atomic_counters), atomic, t->atomic_counters);
+	set_u64_if(r, RB_TEST_COL(stride), atomic, t->stride);
+	if (atomic)
+		row_set_str(r, RB_TEST_COL(access), access_name(t->access));
+	else
+		row_set_na(r, RB_TEST_COL(access));
+	set_u64_if(r, RB_TEST_COL(recv_batch), verb_needs_recv(t->verb), t->recv_batch);
+	row_set_u64(r, RB_TEST_COL(validate), t->validate);
+	row_set_str(r, RB_TEST_COL(use_cm), t->use_cm ? "rdma_cm" : "tcp");
+	set_cpus(r, p->o);
+	row_set_u64(r, RB_TEST_COL(seed), t->seed);
+}
+
+static const char *const lat_cols[] = {
+	"lat_samples", "lat_min_us", "lat_p50_us", "lat_p90_us", "lat_p99_us", "lat_p999_us",
+	"lat_max_us", "lat_mean_us", "lat_stdev_us", "rtt_p50_us", "rtt_mean_us",
+};
+
+/* The latency columns: the kind of lat_kind (one-way kinds halved), and
+ * the round trip itself. */
+static void report_latency(struct row *r, const struct rb_test *t, const struct rb_measure *m)
+{
+	bool lat = m && m->valid && m->hist && hist_count(m->hist) > 0;
+	bool bw = t->test == RB_TEST_BW;
+	bool one_way = !bw && strcmp(verb_lat_kind(t->verb), "one_way") == 0;
+	double div = one_way ? 2.0 : 1.0;
+	const struct hist *h = lat ? m->hist : NULL;
+
+	row_set_str(r, "lat_kind", lat ? (bw ? "completion" : verb_lat_kind(t->verb)) : "");
+	if (!lat) {
+		for (size_t i = 0; i < sizeof(lat_cols) / sizeof(lat_cols[0]); i++)
+			row_set_na(r, lat_cols[i]);
+		return;
+	}
+	row_set_u64(r, "lat_samples", hist_count(h));
+	set_us(r, "lat_min_us", hist_min(h), div);
+	set_us(r, "lat_p50_us", hist_percentile(h, 50), div);
+	set_us(r, "lat_p90_us", hist_percentile(h, 90), div);
+	set_us(r, "lat_p99_us", hist_percentile(h, 99), div);
+	set_us(r, "lat_p999_us", hist_percentile(h, 99.9), div);
+	set_us(r, "lat_max_us", hist_max(h), div);
+	set_us(r, "lat_mean_us", hist_mean(h), div);
+	set_us(r, "lat_stdev_us", hist_stdev(h), div);
+	set_us(r, "rtt_p50_us", hist_percentile(h, 50), 1.0);
+	set_us(r, "rtt_mean_us", hist_mean(h), 1.0);
+}
+
+/* Metrics: the window, the rates, latency, and the per-verb results. */
+static void report_metrics(struct row *r, const struct rb_point_info *p, int thread,
+			   const struct rb_measure *m)
+{
+	const struct rb_test *t = p->t;
+	bool meas = m && m->valid;
+
+	row_set_double(r, "duration_s", meas ? m->duration_s : NAN, 6);
+	set_u64_if(r, "ops", meas, meas ? m->ops : 0);
+	set_u64_if(r, "bytes", meas, meas ? m->bytes : 0);
 	set_rate(r, "mops", meas ? units_mops(m->ops, m->duration_s) : NAN);
 	set_rate(r, "gbps", meas ? units_gbps(m->bytes, m->duration_s) : NAN);
-	row_set_str(r, "lat_kind", lat ? kind : "");
-	if (lat) {
-		const struct hist *h = m->hist;
-		row_set_u64(r, "lat_samples", hist_count(h));
-		set_us(r, "lat_min_us", hist_min(h), div);
-		set_us(r, "lat_p50_us", hist_percentile(h, 50), div);
-		set_us(r, "lat_p90_us", hist_percentile(h, 90), div);
-		set_us(r, "lat_p99_us", hist_percentile(h, 99), div);
-		set_us(r, "lat_p999_us", hist_percentile(h, 99.9), div);
-		set_us(r, "lat_max_us", hist_max(h), div);
-		set_us(r, "lat_mean_us", hist_mean(h), div);
-		set_us(r, "lat_stdev_us", hist_stdev(h), div);
-		set_us(r, "rtt_p50_us", hist_percentile(h, 50), 1.0);
-		set_us(r, "rtt_mean_us", hist_mean(h), 1.0);
-	} else {
-		static const char *const na[] = {
-			"lat_samples", "lat_min_us", "lat_p50_us", "lat_p90_us", "lat_p99_us",
-			"lat_p999_us", "lat_max_us", "lat_mean_us", "lat_stdev_us", "rtt_p50_us",
-			"rtt_mean_us",
-		};
-		for (size_t i = 0; i < sizeof(na) / sizeof(na[0]); i++)
-			row_set_na(r, na[i]);
-	}
+	report_latency(r, t, m);
 	row_set_double(r, "setup_us_per_qp", thread < 0 ? p->setup_us_per_qp : NAN, 2);
-	if (meas && t->verb == RB_VERB_CMP_SWAP)
+	if (meas && verb_row(t->verb)->counts_success)
 		row_set_u64(r, "atomic_success", m->atomic_success);
 	else
 		row_set_na(r, "atomic_success");
-	if (thread < 0 && p->have_server && verb_needs_recv(t->verb))
-		row_set_u64(r, "server_recvs", p->server.recvs);
-	else
-		row_set_na(r, "server_recvs");
+	set_u64_if(r, "server_recvs", thread < 0 && p->have_server && verb_needs_recv(t->verb),
+		   p->server.recvs);
 	row_set_str(r, "check", thread >= 0 || !t->validate ? "" :
 			       p->checked == 1 ? "pass" : p->checked == 2 ? "fail" : "");
+}
 
-	/* port counters around the window (whole port: both directions, all QPs) */
+/* Port counters around the window (whole port: both directions, all QPs;
+ * process row only). */
+static void report_counters(struct row *r, const struct rb_point_info *p, int thread)
+{
 	static const char *const xp[] = { "counters/port_xmit_packets", "hw_counters/sent_pkts", NULL };
 	static const char *const rp[] = { "counters/port_rcv_packets", "hw_counters/rcvd_pkts", NULL };
 	static const char *const xb[] = { "counters/port_xmit_data", NULL };
@@ -477,9 +700,9 @@ void report_build_row(struct row *r, const struct rb_point_info *p, int thread,
 	static const char *const seq[] = { "hw_counters/out_of_seq_request",
 		"hw_counters/rcvd_seq_err", "hw_counters/out_of_sequence",
 		"hw_counters/packet_seq_err", "hw_counters/implied_nak_seq_err", NULL };
-	bool ctr = thread < 0;
 	struct rb_point_info none = { .have_counters = false };
-	const struct rb_point_info *cp = ctr ? p : &none;
+	const struct rb_point_info *cp = thread < 0 ? p : &none;
+
 	set_counter(r, "ctr_xmit_pkts", cp, xp, 1);
 	set_counter(r, "ctr_rcv_pkts", cp, rp, 1);
 	set_counter(r, "ctr_xmit_bytes", cp, xb, 4); /* PMA data counters count 4-byte words */
@@ -488,24 +711,29 @@ void report_build_row(struct row *r, const struct rb_point_info *p, int thread,
 	set_counter(r, "ctr_rnr", cp, rnr_names, 1);
 	set_counter(r, "ctr_seq_err", cp, seq, 1);
 	set_counter(r, "ctr_dup", cp, dup_names, 1);
+}
 
-	row_set_str(r, "status", p->status);
-	row_set_text(r, "reason", p->reason ? p->reason : "");
+/* Environment: the device and port, the host, the build, the clock, the time. */
+static void report_environment(struct row *r, const struct rb_point_info *p)
+{
+	static const char *const na[] = { "ib_port", "fw_ver", "link_layer", "active_mtu",
+					  "gid_index", "gid_type", "gid" };
+	const struct rb_dev *d = p->dev;
+	const struct rb_env *e = p->env;
+	char buf[64];
+	struct tm tm;
+	time_t now = time(NULL);
 
-	/* environment */
 	row_set_text(r, "device", d ? d->name : "");
 	if (d) {
-		char gid[64];
 		row_set_u64(r, "ib_port", d->port);
 		row_set_text(r, "fw_ver", d->attr.fw_ver);
 		row_set_str(r, "link_layer", dev_link_layer_name(d->link_layer));
 		row_set_u64(r, "active_mtu", d->active_mtu);
 		row_set_u64(r, "gid_index", (uint64_t)d->gid_index);
 		row_set_str(r, "gid_type", dev_gid_type_name(d->gid_type));
-		row_set_text(r, "gid", dev_gid_str(d->gid.raw, gid, sizeof(gid)));
+		row_set_text(r, "gid", dev_gid_str(d->gid.raw, buf, sizeof(buf)));
 	} else {
-		static const char *const na[] = { "ib_port", "fw_ver", "link_layer", "active_mtu",
-						  "gid_index", "gid_type", "gid" };
 		for (size_t i = 0; i < sizeof(na) / sizeof(na[0]); i++)
 			row_set_na(r, na[i]);
 	}
@@ -513,24 +741,32 @@ void report_build_row(struct row *r, const struct rb_point_info *p, int thread,
 	row_set_text(r, "cpu_model", e->cpu_model);
 	row_set_text(r, "git_rev", e->git_rev);
 	row_set_str(r, "clock", e->clock);
-	time_t now = time(NULL);
-	struct tm tm;
 	gmtime_r(&now, &tm);
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	row_set_str(r, "timestamp", buf);
-	/* added after timestamp (docs/csv.md: columns added at the end keep schema_version) */
+}
+
+/* Columns added after timestamp (docs/csv.md: columns added at the end keep
+ * schema_version), in the order they were added. */
+static void report_added_columns(struct row *r, const struct rb_point_info *p, int thread,
+				 const struct rb_measure *m)
+{
+	const struct rb_test *t = p->t;
+	const struct rb_env *e = p->env;
+	bool srv = m && m->valid && p->have_offset && m->t_end_ns > m->t_start_ns;
+
 	row_set_text(r, "clocksource", e->clocksource);
 	row_set_double(r, "clock_read_ns", e->clock_read_ns, 1);
-	/* added after clock_read_ns: the --read-completion setting as run (poll only
-	 * on READ bw; cqe everywhere else). Never empty: as the last column, an
-	 * empty value would end every row in a bare comma. */
-	row_set_str(r, "read_completion", read_completion_name(t->read_completion));
+	/* the --read-completion setting as run (poll only on READ bw; cqe
+	 * everywhere else). Never empty: as the last column, an empty value
+	 * would end every row in a bare comma. */
+	row_set_str(r, RB_TEST_COL(read_completion), read_completion_name(t->read_completion));
 	/*
-	 * added after read_completion: the server's receive rate (Table 5 of the
-	 * ATC'16 paper is a RECV rate): receives between the server's first and
-	 * last one over that time (ctrl DONE: recvs, active_ns; warm-up included
-	 * on both sides). The senders' mops can exceed it when UD/UC drop.
-	 * Process row of verbs that consume receives; empty elsewhere.
+	 * the server's receive rate (Table 5 of the ATC'16 paper is a RECV
+	 * rate): receives between the server's first and last one over that
+	 * time (ctrl DONE: recvs, active_ns; warm-up included on both sides).
+	 * The senders' mops can exceed it when UD/UC drop. Process row of verbs
+	 * that consume receives; empty elsewhere.
 	 */
 	if (thread < 0 && p->have_server && verb_needs_recv(t->verb) &&
 	    p->server.recvs > 1 && p->server.active_ns > 0)
@@ -539,22 +775,40 @@ void report_build_row(struct row *r, const struct rb_point_info *p, int thread,
 	else
 		row_set_na(r, "server_recv_mops");
 	/*
-	 * added after server_recv_mops: the start barrier of --procs > 1
-	 * (gate.h). The window's first post and last completion on the
-	 * server's clock (seconds of its CLOCK_MONOTONIC_RAW, ns digits), so
-	 * that the windows of processes on different hosts can be compared;
-	 * the bound on that clock offset; the wait at the barrier; --procs
-	 * (never empty).
+	 * the start barrier of --procs > 1 (gate.h). The window's first post
+	 * and last completion on the server's clock (seconds of its
+	 * CLOCK_MONOTONIC_RAW, ns digits), so that the windows of processes on
+	 * different hosts can be compared; the bound on that clock offset; the
+	 * wait at the barrier; --procs (never empty).
 	 */
 	row_set_double(r, "gate_wait_s", p->gate_wait_s, 6);
-	bool srv = meas && p->have_offset && m->t_end_ns > m->t_start_ns;
 	row_set_double(r, "win_start_srv_s",
 		       srv ? (double)((int64_t)m->t_start_ns + p->clock_offset_ns) / 1e9 : NAN, 9);
 	row_set_double(r, "win_end_srv_s",
 		       srv ? (double)((int64_t)m->t_end_ns + p->clock_offset_ns) / 1e9 : NAN, 9);
 	row_set_double(r, "clock_err_us", p->have_offset ? (double)p->clock_err_ns / 1e3 : NAN, 1);
-	row_set_u64(r, "procs", o->procs);
-	/* added after server_recv_mops: the VM accelerator (tcg, kvm from the
-	 * test bed's rb.accel=; vm; none), never empty (the last column) */
+	row_set_u64(r, RB_OPTS_COL(procs), p->o->procs);
+	/* the VM accelerator (tcg, kvm from the test bed's rb.accel=; vm;
+	 * none), never empty (the last column) */
 	row_set_str(r, "accel", e->accel[0] ? e->accel : "none");
+}
+
+/* One row: identity, config, metrics, counters, status, environment, and
+ * the columns added since, in that fixed order (every row the same header). */
+void report_build_row(struct row *r, const struct rb_point_info *p, int thread,
+		      const struct rb_measure *m)
+{
+	row_init(r);
+	report_identity(r, p, thread);
+	report_config(r, p);
+	report_metrics(r, p, thread, m);
+	report_counters(r, p, thread);
+	row_set_str(r, "status", p->status);
+	row_set_text(r, "reason", p->reason ? p->reason : "");
+	report_environment(r, p);
+	report_added_columns(r, p, thread, m);
+	/* after accel: the perf counters (perfcount.h) and the PCIe model's
+	 * columns (pcie_model.h), model_link last */
+	set_perf_columns(r, m && m->valid ? m : NULL);
+	set_model_columns(r, p, thread, m);
 }

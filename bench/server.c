@@ -21,7 +21,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +36,7 @@
 #include "gate.h"
 #include "errbuf.h"
 #include "guard.h"
+#include "log.h"
 #include "report.h"
 #include "session.h"
 #include "timing.h"
@@ -54,8 +54,6 @@
 #define RECV_QUIET_MIN_MS 50      /* ...nor shorter than this */
 #define RECV_QUIET_GAPS  50       /* ...where 50 mean gaps of the window are shorter than 200 ms */
 
-int rb_quiet;
-
 uint64_t server_recv_quiet_ns(uint64_t duration_ms, uint64_t recvs)
 {
 	const uint64_t lo = RECV_QUIET_MIN_MS * 1000000ull, hi = RECV_QUIET_MS * 1000000ull;
@@ -64,46 +62,6 @@ uint64_t server_recv_quiet_ns(uint64_t duration_ms, uint64_t recvs)
 		return hi;
 	uint64_t gaps = duration_ms * 1000000ull / recvs * RECV_QUIET_GAPS;
 	return gaps < lo ? lo : gaps > hi ? hi : gaps;
-}
-
-static void vlog(const char *prefix, const char *fmt, va_list ap)
-{
-	char line[2048];
-	int n = snprintf(line, sizeof(line), "%s ", prefix);
-	n += vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
-	if (n >= (int)sizeof(line) - 1)
-		n = (int)sizeof(line) - 2;
-	line[n++] = '\n';
-	(void)!write(STDERR_FILENO, line, (size_t)n);
-}
-
-void rb_info(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (rb_quiet)
-		return;
-	va_start(ap, fmt);
-	vlog("INFO", fmt, ap);
-	va_end(ap);
-}
-
-void rb_warn(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vlog("WARN", fmt, ap);
-	va_end(ap);
-}
-
-void rb_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vlog("ERROR", fmt, ap);
-	va_end(ap);
 }
 
 /* What the server saw of one --run-id over all its sessions (fan-in). */
@@ -480,16 +438,8 @@ static int wait_done(struct session *s, struct rb_ctx *c, uint64_t limit_ms, str
 					 ctrl_type_name(m->type), gated ? "DONE" : "GATE or DONE");
 				return -1;
 			}
-			if (rc == -2) {
-				/* keep "peer: reason" but say it was the client */
-				size_t l = strlen(err + 6);
-				const char *pfx = "client reported: ";
-				if (strlen(pfx) + l + 1 > errlen)
-					l = errlen - strlen(pfx) - 1;
-				memmove(err + strlen(pfx), err + 6, l);
-				memcpy(err, pfx, strlen(pfx));
-				err[strlen(pfx) + l] = '\0';
-			}
+			if (rc == -2) /* keep "peer: reason" but say it was the client */
+				rb_reprefix(err, errlen, 6, "client reported: ");
 			return rc ? -1 : 0;
 		}
 		for (unsigned i = 0; i < c->nw; i++)
@@ -521,209 +471,242 @@ static void mark_refused(char *err, size_t errlen)
 	snprintf(err, errlen, "%s", tmp);
 }
 
-/* Serve one point; 0 ok, -1 with err (the session then ends). */
-static int serve_point(struct session *s, const struct rb_test *tin, char *err, size_t errlen)
+/* One point on the server: what its stages share. */
+struct spoint {
+	struct rb_test t;          /* the client's, its --timeout cut to the server's */
+	uint64_t reserved;         /* bytes of --max-mem held (point_admit) */
+	uint64_t done_ms;          /* the wait for the client's DONE (done_limit_ms) */
+	struct rb_ctx c;
+	bool have_ctx;
+	struct rb_dev cmdev;       /* -R: the device on rdma_cm's context */
+	struct rb_cm_session cms;  /* -R only */
+	struct ctrl_msg m;         /* the client's last message (points into s->rb) */
+};
+
+/* Stage 1, validate: the client's point is a valid test, fits this device
+ * and the server's limits; its memory is reserved. -1 with err. */
+static int point_check(struct session *s, struct spoint *p, const struct rb_test *tin,
+		       char *err, size_t errlen)
 {
 	struct server *srv = s->srv;
-	struct rb_test t = *tin;
-	struct rb_ctx c;
-	struct rb_dev cmdev;
-	struct rb_cm_session cms = { 0 };
-	struct ctrl_msg m;
-	struct ctrl_setup mine;
-	struct ctrl_qp_ep *eps = NULL;
-	uint8_t *msg = NULL;
-	uint8_t small[CTRL_HDR_LEN + 256 + CTRL_REASON_CAP];
-	size_t n;
-	int rc = -1;
-	bool active = ctx_side_active(&t, RB_ROLE_SERVER);
 	char e2[512];
-	uint64_t reserved = 0, done_ms;
 
-	if (test_validate(&t, e2, sizeof(e2))) {
+	if (test_validate(&p->t, e2, sizeof(e2))) {
 		snprintf(err, errlen, "%sTEST: %s", RB_REFUSED_PREFIX, e2);
 		return -1;
 	}
 	/* the server's own wait limit: the client's --timeout only shortens it */
-	done_ms = done_limit_ms(tin, &srv->lim);
-	if (t.timeout_ms > (uint64_t)srv->lim.client_timeout_s * 1000u)
-		t.timeout_ms = (uint64_t)srv->lim.client_timeout_s * 1000u;
-	if (test_validate_device(&t, &srv->dev.caps, e2, sizeof(e2))) {
+	p->done_ms = done_limit_ms(tin, &srv->lim);
+	if (p->t.timeout_ms > (uint64_t)srv->lim.client_timeout_s * 1000u)
+		p->t.timeout_ms = (uint64_t)srv->lim.client_timeout_s * 1000u;
+	if (test_validate_device(&p->t, &srv->dev.caps, e2, sizeof(e2))) {
 		snprintf(err, errlen, "%sserver device %s: %s", RB_REFUSED_PREFIX, srv->dev.name, e2);
 		return -1;
 	}
-	if (t.use_cm) {
+	if (p->t.use_cm) {
 		/* rdma_cm's own device context: PD, MR and CQs must live on it. */
 		if (!srv->cm.running) {
 			snprintf(err, errlen, "%s", srv->cm.why);
 			return -1;
 		}
-		cmdev = srv->dev;
-		cmdev.ctx = srv->cm.verbs;
+		p->cmdev = srv->dev;
+		p->cmdev.ctx = srv->cm.verbs;
 	}
 	/* the server's limits, before anything is allocated */
-	if (point_admit(srv, &t, &reserved, err, errlen))
+	return point_admit(srv, &p->t, &p->reserved, err, errlen);
+}
+
+/* -R: accept the client's connect requests for every QP (cm.c), with the
+ * client's SETUP copied out of s->rb first (the wait reuses it). */
+static int point_cm_accept(struct session *s, struct spoint *p, char *err, size_t errlen)
+{
+	struct rb_cm_ctrl ctl = { .fd = s->fd, .rb = &s->rb };
+	struct ctrl_setup cs;
+	uint8_t *qps = NULL;
+
+	if (ctrl_setup_copy(&cs, &p->m.u.setup, &qps, err, errlen))
 		return -1;
-	if (ctx_create(&c, &t, RB_ROLE_SERVER, t.use_cm ? &cmdev : &srv->dev, err, errlen)) {
-		if (c.refused)
+	int rc = cm_server_accept(&s->srv->cm, &p->cms, &p->c, &cs, &ctl, err, errlen);
+	free(qps);
+	if (rc && p->c.refused)
+		mark_refused(err, errlen);
+	return rc;
+}
+
+/* Stage 2, negotiate and set up: the context, SETUP both ways, negotiated,
+ * QPs connected (TCP path or -R) and receives posted. -1 with err. */
+static int point_build(struct session *s, struct spoint *p, char *err, size_t errlen)
+{
+	struct server *srv = s->srv;
+	struct rb_ctx *c = &p->c;
+	const struct rb_test *t = &p->t;
+
+	if (ctx_create(c, t, RB_ROLE_SERVER, t->use_cm ? &p->cmdev : &srv->dev, err, errlen)) {
+		if (c->refused)
 			mark_refused(err, errlen);
-		point_release(srv, reserved);
 		return -1;
 	}
-	if (t.use_cm && cm_session_register(&srv->cm, &cms, c.mr->rkey, (uintptr_t)c.buf, c.nonce,
-					    (const struct sockaddr *)&s->sa,
-					    (uint32_t)c.lay.nqp_total, err, errlen))
-		goto clean_ctx;
-
-	eps = calloc(c.lay.nqp_total, sizeof(*eps));
-	msg = malloc(ctrl_setup_size((uint32_t)c.lay.nqp_total));
-	if (!eps || !msg) {
-		snprintf(err, errlen, "out of memory for the SETUP of %llu QPs",
-			 (unsigned long long)c.lay.nqp_total);
-		goto clean_ctx;
-	}
-	ctx_local_setup(&c, &mine, eps);
-	n = ctrl_encode_setup(msg, ctrl_setup_size(mine.nqp), &mine, eps);
-	if (!n) {
-		snprintf(err, errlen, "internal error: SETUP of %u QPs does not encode", mine.nqp);
-		goto clean_ctx;
-	}
-	if (ctrl_send(s->fd, msg, n, (int)t.timeout_ms, err, errlen))
-		goto clean_ctx;
-	if (ctrl_recv(s->fd, &s->rb, &m, CTRL_SETUP, (int)t.timeout_ms, "the client's SETUP", err,
-		      errlen))
-		goto clean_ctx;
-	if (ctx_negotiate(&c, &m.u.setup, err, errlen)) {
+	p->have_ctx = true;
+	if (t->use_cm && cm_session_register(&srv->cm, &p->cms, c->mr->rkey, (uintptr_t)c->buf,
+					     c->nonce, (const struct sockaddr *)&s->sa,
+					     (uint32_t)c->lay.nqp_total, err, errlen))
+		return -1;
+	if (ctx_send_setup(c, s->fd, (int)t->timeout_ms, err, errlen) ||
+	    ctrl_recv(s->fd, &s->rb, &p->m, CTRL_SETUP, (int)t->timeout_ms, "the client's SETUP",
+		      err, errlen))
+		return -1;
+	if (ctx_negotiate(c, &p->m.u.setup, err, errlen)) {
 		mark_refused(err, errlen); /* every rule of the negotiation refuses a value */
-		goto clean_ctx;
+		return -1;
 	}
-	if (t.use_cm) {
-		struct rb_cm_ctrl ctl = { .fd = s->fd, .rb = &s->rb };
-		/* m.u.setup points into s->rb: copy the QP list out before the wait may reuse it */
-		struct ctrl_setup cs = m.u.setup;
-		uint8_t *qps = malloc((size_t)cs.nqp * CTRL_QP_LEN + 1);
-		if (!qps) {
-			snprintf(err, errlen, "out of memory");
-			goto clean_ctx;
-		}
-		memcpy(qps, cs.qps, (size_t)cs.nqp * CTRL_QP_LEN);
-		cs.qps = qps;
-		int arc = cm_server_accept(&srv->cm, &cms, &c, &cs, &ctl, err, errlen);
-		free(qps);
-		if (arc) {
-			if (c.refused)
-				mark_refused(err, errlen);
-			goto clean_ctx;
-		}
-	} else if (ctx_connect(&c, &m.u.setup, err, errlen) ||
-		   ctx_post_recvs(&c, err, errlen)) {
-		goto clean_ctx;
-	}
-	if (active && workers_start(&c, worker_server_main, err, errlen))
-		goto clean_ctx;
-	if (ctrl_send_simple(s->fd, CTRL_READY, (int)t.timeout_ms, err, errlen))
-		goto clean_workers;
+	if (t->use_cm)
+		return point_cm_accept(s, p, err, errlen);
+	if (ctx_connect(c, &p->m.u.setup, err, errlen) || ctx_post_recvs(c, err, errlen))
+		return -1;
+	return 0;
+}
 
-	if (wait_done(s, &c, done_ms, &m, err, errlen))
-		goto clean_workers;
+/*
+ * Receives may still be in flight after the client's DONE, or lost for
+ * good (UD and UC: no retransmission). Wait until `want` arrived, for at
+ * most RECV_GRACE_MS, and give up earlier once none has arrived for the
+ * quiet time: a lost message never comes, and a job of a sweep should not
+ * pay the whole grace for it. The quiet time is RECV_QUIET_GAPS mean gaps
+ * between receives in the window (duration mode: -D over the receives so
+ * far), within RECV_QUIET_MIN_MS .. RECV_QUIET_MS (a stream of 1,000
+ * receives a second waits 50 ms). A failed worker ends the wait.
+ */
+static void wait_late_recvs(struct rb_ctx *c, uint64_t want)
+{
+	uint64_t now = timing_now_ns();
+	uint64_t until = now + RECV_GRACE_MS * 1000000ull;
+	uint64_t seen = ctx_sum_recvs(c), quiet_since = now;
+	uint64_t quiet_ns = server_recv_quiet_ns(c->t.duration_ms, seen);
 
-	/*
-	 * Receives may still be in flight after the client's DONE, or lost for
-	 * good (UD and UC: no retransmission). Wait until all arrived, for at
-	 * most RECV_GRACE_MS, and give up earlier once none has arrived for
-	 * the quiet time: a lost message never comes, and a job of a sweep
-	 * should not pay the whole grace for it. The quiet time is
-	 * RECV_QUIET_GAPS mean gaps between receives in the window (duration
-	 * mode: -D over the receives so far), within RECV_QUIET_MIN_MS ..
-	 * RECV_QUIET_MS (a stream of 1,000 receives a second waits 50 ms).
-	 */
-	uint64_t want = m.u.done.sends;
-	if (verb_needs_recv(t.verb)) {
-		uint64_t now = timing_now_ns();
-		uint64_t until = now + RECV_GRACE_MS * 1000000ull;
-		uint64_t seen = ctx_sum_recvs(&c), quiet_since = now;
-		uint64_t quiet_ns = server_recv_quiet_ns(t.duration_ms, seen);
-		while (seen < want && now < until && now - quiet_since < quiet_ns) {
-			bool failed = false;
-			for (unsigned i = 0; i < c.nw; i++)
-				failed |= c.w[i].rc != 0;
-			if (failed)
-				break;
-			usleep(1000);
-			now = timing_now_ns();
-			uint64_t r = ctx_sum_recvs(&c);
-			if (r != seen) {
-				seen = r;
-				quiet_since = now;
-			}
+	while (seen < want && now < until && now - quiet_since < quiet_ns &&
+	       !ctx_worker_error(c)) {
+		usleep(1000);
+		now = timing_now_ns();
+		uint64_t r = ctx_sum_recvs(c);
+		if (r != seen) {
+			seen = r;
+			quiet_since = now;
 		}
 	}
-	atomic_store(&c.stop, 1);
-	if (workers_join(&c, err, errlen))
-		goto clean_ctx;
+}
 
+/* Stage 3, run: the workers this side needs (receives, WRITE ping-pong),
+ * READY, the client's DONE (wait_done), the late receives, workers
+ * stopped. -1 with err (the workers are stopped then too). */
+static int point_serve(struct session *s, struct spoint *p, char *err, size_t errlen)
+{
+	struct rb_ctx *c = &p->c;
+	char e2[512];
+
+	if (ctx_side_active(&p->t, RB_ROLE_SERVER) &&
+	    workers_start(c, worker_server_main, err, errlen))
+		return -1;
+	if (ctrl_send_simple(s->fd, CTRL_READY, (int)p->t.timeout_ms, err, errlen) ||
+	    wait_done(s, c, p->done_ms, &p->m, err, errlen)) {
+		atomic_store(&c->stop, 1);
+		(void)workers_join(c, e2, sizeof(e2));
+		return -1;
+	}
+	if (verb_needs_recv(p->t.verb))
+		wait_late_recvs(c, p->m.u.done.sends);
+	atomic_store(&c->stop, 1);
+	return workers_join(c, err, errlen);
+}
+
+/* What this side saw (receives, their window, payload and buffer checks,
+ * atomic counters) into d; first/last receive times (UINT64_MAX / 0: none). */
+static void point_collect(struct rb_ctx *c, struct ctrl_done *d, uint64_t *first, uint64_t *last)
+{
+	const struct rb_test *t = &c->t;
+	uint64_t sum = 0;
+
+	*first = UINT64_MAX;
+	*last = 0;
+	for (unsigned i = 0; i < c->nw; i++) {
+		struct rb_worker *w = &c->w[i];
+		d->recvs += atomic_load(&w->recvs);
+		d->bad_payloads += w->bad_payloads;
+		if (w->first_recv_ns && w->first_recv_ns < *first)
+			*first = w->first_recv_ns;
+		if (w->last_recv_ns > *last)
+			*last = w->last_recv_ns;
+	}
+	d->active_ns = *first != UINT64_MAX && *last > *first ? *last - *first : 0;
+	if (t->validate) {
+		uint64_t badqp = ctx_check_server_buffers(c, &sum, d->note, sizeof(d->note));
+		d->counter_sum = sum;
+		d->bad_payloads += badqp;
+		d->checked = d->bad_payloads ? 2 : 1;
+		if (d->bad_payloads && !d->note[0])
+			snprintf(d->note, sizeof(d->note), "%llu received payloads differ from the "
+				 "client's pattern", (unsigned long long)d->bad_payloads);
+	} else if (verb_is_atomic(t->verb)) {
+		(void)ctx_check_server_buffers(c, &sum, d->note, sizeof(d->note));
+		d->counter_sum = sum;
+	}
+}
+
+/* Stage 4, report: DONE with what this side saw, and its log line (the
+ * receive rate for verbs that consume receives). -1 with err. */
+static int point_done(struct session *s, struct spoint *p, char *err, size_t errlen)
+{
+	uint8_t small[CTRL_HDR_LEN + 256 + CTRL_REASON_CAP];
+	const struct rb_test *t = &p->t;
+	const struct ctrl_hello *h = &s->hello;
 	struct ctrl_done d = { 0 };
-	uint64_t first = UINT64_MAX, last = 0, sum = 0;
-	for (unsigned i = 0; i < c.nw; i++) {
-		struct rb_worker *w = &c.w[i];
-		d.recvs += atomic_load(&w->recvs);
-		d.bad_payloads += w->bad_payloads;
-		if (w->first_recv_ns && w->first_recv_ns < first)
-			first = w->first_recv_ns;
-		if (w->last_recv_ns > last)
-			last = w->last_recv_ns;
-	}
-	d.active_ns = first != UINT64_MAX && last > first ? last - first : 0;
-	if (t.validate) {
-		uint64_t badqp = ctx_check_server_buffers(&c, &sum, d.note, sizeof(d.note));
-		d.counter_sum = sum;
-		d.bad_payloads += badqp;
-		d.checked = d.bad_payloads ? 2 : 1;
-		if (d.bad_payloads && !d.note[0])
-			snprintf(d.note, sizeof(d.note), "%llu received payloads differ from the "
-				 "client's pattern", (unsigned long long)d.bad_payloads);
-	} else if (verb_is_atomic(t.verb)) {
-		(void)ctx_check_server_buffers(&c, &sum, d.note, sizeof(d.note));
-		d.counter_sum = sum;
-	}
-	n = ctrl_encode_done(small, sizeof(small), &d);
-	if (!n || ctrl_send(s->fd, small, n, (int)t.timeout_ms, err, errlen))
-		goto clean_ctx;
+	uint64_t first, last, want = p->m.u.done.sends;
 
-	if (verb_needs_recv(t.verb)) {
-		double secs = (double)d.active_ns / 1e9;
-		rb_info("session %lu: %s %s %s %llu B: received %llu messages (%llu bytes) in %.6f s "
-			"= %.4f Mops; client %s pid %u run_id '%s' proc_index %llu sent %llu%s",
-			s->id, verb_name(t.verb), transport_name(t.transport), testkind_name(t.test),
-			(unsigned long long)t.size, (unsigned long long)d.recvs,
-			(unsigned long long)(d.recvs * t.size), secs,
-			secs > 0 ? units_mops(d.recvs, secs) : 0.0, s->hello.host, s->hello.pid,
-			s->hello.run_id, (unsigned long long)s->hello.proc_index,
-			(unsigned long long)want, d.checked == 2 ? " (payload check FAILED)" : "");
-		if (first != UINT64_MAX)
-			tally_run(srv, s->hello.run_id, d.recvs, t.size, first, last);
-	} else {
+	point_collect(&p->c, &d, &first, &last);
+	size_t n = ctrl_encode_done(small, sizeof(small), &d);
+	if (!n || ctrl_send(s->fd, small, n, (int)t->timeout_ms, err, errlen))
+		return -1;
+	if (!verb_needs_recv(t->verb)) {
 		rb_info("session %lu: %s %s %s %llu B done (client %s pid %u run_id '%s' proc_index "
-			"%llu)%s", s->id, verb_name(t.verb), transport_name(t.transport),
-			testkind_name(t.test), (unsigned long long)t.size, s->hello.host, s->hello.pid,
-			s->hello.run_id, (unsigned long long)s->hello.proc_index,
+			"%llu)%s", s->id, verb_name(t->verb), transport_name(t->transport),
+			testkind_name(t->test), (unsigned long long)t->size, h->host, h->pid,
+			h->run_id, (unsigned long long)h->proc_index,
 			d.checked == 2 ? " (check FAILED)" : "");
+		return 0;
 	}
-	rc = 0;
-	goto clean_ctx;
+	double secs = (double)d.active_ns / 1e9;
+	rb_info("session %lu: %s %s %s %llu B: received %llu messages (%llu bytes) in %.6f s "
+		"= %.4f Mops; client %s pid %u run_id '%s' proc_index %llu sent %llu%s",
+		s->id, verb_name(t->verb), transport_name(t->transport), testkind_name(t->test),
+		(unsigned long long)t->size, (unsigned long long)d.recvs,
+		(unsigned long long)(d.recvs * t->size), secs,
+		secs > 0 ? units_mops(d.recvs, secs) : 0.0, h->host, h->pid, h->run_id,
+		(unsigned long long)h->proc_index, (unsigned long long)want,
+		d.checked == 2 ? " (payload check FAILED)" : "");
+	if (first != UINT64_MAX)
+		tally_run(s->srv, h->run_id, d.recvs, t->size, first, last);
+	return 0;
+}
 
-clean_workers:
-	atomic_store(&c.stop, 1);
-	(void)workers_join(&c, e2, sizeof(e2));
-clean_ctx:
-	free(msg);
-	free(eps);
-	if (t.use_cm)
-		cm_session_disconnect(&cms, t.transport);
-	ctx_destroy(&c);
-	if (t.use_cm && cms.child)
-		cm_session_release(&srv->cm, &cms);
-	point_release(srv, reserved);
+/* Serve one point, stage by stage; 0 ok, -1 with err (the session then ends). */
+static int serve_point(struct session *s, const struct rb_test *tin, char *err, size_t errlen)
+{
+	struct spoint p = { .t = *tin };
+	int rc = point_check(s, &p, tin, err, errlen);
+
+	if (!rc)
+		rc = point_build(s, &p, err, errlen);
+	if (!rc)
+		rc = point_serve(s, &p, err, errlen);
+	if (!rc)
+		rc = point_done(s, &p, err, errlen);
+	if (p.have_ctx) {
+		if (p.t.use_cm)
+			cm_session_disconnect(&p.cms, p.t.transport);
+		ctx_destroy(&p.c);
+		if (p.t.use_cm && p.cms.child)
+			cm_session_release(&s->srv->cm, &p.cms);
+	}
+	point_release(s->srv, p.reserved);
 	return rc;
 }
 
@@ -871,31 +854,27 @@ static const char *server_limits_text(const struct server *srv, char *buf, size_
 	return buf;
 }
 
-int server_run(const struct rb_opts *o)
+/* Start the server: limits and admission, signals, the device, the
+ * control port, the -R listener. The listening socket, or -1 (logged). */
+static int server_start(struct server *srv, const struct rb_opts *o)
 {
-	/* Static: detached session threads use it until the process exits. */
-	static struct server srv;
-	char err[1400], gid[64];
-	int lfd, rc = 0;
+	char err[1400];
+	int lfd;
 
-	srv.o = o;
-	rb_quiet = o->quiet;
-	if (server_guard_init(&srv, err, sizeof(err))) {
+	srv->o = o;
+	log_set_quiet(o->quiet);
+	if (server_guard_init(srv, err, sizeof(err))) {
 		rb_error("%s", err);
-		return 2;
+		return -1;
 	}
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	if (dev_open(&srv.dev, o->dev_name, o->ib_port, o->gid_index, err, sizeof(err))) {
+	if (dev_open(&srv->dev, o->dev_name, o->ib_port, o->gid_index, err, sizeof(err))) {
 		rb_error("%s", err);
-		return 2;
+		return -1;
 	}
-	rb_info("device %s port %u (%s, active MTU %u), GID index %d (%s%s) %s, lid 0x%x",
-		srv.dev.name, srv.dev.port, dev_link_layer_name(srv.dev.link_layer),
-		srv.dev.active_mtu, srv.dev.gid_index, dev_gid_type_name(srv.dev.gid_type),
-		o->gid_index < 0 ? ", auto" : "", dev_gid_str(srv.dev.gid.raw, gid, sizeof(gid)),
-		srv.dev.pattr.lid);
+	dev_log_banner(&srv->dev, o->gid_index < 0);
 	/* The receive loops read the clock too (first/last receive of each batch). */
 	struct rb_env env;
 	env_collect(&env);
@@ -903,73 +882,94 @@ int server_run(const struct rb_opts *o)
 	lfd = ctrl_listen(o->bind_addr, o->port, err, sizeof(err));
 	if (lfd < 0) {
 		rb_error("%s", err);
-		dev_close(&srv.dev);
-		return 2;
+		dev_close(&srv->dev);
+		return -1;
 	}
-	pthread_mutex_init(&srv.lock, NULL);
+	pthread_mutex_init(&srv->lock, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&srv.gate_cond, &ca);
+	pthread_cond_init(&srv->gate_cond, &ca);
 	pthread_condattr_destroy(&ca);
-	cm_listen_start(&srv.cm, o->bind_addr, &srv.dev, o->port);
+	cm_listen_start(&srv->cm, o->bind_addr, &srv->dev, o->port);
 	rb_info("listening on %s port %u (control channel, protocol %u); at most %u sessions%s; "
 		"%s", o->bind_addr[0] ? o->bind_addr : "all addresses", o->port, CTRL_VERSION,
 		o->max_sessions, o->once ? "; --once: exit after one session" : "",
-		server_limits_text(&srv, err, sizeof(err)));
-	if (!o->bind_addr[0] && !srv.nallow && !srv.token[0])
+		server_limits_text(srv, err, sizeof(err)));
+	if (!o->bind_addr[0] && !srv->nallow && !srv->token[0])
 		rb_warn("listening on all addresses with neither --allow nor --token-file: any host "
 			"that reaches port %u can run tests here (within the limits above); on a "
 			"shared network give --bind ADDR, --allow CIDR or --token-file FILE", o->port);
+	return lfd;
+}
 
-	while (!quit) {
-		struct pollfd p = { .fd = lfd, .events = POLLIN };
-		int pr = poll(&p, 1, 500);
-		if (pr <= 0)
-			continue;
-		struct sockaddr_storage ss;
-		socklen_t sl = sizeof(ss);
-		int fd = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_CLOEXEC);
-		if (fd < 0) {
-			if (errno != EINTR && errno != EAGAIN && errno != ECONNABORTED)
-				rb_error("accept: %s", strerror(errno));
-			continue;
-		}
-		struct session *s = calloc(1, sizeof(*s));
-		if (!s) {
-			ctrl_send_error(fd, "server out of memory");
-			close(fd);
-			continue;
-		}
-		s->srv = &srv;
-		s->fd = fd;
-		s->sa = ss;
-		peer_name(&ss, sl, s->peer, sizeof(s->peer), s->addr, sizeof(s->addr));
-		/* no session slot yet: that is taken after a valid HELLO */
-		if (admit_connection(&srv, s, (const struct sockaddr *)&ss, err, sizeof(err))) {
-			rb_error("refused %s: %s", s->peer, err);
-			ctrl_send_error(fd, err);
-			close(fd);
-			free(s);
-			continue;
-		}
-		if (o->once) {
-			rc = session_run(s) ? 1 : 0;
-			session_free(s);
-			break;
-		}
-		pthread_t tid;
-		pthread_attr_t attr;
-		pthread_attr_init(&attr);
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		int prc = pthread_create(&tid, &attr, session_thread, s);
-		pthread_attr_destroy(&attr);
-		if (prc) {
-			rb_error("pthread_create for session from %s: %s", s->peer, strerror(prc));
-			ctrl_send_error(fd, "server cannot start a session thread");
-			session_free(s);
-		}
+/* Accept one control connection on lfd (waiting at most 500 ms) and serve
+ * it: in this thread with --once (*once_rc: 0, or 1 when the session
+ * failed; returns true), else in a detached session thread. */
+static bool accept_session(struct server *srv, int lfd, int *once_rc)
+{
+	struct pollfd p = { .fd = lfd, .events = POLLIN };
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char err[1400];
+
+	if (poll(&p, 1, 500) <= 0)
+		return false;
+	int fd = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_CLOEXEC);
+	if (fd < 0) {
+		if (errno != EINTR && errno != EAGAIN && errno != ECONNABORTED)
+			rb_error("accept: %s", strerror(errno));
+		return false;
 	}
+	struct session *s = calloc(1, sizeof(*s));
+	if (!s) {
+		ctrl_send_error(fd, "server out of memory");
+		close(fd);
+		return false;
+	}
+	s->srv = srv;
+	s->fd = fd;
+	s->sa = ss;
+	peer_name(&ss, sl, s->peer, sizeof(s->peer), s->addr, sizeof(s->addr));
+	/* no session slot yet: that is taken after a valid HELLO */
+	if (admit_connection(srv, s, (const struct sockaddr *)&ss, err, sizeof(err))) {
+		rb_error("refused %s: %s", s->peer, err);
+		ctrl_send_error(fd, err);
+		close(fd);
+		free(s);
+		return false;
+	}
+	if (srv->o->once) {
+		*once_rc = session_run(s) ? 1 : 0;
+		session_free(s);
+		return true;
+	}
+	pthread_t tid;
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	int prc = pthread_create(&tid, &attr, session_thread, s);
+	pthread_attr_destroy(&attr);
+	if (prc) {
+		rb_error("pthread_create for session from %s: %s", s->peer, strerror(prc));
+		ctrl_send_error(fd, "server cannot start a session thread");
+		session_free(s);
+	}
+	return false;
+}
+
+int server_run(const struct rb_opts *o)
+{
+	/* Static: detached session threads use it until the process exits. */
+	static struct server srv;
+	int lfd, rc = 0;
+
+	lfd = server_start(&srv, o);
+	if (lfd < 0)
+		return 2;
+	while (!quit)
+		if (accept_session(&srv, lfd, &rc))
+			break;
 	close(lfd);
 	if (!o->once) {
 		/* Sessions still running hold the device: leave it to process exit. */

@@ -172,6 +172,13 @@ struct ctrl_done {
 	char note[CTRL_REASON_CAP + 1];
 };
 
+/* Copy a decoded SETUP (whose qps point into the receive buffer, which a
+ * later receive reuses) to *dst, its QP list into *qps (nqp x CTRL_QP_LEN
+ * bytes, malloc'd here, freed by the caller; dst->qps points at it).
+ * 0, or -1 with err (out of memory). */
+int ctrl_setup_copy(struct ctrl_setup *dst, const struct ctrl_setup *src, uint8_t **qps,
+		    char *err, size_t errlen);
+
 /* ERROR: str reason (<= CTRL_REASON_CAP). */
 struct ctrl_error {
 	char reason[CTRL_REASON_CAP + 1];

@@ -38,6 +38,7 @@
 #include "ctrl.h"
 #include "device.h"
 #include "hist.h"
+#include "perfcount.h"
 #include "options.h"
 
 #define RB_POLL_BATCH 32     /* work completions per ibv_poll_cq */
@@ -125,6 +126,11 @@ struct rb_worker {
 	uint64_t first_recv_ns, last_recv_ns;
 	uint64_t bad_payloads;
 	uint64_t atomic_success;
+	/* perf counters of this thread over its measured phase (perfcount.h):
+	 * the phase's completed ops and its span, for per-op figures */
+	struct pc_sample pc;
+	bool pc_done;
+	uint64_t pc_ops, pc_span_ns;
 	int rc;
 	bool stopped_echo;           /* rc set because the session or another thread stopped it */
 	char err[512];
@@ -174,7 +180,6 @@ struct rb_ctx {
 	const int *cpus;             /* pinning list (client) */
 	int ncpus;
 	bool cpus_spread;
-	bool quiet;
 };
 
 /* Role-specific: does this side run worker threads for this test? */
@@ -187,6 +192,12 @@ int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, str
 int ctx_inline_decide(struct rb_ctx *c, char *err, size_t errlen);
 /* Our endpoint for CTRL_SETUP; eps has room for nw * nqp entries. */
 void ctx_local_setup(const struct rb_ctx *c, struct ctrl_setup *s, struct ctrl_qp_ep *eps);
+/* Send this side's SETUP (ctx_local_setup: the device, buffer and every
+ * QP's endpoint) on the control socket fd, within timeout_ms; the buffers
+ * it needs are allocated and freed here. 0, or -1 with err. */
+int ctx_send_setup(const struct rb_ctx *c, int fd, int timeout_ms, char *err, size_t errlen);
+/* The error of the first worker that failed, or NULL while none has. */
+const char *ctx_worker_error(const struct rb_ctx *c);
 /* Path MTU and max_rd_atomic from both ends (rules in ctx.c); 0 or -1 with err. */
 int ctx_negotiate(struct rb_ctx *c, const struct ctrl_setup *remote, char *err, size_t errlen);
 /* Connect every QP to the peer's (bench/qp.c); 0 or -1 with err. */

@@ -54,6 +54,11 @@ bool dev_gid_v4mapped(const uint8_t gid[16]);
 /* GID as text (inet_ntop IPv6 form) into buf (>= 46 bytes). */
 const char *dev_gid_str(const uint8_t gid[16], char *buf, size_t len);
 
+/* The INFO line both roles print once the device is open: device, port,
+ * link layer, active MTU, GID index and type (gid_auto: chosen, not given
+ * with -x), GID and LID. */
+void dev_log_banner(const struct rb_dev *d, bool gid_auto);
+
 /* 256..4096 <-> enum ibv_mtu. 0 for an invalid value. */
 enum ibv_mtu dev_mtu_enum(uint32_t bytes);
 uint32_t dev_mtu_bytes(enum ibv_mtu m);

@@ -15,4 +15,8 @@
  * returns -1 so that `return rb_fail(err, errlen, ...);` ends an error path. */
 int rb_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* Replace the first `skip` bytes of err (len bytes of room) with pfx, e.g.
+ * a peer's "peer: why" -> "server: why"; the end is cut to fit len. */
+void rb_reprefix(char *err, size_t len, size_t skip, const char *pfx);
+
 #endif

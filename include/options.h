@@ -23,18 +23,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum rb_verb {
-	RB_VERB_READ = 0,
-	RB_VERB_WRITE,
-	RB_VERB_WRITE_IMM,
-	RB_VERB_SEND,
-	RB_VERB_SEND_IMM,
-	RB_VERB_FETCH_ADD,
-	RB_VERB_CMP_SWAP,
-	RB_VERB_COUNT
-};
+#include "verb.h"   /* enum rb_verb, enum rb_transport and the verb table */
 
-enum rb_transport { RB_TR_RC = 0, RB_TR_UC, RB_TR_UD, RB_TR_COUNT };
 enum rb_testkind { RB_TEST_BW = 0, RB_TEST_LAT, RB_TEST_COUNT };
 enum rb_inline { RB_INLINE_AUTO = 0, RB_INLINE_ON, RB_INLINE_OFF, RB_INLINE_COUNT };
 enum rb_access { RB_ACCESS_SEQ = 0, RB_ACCESS_RANDOM, RB_ACCESS_COUNT };
@@ -61,53 +51,35 @@ enum rb_read_completion { RB_READ_CQE = 0, RB_READ_POLL, RB_READ_COUNT };
 #define RB_DEFAULT_PORT    18515u
 
 /*
- * The test description, X-macro so that the struct, the wire encoding and
- * the CSV config columns come from one list. X(name, default).
- * Times are milliseconds on the wire; the command line takes seconds.
+ * The test description sent to the server (ctrl.h, CTRL_TEST): its fields
+ * in wire order, X(name). Only the order lives here: every other fact of a
+ * field that is a knob (option name, short flag, type, default, range, help
+ * text, CSV column, whether the runner may sweep it) is its row of the knob
+ * table, rb_knobs[] in bench/options.c, and a row whose storage is a
+ * struct rb_test field is a knob that travels to the server ("sent" in
+ * --list-knobs). tests/unit/test_knobs.c checks that each sent knob
+ * round-trips through the TEST encoding. Times are milliseconds on the
+ * wire; the command line takes seconds. New fields go last: older ones keep
+ * their wire place.
  */
 #define RB_TEST_FIELDS(X)                                                   \
-	X(verb, RB_VERB_WRITE)                                              \
-	X(transport, RB_TR_RC)                                              \
-	X(test, RB_TEST_BW)                                                 \
-	X(size, 64)              /* payload bytes */                        \
-	X(iters, 0)              /* ops per thread; 0 = duration mode */    \
-	X(duration_ms, 0)        /* measured window; 0 = iteration mode */  \
-	X(warmup_iters, 0)       /* ops per thread before the window */     \
-	X(warmup_ms, 0)                                                     \
-	X(postlist, 1)           /* WRs per ibv_post_send (doorbell batch) */\
-	X(signal_interval, 0)    /* 0 until defaults are resolved */        \
-	X(inline_mode, RB_INLINE_AUTO)                                      \
-	X(window, 0)             /* outstanding ops per thread; 0 = default */\
-	X(threads, 1)                                                       \
-	X(qps_per_thread, 1)                                                \
-	X(emulated_peers, 1)                                                \
-	X(sq_depth, 128)                                                    \
-	X(rq_depth, 128)                                                    \
-	X(cq_depth, 0)           /* 0 = sized from the other depths */      \
-	X(mtu, 0)                /* bytes; 0 = min of both active MTUs */   \
-	X(ack_timeout, 14)       /* 4.096 us * 2^v (IB spec 9.7.6.1.3) */  \
-	X(retry_cnt, 7)                                                     \
-	X(rnr_retry, 7)          /* 7 = retry for ever (IB spec 9.7.5.2.8) */\
-	X(min_rnr_timer, 12)     /* code of IB spec table 45; 12 = 0.64 ms */\
-	X(max_rd_atomic, 0)      /* 0 = negotiated maximum */               \
-	X(validate, 0)                                                      \
-	X(atomic_counters, 1)                                               \
-	X(stride, 64)            /* bytes between atomic counters */        \
-	X(access, RB_ACCESS_SEQ)                                            \
-	X(recv_batch, 1)         /* receive WRs re-posted per ibv_post_recv */\
-	X(use_cm, 0)             /* 1 = connect QPs with rdma_cm */         \
-	X(rep, 0)                /* repetition index of this point */       \
-	X(seed, 1)               /* payload pattern and random addresses */ \
-	X(timeout_ms, 120000)    /* whole point, and any single wait */    \
-	X(read_completion, RB_READ_CQE) /* added last: older fields keep their wire place */
+	X(verb) X(transport) X(test) X(size) X(iters) X(duration_ms)       \
+	X(warmup_iters) X(warmup_ms) X(postlist) X(signal_interval)         \
+	X(inline_mode) X(window) X(threads) X(qps_per_thread)               \
+	X(emulated_peers) X(sq_depth) X(rq_depth) X(cq_depth) X(mtu)        \
+	X(ack_timeout) X(retry_cnt) X(rnr_retry) X(min_rnr_timer)          \
+	X(max_rd_atomic) X(validate) X(atomic_counters) X(stride) X(access) \
+	X(recv_batch) X(use_cm)                                             \
+	X(rep)                   /* repetition index of this point (no option) */ \
+	X(seed) X(timeout_ms) X(read_completion)
 
 struct rb_test {
-#define RB_X_FIELD(name, def) uint64_t name;
+#define RB_X_FIELD(name) uint64_t name;
 	RB_TEST_FIELDS(RB_X_FIELD)
 #undef RB_X_FIELD
 };
 
-#define RB_X_COUNT(name, def) +1
+#define RB_X_COUNT(name) +1
 enum { RB_TEST_NFIELDS = 0 RB_TEST_FIELDS(RB_X_COUNT) };
 #undef RB_X_COUNT
 
@@ -176,27 +148,16 @@ struct rb_opts {
 	bool cpus_spread;        /* --cpus spread: thread i on CPU i % online */
 	unsigned connect_timeout_s;
 	bool quiet;
+	bool explain;            /* --explain: an EXPLAIN line after each point (report_explain) */
 };
 
 /* Names used on the command line and in CSV rows ("read", "rc", "bw" ...). */
-const char *verb_name(uint64_t v);
 const char *transport_name(uint64_t t);
 const char *testkind_name(uint64_t t);
 const char *inline_name(uint64_t m);
 const char *access_name(uint64_t a);
 const char *read_completion_name(uint64_t m);
 
-/* Properties of a verb (IB spec 9.4: which opcodes each transport has).
- * verb_is_atomic is inline: the posting and polling loops ask it per WR. */
-static inline bool verb_is_atomic(uint64_t v)
-{
-	return v == RB_VERB_FETCH_ADD || v == RB_VERB_CMP_SWAP;
-}
-bool verb_needs_recv(uint64_t v);      /* SEND, SEND_IMM, WRITE_IMM consume a receive WR */
-bool verb_is_rdma(uint64_t v);         /* READ, WRITE, WRITE_IMM: need remote addr + rkey */
-/* Latency kind of a verb: "rtt" (READ, atomics: one op is a round trip) or
- * "one_way" (SEND, WRITE ping-pong: rtt / 2). */
-const char *verb_lat_kind(uint64_t v);
 /* QPs each thread drives: qps_per_thread * emulated_peers. */
 uint64_t test_qps_per_thread(const struct rb_test *t);
 /* A bw READ test whose completions are seen in the data (--read-completion poll). */
@@ -247,8 +208,71 @@ int test_validate_device(const struct rb_test *t, const struct rb_caps *c,
  */
 int opts_parse(int argc, char **argv, struct rb_opts *o, char *err, size_t errlen);
 
-/* The --help text. */
+/* The --help text: derived from the knob table (each row's help line, its
+ * default where the text says %D, its enum names where it says %E). */
 void opts_usage(FILE *f);
+
+/*
+ * The knob table: one row per command-line option (bench/options.c). The
+ * parser (getopt_long's option array and short-option string), --help,
+ * the range checks of the command line and of a TEST from the wire, the
+ * defaults, the CSV column names of the knobs (report.c) and the runner's
+ * column -> flag map (--list-knobs, read by experiments/lib/params.sh) all
+ * come from it.
+ */
+enum rb_knob_type {
+	RB_KT_NUM,   /* whole number lo..hi */
+	RB_KT_SECS,  /* seconds with up to 3 decimals; stored (and lo, hi) in ms */
+	RB_KT_SIZE,  /* bytes with a K/M/G/T suffix (units_parse_size) */
+	RB_KT_ENUM,  /* one of names[]; stored as its index */
+	RB_KT_FLAG,  /* no value: stores 1 */
+	RB_KT_STR,   /* text into a char array of width bytes */
+};
+enum rb_knob_where { RB_KW_NONE, RB_KW_TEST, RB_KW_OPTS };
+struct rb_parse; /* what opts_parse keeps between options (bench/options.c) */
+enum {
+	RB_KF_SERVER  = 1u << 0, /* a server option (the client ignores it unless RB_KF_LIMIT) */
+	RB_KF_BOTH    = 1u << 1, /* an option of both roles */
+	RB_KF_LIMIT   = 1u << 2, /* a server limit: refused on a client */
+	RB_KF_ALIAS   = 1u << 3, /* a second option for a field another row owns */
+	RB_KF_ZERO    = 1u << 4, /* 0 = automatic: only from the wire (or the default) */
+	RB_KF_AUTO    = 1u << 5, /* the default is computed (--list-knobs says auto) */
+	RB_KF_HELP2   = 1u << 6, /* a second help line of an option listed earlier */
+	RB_KF_NOWIRE  = 1u << 7, /* its range check on a TEST is a rule of test_validate */
+};
+struct rb_knob {
+	const char *name;          /* long option, without "--" */
+	char shortopt;             /* 0: none */
+	const char *arg;           /* the value's name in --help; NULL: takes none */
+	enum rb_knob_type type;
+	enum rb_knob_where where;  /* struct rb_test (sent) or struct rb_opts */
+	size_t off, width;         /* the field: offset and size in that struct */
+	uint64_t lo, hi, def;      /* range and default (RB_KT_SECS: ms) */
+	const char *const *names;  /* RB_KT_ENUM: the names, nnames of them, */
+	const char *(*name_of)(uint64_t); /* or the table that owns them (verb.h) */
+	unsigned nnames;
+	unsigned flags;            /* RB_KF_* */
+	size_t given;              /* offsetof(struct rb_given, x) + 1; 0: not recorded */
+	const char *col;           /* CSV column of its (effective) value; NULL: none */
+	const char *knob;          /* the runner's name when it is not col */
+	const char *note;          /* appended to a wire range refusal */
+	const char *section;       /* --help heading printed before it */
+	const char *help;          /* --help text; NULL: not listed */
+	/* its own parsing (role, -m, --cpus, --run-id, --help ...); NULL: by type */
+	int (*act)(const char *arg, struct rb_opts *o, struct rb_parse *ps, char *err,
+		   size_t errlen);
+};
+/* The rows, in --help order; *n is set to their count. */
+const struct rb_knob *opts_knobs(size_t *n);
+/* The CSV column of the knob stored at offset off of struct rb_test
+ * (RB_KW_TEST) or struct rb_opts (RB_KW_OPTS): its row's col ("?" if none: a bug that
+ * tests/unit/test_knobs.c catches). */
+const char *knob_col(enum rb_knob_where where, size_t off);
+#define RB_TEST_COL(f) knob_col(RB_KW_TEST, offsetof(struct rb_test, f))
+#define RB_OPTS_COL(f) knob_col(RB_KW_OPTS, offsetof(struct rb_opts, f))
+/* --list-knobs: one line per option, tab-separated (docs/rdma_bench.md,
+ * "Knob list"). */
+void opts_list_knobs(FILE *f);
 
 /* Parse a CPU list "0,2,4-7" into out[0..*n-1]; 0 or -1 with err. */
 int opts_parse_cpus(const char *s, int *out, int max, int *n, char *err, size_t errlen);

@@ -8,8 +8,9 @@
  *  - hot-path rules (wr_id encoding, the signaling schedule, quotas, batch
  *    sizing, ring and window credit arithmetic): static inline below, no
  *    allocation, no locks, no formatting; the loops call them per WR;
- *  - setup rules (opcodes, the verb x transport table, QP type, remote
- *    access, inline request, CQ sizes): bench/plan.c, called once per point.
+ *  - setup rules (QP type, inline request, CQ sizes): bench/plan.c, called
+ *    once per point. What a verb is (opcode, transports, access, receives)
+ *    is the verb table's (verb.h).
  *
  * Counting convention: a QP's WRs of one phase are numbered seq = 0, 1, ...
  * in posting order; "posted", "completed", "quota" count WRs of the phase.
@@ -158,33 +159,11 @@ static inline uint8_t plan_next_tag(uint8_t tag)
 
 /* ---- setup rules (bench/plan.c) ----------------------------------------- */
 
-/* The verb x transport table (IB spec 9.4 and table 9.7.1 / "transport
- * service types": RC has every operation; UC has SEND and RDMA WRITE (with
- * and without immediate) but no RDMA READ or atomics; UD has only SEND
- * (with and without immediate)). Out-of-range codes: false. */
-bool plan_verb_on_transport(uint64_t verb, uint64_t transport);
-
-/* The send opcode of a verb (IB spec 11.4.1.1 / libibverbs enum
- * ibv_wr_opcode); -1 for an out-of-range verb. */
-int plan_opcode(uint64_t verb);
-
 /* QP type of a transport code (RC, UC, UD); IBV_QPT_RC for unknown. */
 enum ibv_qp_type plan_qp_type(uint64_t transport);
 
-/* Remote access this side's MR and QPs grant (IB spec 10.6.3.2 memory
- * access rights, 11.2.8.1 QP access flags): the server what the verb needs
- * (READ: remote read; WRITE, WRITE_IMM: remote write; atomics: remote
- * atomic; SENDs: none); the client only the target of WRITE / WRITE_IMM
- * ping-pong replies in a lat test. IBV_ACCESS_* bits. */
-int plan_access(enum rb_role role, uint64_t verb, uint64_t test);
-
-/* Does a worker of this side get a receive CQ and receive WRs? Verbs that
- * consume a receive (SEND, SEND_IMM, WRITE_IMM), on the server always and
- * on the client only in lat tests (ping-pong replies). */
-bool plan_has_recv(enum rb_role role, uint64_t verb, uint64_t test);
-
 /* max_inline_data asked at QP creation: 0 for verbs that carry no local
- * payload to inline (READ, atomics) and with --inline off; the size with
+ * payload to inline (the row's inline_ok: READ, atomics) and with --inline off; the size with
  * --inline on; with auto the size when at most PLAN_INLINE_AUTO_MAX bytes
  * (inline saves the NIC a DMA read: the paper's section 3.3). */
 #define PLAN_INLINE_AUTO_MAX 256u

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "perfcount.h"
 #include "ctrl.h"
 #include "device.h"
 #include "hist.h"
@@ -59,6 +60,12 @@ struct rb_measure {
 	const struct hist *hist;  /* round-trip ns; NULL or empty = no latency */
 	uint64_t atomic_success;
 	uint64_t t_start_ns, t_end_ns;  /* the window on this host's clock (timing_now_ns) */
+	/* perf counters over the measured phase (perfcount.h; NULL: none):
+	 * the phase's completed ops and its span (per thread; the process
+	 * row: summed counts and ops, the longest span) */
+	const struct pc_sample *pc;
+	uint64_t pc_ops;
+	double pc_span_s;
 };
 
 /* Everything about a point beyond one thread's measure. */
@@ -105,6 +112,17 @@ void report_build_row(struct row *r, const struct rb_point_info *p, int thread,
  */
 int report_trouble(const struct rb_counters *before, const struct rb_counters *after,
 		   char *out, size_t len);
+
+/*
+ * The --explain summary of a point's process row, one line into out: the
+ * measured Mops; the PCIe model's limit on this host's link and what binds
+ * (or "no PCI device: CPU/software-bound" with the paper's link's limit,
+ * or why the configuration is not modelled); the client's CPU ns per op
+ * (perf task-clock; the server's is not counted); the trouble counters
+ * that moved (report_trouble). Reads the device's sysfs link
+ * (pcie_host.h). Returns 0, or -1 when out was too short (cut).
+ */
+int report_explain(const struct rb_point_info *p, const struct rb_measure *m, char *out, size_t len);
 
 /* The columns of the human table, in order. */
 extern const char *const report_table_cols[];

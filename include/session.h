@@ -35,13 +35,6 @@ int client_run(const struct rb_opts *o);
  */
 uint64_t server_recv_quiet_ns(uint64_t duration_ms, uint64_t recvs);
 
-/* Log helpers: "INFO ..." / "WARN ..." / "ERROR ..." lines on stderr, one
- * write each. --quiet drops INFO only: a WARN says the results or the run
- * may not be what the user thinks. */
-void rb_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void rb_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void rb_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-extern int rb_quiet;
 
 /*
  * A configuration refused before anything is measured (a value above a

@@ -131,10 +131,12 @@ rb_params_check_values() {
         case ${names[k]} in
           procs)
             [[ $part =~ ^[1-9][0-9]{0,3}$ ]] || rb_die "knob procs = $part: client processes per point must be a whole number from 1 to 9999" ;;
-          duration_s)
-            [[ $part =~ ^[0-9]+(\.[0-9]+)?$ ]] || rb_die "knob duration_s = $part: must be a number of seconds (e.g. 2 or 0.5)" ;;
-          size_bytes|iters|postlist|signal_interval|window|qps|threads|qps_per_thread|emulated_peers|atomic_counters|stride_bytes|sq_depth|cq_depth)
-            [[ $part =~ ^[0-9]+$ ]] || rb_die "knob ${names[k]} = $part: must be a whole number (rdma_bench --help gives its range)" ;;
+          *)
+            rb_knobs_load
+            case ${RB_KNOB_TYPE[${names[k]}]:-} in
+              num|size) [[ $part =~ ^[0-9]+$ ]] || rb_die "knob ${names[k]} = $part: must be a whole number (rdma_bench --help gives its range)" ;;
+              secs) [[ $part =~ ^[0-9]+(\.[0-9]+)?$ ]] || rb_die "knob ${names[k]} = $part: must be a number of seconds (e.g. 2 or 0.5)" ;;
+            esac ;;
         esac
       done
     done
@@ -152,7 +154,7 @@ rb_known_setting() {
   local known
   case $1 in
     roles) known="server clients" ;;
-    run) known="repetitions noisy_cv_pct timeout_s point_s overhead_s qp_setup_ms port server_scope ready ready_timeout_s ready_pattern hook hook_roles hook_knobs summary_keys summary_metrics" ;;
+    run) known="repetitions noisy_cv_pct timeout_s point_s overhead_s qp_setup_ms port server_scope ready ready_timeout_s ready_pattern hook hook_roles hook_knobs summary_keys summary_metrics group_sizes" ;;
   esac
   if [ $# -eq 1 ]; then echo "$known"; return 0; fi
   [[ " $known " == *" $2 "* ]]
@@ -176,28 +178,39 @@ rb_set_knob() {
 # rb_conf KEY DEFAULT
 rb_conf() { local v=${RB_CONF[$1]:-}; printf '%s' "${v:-$2}"; }
 
-# The one table from knob (CSV column) to rdma_bench's flag.
+# The knob table: rdma_bench's own (bench/options.c), as `rdma_bench
+# --list-knobs` prints it, kept in lib/knobs.tsv by make (tests/bats/
+# knobs.bats checks that the file is the binary's output). Column 8 is the
+# runner's name of a knob the runner may sweep (its CSV column, or
+# duration_s, inline, qps); columns 1 and 2 its long and short flag; 4 its
+# type (num, secs, size, enum). RB_KNOBS_FILE overrides the file.
+declare -gA RB_KNOB_FLAG=() RB_KNOB_TYPE=()
+rb_knobs_load() {
+  local file=${RB_KNOBS_FILE:-$RB_LIB/knobs.tsv} opt short type knob
+  [ "${#RB_KNOB_FLAG[@]}" -eq 0 ] || return 0
+  [ -r "$file" ] || rb_die "knob list $file not found: make writes it from rdma_bench --list-knobs"
+  while IFS=$'\t' read -r opt short _ type _ _ _ knob _; do
+    [ "$knob" != - ] || continue
+    if [ "$short" != - ]; then RB_KNOB_FLAG[$knob]=$short; else RB_KNOB_FLAG[$knob]=$opt; fi
+    RB_KNOB_TYPE[$knob]=$type
+  done < "$file"
+}
+
+# rb_knob_flag KNOB: its rdma_bench flag ("" for the runner's own procs:
+# client processes per point; a literal --long-option passes as it is).
+# printf, not echo: echo would take iters' flag -n as its own option.
 rb_knob_flag() {
+  rb_knobs_load
   case $1 in
-    verb) echo --verb ;;             transport) echo --transport ;;
-    test) echo --test ;;             size_bytes) echo -m ;;
-    iters) echo -n ;;                duration_s) echo -D ;;
-    postlist) echo -l ;;             signal_interval) echo --signal-interval ;;
-    inline) echo --inline ;;         window) echo -w ;;
-    qps) echo -q ;;                  threads) echo --threads ;;
-    qps_per_thread) echo --qps-per-thread ;;
-    emulated_peers) echo --emulated-peers ;;
-    atomic_counters) echo --atomic-counters ;;
-    stride_bytes) echo --stride ;;   access) echo --access ;;
-    sq_depth) echo --sq-depth ;;     cq_depth) echo --cq-depth ;;
-    read_completion) echo --read-completion ;;
-    procs) echo "" ;;                # the runner's: client processes per point
-    --*) echo "$1" ;;
-    *) return 1 ;;
+    procs) echo "" ;;
+    --*) printf '%s\n' "$1" ;;
+    *) [ -n "${RB_KNOB_FLAG[$1]:-}" ] || return 1; printf '%s\n' "${RB_KNOB_FLAG[$1]}" ;;
   esac
 }
 rb_known_knobs() {
-  echo "verb transport test size_bytes iters duration_s postlist signal_interval inline window qps threads qps_per_thread emulated_peers atomic_counters stride_bytes access sq_depth cq_depth read_completion procs"
+  rb_knobs_load
+  echo "${!RB_KNOB_FLAG[*]} procs" | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//'
+  echo
 }
 
 # rb_grid_write FILE: enumerate the cartesian product in GNU parallel's order
@@ -243,17 +256,9 @@ rb_grid_write() {
 # QPs of a point: procs x threads x qps_per_thread x emulated_peers (or
 # procs x qps).
 rb_grid_expected() {
-  awk -F'\t' -v p="$(rb_conf run.point_s "")" -v o="$(rb_conf run.overhead_s 1)" -v q="$(rb_conf run.qp_setup_ms 10)" '
-    { d = 2; n["procs"] = n["threads"] = n["qps_per_thread"] = n["emulated_peers"] = n["qps"] = 1
-      for (i = 2; i <= NF; i++) {
-        k = $i; sub(/=.*/, "", k); v = substr($i, length(k) + 2)
-        if (k == "duration_s") d = v + 0
-        else if (k in n) n[k] = v + 0
-      }
-      qps = n["procs"] * n["threads"] * n["qps_per_thread"] * n["emulated_peers"] * n["qps"]
-      e = (p != "") ? p + 0 : d + o + qps * q / 1000
-      t += e; if (e > m) m = e }
-    END { printf "%d %d\n", t + 0.5, m + 0.999 }' "$1"
+  # each point's time by rb_grid_point_s (sweep.sh), at full precision
+  rb_grid_point_s "$1" %.17g |
+    awk -F'\t' '{ t += $2; if ($2 > m) m = $2 } END { printf "%d %d\n", t + 0.5, m + 0.999 }'
 }
 
 # rb_params_dump: the effective parameters (after QUICK and --set), in the

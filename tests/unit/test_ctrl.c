@@ -156,6 +156,27 @@ static void setup_round_trips_with_qps(void **state)
 	assert_int_equal(ep.psn, 0xabc000 + 299);
 }
 
+/* A decoded SETUP copied out of the receive buffer survives the buffer's reuse. */
+static void setup_copy_outlives_the_receive_buffer(void **state)
+{
+	(void)state;
+	struct ctrl_qp_ep eps[3], ep;
+	struct ctrl_setup s = sample_setup(3, eps), copy;
+	uint8_t *qps = NULL;
+	char err[64];
+	size_t n = ctrl_encode_setup(buf, sizeof(buf), &s, eps);
+	assert_int_equal(decode(n), 0);
+	assert_int_equal(ctrl_setup_copy(&copy, &m.u.setup, &qps, err, sizeof(err)), 0);
+	assert_ptr_equal(copy.qps, qps);
+	memset(buf, 0xee, sizeof(buf));           /* the next receive overwrites the buffer */
+	assert_int_equal(copy.nqp, 3);
+	assert_int_equal(copy.rkey, 0xabcd);
+	ctrl_setup_qp(&copy, 2, &ep);
+	assert_int_equal(ep.qpn, 0x100 + 2);
+	assert_int_equal(ep.psn, 0xabc000 + 2);
+	free(qps);
+}
+
 static void done_error_and_empty_round_trip(void **state)
 {
 	(void)state;
@@ -641,6 +662,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(hello_round_trips),
+		cmocka_unit_test(setup_copy_outlives_the_receive_buffer),
 		cmocka_unit_test(test_round_trips_every_field),
 		cmocka_unit_test(test_carries_read_completion_last),
 		cmocka_unit_test(setup_round_trips_with_qps),

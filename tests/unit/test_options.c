@@ -688,6 +688,11 @@ static void pattern_never_produces_the_read_sentinel(void **state)
 	assert_int_equal(rb_pattern(1, RB_ROLE_SERVER, 0, 0), (uint8_t)(7 + 101 + 1));
 }
 
+/* The columns after accel: 14 perf counter columns (report.c
+ * set_perf_columns), 8 PCIe model columns and explain (set_model_columns; the last
+ * is model_link, never empty). */
+#define PERF_COLS 23
+
 /* What report_build_row needs beside the test: empty options and
  * environment (the clock not measured). */
 struct row_fixture {
@@ -717,15 +722,15 @@ static void rows_record_the_read_completion(void **state)
 	t.verb = RB_VERB_READ;
 	t.read_completion = RB_READ_POLL;
 	report_build_row(&r, &pi, -1, NULL);
-	assert_string_equal(r.cols[r.ncols - 1].name, "accel");
-	assert_string_equal(r.cols[r.ncols - 2].name, "procs");
-	assert_string_equal(r.cols[r.ncols - 3].name, "clock_err_us");
-	assert_string_equal(r.cols[r.ncols - 4].name, "win_end_srv_s");
-	assert_string_equal(r.cols[r.ncols - 5].name, "win_start_srv_s");
-	assert_string_equal(r.cols[r.ncols - 6].name, "gate_wait_s");
-	assert_string_equal(r.cols[r.ncols - 7].name, "server_recv_mops");
-	assert_string_equal(r.cols[r.ncols - 8].name, "read_completion");
-	assert_string_equal(r.cols[r.ncols - 9].name, "clock_read_ns");
+	assert_string_equal(r.cols[r.ncols - PERF_COLS - 1].name, "accel");
+	assert_string_equal(r.cols[r.ncols - PERF_COLS - 2].name, "procs");
+	assert_string_equal(r.cols[r.ncols - PERF_COLS - 3].name, "clock_err_us");
+	assert_string_equal(r.cols[r.ncols - PERF_COLS - 4].name, "win_end_srv_s");
+	assert_string_equal(r.cols[r.ncols - PERF_COLS - 5].name, "win_start_srv_s");
+	assert_string_equal(r.cols[r.ncols - PERF_COLS - 6].name, "gate_wait_s");
+	assert_string_equal(r.cols[r.ncols - PERF_COLS - 7].name, "server_recv_mops");
+	assert_string_equal(r.cols[r.ncols - PERF_COLS - 8].name, "read_completion");
+	assert_string_equal(r.cols[r.ncols - PERF_COLS - 9].name, "clock_read_ns");
 	assert_string_equal(row_get(&r, "read_completion"), "poll");
 	assert_string_equal(row_get(&r, "schema_version"), "1");
 	t.read_completion = RB_READ_CQE;
@@ -850,7 +855,8 @@ static void rows_record_the_accelerator(void **state)
 
 	snprintf(fx.e.accel, sizeof(fx.e.accel), "kvm");
 	report_build_row(&r, &pi, -1, NULL);
-	assert_string_equal(r.cols[r.ncols - 1].name, "accel");
+	assert_string_equal(r.cols[r.ncols - PERF_COLS - 1].name, "accel");
+	assert_string_equal(r.cols[r.ncols - 1].name, "model_link");
 	assert_string_equal(row_get(&r, "accel"), "kvm");
 	fx.e.accel[0] = '\0';
 	report_build_row(&r, &pi, -1, NULL);
@@ -971,8 +977,9 @@ static void every_limit_accepts_its_edge_and_refuses_one_beyond(void **state)
 	EDGE((void)0, timeout_ms, 1000, 999, "--timeout");
 	EDGE((void)0, timeout_ms, UINT64_C(86400000), UINT64_C(86400001), "--timeout");
 	EDGE((void)0, threads, RB_MAX_THREADS, RB_MAX_THREADS + 1, "--threads");
+	/* named by the option that owns the field in the knob table (-q is its alias) */
 	EDGE(t_.signal_interval = 1, qps_per_thread, RB_MAX_QPS_THREAD, RB_MAX_QPS_THREAD + 1,
-	     "-q/--qps-per-thread");
+	     "--qps-per-thread 65537: must be 1..65536");
 	EDGE(t_.signal_interval = 1, emulated_peers, RB_MAX_QPS_THREAD, RB_MAX_QPS_THREAD + 1,
 	     "--emulated-peers");
 	EDGE((t_.threads = 256, t_.signal_interval = 1), qps_per_thread, 1024, 1025, "above 262144");

@@ -1,7 +1,7 @@
 /*
  * test_plan.c - the data path's pure rules (plan.h): wr_id encoding, the
- * signaling schedule, quotas, batch and send-queue credit, rings, the verb x
- * transport table, opcodes, access, inline and CQ sizing. Boundaries first:
+ * signaling schedule, quotas, batch and send-queue credit, rings, QP types,
+ * inline and CQ sizing (the verb table's own tests: test_verb.c). Boundaries first:
  * the last value a rule accepts and the first it refuses. A small model of
  * the bw loop (post by plan_batch_size, complete at signaled WRs) shows the
  * window rule of test_validate is exactly the bound below which the loop
@@ -255,101 +255,12 @@ static void ping_pong_tags_cycle_1_to_255(void **state)
 	}
 }
 
-/* The verb x transport table, cell by cell (IB spec 9.4). */
-static void verb_transport_table_matches_the_spec(void **state)
+static void qp_types(void **state)
 {
 	(void)state;
-	static const bool want[RB_VERB_COUNT][RB_TR_COUNT] = {
-		/*              RC  UC  UD */
-		[RB_VERB_READ]      = { 1, 0, 0 },
-		[RB_VERB_WRITE]     = { 1, 1, 0 },
-		[RB_VERB_WRITE_IMM] = { 1, 1, 0 },
-		[RB_VERB_SEND]      = { 1, 1, 1 },
-		[RB_VERB_SEND_IMM]  = { 1, 1, 1 },
-		[RB_VERB_FETCH_ADD] = { 1, 0, 0 },
-		[RB_VERB_CMP_SWAP]  = { 1, 0, 0 },
-	};
-	for (unsigned v = 0; v < RB_VERB_COUNT; v++)
-		for (unsigned tr = 0; tr < RB_TR_COUNT; tr++)
-			if (plan_verb_on_transport(v, tr) != want[v][tr])
-				fail_msg("%s on %s: %d, expected %d", verb_name(v), transport_name(tr),
-					 plan_verb_on_transport(v, tr), want[v][tr]);
-	assert_false(plan_verb_on_transport(RB_VERB_COUNT, RB_TR_RC));
-	assert_false(plan_verb_on_transport(RB_VERB_SEND, RB_TR_COUNT));
-}
-
-/* test_validate refuses exactly the cells the table refuses. */
-static void validate_follows_the_table(void **state)
-{
-	(void)state;
-	for (unsigned v = 0; v < RB_VERB_COUNT; v++)
-		for (unsigned tr = 0; tr < RB_TR_COUNT; tr++) {
-			struct rb_test t;
-			test_defaults(&t);
-			t.verb = v;
-			t.transport = tr;
-			t.iters = 100;
-			t.size = verb_is_atomic(v) ? 8 : 64;
-			test_resolve_defaults(&t, NULL);
-			err[0] = '\0';
-			int rc = test_validate(&t, err, sizeof(err));
-			bool ok = plan_verb_on_transport(v, tr);
-			if ((rc == 0) != ok)
-				fail_msg("%s on %s: test_validate %d (%s), table %d", verb_name(v),
-					 transport_name(tr), rc, err, ok);
-			if (!ok && !strstr(err, transport_name(tr)))
-				fail_msg("%s on %s: message \"%s\" does not name the transport",
-					 verb_name(v), transport_name(tr), err);
-		}
-}
-
-static void opcodes_and_qp_types(void **state)
-{
-	(void)state;
-	assert_int_equal(plan_opcode(RB_VERB_READ), IBV_WR_RDMA_READ);
-	assert_int_equal(plan_opcode(RB_VERB_WRITE), IBV_WR_RDMA_WRITE);
-	assert_int_equal(plan_opcode(RB_VERB_WRITE_IMM), IBV_WR_RDMA_WRITE_WITH_IMM);
-	assert_int_equal(plan_opcode(RB_VERB_SEND), IBV_WR_SEND);
-	assert_int_equal(plan_opcode(RB_VERB_SEND_IMM), IBV_WR_SEND_WITH_IMM);
-	assert_int_equal(plan_opcode(RB_VERB_FETCH_ADD), IBV_WR_ATOMIC_FETCH_AND_ADD);
-	assert_int_equal(plan_opcode(RB_VERB_CMP_SWAP), IBV_WR_ATOMIC_CMP_AND_SWP);
-	assert_int_equal(plan_opcode(RB_VERB_COUNT), -1);
 	assert_int_equal(plan_qp_type(RB_TR_RC), IBV_QPT_RC);
 	assert_int_equal(plan_qp_type(RB_TR_UC), IBV_QPT_UC);
 	assert_int_equal(plan_qp_type(RB_TR_UD), IBV_QPT_UD);
-}
-
-static void access_is_what_the_peer_needs(void **state)
-{
-	(void)state;
-	const enum rb_role S = RB_ROLE_SERVER, C = RB_ROLE_CLIENT;
-	assert_int_equal(plan_access(S, RB_VERB_READ, RB_TEST_BW), IBV_ACCESS_REMOTE_READ);
-	assert_int_equal(plan_access(S, RB_VERB_WRITE, RB_TEST_BW), IBV_ACCESS_REMOTE_WRITE);
-	assert_int_equal(plan_access(S, RB_VERB_WRITE_IMM, RB_TEST_LAT), IBV_ACCESS_REMOTE_WRITE);
-	assert_int_equal(plan_access(S, RB_VERB_FETCH_ADD, RB_TEST_BW), IBV_ACCESS_REMOTE_ATOMIC);
-	assert_int_equal(plan_access(S, RB_VERB_CMP_SWAP, RB_TEST_BW), IBV_ACCESS_REMOTE_ATOMIC);
-	assert_int_equal(plan_access(S, RB_VERB_SEND, RB_TEST_BW), 0);
-	assert_int_equal(plan_access(S, RB_VERB_SEND_IMM, RB_TEST_LAT), 0);
-	/* the client is written to only by WRITE / WRITE_IMM ping-pong replies */
-	assert_int_equal(plan_access(C, RB_VERB_WRITE, RB_TEST_LAT), IBV_ACCESS_REMOTE_WRITE);
-	assert_int_equal(plan_access(C, RB_VERB_WRITE_IMM, RB_TEST_LAT), IBV_ACCESS_REMOTE_WRITE);
-	assert_int_equal(plan_access(C, RB_VERB_WRITE, RB_TEST_BW), 0);
-	assert_int_equal(plan_access(C, RB_VERB_READ, RB_TEST_LAT), 0);
-	assert_int_equal(plan_access(C, RB_VERB_SEND, RB_TEST_LAT), 0);
-	assert_int_equal(plan_access(C, RB_VERB_FETCH_ADD, RB_TEST_LAT), 0);
-}
-
-static void receive_queues_only_where_receives_are_consumed(void **state)
-{
-	(void)state;
-	const enum rb_role S = RB_ROLE_SERVER, C = RB_ROLE_CLIENT;
-	assert_true(plan_has_recv(S, RB_VERB_SEND, RB_TEST_BW));
-	assert_true(plan_has_recv(S, RB_VERB_WRITE_IMM, RB_TEST_BW));
-	assert_true(plan_has_recv(C, RB_VERB_SEND_IMM, RB_TEST_LAT));
-	assert_false(plan_has_recv(C, RB_VERB_SEND, RB_TEST_BW));
-	assert_false(plan_has_recv(S, RB_VERB_WRITE, RB_TEST_LAT));
-	assert_false(plan_has_recv(S, RB_VERB_READ, RB_TEST_BW));
-	assert_false(plan_has_recv(C, RB_VERB_WRITE, RB_TEST_LAT));
 }
 
 static struct rb_test point(uint64_t verb, uint64_t size, uint64_t inline_mode)
@@ -565,11 +476,7 @@ int main(void)
 		cmocka_unit_test(sq_room_counts_unfreed_wrs),
 		cmocka_unit_test(rings_wrap_at_their_length),
 		cmocka_unit_test(ping_pong_tags_cycle_1_to_255),
-		cmocka_unit_test(verb_transport_table_matches_the_spec),
-		cmocka_unit_test(validate_follows_the_table),
-		cmocka_unit_test(opcodes_and_qp_types),
-		cmocka_unit_test(access_is_what_the_peer_needs),
-		cmocka_unit_test(receive_queues_only_where_receives_are_consumed),
+		cmocka_unit_test(qp_types),
 		cmocka_unit_test(inline_request_follows_mode_size_and_verb),
 		cmocka_unit_test(cq_sizes_cover_what_can_be_outstanding),
 		cmocka_unit_test(cq_depth_option_boundaries),

@@ -1,0 +1,170 @@
+/*
+ * seq_atomics.c - the atomics sequencer (the paper's Section 5.1, "one-sided
+ * atomics"): every client thread keeps `window` FETCH_AND_ADD(+1) requests
+ * outstanding on one 8-byte counter in the server's memory over its own RC
+ * QP. The NIC does the work; the server's CPU only sets the counter up.
+ * Each completion's result (the counter before the add) is the number.
+ *
+ * Buffers: server [counter: 8 bytes]; client thread i: `window` 8-byte
+ * result slots at i * window * 8, one per outstanding FETCH_AND_ADD.
+ * SETUP QP lists: client [RC QP of thread 0..C-1], server [RC QP 0..C-1];
+ * QP i talks to QP i.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "errbuf.h"
+#include "seq_rt.h"
+#include "timing.h"
+
+static int atomics_create(struct seq_run *r, char *err, size_t errlen)
+{
+	const struct seq_cfg *c = &r->cfg;
+	unsigned nc = (unsigned)c->client_threads, w = (unsigned)c->window;
+
+	if (r->role == RB_ROLE_SERVER) {
+		if (seq_run_alloc(r, 64, IBV_ACCESS_REMOTE_ATOMIC, err, errlen))
+			return -1;
+		memcpy(r->buf, &c->start, sizeof(c->start));   /* the counter */
+		r->pcq = ibv_create_cq(r->dev->ctx, 16, NULL, NULL, 0);
+		r->passive = calloc(nc, sizeof(*r->passive));
+		if (!r->pcq || !r->passive)
+			return rb_fail(err, errlen, "ibv_create_cq / memory for %u passive QPs failed: %s",
+				       nc, strerror(errno));
+		r->npassive = nc;
+		for (unsigned i = 0; i < nc; i++)
+			if (seq_qp_create(r, &r->passive[i], RB_TR_RC, RB_VERB_FETCH_ADD, r->pcq, NULL,
+					  16, 0, i, err, errlen))
+				return -1;
+		return 0;
+	}
+	if (seq_run_alloc(r, (uint64_t)nc * w * 8, 0, err, errlen) ||
+	    seq_run_threads(r, nc, 1, w + 16, 0, err, errlen))
+		return -1;
+	for (unsigned i = 0; i < nc; i++) {
+		struct seq_thread *th = &r->th[i];
+		th->area = r->buf + (uint64_t)i * w * 8;
+		th->post_ts = calloc(w, sizeof(*th->post_ts));
+		th->wr = calloc(w, sizeof(*th->wr));
+		th->sge = calloc(w, sizeof(*th->sge));
+		if (!th->post_ts || !th->wr || !th->sge || seq_vals_init(&th->vals, r->values_cap))
+			return rb_fail(err, errlen, "out of memory for client thread %u", i);
+		if (seq_qp_create(r, &th->qps[0], RB_TR_RC, RB_VERB_FETCH_ADD, th->scq, NULL,
+				  w + 16, 0, i, err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
+static int atomics_connect(struct seq_run *r, char *err, size_t errlen)
+{
+	const struct seq_cfg *c = &r->cfg;
+	unsigned nc = (unsigned)c->client_threads;
+
+	if (r->remote.nqp != nc)
+		return rb_fail(err, errlen, "peer SETUP has %u QPs, expected %u (one per client thread)",
+			       r->remote.nqp, nc);
+	if (r->role == RB_ROLE_SERVER) {
+		for (unsigned i = 0; i < nc; i++)
+			if (seq_qp_connect(r, &r->passive[i], RB_TR_RC, RB_VERB_FETCH_ADD,
+					   &r->remote_eps[i], err, errlen))
+				return -1;
+		return 0;
+	}
+	for (unsigned i = 0; i < nc; i++) {
+		struct seq_thread *th = &r->th[i];
+		if (seq_qp_connect(r, &th->qps[0], RB_TR_RC, RB_VERB_FETCH_ADD, &r->remote_eps[i],
+				   err, errlen))
+			return -1;
+		for (unsigned k = 0; k < c->window; k++) {
+			th->sge[k] = (struct ibv_sge){
+				.addr = (uintptr_t)(th->area + (uint64_t)k * 8),
+				.length = 8,
+				.lkey = r->mr->lkey,
+			};
+			th->wr[k] = (struct ibv_send_wr){
+				.wr_id = k,
+				.sg_list = &th->sge[k],
+				.num_sge = 1,
+				.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD,
+				.send_flags = IBV_SEND_SIGNALED,
+				.wr.atomic = {
+					.remote_addr = r->remote.buf_addr,   /* the counter */
+					.compare_add = 1,
+					.rkey = r->remote.rkey,
+				},
+			};
+		}
+	}
+	return 0;
+}
+
+/* Client thread: keep `window` FETCH_AND_ADDs outstanding until the window
+ * ends, then wait (SEQ_DRAIN_MS at most) for the outstanding ones. */
+static void *atomics_client_main(void *arg)
+{
+	struct seq_thread *th = arg;
+	struct seq_run *r = th->run;
+	struct rb_qp *q = &th->qps[0];
+	struct ibv_send_wr *bad;
+	struct ibv_wc wc[RB_POLL_BATCH];
+	unsigned w = (unsigned)r->cfg.window;
+	int go;
+
+	while ((go = atomic_load(&r->go)) == 0)
+		sched_yield();
+	if (go < 0)
+		return NULL;
+	for (unsigned k = 0; k < w; k++) {
+		th->post_ts[k] = timing_now_ns();
+		int rc = ibv_post_send(q->qp, &th->wr[k], &bad);
+		if (rc)
+			return seq_thread_fail(th, "ibv_post_send(FETCH_AND_ADD, qpn 0x%x) failed: %s",
+					       q->qp->qp_num, strerror(rc));
+		th->outstanding++;
+	}
+	uint64_t drain_end = r->win_end + (uint64_t)SEQ_DRAIN_MS * 1000000u;
+	for (;;) {
+		int n = ibv_poll_cq(th->scq, RB_POLL_BATCH, wc);
+		uint64_t now = timing_now_ns();
+		if (n < 0)
+			return seq_thread_fail(th, "ibv_poll_cq(send CQ) failed");
+		if (n == 0 && r->cfg.idle_yield)
+			sched_yield();
+		for (int i = 0; i < n; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS)
+				return seq_thread_fail(th, "FETCH_AND_ADD completion failed: %s (qpn 0x%x)",
+						       ibv_wc_status_str(wc[i].status), wc[i].qp_num);
+			unsigned k = (unsigned)wc[i].wr_id;
+			uint64_t v;
+			memcpy(&v, th->area + (uint64_t)k * 8, sizeof(v));
+			seq_vals_add(&th->vals, v);
+			th->outstanding--;
+			if (now >= r->win_start && now < r->win_end) {
+				th->resp_window++;
+				hist_add(th->hist, now - th->post_ts[k]);
+			}
+			if (now < r->win_end) {
+				th->post_ts[k] = now;
+				int rc = ibv_post_send(q->qp, &th->wr[k], &bad);
+				if (rc)
+					return seq_thread_fail(th, "ibv_post_send(FETCH_AND_ADD, qpn 0x%x) "
+							       "failed: %s", q->qp->qp_num, strerror(rc));
+				th->outstanding++;
+			}
+		}
+		if (now >= r->win_end && (th->outstanding == 0 || now >= drain_end))
+			break;
+	}
+	return NULL;
+}
+
+const struct seq_variant_ops seq_atomics_ops = {
+	.name = "atomics",
+	.create = atomics_create,
+	.connect = atomics_connect,
+	.client_main = atomics_client_main,
+	.server_main = NULL,
+};

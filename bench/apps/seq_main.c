@@ -1,0 +1,810 @@
+/*
+ * seq_main.c - rdma_seq: the networked sequencer of the paper's case study 1
+ * (Section 5.1), on the suite's library (device, control channel, QP
+ * stages, clock, histogram, rows).
+ *
+ *   rdma_seq -s [-p PORT] [--bind ADDR] [-d DEV] [-i IBPORT] [-x GIDIDX] [--once]
+ *   rdma_seq -c HOST --variant atomics|herd-rpc|spec-s0 [knobs]  (--help)
+ *
+ * The server takes no test flags: the client sends each point's
+ * configuration (seq.h: seq_cfg_to_test). One TCP connection per point:
+ *   C->S TEST; S->C SETUP (or ERROR); C->S SETUP; S->C READY; the point
+ *   runs; C->S DONE (values received); S->C DONE (numbers handed out,
+ *   responses, doorbells, requests, server CPU ns).
+ * The client then checks that the values all its threads received are
+ * exactly the numbers handed out (seq_check_unique) and writes one row.
+ * Exit status: 0 every point ok; 1 a point failed; 2 usage or setup error,
+ * or a point refused by either end.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctrl.h"
+#include "device.h"
+#include "errbuf.h"
+#include "guard.h"
+#include "hist.h"
+#include "output.h"
+#include "report.h"
+#include "seq_rt.h"
+#include "session.h"
+#include "timing.h"
+#include "units.h"
+
+#define SEQ_DEFAULT_PORT   (RB_DEFAULT_PORT + 1u)   /* 18516: beside rdma_bench -s */
+#define SEQ_DEFAULT_VALUES (UINT64_C(1) << 22)     /* values stored per client thread */
+#define SEQ_MAX_ROWS       256
+
+struct seq_opts {
+	bool server, once, quiet;
+	char host[256];
+	char bind_addr[256];       /* server: "" = all addresses */
+	uint16_t port;
+	char dev_name[64];
+	unsigned ib_port;
+	int gid_index;
+	struct seq_cfg cfg;
+	bool server_threads_given;
+	unsigned reps;
+	uint64_t values_cap;
+	char csv[1024], json[1024], run_id[64];
+};
+
+/* The variant's operations (one file each: seq_atomics.c, seq_herd.c,
+ * seq_spec.c); NULL for an unknown variant. Here, in the program, so the
+ * variants may call seq_rt.c without a call circle. */
+static const struct seq_variant_ops *seq_ops(uint64_t variant)
+{
+	switch (variant) {
+	case SEQ_ATOMICS: return &seq_atomics_ops;
+	case SEQ_HERD_RPC: return &seq_herd_ops;
+	case SEQ_SPEC_S0: return &seq_spec_ops;
+	default: return NULL;
+	}
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: rdma_seq -s [-p PORT] [--bind ADDR] [-d DEV] [-i IBPORT] [-x GIDIDX] [--once]\n"
+		"       rdma_seq -c HOST --variant atomics|herd-rpc|spec-s0 [options]\n"
+		"  --server-threads T  server polling threads (herd-rpc, spec-s0; default 1;\n"
+		"                      atomics: 0, no server CPU)\n"
+		"  --threads C         client threads (clients) of this process, 1..%u (default 1)\n"
+		"  -w, --window W      requests outstanding per client, 1..%u (default 4)\n"
+		"  --batch on|off      responses of a poll pass in one doorbell (default on)\n"
+		"  --ud-qps N          response UD QPs per server thread, 1..%u (default 1)\n"
+		"  --idle spin|yield   a poll that finds nothing: poll again, or sched_yield()\n"
+		"                      first (default yield: on soft-RoCE the kernel work that\n"
+		"                      moves each message needs the CPU a spinning thread holds)\n"
+		"  --start S           the counter's first value (default 0; e.g. 4294967200\n"
+		"                      to cross 2^32 with spec-s0's 32-bit immediates)\n"
+		"  -D, --duration S    measured window, seconds (default 1)\n"
+		"  --warmup S          before the window, seconds (default 0.2)\n"
+		"  --timeout S         whole point and any wait, seconds (default 60)\n"
+		"  --reps R            repetitions (default 1)\n"
+		"  --values-cap N      values stored per client for the exact uniqueness check\n"
+		"                      (default %" PRIu64 "; beyond it the check compares sums)\n"
+		"  --csv FILE, --json FILE, --run-id ID, -p PORT (default %u), -d DEV, -i IBPORT,\n"
+		"  -x GIDIDX, -q/--quiet\n",
+		SEQ_MAX_CLIENT_THREADS, SEQ_MAX_WINDOW, SEQ_MAX_UD_QPS, SEQ_DEFAULT_VALUES,
+		SEQ_DEFAULT_PORT);
+}
+
+static int parse_secs(const char *s, const char *opt, uint64_t *ms, char *err, size_t errlen)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= 0) || v > 86400)
+		return rb_fail(err, errlen, "%s %s: expected seconds 0..86400 (e.g. 1.5)", opt, s);
+	*ms = (uint64_t)llround(v * 1000.0);
+	return 0;
+}
+
+/* 0 ok, 1 help printed, -1 error in err. */
+static int parse_args(int argc, char **argv, struct seq_opts *o, char *err, size_t errlen)
+{
+	enum { O_VARIANT = 1000, O_STHREADS, O_THREADS, O_BATCH, O_UDQPS, O_START, O_WARMUP,
+	       O_TIMEOUT, O_REPS, O_VALUES, O_CSV, O_JSON, O_RUNID, O_ONCE, O_IDLE, O_BIND };
+	static const struct option lo[] = {
+		{ "server", no_argument, NULL, 's' },
+		{ "client", required_argument, NULL, 'c' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "device", required_argument, NULL, 'd' },
+		{ "ib-port", required_argument, NULL, 'i' },
+		{ "gid-index", required_argument, NULL, 'x' },
+		{ "once", no_argument, NULL, O_ONCE },
+		{ "bind", required_argument, NULL, O_BIND },
+		{ "variant", required_argument, NULL, O_VARIANT },
+		{ "server-threads", required_argument, NULL, O_STHREADS },
+		{ "threads", required_argument, NULL, O_THREADS },
+		{ "window", required_argument, NULL, 'w' },
+		{ "batch", required_argument, NULL, O_BATCH },
+		{ "idle", required_argument, NULL, O_IDLE },
+		{ "ud-qps", required_argument, NULL, O_UDQPS },
+		{ "start", required_argument, NULL, O_START },
+		{ "duration", required_argument, NULL, 'D' },
+		{ "warmup", required_argument, NULL, O_WARMUP },
+		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "reps", required_argument, NULL, O_REPS },
+		{ "values-cap", required_argument, NULL, O_VALUES },
+		{ "csv", required_argument, NULL, O_CSV },
+		{ "json", required_argument, NULL, O_JSON },
+		{ "run-id", required_argument, NULL, O_RUNID },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t v;
+	int ch;
+	bool client = false;
+
+	memset(o, 0, sizeof(*o));
+	o->port = SEQ_DEFAULT_PORT;
+	o->gid_index = -1;
+	o->reps = 1;
+	o->values_cap = SEQ_DEFAULT_VALUES;
+	seq_cfg_defaults(&o->cfg);
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":sc:p:d:i:x:w:D:qh", lo, NULL)) != -1) {
+		const char *name = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+		switch (ch) {
+		case 's': o->server = true; break;
+		case 'c': client = true; snprintf(o->host, sizeof(o->host), "%s", optarg); break;
+		case 'p':
+			if (units_parse_u64(optarg, 1, 65535, "-p", &v, err, errlen))
+				return -1;
+			o->port = (uint16_t)v;
+			break;
+		case 'd': snprintf(o->dev_name, sizeof(o->dev_name), "%s", optarg); break;
+		case 'i':
+			if (units_parse_u64(optarg, 1, 255, "-i", &v, err, errlen))
+				return -1;
+			o->ib_port = (unsigned)v;
+			break;
+		case 'x':
+			if (units_parse_u64(optarg, 0, 255, "-x", &v, err, errlen))
+				return -1;
+			o->gid_index = (int)v;
+			break;
+		case O_ONCE: o->once = true; break;
+		case O_BIND: snprintf(o->bind_addr, sizeof(o->bind_addr), "%s", optarg); break;
+		case O_VARIANT:
+			if (seq_variant_parse(optarg, &o->cfg.variant, err, errlen))
+				return -1;
+			break;
+		case O_STHREADS:
+			if (units_parse_u64(optarg, 0, SEQ_MAX_SERVER_THREADS, "--server-threads",
+					    &o->cfg.server_threads, err, errlen))
+				return -1;
+			o->server_threads_given = true;
+			break;
+		case O_THREADS:
+			if (units_parse_u64(optarg, 1, SEQ_MAX_CLIENT_THREADS, "--threads",
+					    &o->cfg.client_threads, err, errlen))
+				return -1;
+			break;
+		case 'w':
+			if (units_parse_u64(optarg, 1, SEQ_MAX_WINDOW, "--window", &o->cfg.window, err,
+					    errlen))
+				return -1;
+			break;
+		case O_BATCH:
+			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+				return rb_fail(err, errlen, "--batch %s: use on or off", optarg);
+			o->cfg.batch = strcmp(optarg, "on") == 0;
+			break;
+		case O_IDLE:
+			if (strcmp(optarg, "spin") && strcmp(optarg, "yield"))
+				return rb_fail(err, errlen, "--idle %s: use spin or yield", optarg);
+			o->cfg.idle_yield = strcmp(optarg, "yield") == 0;
+			break;
+		case O_UDQPS:
+			if (units_parse_u64(optarg, 1, SEQ_MAX_UD_QPS, "--ud-qps", &o->cfg.ud_qps, err,
+					    errlen))
+				return -1;
+			break;
+		case O_START:
+			if (units_parse_u64(optarg, 0, UINT64_MAX / 2, "--start", &o->cfg.start, err,
+					    errlen))
+				return -1;
+			break;
+		case 'D':
+			if (parse_secs(optarg, "-D", &o->cfg.duration_ms, err, errlen))
+				return -1;
+			break;
+		case O_WARMUP:
+			if (parse_secs(optarg, "--warmup", &o->cfg.warmup_ms, err, errlen))
+				return -1;
+			break;
+		case O_TIMEOUT:
+			if (parse_secs(optarg, "--timeout", &o->cfg.timeout_ms, err, errlen))
+				return -1;
+			break;
+		case O_REPS:
+			if (units_parse_u64(optarg, 1, 1000, "--reps", &v, err, errlen))
+				return -1;
+			o->reps = (unsigned)v;
+			break;
+		case O_VALUES:
+			if (units_parse_u64(optarg, 0, UINT64_C(1) << 28, "--values-cap", &o->values_cap,
+					    err, errlen))
+				return -1;
+			break;
+		case O_CSV: snprintf(o->csv, sizeof(o->csv), "%s", optarg); break;
+		case O_JSON: snprintf(o->json, sizeof(o->json), "%s", optarg); break;
+		case O_RUNID: snprintf(o->run_id, sizeof(o->run_id), "%s", optarg); break;
+		case 'q': o->quiet = true; break;
+		case 'h': usage(stdout); return 1;
+		case ':': return rb_fail(err, errlen, "%s needs a value (rdma_seq --help)", name);
+		default: return rb_fail(err, errlen, "unknown option %s (rdma_seq --help)", name);
+		}
+	}
+	if (optind < argc)
+		return rb_fail(err, errlen, "unexpected argument '%s' (rdma_seq --help)", argv[optind]);
+	if (o->server == client)
+		return rb_fail(err, errlen, "give -s (server) or -c HOST (client)");
+	if (o->server)
+		return 0;
+	if (o->cfg.variant == SEQ_ATOMICS && !o->server_threads_given)
+		o->cfg.server_threads = 0;
+	return seq_cfg_validate(&o->cfg, 0, err, errlen);
+}
+
+/* QPs a point needs on each side (device max_qp check). */
+static uint64_t point_qps(const struct seq_cfg *c, bool server)
+{
+	switch (c->variant) {
+	case SEQ_ATOMICS: return c->client_threads;
+	case SEQ_HERD_RPC:
+		return server ? c->client_threads + c->server_threads * c->ud_qps : 2 * c->client_threads;
+	default: return server ? c->server_threads * c->ud_qps : c->client_threads;
+	}
+}
+
+static int check_device(const struct seq_cfg *c, const struct rb_dev *d, bool server, char *err,
+			size_t errlen)
+{
+	uint64_t need = point_qps(c, server);
+	if (need > (uint64_t)d->attr.max_qp)
+		return rb_fail(err, errlen, "--ud-qps %llu with %llu server threads and %llu clients "
+			       "needs %llu QPs on the %s, above %s's max_qp %d; use fewer --ud-qps",
+			       (unsigned long long)c->ud_qps, (unsigned long long)c->server_threads,
+			       (unsigned long long)c->client_threads, (unsigned long long)need,
+			       server ? "server" : "client", d->name, d->attr.max_qp);
+	if (c->variant == SEQ_ATOMICS && !d->caps.atomics)
+		return rb_fail(err, errlen, "--variant atomics: %s has no atomic operations "
+			       "(atomic_cap NONE)", d->name);
+	return 0;
+}
+
+static void local_setup(const struct seq_run *r, struct ctrl_setup *s)
+{
+	const struct rb_dev *d = r->dev;
+	memset(s, 0, sizeof(*s));
+	s->port = d->port;
+	s->link_layer = d->link_layer;
+	s->gid_type = d->gid_type;
+	s->gid_index = (uint32_t)d->gid_index;
+	s->lid = d->pattr.lid;
+	memcpy(s->gid, d->gid.raw, 16);
+	s->active_mtu = d->active_mtu;
+	s->max_qp_rd_atom = (uint32_t)d->attr.max_qp_rd_atom;
+	s->max_qp_init_rd_atom = (uint32_t)d->attr.max_qp_init_rd_atom;
+	s->buf_addr = (uintptr_t)r->buf;
+	s->rkey = r->mr->rkey;
+	s->qkey = RB_QKEY;
+	s->buf_len = r->buf_len;
+	(void)guard_random(&s->nonce, sizeof(s->nonce), NULL, 0);
+	s->nqp = r->neps;
+}
+
+static uint32_t min3(uint32_t a, uint32_t b, uint32_t c)
+{
+	uint32_t m = a < b ? a : b;
+	return m < c ? m : c;
+}
+
+/* Keep the peer's SETUP (its QP list copied) and negotiate path MTU and
+ * READ/atomic depths (the rules of ctx_negotiate: min of both ends). */
+static int take_remote(struct seq_run *r, const struct ctrl_setup *s, char *err, size_t errlen)
+{
+	r->remote = *s;
+	r->remote.qps = NULL;
+	r->remote_eps = calloc(s->nqp ? s->nqp : 1, sizeof(*r->remote_eps));
+	if (!r->remote_eps)
+		return rb_fail(err, errlen, "out of memory for %u peer QPs", s->nqp);
+	for (uint32_t i = 0; i < s->nqp; i++)
+		ctrl_setup_qp(s, i, &r->remote_eps[i]);
+	r->path_mtu = r->dev->active_mtu < s->active_mtu ? r->dev->active_mtu : s->active_mtu;
+	if (r->role == RB_ROLE_CLIENT) {
+		r->rd_init = min3((uint32_t)r->dev->attr.max_qp_init_rd_atom, s->max_qp_rd_atom, 16);
+		r->rd_resp = 1;
+	} else {
+		r->rd_resp = min3((uint32_t)r->dev->attr.max_qp_rd_atom, s->max_qp_init_rd_atom, 16);
+		r->rd_init = 1;
+	}
+	if (r->rd_init == 0)
+		r->rd_init = 1;
+	if (r->rd_resp == 0)
+		r->rd_resp = 1;
+	return 0;
+}
+
+static int send_setup(int fd, const struct seq_run *r, int tmo, char *err, size_t errlen)
+{
+	struct ctrl_setup s;
+	local_setup(r, &s);
+	size_t cap = ctrl_setup_size(r->neps);
+	uint8_t *buf = malloc(cap);
+	if (!buf)
+		return rb_fail(err, errlen, "out of memory for SETUP");
+	size_t n = ctrl_encode_setup(buf, cap, &s, r->eps);
+	int rc = n ? ctrl_send(fd, buf, n, tmo, err, errlen)
+		   : rb_fail(err, errlen, "SETUP with %u QPs cannot be encoded", r->neps);
+	free(buf);
+	return rc;
+}
+
+static int threads_start(struct seq_run *r, void *(*fn)(void *), char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < r->nth; i++) {
+		int rc = pthread_create(&r->th[i].tid, NULL, fn, &r->th[i]);
+		if (rc)
+			return rb_fail(err, errlen, "pthread_create(thread %u) failed: %s", i,
+				       strerror(rc));
+		r->th[i].started = true;
+	}
+	return 0;
+}
+
+/* Join every started thread; the first thread error into err (-1), else 0. */
+static int threads_join(struct seq_run *r, char *err, size_t errlen)
+{
+	int rc = 0;
+	for (unsigned i = 0; i < r->nth; i++) {
+		if (!r->th[i].started)
+			continue;
+		pthread_join(r->th[i].tid, NULL);
+		r->th[i].started = false;
+		if (r->th[i].rc && !rc)
+			rc = rb_fail(err, errlen, "thread %u: %s", i, r->th[i].err);
+	}
+	return rc;
+}
+
+/* ---- server ------------------------------------------------------------- */
+
+static int serve_point(int fd, struct rb_dev *dev, char *err, size_t errlen)
+{
+	struct ctrl_rbuf rb = { 0 };
+	struct ctrl_msg m;
+	struct seq_run r = { .role = RB_ROLE_SERVER, .dev = dev };
+	const struct seq_variant_ops *ops;
+	int rc = -1, tmo = 10000;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	char why[512];
+
+	if (ctrl_recv(fd, &rb, &m, CTRL_TEST, 10000, "the client's TEST", err, errlen))
+		goto out;
+	if (seq_cfg_from_test(&m.u.test, &r.cfg, why, sizeof(why)) ||
+	    seq_cfg_validate(&r.cfg, cpus, why, sizeof(why)) ||
+	    check_device(&r.cfg, dev, true, why, sizeof(why))) {
+		char reason[600];
+		snprintf(reason, sizeof(reason), "%s%s", RB_REFUSED_PREFIX, why);
+		ctrl_send_error(fd, reason);
+		rb_fail(err, errlen, "point refused: %s", why);
+		goto out;
+	}
+	tmo = (int)(r.cfg.timeout_ms < 600000 ? r.cfg.timeout_ms : 600000);
+	ops = seq_ops(r.cfg.variant);
+	fprintf(stderr, "INFO point: %s, %llu server threads, %llu clients x window %llu, batch %s, "
+		"%llu UD QPs per thread, start %llu\n", ops->name,
+		(unsigned long long)r.cfg.server_threads, (unsigned long long)r.cfg.client_threads,
+		(unsigned long long)r.cfg.window, r.cfg.batch ? "on" : "off",
+		(unsigned long long)r.cfg.ud_qps, (unsigned long long)r.cfg.start);
+	if (ops->create(&r, err, errlen) || send_setup(fd, &r, tmo, err, errlen))
+		goto fail;
+	if (ctrl_recv(fd, &rb, &m, CTRL_SETUP, tmo, "the client's SETUP", err, errlen) ||
+	    take_remote(&r, &m.u.setup, err, errlen) || ops->connect(&r, err, errlen))
+		goto fail;
+	if (ops->server_main && threads_start(&r, ops->server_main, err, errlen))
+		goto fail;
+	if (ctrl_send_simple(fd, CTRL_READY, tmo, err, errlen))
+		goto fail;
+	/* the point runs; the client says DONE after its drain */
+	int dr = ctrl_recv(fd, &rb, &m, CTRL_DONE, tmo, "the client's DONE (end of the point)",
+			   err, errlen);
+	atomic_store(&r.stop, 1);
+	char terr[300];
+	int jr = threads_join(&r, terr, sizeof(terr));
+	if (dr)
+		goto out;
+	if (jr) {
+		snprintf(err, errlen, "%s", terr);
+		goto fail;
+	}
+	struct ctrl_done d = { 0 };
+	uint64_t cnt;
+	memcpy(&cnt, r.buf, sizeof(cnt));
+	d.counter_sum = cnt - r.cfg.start;
+	for (unsigned i = 0; i < r.nth; i++) {
+		d.ops += r.th[i].batch.responses;
+		d.sends += r.th[i].batch.doorbells;
+		d.recvs += r.th[i].requests;
+		d.bad_payloads += r.th[i].bad;
+		d.active_ns += r.th[i].cpu_ns;
+	}
+	uint8_t out[CTRL_HDR_LEN + 64 + CTRL_REASON_CAP];
+	size_t n = ctrl_encode_done(out, sizeof(out), &d);
+	if (!n || ctrl_send(fd, out, n, tmo, err, errlen))
+		goto out;
+	fprintf(stderr, "INFO point done: %llu numbers handed out, %llu requests, %llu responses in "
+		"%llu doorbells\n", (unsigned long long)d.counter_sum, (unsigned long long)d.recvs,
+		(unsigned long long)d.ops, (unsigned long long)d.sends);
+	rc = 0;
+	goto out;
+fail:
+	ctrl_send_error(fd, err);
+	atomic_store(&r.stop, 1);
+	atomic_store(&r.go, -1);
+	threads_join(&r, why, sizeof(why));
+out:
+	seq_run_destroy(&r);
+	ctrl_rbuf_free(&rb);
+	return rc;
+}
+
+static int server_main(const struct seq_opts *o)
+{
+	struct rb_dev dev;
+	char err[1024];
+	int lfd;
+
+	signal(SIGPIPE, SIG_IGN);
+	if (dev_open(&dev, o->dev_name, o->ib_port, o->gid_index, err, sizeof(err))) {
+		fprintf(stderr, "ERROR %s\n", err);
+		return 2;
+	}
+	lfd = ctrl_listen(o->bind_addr, o->port, err, sizeof(err));
+	if (lfd < 0) {
+		fprintf(stderr, "ERROR %s\n", err);
+		dev_close(&dev);
+		return 2;
+	}
+	fprintf(stderr, "INFO rdma_seq server on TCP port %u (%s), device %s port %u; one point "
+		"at a time\n", o->port, o->bind_addr[0] ? o->bind_addr : "all addresses", dev.name,
+		dev.port);
+	if (!o->bind_addr[0])
+		fprintf(stderr, "WARN rdma_seq -s listens on all addresses and has no admission "
+			"control: any host that reaches the port can make it allocate QPs and spin "
+			"threads; give --bind ADDR on a shared network\n");
+	int status = 0;
+	for (;;) {
+		int fd = accept(lfd, NULL, NULL);
+		if (fd < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "ERROR accept: %s\n", strerror(errno));
+			status = 2;
+			break;
+		}
+		if (serve_point(fd, &dev, err, sizeof(err))) {
+			fprintf(stderr, "ERROR point failed, server goes on: %s\n", err);
+			status = 1;
+		} else {
+			status = 0;
+		}
+		close(fd);
+		if (o->once)
+			break;
+	}
+	close(lfd);
+	dev_close(&dev);
+	return status;
+}
+
+/* ---- client ------------------------------------------------------------- */
+
+/* What one point gave the client. */
+struct seq_result {
+	const char *status;        /* ok, failed, skipped */
+	char reason[512];
+	bool measured, have_server;
+	double window_s;
+	uint64_t responses, received, outstanding;
+	struct hist hist;
+	struct ctrl_done server;
+	int verdict;               /* seq_check_unique; 2 = not checked */
+};
+
+static void row_lat(struct row *row, const char *name, const struct hist *h, double p)
+{
+	if (hist_count(h) == 0) {
+		row_set_na(row, name);
+		return;
+	}
+	double ns = p < 0 ? hist_min(h) : p > 100 ? hist_max(h) : hist_percentile(h, p);
+	row_set_double(row, name, ns / 1e3, 3);
+}
+
+/* One row of a point (schema: docs/csv.md, "rdma_seq rows"). */
+static void build_row(struct row *row, const struct seq_opts *o, const struct rb_env *e,
+		      const struct rb_dev *d, unsigned rep, const struct seq_result *res)
+{
+	const struct seq_cfg *c = &o->cfg;
+	bool rpc = c->variant != SEQ_ATOMICS;
+	const struct ctrl_done *s = &res->server;
+	char buf[64];
+
+	row_init(row);
+	row_set_u64(row, "schema_version", RB_SCHEMA_VERSION);
+	row_set_text(row, "run_id", o->run_id);
+	row_set_u64(row, "proc_index", 0);
+	row_set_str(row, "role", "client");
+	row_set_text(row, "host", e->host);
+	row_set_u64(row, "rep", rep);
+	row_set_str(row, "app", "seq");
+	row_set_str(row, "variant", seq_variant_name(c->variant));
+	row_set_u64(row, "server_threads", c->server_threads);
+	row_set_u64(row, "client_threads", c->client_threads);
+	row_set_u64(row, "clients", c->client_threads);   /* processes (1) x threads */
+	row_set_u64(row, "window", c->window);
+	if (rpc) {
+		row_set_str(row, "batch", c->batch ? "on" : "off");
+		row_set_u64(row, "ud_qps", c->ud_qps);
+	} else {
+		row_set_na(row, "batch");
+		row_set_na(row, "ud_qps");
+	}
+	row_set_str(row, "idle", c->idle_yield ? "yield" : "spin");
+	row_set_u64(row, "start", c->start);
+	if (res->measured) {
+		row_set_double(row, "duration_s", res->window_s, 6);
+		row_set_u64(row, "responses", res->responses);
+		double mrps = units_mops(res->responses, res->window_s);
+		row_set_double(row, "mrps", mrps, 6);
+		if (rpc)
+			row_set_double(row, "mrps_per_server_thread", mrps / (double)c->server_threads, 6);
+		else
+			row_set_na(row, "mrps_per_server_thread");
+	} else {
+		row_set_na(row, "duration_s");
+		row_set_na(row, "responses");
+		row_set_na(row, "mrps");
+		row_set_na(row, "mrps_per_server_thread");
+	}
+	if (res->have_server && rpc) {
+		struct seq_batch b = { .responses = s->ops, .doorbells = s->sends };
+		row_set_double(row, "resp_per_doorbell", seq_batch_avg(&b), 3);
+		row_set_u64(row, "doorbells", s->sends);
+		row_set_u64(row, "server_requests", s->recvs);
+		row_set_double(row, "server_cpu_ns_per_req",
+			       s->recvs ? (double)s->active_ns / (double)s->recvs : NAN, 1);
+	} else {
+		row_set_na(row, "resp_per_doorbell");
+		row_set_na(row, "doorbells");
+		row_set_na(row, "server_requests");
+		row_set_na(row, "server_cpu_ns_per_req");
+	}
+	if (res->have_server)
+		row_set_u64(row, "handed_out", s->counter_sum);
+	else
+		row_set_na(row, "handed_out");
+	if (res->measured) {
+		row_set_u64(row, "received", res->received);
+		row_set_u64(row, "outstanding", res->outstanding);
+	} else {
+		row_set_na(row, "received");
+		row_set_na(row, "outstanding");
+	}
+	row_set_str(row, "lat_kind", "rtt");
+	row_set_u64(row, "lat_samples", hist_count(&res->hist));
+	row_lat(row, "lat_min_us", &res->hist, -1);
+	row_lat(row, "lat_p50_us", &res->hist, 50);
+	row_lat(row, "lat_p90_us", &res->hist, 90);
+	row_lat(row, "lat_p99_us", &res->hist, 99);
+	row_lat(row, "lat_p999_us", &res->hist, 99.9);
+	row_lat(row, "lat_max_us", &res->hist, 101);
+	if (hist_count(&res->hist)) {
+		row_set_double(row, "lat_mean_us", hist_mean(&res->hist) / 1e3, 3);
+		row_set_double(row, "lat_stdev_us", hist_stdev(&res->hist) / 1e3, 3);
+	} else {
+		row_set_na(row, "lat_mean_us");
+		row_set_na(row, "lat_stdev_us");
+	}
+	if (res->verdict == 2)
+		row_set_na(row, "unique");
+	else
+		row_set_str(row, "unique", seq_check_name(res->verdict));
+	row_set_str(row, "status", res->status);
+	row_set_text(row, "reason", res->reason);
+	row_set_text(row, "device", d->name);
+	row_set_text(row, "kernel", e->kernel);
+	row_set_text(row, "cpu_model", e->cpu_model);
+	row_set_str(row, "accel", e->accel);
+	row_set_text(row, "git_rev", e->git_rev);
+	row_set_text(row, "clocksource", e->clocksource);
+	row_set_double(row, "clock_read_ns", e->clock_read_ns, 1);
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	row_set_str(row, "timestamp", buf);
+}
+
+/* Run one point; fills res. Returns 0 ok, 1 failed, 2 refused/setup. */
+static int run_point(const struct seq_opts *o, struct rb_dev *dev, struct seq_result *res)
+{
+	struct ctrl_rbuf rb = { 0 };
+	struct ctrl_msg m;
+	struct seq_run r = { .role = RB_ROLE_CLIENT, .dev = dev, .cfg = o->cfg,
+			     .values_cap = o->values_cap };
+	const struct seq_variant_ops *ops = seq_ops(o->cfg.variant);
+	struct rb_test t;
+	char err[1024] = "";
+	int rc = 1, fd = -1, tmo = (int)(o->cfg.timeout_ms < 600000 ? o->cfg.timeout_ms : 600000);
+	uint8_t buf[CTRL_HDR_LEN + RB_TEST_NFIELDS * 8 + 64];
+
+	res->status = "failed";
+	res->verdict = 2;
+	if (check_device(&o->cfg, dev, false, err, sizeof(err))) {
+		snprintf(res->reason, sizeof(res->reason), "refused by the client: %s", err);
+		res->status = "skipped";
+		return 2;
+	}
+	fd = ctrl_connect(o->host, o->port, 10, err, sizeof(err));
+	if (fd < 0) {
+		/* the library's message names rdma_bench's server; ours is rdma_seq -s */
+		snprintf(res->reason, sizeof(res->reason), "%s (the sequencer's server is "
+			 "'rdma_seq -s', port %u by default)", err, SEQ_DEFAULT_PORT);
+		return 2;
+	}
+	seq_cfg_to_test(&o->cfg, &t);
+	size_t n = ctrl_encode_test(buf, sizeof(buf), &t);
+	if (!n || ctrl_send(fd, buf, n, tmo, err, sizeof(err)))
+		goto out;
+	int got = ctrl_recv(fd, &rb, &m, CTRL_SETUP, tmo, "the server's SETUP", err, sizeof(err));
+	if (got == -2 && strstr(err, RB_REFUSED_PREFIX)) {
+		const char *p = strstr(err, RB_REFUSED_PREFIX) + strlen(RB_REFUSED_PREFIX);
+		snprintf(res->reason, sizeof(res->reason), "refused by the server: %s", p);
+		res->status = "skipped";
+		rc = 2;
+		goto done;
+	}
+	if (got || ops->create(&r, err, sizeof(err)) || take_remote(&r, &m.u.setup, err, sizeof(err)) ||
+	    ops->connect(&r, err, sizeof(err)) || send_setup(fd, &r, tmo, err, sizeof(err)))
+		goto out;
+	if (ctrl_recv(fd, &rb, &m, CTRL_READY, tmo, "the server's READY", err, sizeof(err)))
+		goto out;
+	if (threads_start(&r, ops->client_main, err, sizeof(err)))
+		goto out;
+	r.win_start = timing_now_ns() + o->cfg.warmup_ms * 1000000u;
+	r.win_end = r.win_start + o->cfg.duration_ms * 1000000u;
+	atomic_store(&r.go, 1);
+	if (threads_join(&r, err, sizeof(err)))
+		goto out;
+	res->measured = true;
+	res->window_s = timing_elapsed_s(r.win_start, r.win_end);
+	hist_reset(&res->hist);
+	struct seq_vals *lists = calloc(r.nth, sizeof(*lists));
+	if (!lists) {
+		snprintf(err, sizeof(err), "out of memory for the uniqueness check");
+		goto out;
+	}
+	for (unsigned i = 0; i < r.nth; i++) {
+		res->responses += r.th[i].resp_window;
+		res->received += r.th[i].vals.count;
+		res->outstanding += r.th[i].outstanding;
+		hist_merge(&res->hist, r.th[i].hist);
+		lists[i] = r.th[i].vals;
+	}
+	struct ctrl_done d = { .ops = res->received };
+	uint8_t out[CTRL_HDR_LEN + 64 + CTRL_REASON_CAP];
+	n = ctrl_encode_done(out, sizeof(out), &d);
+	if (!n || ctrl_send(fd, out, n, tmo, err, sizeof(err)) ||
+	    ctrl_recv(fd, &rb, &m, CTRL_DONE, tmo, "the server's DONE", err, sizeof(err))) {
+		free(lists);
+		goto out;
+	}
+	res->server = m.u.done;
+	res->have_server = true;
+	char why[256];
+	res->verdict = seq_check_unique(lists, r.nth, o->cfg.start, res->server.counter_sum, why,
+					sizeof(why));
+	free(lists);
+	if (res->verdict == SEQ_CHECK_FAILED) {
+		snprintf(err, sizeof(err), "uniqueness check failed: %s", why);
+		goto out;
+	}
+	res->status = "ok";
+	rc = 0;
+	goto done;
+out:
+	snprintf(res->reason, sizeof(res->reason), "%s", err);
+	if (fd >= 0)
+		ctrl_send_error(fd, err);
+	atomic_store(&r.go, -1);
+	threads_join(&r, err, sizeof(err));
+done:
+	if (fd >= 0)
+		close(fd);
+	seq_run_destroy(&r);
+	ctrl_rbuf_free(&rb);
+	return rc;
+}
+
+static const char *const table_cols[] = {
+	"variant", "server_threads", "clients", "window", "batch", "ud_qps", "mrps",
+	"mrps_per_server_thread", "resp_per_doorbell", "lat_p50_us", "lat_p99_us", "unique",
+	"status", "reason",
+};
+
+static int client_main(const struct seq_opts *o)
+{
+	static struct row rows[SEQ_MAX_ROWS];
+	static struct seq_result res;
+	struct rb_dev dev;
+	struct rb_env env;
+	char err[1024];
+	int status = 0, nrows = 0;
+
+	signal(SIGPIPE, SIG_IGN);
+	env_collect(&env);
+	if (dev_open(&dev, o->dev_name, o->ib_port, o->gid_index, err, sizeof(err))) {
+		fprintf(stderr, "rdma_seq: error: %s\n", err);
+		return 2;
+	}
+	for (unsigned rep = 0; rep < o->reps && nrows < SEQ_MAX_ROWS; rep++) {
+		memset(&res, 0, sizeof(res));
+		int rc = run_point(o, &dev, &res);
+		build_row(&rows[nrows], o, &env, &dev, rep, &res);
+		if (rc)
+			fprintf(stderr, "ERROR %s point rep %u %s: %s\n", seq_variant_name(o->cfg.variant),
+				rep, res.status, res.reason);
+		if (o->csv[0] && csv_append(o->csv, &rows[nrows], err, sizeof(err))) {
+			fprintf(stderr, "rdma_seq: error: %s\n", err);
+			status = 2;
+		}
+		nrows++;
+		if (rc > status)
+			status = rc;
+		if (rc == 2)
+			break;
+	}
+	if (!o->quiet)
+		table_print(stdout, rows, nrows, table_cols,
+			    (int)(sizeof(table_cols) / sizeof(table_cols[0])));
+	if (o->json[0] && json_write(o->json, rows, nrows, err, sizeof(err))) {
+		fprintf(stderr, "rdma_seq: error: %s\n", err);
+		status = 2;
+	}
+	dev_close(&dev);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	static struct seq_opts o;
+	char err[1024];
+	int rc = parse_args(argc, argv, &o, err, sizeof(err));
+
+	if (rc > 0)
+		return 0;
+	if (rc < 0) {
+		fprintf(stderr, "rdma_seq: error: %s\n", err);
+		return 2;
+	}
+	return o.server ? server_main(&o) : client_main(&o);
+}

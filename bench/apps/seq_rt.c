@@ -1,0 +1,242 @@
+/*
+ * seq_rt.c - the sequencer's shared verbs resources: PD, buffer and MR,
+ * threads with their CQs, and QPs made and connected by the library's QP
+ * stages (bench/qp.c: qp_create, qp_to_init, qp_to_rtr_rts), so every
+ * transition is the one rdma_bench uses. See seq_rt.h.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "errbuf.h"
+#include "guard.h"
+#include "seq_rt.h"
+#include "timing.h"
+
+void *seq_thread_fail(struct seq_thread *th, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(th->err, sizeof(th->err), fmt, ap);
+	va_end(ap);
+	th->rc = -1;
+	return NULL;
+}
+
+int seq_run_alloc(struct seq_run *r, uint64_t len, int access, char *err, size_t errlen)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t pg = page > 0 ? (uint64_t)page : 4096;
+	r->buf_len = (len + pg - 1) / pg * pg;
+	r->pd = ibv_alloc_pd(r->dev->ctx);
+	if (!r->pd)
+		return rb_fail(err, errlen, "ibv_alloc_pd(%s) failed: %s", r->dev->name, strerror(errno));
+	r->buf = mmap(NULL, r->buf_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (r->buf == MAP_FAILED) {
+		r->buf = NULL;
+		return rb_fail(err, errlen, "mmap(%llu bytes) for the sequencer buffer failed: %s",
+			       (unsigned long long)r->buf_len, strerror(errno));
+	}
+	r->mr = ibv_reg_mr(r->pd, r->buf, r->buf_len, IBV_ACCESS_LOCAL_WRITE | access);
+	if (!r->mr)
+		return rb_fail(err, errlen, "ibv_reg_mr(%llu bytes, access 0x%x) failed: %s",
+			       (unsigned long long)r->buf_len, IBV_ACCESS_LOCAL_WRITE | access,
+			       strerror(errno));
+	r->inline_cap = UINT32_MAX;
+	return 0;
+}
+
+int seq_run_threads(struct seq_run *r, unsigned nth, unsigned nqp, unsigned scq_depth,
+		    unsigned rcq_depth, char *err, size_t errlen)
+{
+	r->th = calloc(nth ? nth : 1, sizeof(*r->th));
+	if (!r->th)
+		return rb_fail(err, errlen, "out of memory for %u threads", nth);
+	r->nth = nth;
+	for (unsigned i = 0; i < nth; i++) {
+		struct seq_thread *th = &r->th[i];
+		th->run = r;
+		th->index = i;
+		th->nqp = nqp;
+		th->qps = calloc(nqp, sizeof(*th->qps));
+		th->hist = calloc(1, sizeof(*th->hist));
+		if (!th->qps || !th->hist)
+			return rb_fail(err, errlen, "out of memory for thread %u", i);
+		th->scq = ibv_create_cq(r->dev->ctx, (int)scq_depth, NULL, NULL, 0);
+		if (!th->scq)
+			return rb_fail(err, errlen, "ibv_create_cq(%u entries) for thread %u failed: %s "
+				       "(device max_cqe %d)", scq_depth, i, strerror(errno),
+				       r->dev->attr.max_cqe);
+		if (rcq_depth) {
+			th->rcq = ibv_create_cq(r->dev->ctx, (int)rcq_depth, NULL, NULL, 0);
+			if (!th->rcq)
+				return rb_fail(err, errlen, "ibv_create_cq(%u entries) for thread %u "
+					       "failed: %s (device max_cqe %d)", rcq_depth, i,
+					       strerror(errno), r->dev->attr.max_cqe);
+		}
+	}
+	return 0;
+}
+
+/* The rb_ctx the library's QP stages read (bench/qp.c): transport, verb
+ * (access), queue depths, the RC timers' defaults, path MTU and the
+ * negotiated READ/atomic depths. Built per call; owns nothing. */
+static void shell_ctx(const struct seq_run *r, struct rb_ctx *c, uint64_t transport, uint64_t verb,
+		      uint32_t sq, uint32_t rq)
+{
+	memset(c, 0, sizeof(*c));
+	test_defaults(&c->t);
+	c->t.transport = transport;
+	c->t.verb = verb;
+	c->t.sq_depth = sq;
+	c->t.inline_mode = RB_INLINE_AUTO;
+	c->role = r->role;
+	c->dev = r->dev;
+	c->pd = r->pd;
+	c->lay.recv_slots = rq ? rq : 1;
+	c->inline_req = transport == RB_TR_RC ? 0 : 8;  /* 8-byte request / response payloads */
+	c->inline_cap = UINT32_MAX;
+	c->path_mtu = r->path_mtu;
+	c->rd_init = r->rd_init;
+	c->rd_resp = r->rd_resp;
+	c->remote_qkey = RB_QKEY;
+}
+
+int seq_qp_create(struct seq_run *r, struct rb_qp *q, uint64_t transport, uint64_t verb,
+		  struct ibv_cq *scq, struct ibv_cq *rcq, uint32_t sq, uint32_t rq, unsigned gindex,
+		  char *err, size_t errlen)
+{
+	struct rb_ctx c;
+	struct rb_worker w = { .scq = scq, .rcq = rq ? rcq : NULL, .index = gindex };
+	uint32_t psn;
+
+	shell_ctx(r, &c, transport, verb, sq, rq);
+	q->index = gindex;
+	q->gindex = gindex;
+	if (qp_create(&c, &w, q, NULL, err, errlen) || qp_to_init(&c, q, err, errlen))
+		return -1;
+	if (c.inline_cap < r->inline_cap)
+		r->inline_cap = c.inline_cap;
+	if (guard_random(&psn, sizeof(psn), err, errlen))
+		return -1;
+	q->psn = psn & 0xffffffu;
+	struct ctrl_qp_ep *eps = realloc(r->eps, (r->neps + 1) * sizeof(*eps));
+	if (!eps)
+		return rb_fail(err, errlen, "out of memory for the endpoint list");
+	r->eps = eps;
+	r->eps[r->neps++] = (struct ctrl_qp_ep){ .qpn = q->qp->qp_num, .psn = q->psn };
+	return 0;
+}
+
+int seq_qp_connect(struct seq_run *r, struct rb_qp *q, uint64_t transport, uint64_t verb,
+		   const struct ctrl_qp_ep *ep, char *err, size_t errlen)
+{
+	struct rb_ctx c;
+
+	shell_ctx(r, &c, transport, verb, SEQ_SQ_DEPTH, 0);
+	q->remote_qpn = ep->qpn;
+	q->remote_psn = ep->psn;
+	return qp_to_rtr_rts(&c, q, &r->remote, err, errlen);
+}
+
+int seq_post_recv_all(struct seq_thread *th, struct rb_qp *q, char *err, size_t errlen)
+{
+	struct ibv_recv_wr *bad = NULL;
+	for (unsigned i = 0; i < th->nrecv; i++)
+		th->rwr[i].next = i + 1 < th->nrecv ? &th->rwr[i + 1] : NULL;
+	int rc = th->nrecv ? ibv_post_recv(q->qp, &th->rwr[0], &bad) : 0;
+	for (unsigned i = 0; i < th->nrecv; i++)
+		th->rwr[i].next = NULL;
+	if (rc)
+		return rb_fail(err, errlen, "ibv_post_recv(%u receives, qpn 0x%x) failed: %s",
+			       th->nrecv, q->qp->qp_num, strerror(rc));
+	return 0;
+}
+
+int seq_sq_room(struct seq_thread *th, unsigned qi, uint64_t n, int timeout_ms, char *err,
+		size_t errlen)
+{
+	struct rb_qp *q = &th->qps[qi];
+	uint64_t deadline = 0;
+	struct ibv_wc wc[RB_POLL_BATCH];
+
+	while (q->posted + n - q->reaped > SEQ_SQ_DEPTH) {
+		int got = ibv_poll_cq(th->scq, RB_POLL_BATCH, wc);
+		if (got < 0)
+			return rb_fail(err, errlen, "ibv_poll_cq(send CQ) failed");
+		for (int i = 0; i < got; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS)
+				return rb_fail(err, errlen, "send completion failed: %s (qpn 0x%x)",
+					       ibv_wc_status_str(wc[i].status), wc[i].qp_num);
+			unsigned k = (unsigned)(wc[i].wr_id >> 48);
+			if (k < th->nqp)
+				th->qps[k].reaped = (wc[i].wr_id & ((UINT64_C(1) << 48) - 1)) + 1;
+		}
+		if (got == 0) {
+			uint64_t now = timing_now_ns();
+			if (!deadline)
+				deadline = now + (uint64_t)timeout_ms * 1000000u;
+			else if (now > deadline)
+				return rb_fail(err, errlen, "timed out after %d ms waiting for send "
+					       "completions to free the send queue of qpn 0x%x",
+					       timeout_ms, q->qp->qp_num);
+		}
+	}
+	return 0;
+}
+
+static void destroy_qp(struct rb_qp *q)
+{
+	if (q->ah)
+		ibv_destroy_ah(q->ah);
+	if (q->qp)
+		ibv_destroy_qp(q->qp);
+	q->ah = NULL;
+	q->qp = NULL;
+}
+
+void seq_run_destroy(struct seq_run *r)
+{
+	for (unsigned i = 0; i < r->npassive; i++)
+		destroy_qp(&r->passive[i]);
+	free(r->passive);
+	if (r->pcq)
+		ibv_destroy_cq(r->pcq);
+	for (unsigned i = 0; r->th && i < r->nth; i++) {
+		struct seq_thread *th = &r->th[i];
+		for (unsigned k = 0; th->qps && k < th->nqp; k++)
+			destroy_qp(&th->qps[k]);
+		if (th->scq)
+			ibv_destroy_cq(th->scq);
+		if (th->rcq)
+			ibv_destroy_cq(th->rcq);
+		free(th->qps);
+		free(th->hist);
+		free(th->post_ts);
+		free(th->wr);
+		free(th->sge);
+		free(th->rwr);
+		free(th->rsge);
+		seq_vals_free(&th->vals);
+	}
+	free(r->th);
+	if (r->mr)
+		ibv_dereg_mr(r->mr);
+	if (r->buf)
+		munmap(r->buf, r->buf_len);
+	if (r->pd)
+		ibv_dealloc_pd(r->pd);
+	free(r->eps);
+	free(r->remote_eps);
+	r->th = NULL;
+	r->passive = NULL;
+	r->mr = NULL;
+	r->buf = NULL;
+	r->pd = NULL;
+	r->eps = NULL;
+	r->remote_eps = NULL;
+}

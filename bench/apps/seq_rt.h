@@ -1,0 +1,147 @@
+/*
+ * seq_rt.h - what the sequencer's variant files share: one point's verbs
+ * resources on one side (struct seq_run), its threads (struct seq_thread),
+ * and the table of variants (struct seq_variant_ops).
+ *
+ * A point, on each side (bench/apps/seq_main.c drives it):
+ *   ops->create()    CQs and QPs (RESET->INIT, bench/qp.c), the buffer and
+ *                    its MR; fills run->eps, this side's QPs for SETUP
+ *   ops->connect()   INIT->RTR->RTS against the peer's SETUP (bench/qp.c),
+ *                    the peer's QPNs and addresses into the pre-built WRs,
+ *                    the first receives posted
+ *   ops->thread_main one thread per client thread (client) or per server
+ *                    thread (server; atomics has none): the data path
+ *   seq_run_destroy  everything, in reverse order
+ *
+ * Buffer, one MR per side; each variant file says what lies where.
+ */
+#ifndef RDMA_BENCH_SEQ_RT_H
+#define RDMA_BENCH_SEQ_RT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+#include "ctx.h"
+#include "hist.h"
+#include "seq.h"
+
+#define SEQ_SIG_EVERY   16u   /* unsignaled WRs: one in 16 is signaled (frees 16 SQ slots) */
+#define SEQ_SQ_DEPTH    256u  /* send queue of every QP; > SEQ_BATCH_MAX + 2 * SEQ_SIG_EVERY */
+#define SEQ_DRAIN_MS    3000u /* client: wait for outstanding responses after the window */
+#define SEQ_RECV_BYTES  64u   /* UD receive slot: 40-byte GRH + 8-byte payload, rounded */
+
+struct seq_run;
+
+struct seq_thread {
+	struct seq_run *run;
+	unsigned index;               /* client thread = client id; or server thread */
+	struct ibv_cq *scq, *rcq;
+	struct rb_qp *qps;            /* client: [request QP, UD response QP (herd-rpc)];
+	                                 server: ud_qps response QPs (spec-s0: qps[0] receives) */
+	unsigned nqp;
+	uint8_t *area;                /* this thread's part of the buffer */
+	uint64_t *post_ts;            /* client: post time per window entry (ns) */
+	struct ibv_send_wr *wr;       /* pre-built send WRs (SEQ_BATCH_MAX, or window) */
+	struct ibv_sge *sge;
+	struct ibv_recv_wr *rwr;      /* one per receive slot */
+	struct ibv_sge *rsge;
+	unsigned nrecv;
+	/* results */
+	struct hist *hist;            /* client: request latency ns, in the window */
+	struct seq_vals vals;         /* client: values received (whole run) */
+	uint64_t resp_window;         /* client: responses completed inside the window */
+	uint64_t outstanding;         /* client: requests without a response at the end */
+	struct seq_batch batch;       /* server: responses and doorbells */
+	uint64_t requests;            /* server: requests seen */
+	uint64_t bad;                 /* server: requests naming no client */
+	uint64_t cpu_ns;              /* server: thread CPU time (CLOCK_THREAD_CPUTIME_ID) */
+	pthread_t tid;
+	bool started;
+	int rc;
+	char err[256];
+};
+
+struct seq_run {
+	struct seq_cfg cfg;
+	enum rb_role role;
+	struct rb_dev *dev;
+	struct ibv_pd *pd;
+	uint8_t *buf;
+	uint64_t buf_len;
+	struct ibv_mr *mr;
+	/* QPs with no thread (server side of herd-rpc's UC request QPs, atomics' RC QPs) */
+	struct ibv_cq *pcq;
+	struct rb_qp *passive;
+	unsigned npassive;
+	struct seq_thread *th;
+	unsigned nth;
+	/* this side's endpoint (SETUP QP list) and the peer's */
+	struct ctrl_qp_ep *eps;
+	uint32_t neps;
+	struct ctrl_setup remote;
+	struct ctrl_qp_ep *remote_eps;
+	uint32_t path_mtu, rd_init, rd_resp;
+	uint32_t inline_cap;          /* smallest granted by any QP */
+	/* run control */
+	_Atomic uint64_t *counter;    /* server, herd-rpc / spec-s0: in the buffer */
+	_Atomic int stop;             /* server: set by the session thread */
+	_Atomic int go;               /* client: threads start posting */
+	uint64_t win_start, win_end;  /* client: measured window (timing_now_ns) */
+	uint64_t values_cap;          /* client: values stored per thread */
+};
+
+struct seq_variant_ops {
+	const char *name;
+	int (*create)(struct seq_run *r, char *err, size_t errlen);
+	int (*connect)(struct seq_run *r, char *err, size_t errlen);
+	void *(*client_main)(void *arg);   /* arg: struct seq_thread * */
+	void *(*server_main)(void *arg);   /* NULL: no server threads */
+};
+
+extern const struct seq_variant_ops seq_atomics_ops;  /* seq_atomics.c */
+extern const struct seq_variant_ops seq_herd_ops;     /* seq_herd.c */
+extern const struct seq_variant_ops seq_spec_ops;     /* seq_spec.c */
+
+/* ---- helpers (bench/apps/seq_rt.c) -------------------------------------- */
+
+/* PD, buffer of len bytes (page aligned, zeroed) and its MR with access. */
+int seq_run_alloc(struct seq_run *r, uint64_t len, int access, char *err, size_t errlen);
+/* nth threads; each gets its CQs (send CQ scq_depth, receive CQ rcq_depth or
+ * none for 0), nqp QPs, its area and the result storage. */
+int seq_run_threads(struct seq_run *r, unsigned nth, unsigned nqp, unsigned scq_depth,
+		    unsigned rcq_depth, char *err, size_t errlen);
+/*
+ * Create q on the library's QP stage (bench/qp.c, qp_create + qp_to_init)
+ * with transport, verb (the access it grants), send queue sq, receive queue
+ * rq (0: none), its CQs; psn random. Adds it to run->eps.
+ */
+int seq_qp_create(struct seq_run *r, struct rb_qp *q, uint64_t transport, uint64_t verb,
+		  struct ibv_cq *scq, struct ibv_cq *rcq, uint32_t sq, uint32_t rq, unsigned gindex,
+		  char *err, size_t errlen);
+/* INIT->RTR->RTS (qp_to_rtr_rts) against the peer QP ep (UD: an AH to the
+ * peer's port). */
+int seq_qp_connect(struct seq_run *r, struct rb_qp *q, uint64_t transport, uint64_t verb,
+		   const struct ctrl_qp_ep *ep, char *err, size_t errlen);
+/* Post receive slot i of thread th (rwr[i]) on q; 0 or -1 with err. */
+int seq_post_recv_all(struct seq_thread *th, struct rb_qp *q, char *err, size_t errlen);
+/*
+ * Make room for n more WRs on QP qi of thread th: while q->posted + n -
+ * q->reaped would exceed SEQ_SQ_DEPTH, poll th->scq for signaled send
+ * completions (wr_id SEQ_WRID(qi, index of the WR): reaped = index + 1)
+ * for up to timeout_ms. 0, or -1 with err naming the wait.
+ */
+int seq_sq_room(struct seq_thread *th, unsigned qi, uint64_t n, int timeout_ms, char *err,
+		size_t errlen);
+#define SEQ_WRID(qi, n) (((uint64_t)(qi) << 48) | ((n) & ((UINT64_C(1) << 48) - 1)))
+
+void seq_run_destroy(struct seq_run *r);
+
+/* Thread-level failure: sets th->rc and th->err; returns NULL for pthread. */
+void *seq_thread_fail(struct seq_thread *th, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif /* RDMA_BENCH_SEQ_RT_H */

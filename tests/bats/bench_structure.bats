@@ -1,0 +1,106 @@
+#!/usr/bin/env bats
+# The structure rules of bench/: what a verb is lives in the verb table
+# (bench/verb.c, include/verb.h) only, and no two bench/*.c files call
+# each other in a circle (tests/call-cycles).
+
+ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+
+# Lines of C files under $1 (but bench/verb.c) that decide on a verb by name:
+# a switch on a verb, a case label of a verb, or a verb code other than
+# RB_VERB_COUNT (the table's size). The PCIe model (bench/pcie_model.c,
+# bench/model_main.c) has operation kinds of its own (enum pm_verb), matched
+# to the table's verbs by name (report.c: model_config).
+verb_decisions() {
+  grep -nE 'switch *\([^)]*verb|case +RB_VERB_|RB_VERB_[A-Z_]+' "$1"/bench/*.c \
+    | grep -vE '^[^:]*/bench/(verb|pcie_model|model_main)\.c:' | sed 's/RB_VERB_COUNT//g' \
+    | grep -E 'switch *\([^)]*verb|case +RB_VERB_|RB_VERB_[A-Z_]+' || true
+}
+
+setup() {
+  TMP=$(mktemp -d)
+}
+
+teardown() {
+  rm -rf "$TMP"
+}
+
+@test "verb table: no switch, case or verb code outside bench/verb.c" {
+  run verb_decisions "$ROOT"
+  [ "$status" -eq 0 ]
+  [ -z "$output" ] || { echo "verb decided outside the table:"; echo "$output"; false; }
+}
+
+@test "verb table: the check finds a switch on the verb planted in a copy of bench/" {
+  mkdir -p "$TMP/bench"
+  cp "$ROOT"/bench/*.c "$TMP/bench/"
+  printf 'int f(int verb)\n{\n\tswitch (verb) {\n\tdefault: return 0;\n\t}\n}\n' >> "$TMP/bench/post.c"
+  run verb_decisions "$TMP"
+  [[ $output == *"post.c:"*"switch (verb)"* ]] || { echo "$output"; false; }
+  cp "$ROOT"/bench/post.c "$TMP/bench/post.c"
+  printf 'int g(int v) { return v == RB_VERB_READ; }\n' >> "$TMP/bench/qp.c"
+  run verb_decisions "$TMP"
+  [[ $output == *"qp.c:"*"RB_VERB_READ"* ]] || { echo "$output"; false; }
+}
+
+@test "call cycles: none between the objects of bench/" {
+  cd "$ROOT"
+  make -s all > /dev/null
+  local -a objs=()
+  local f
+  for f in bench/*.c; do
+    [ "$f" = bench/main.c ] || objs+=("build/$(basename "${f%.c}").o")
+  done
+  run tests/call-cycles "${objs[@]}"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [[ $output == "no circular call dependency between ${#objs[@]} objects" ]] || { echo "$output"; false; }
+}
+
+@test "call cycles: a circle through three files is found and printed" {
+  printf 'int b(void);\nint a(void) { return b(); }\n' > "$TMP/a.c"
+  printf 'int c(void);\nint b(void) { return c(); }\n' > "$TMP/b.c"
+  printf 'int d(void) { return 1; }\n' > "$TMP/c.c"
+  for f in a b c; do cc -c -o "$TMP/$f.o" "$TMP/$f.c"; done
+  run "$ROOT/tests/call-cycles" "$TMP/a.o" "$TMP/b.o" "$TMP/c.o"
+  [ "$status" -eq 0 ] || { echo "a -> b -> c is no circle: $output"; false; }
+  printf 'int a(void);\nint c(void) { return a(); }\n' > "$TMP/c.c"
+  cc -c -o "$TMP/c.o" "$TMP/c.c"
+  run "$ROOT/tests/call-cycles" "$TMP/a.o" "$TMP/b.o" "$TMP/c.o"
+  [ "$status" -eq 1 ]
+  # the search may start at any of the three files
+  case $output in
+    "circular call dependency: a.o -> b.o -> c.o -> a.o "*) ;;
+    "circular call dependency: b.o -> c.o -> a.o -> b.o "*) ;;
+    "circular call dependency: c.o -> a.o -> b.o -> c.o "*) ;;
+    *) echo "$output"; false ;;
+  esac
+}
+
+@test "call cycles: a missing object is a usage error, not a pass" {
+  run "$ROOT/tests/call-cycles" "$TMP/none.o"
+  [ "$status" -eq 2 ]
+  [[ $output == *"no object"* ]]
+}
+
+@test "PSNs and nonces: no libc pseudo-random generator in bench/ (getrandom only)" {
+  run grep -nE '\b(lrand48|drand48|srand48|srand|rand|random|srandom)\(' "$ROOT"/bench/*.c
+  [ "$status" -eq 1 ] || { echo "$output"; false; }
+  run grep -c 'getrandom(' "$ROOT/bench/guard.c"
+  [ "$output" -ge 1 ]
+}
+
+@test "function length: none over 100 lines in bench/" {
+  local -a files=("$ROOT"/bench/*.c)
+  [ "${#files[@]}" -gt 20 ]
+  run "$ROOT/tests/func-lengths" -n 100 "${files[@]}"
+  [ "$status" -eq 0 ]
+  [ -z "$output" ] || { echo "$output"; false; }
+}
+
+@test "function length: the lister finds a 101-line function and names it" {
+  { printf 'static int longest(void)\n{\n'; for _ in $(seq 98); do printf '\t;\n'; done; printf '}\n'; } > "$TMP/f.c"
+  run "$ROOT/tests/func-lengths" -n 100 "$TMP/f.c"
+  [ "$status" -eq 0 ]
+  [[ $output == " 101 $TMP/f.c:1 static int longest(void)" ]] || { echo "$output"; false; }
+  run "$ROOT/tests/func-lengths" -n 101 "$TMP/f.c"
+  [ -z "$output" ]
+}

@@ -1,0 +1,229 @@
+/*
+ * test_knobs.c - the knob table (options.h, bench/options.c) and what is
+ * derived from it: the TEST encoding of the sent knobs, the defaults, the
+ * range checks of the command line and of the wire, the CSV column names
+ * and --help / --list-knobs.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctrl.h"
+#include "options.h"
+#include "report.h"
+
+static char err[1024];
+
+static int parse(const char *line, struct rb_opts *o)
+{
+	char buf[1024];
+	char *argv[64];
+	int argc = 0;
+
+	snprintf(buf, sizeof(buf), "rdma_bench %s", line);
+	for (char *tok = strtok(buf, " "); tok && argc < 63; tok = strtok(NULL, " "))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	err[0] = '\0';
+	return opts_parse(argc, argv, o, err, sizeof(err));
+}
+
+static bool owns_test_field(const struct rb_knob *k)
+{
+	return k->where == RB_KW_TEST && !(k->flags & (RB_KF_ALIAS | RB_KF_HELP2));
+}
+
+/* Every field of struct rb_test but rep is one row's (sent: "sent" in
+ * --list-knobs), and each such row's value round-trips through TEST. */
+static void each_sent_knob_round_trips_through_test(void **state)
+{
+	(void)state;
+	size_t n, owners[RB_TEST_NFIELDS] = { 0 };
+	const struct rb_knob *k = opts_knobs(&n);
+	static uint8_t buf[CTRL_HDR_LEN + 8 * RB_TEST_NFIELDS];
+	struct ctrl_msg m;
+
+	for (size_t i = 0; i < n; i++) {
+		struct rb_test t;
+		uint64_t want = UINT64_C(0x0102030405060708) * (i + 1), got;
+		if (!owns_test_field(&k[i]))
+			continue;
+		assert_int_equal(k[i].width, 8);
+		owners[k[i].off / 8]++;
+		test_defaults(&t);
+		memcpy((char *)&t + k[i].off, &want, 8);
+		size_t len = ctrl_encode_test(buf, sizeof(buf), &t);
+		assert_int_equal(len, sizeof(buf));
+		if (ctrl_decode(buf, len, &m, err, sizeof(err)))
+			fail_msg("--%s: TEST not decoded: %s", k[i].name, err);
+		memcpy(&got, (const char *)&m.u.test + k[i].off, 8);
+		if (got != want)
+			fail_msg("--%s: sent %llx, decoded %llx", k[i].name, (unsigned long long)want,
+				 (unsigned long long)got);
+	}
+	for (size_t f = 0; f < RB_TEST_NFIELDS; f++) {
+		size_t want = f == offsetof(struct rb_test, rep) / 8 ? 0 : 1;
+		if (owners[f] != want)
+			fail_msg("field %zu of struct rb_test has %zu knob rows, expected %zu", f,
+				 owners[f], want);
+	}
+}
+
+/* The defaults the command line starts from are the table's. */
+static void defaults_are_the_rows_defaults(void **state)
+{
+	(void)state;
+	size_t n;
+	const struct rb_knob *k = opts_knobs(&n);
+	struct rb_opts o;
+
+	assert_int_equal(parse("-c h", &o), 0);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = 0;
+		/* computed or resolved later: iters, window, signal interval */
+		if (!owns_test_field(&k[i]) || k[i].given || k[i].type == RB_KT_STR)
+			continue;
+		memcpy(&v, (const char *)&o.t + k[i].off, 8);
+		if (v != k[i].def)
+			fail_msg("--%s: default %llu, the row says %llu", k[i].name,
+				 (unsigned long long)v, (unsigned long long)k[i].def);
+	}
+	assert_int_equal(o.t.ack_timeout, 14);
+	assert_int_equal(o.port, RB_DEFAULT_PORT);
+	assert_int_equal(o.gid_index, -1);
+	assert_int_equal(o.lim.max_qps, RB_DEFAULT_MAX_QPS);
+}
+
+/* The row's range is the one the parser and the wire check enforce: one
+ * above the top is refused naming the option, on the command line and in
+ * a TEST (RB_KF_NOWIRE rows: a rule of test_validate instead). */
+static void every_range_is_enforced_on_the_command_line_and_the_wire(void **state)
+{
+	(void)state;
+	size_t n, checked = 0;
+	const struct rb_knob *k = opts_knobs(&n);
+	struct rb_opts o;
+
+	for (size_t i = 0; i < n; i++) {
+		char line[256], name[64];
+		uint64_t bad = k[i].hi + 1;
+		bool secs = k[i].type == RB_KT_SECS;
+		if (k[i].hi == UINT64_MAX || (k[i].flags & (RB_KF_HELP2 | RB_KF_NOWIRE)) ||
+		    !(k[i].type == RB_KT_NUM || secs || k[i].type == RB_KT_SIZE))
+			continue;
+		snprintf(name, sizeof(name), "--%s", k[i].name);
+		if (secs)
+			snprintf(line, sizeof(line), "%s %s %.3f",
+				 k[i].flags & RB_KF_SERVER ? "-s" : "-c h", name, (double)bad / 1000.0);
+		else
+			snprintf(line, sizeof(line), "%s %s %llu",
+				 k[i].flags & RB_KF_SERVER ? "-s" : "-c h", name, (unsigned long long)bad);
+		if (parse(line, &o) != -1 || !strstr(err, name))
+			fail_msg("'%s' not refused by name: \"%s\"", line, err);
+		checked++;
+		if (!owns_test_field(&k[i]))
+			continue;
+		struct rb_test t;
+		test_defaults(&t);
+		t.iters = 100;
+		test_resolve_defaults(&t, NULL);
+		memcpy((char *)&t + k[i].off, &bad, 8);
+		if (test_validate(&t, err, sizeof(err)) != -1 || !strstr(err, name))
+			fail_msg("a TEST with %s %llu not refused by name: \"%s\"", name,
+				 (unsigned long long)bad, err);
+	}
+	assert_true(checked > 30);
+}
+
+/* Every knob with a column names a column of the row report_build_row
+ * builds, each once; no column is named "?" (a field without a row). */
+static void every_knob_column_is_in_the_row(void **state)
+{
+	(void)state;
+	size_t n;
+	const struct rb_knob *k = opts_knobs(&n);
+	static struct row r;
+	struct rb_opts o;
+	struct rb_env e = { .clock_read_ns = NAN };
+
+	assert_int_equal(parse("-c h", &o), 0);
+	struct rb_point_info p = { .o = &o, .t = &o.t, .env = &e, .inline_used = -1,
+				   .setup_us_per_qp = NAN, .gate_wait_s = NAN, .status = "ok",
+				   .reason = "" };
+	report_build_row(&r, &p, -1, NULL);
+	assert_int_equal(r.dropped, 0);
+	for (int c = 0; c < r.ncols; c++) {
+		assert_string_not_equal(r.cols[c].name, "?");
+		for (int d = c + 1; d < r.ncols; d++)
+			assert_string_not_equal(r.cols[c].name, r.cols[d].name);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (k[i].col && !row_get(&r, k[i].col))
+			fail_msg("--%s: column %s not in the row", k[i].name, k[i].col);
+	assert_string_equal(RB_TEST_COL(duration_ms), "duration_req_s");
+	assert_string_equal(RB_TEST_COL(mtu), "path_mtu");
+	assert_string_equal(RB_TEST_COL(use_cm), "connect");
+	assert_string_equal(RB_TEST_COL(rep), "?");
+}
+
+/* --help lists every row with help text, --list-knobs every option once. */
+static void help_and_list_come_from_the_table(void **state)
+{
+	(void)state;
+	size_t n, len = 0, lines = 0, helped = 0;
+	const struct rb_knob *k = opts_knobs(&n);
+	char *help = NULL, *list = NULL;
+	FILE *f = open_memstream(&help, &len);
+
+	assert_non_null(f);
+	opts_usage(f);
+	fclose(f);
+	f = open_memstream(&list, &len);
+	assert_non_null(f);
+	opts_list_knobs(f);
+	fclose(f);
+	for (const char *p = list; *p; p++)
+		lines += *p == '\n';
+	for (size_t i = 0; i < n; i++) {
+		char want[80];
+		if (k[i].flags & RB_KF_HELP2) {
+			lines++; /* not listed: the option's first row is */
+			continue;
+		}
+		snprintf(want, sizeof(want), "--%s\t", k[i].name);
+		if (!strstr(list, want))
+			fail_msg("--list-knobs lacks %s", k[i].name);
+		snprintf(want, sizeof(want), "--%s%s", k[i].name, k[i].arg ? " " : "");
+		if (k[i].help && !strstr(help, want))
+			fail_msg("--help lacks \"%s\"", want);
+		helped += k[i].help != NULL;
+	}
+	assert_int_equal(lines, n);
+	assert_true(helped > 60);
+	assert_null(strstr(help, "%D"));
+	assert_null(strstr(help, "%E"));
+	assert_non_null(strstr(help, "--ack-timeout V     local ACK timeout code, 4.096 us x 2^V (14)\n"));
+	assert_non_null(strstr(help, "--verb V            read|write|write_imm|send|send_imm|fetch_add|"
+				     "cmp_swap (write)\n"));
+	free(help);
+	free(list);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(each_sent_knob_round_trips_through_test),
+		cmocka_unit_test(defaults_are_the_rows_defaults),
+		cmocka_unit_test(every_range_is_enforced_on_the_command_line_and_the_wire),
+		cmocka_unit_test(every_knob_column_is_in_the_row),
+		cmocka_unit_test(help_and_list_come_from_the_table),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,307 @@
+/*
+ * test_pcie_host.c - this host's PCIe link from a fake sysfs tree
+ * (pcie_host.h), and the PCIe model's row columns (report.c).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "device.h"
+#include "options.h"
+#include "output.h"
+#include "pcie_host.h"
+#include "pcie_model.h"
+#include "perfcount.h"
+#include "report.h"
+
+static char root[256];
+
+static void put(const char *rel, const void *data, size_t n)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, n, f), n);
+	fclose(f);
+}
+
+static void puts_file(const char *rel, const char *text)
+{
+	put(rel, text, strlen(text));
+}
+
+/* A tree with class/infiniband/mlx5_0/device holding link files. */
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/rb_pcie_host.XXXXXX");
+	if (mkdtemp(root) == NULL)
+		return -1;
+	char path[512];
+	const char *dirs[] = { "class", "class/infiniband", "class/infiniband/mlx5_0",
+			       "class/infiniband/mlx5_0/device", "class/infiniband/rxe0" };
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", root, dirs[i]);
+		if (mkdir(path, 0700) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* A 256-byte config space with a PCIe capability at 0x60 (after a PM
+ * capability at 0x40): MPS code mps, MRRS code mrrs, RCB bit rcb. */
+static void put_config(unsigned mps, unsigned mrrs, int rcb, size_t n)
+{
+	uint8_t cfg[256];
+	memset(cfg, 0, sizeof(cfg));
+	cfg[0x34] = 0x40;
+	cfg[0x40] = 0x01; /* power management */
+	cfg[0x41] = 0x60;
+	cfg[0x60] = 0x10; /* PCI Express */
+	cfg[0x61] = 0x00;
+	unsigned devctl = (mps << 5) | (mrrs << 12);
+	cfg[0x68] = devctl & 0xff;
+	cfg[0x69] = devctl >> 8;
+	cfg[0x70] = rcb ? 8 : 0;
+	put("class/infiniband/mlx5_0/device/config", cfg, n);
+}
+
+static void test_gen_from_speed(void **state)
+{
+	(void)state;
+	assert_int_equal(pcie_gen_from_speed("2.5 GT/s PCIe"), 1);
+	assert_int_equal(pcie_gen_from_speed("5.0 GT/s PCIe"), 2);
+	assert_int_equal(pcie_gen_from_speed("8.0 GT/s PCIe"), 3);
+	assert_int_equal(pcie_gen_from_speed("16.0 GT/s PCIe"), 4);
+	assert_int_equal(pcie_gen_from_speed("32.0 GT/s PCIe"), 5);
+	assert_int_equal(pcie_gen_from_speed("Unknown"), 0);
+	assert_int_equal(pcie_gen_from_speed("8.0 Gb/s"), 0);
+	assert_int_equal(pcie_gen_from_speed("64.0 GT/s PCIe"), 0);
+}
+
+static void test_link_read(void **state)
+{
+	(void)state;
+	struct pm_link l;
+	char note[128];
+	puts_file("class/infiniband/mlx5_0/device/current_link_speed", "16.0 GT/s PCIe\n");
+	puts_file("class/infiniband/mlx5_0/device/current_link_width", "8\n");
+	put_config(1, 2, 1, 256); /* MPS 256, MRRS 512, RCB 128 */
+	assert_int_equal(pcie_host_link(root, "mlx5_0", &l, note, sizeof(note)), 1);
+	assert_int_equal(l.gen, 4);
+	assert_int_equal(l.lanes, 8);
+	assert_int_equal(l.mps, 256);
+	assert_int_equal(l.mrrs, 512);
+	assert_int_equal(l.rcb, 128);
+	assert_string_equal(note, "");
+	/* an unprivileged read: 64 bytes only; the paper's MPS with a note */
+	put_config(1, 2, 1, 64);
+	assert_int_equal(pcie_host_link(root, "mlx5_0", &l, note, sizeof(note)), 1);
+	assert_int_equal(l.gen, 4);
+	assert_int_equal(l.mps, 128);
+	assert_non_null(strstr(note, "MPS/MRRS not readable"));
+	/* a reserved MPS code: not read */
+	put_config(7, 2, 0, 256);
+	assert_int_equal(pcie_host_link(root, "mlx5_0", &l, note, sizeof(note)), 1);
+	assert_int_equal(l.mps, 128);
+	/* a width that is not a lane count */
+	puts_file("class/infiniband/mlx5_0/device/current_link_width", "3\n");
+	assert_int_equal(pcie_host_link(root, "mlx5_0", &l, note, sizeof(note)), 0);
+	assert_non_null(strstr(note, "not understood"));
+	assert_int_equal(l.gen, 3); /* the paper's link */
+	assert_int_equal(l.lanes, 16);
+	puts_file("class/infiniband/mlx5_0/device/current_link_width", "8\n");
+}
+
+static void test_no_pci_device(void **state)
+{
+	(void)state;
+	struct pm_link l;
+	char note[128];
+	assert_int_equal(pcie_host_link(root, "rxe0", &l, note, sizeof(note)), 0);
+	assert_non_null(strstr(note, "no PCI device behind rxe0"));
+	assert_int_equal(l.gen, 3);
+	assert_int_equal(pcie_host_link(root, NULL, &l, note, sizeof(note)), -1);
+}
+
+/* The row's model columns: host columns empty with the reason when the
+ * device has no PCI link, the paper's link for reference either way. */
+static void test_row_model_columns(void **state)
+{
+	(void)state;
+	static struct row r;
+	struct rb_opts ro;
+	struct rb_env e;
+	struct rb_test t;
+	static struct rb_dev dev;
+	memset(&ro, 0, sizeof(ro));
+	memset(&e, 0, sizeof(e));
+	ro.procs = 1;
+	e.clock_read_ns = NAN;
+	test_defaults(&t);
+	t.iters = 100;
+	test_resolve_defaults(&t, NULL);
+	t.verb = RB_VERB_SEND;
+	t.transport = RB_TR_UD;
+	t.size = 4;
+	t.postlist = 16;
+	t.signal_interval = 16;
+	snprintf(dev.name, sizeof(dev.name), "rb_no_such_dev9");
+	struct rb_point_info pi = { .o = &ro, .t = &t, .env = &e, .dev = &dev, .inline_used = 1,
+				    .setup_us_per_qp = NAN, .gate_wait_s = NAN, .status = "ok",
+				    .reason = "" };
+	struct rb_measure m = { .valid = true, .duration_s = 1, .ops = 50000000 };
+	report_build_row(&r, &pi, -1, &m);
+	assert_string_equal(row_get(&r, "model_bus_bytes_per_op"), "");
+	assert_string_equal(row_get(&r, "model_limit_mops"), "");
+	assert_string_equal(row_get(&r, "measured_over_limit"), "");
+	assert_non_null(strstr(row_get(&r, "model_reason"), "no PCI device behind rb_no_such_dev9"));
+	/* the paper's link: what the model says for this configuration */
+	struct pm_config c = pm_config_default();
+	c.verb = PM_SEND;
+	c.transport = PM_UD;
+	c.size_bytes = 4;
+	c.inline_payload = 1;
+	c.postlist = 16;
+	c.signal_interval = 16;
+	struct pm_link pl = pm_link_paper();
+	struct pm_result res;
+	char err[128];
+	assert_int_equal(pm_run(&c, &pl, &res, err, sizeof(err)), 0);
+	char want[32];
+	snprintf(want, sizeof(want), "%.6g", res.limit_mops);
+	assert_string_equal(row_get(&r, "model_paper_limit_mops"), want);
+	/* 152.125 B down per SEND at the sender vs 146 B up per RECV */
+	assert_int_equal(res.limit_is_responder, 0);
+	assert_string_equal(row_get(&r, "model_paper_bound"), "link (requester)");
+	assert_string_equal(row_get(&r, "model_link"), "none");
+	assert_string_equal(r.cols[r.ncols - 1].name, "model_link");
+
+	/* 32 B: the receiver's 174 B up per RECV bind */
+	t.size = 32;
+	report_build_row(&r, &pi, -1, &m);
+	assert_string_equal(row_get(&r, "model_paper_bound"), "link (responder)");
+	/* not inline: the payload is DMA-read, the limit drops */
+	char inl[32];
+	snprintf(inl, sizeof(inl), "%s", row_get(&r, "model_paper_limit_mops"));
+	pi.inline_used = 0;
+	report_build_row(&r, &pi, -1, &m);
+	assert_string_not_equal(row_get(&r, "model_paper_limit_mops"), inl);
+	assert_true(strtod(row_get(&r, "model_paper_limit_mops"), NULL) < strtod(inl, NULL));
+	pi.inline_used = 1;
+	t.size = 4;
+
+	/* postlist 1: WQE-by-MMIO on the paper's link, MMIO-bound at 87.5 */
+	t.postlist = 1;
+	report_build_row(&r, &pi, -1, &m);
+	assert_string_equal(row_get(&r, "model_paper_limit_mops"), "87.5");
+	assert_string_equal(row_get(&r, "model_paper_bound"), "mmio (requester)");
+
+	/* atomics: not in the model, said so */
+	t.verb = RB_VERB_FETCH_ADD;
+	t.transport = RB_TR_RC;
+	t.size = 8;
+	report_build_row(&r, &pi, -1, &m);
+	assert_string_equal(row_get(&r, "model_paper_limit_mops"), "");
+	assert_non_null(strstr(row_get(&r, "model_reason"), "no write_imm or atomics"));
+	assert_string_equal(row_get(&r, "model_link"), "none");
+}
+
+/* Add name=val to a counter snapshot. */
+static void ctr_put(struct rb_counters *c, const char *name, uint64_t val)
+{
+	snprintf(c->name[c->n], sizeof(c->name[c->n]), "%s", name);
+	c->val[c->n++] = val;
+}
+
+/* The --explain line: Mops, the model's verdict, CPU per op, trouble. */
+static void test_explain(void **state)
+{
+	(void)state;
+	struct rb_opts ro;
+	struct rb_env e;
+	struct rb_test t;
+	static struct rb_dev dev;
+	static struct rb_point_info pi;
+	memset(&ro, 0, sizeof(ro));
+	memset(&e, 0, sizeof(e));
+	ro.procs = 1;
+	test_defaults(&t);
+	t.iters = 100;
+	test_resolve_defaults(&t, NULL);
+	t.verb = RB_VERB_SEND;
+	t.transport = RB_TR_UD;
+	t.size = 4;
+	t.postlist = 1;
+	t.signal_interval = 16;
+	snprintf(dev.name, sizeof(dev.name), "rb_no_such_dev9");
+	pi = (struct rb_point_info){ .o = &ro, .t = &t, .env = &e, .dev = &dev, .inline_used = 1,
+				     .setup_us_per_qp = NAN, .gate_wait_s = NAN, .status = "ok",
+				     .reason = "" };
+	struct pc_sample s;
+	pc_sample_zero(&s);
+	s.value[PC_TASK_CLOCK] = 1000000;
+	s.valid[PC_CYCLES] = 0;
+	struct rb_measure m = { .valid = true, .duration_s = 2, .ops = 30000,
+				.pc = &s, .pc_ops = 2000, .pc_span_s = 2 };
+	char out[1024];
+	assert_int_equal(report_explain(&pi, &m, out, sizeof(out)), 0);
+	assert_string_equal(out, "0.015 Mops; no PCI device: CPU/software-bound (paper's link: 87.5 Mops, "
+			    "mmio (requester)); client CPU 500 ns/op, server CPU not counted; "
+			    "port counters not read");
+	/* counters that moved are named; none moved is said */
+	ctr_put(&pi.before, "hw_counters/rcvd_rnr_err", 5);
+	ctr_put(&pi.after, "hw_counters/rcvd_rnr_err", 91);
+	pi.have_counters = true;
+	assert_int_equal(report_explain(&pi, &m, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "; trouble: RNR NAKs 86"));
+	pi.after.val[0] = 5;
+	assert_int_equal(report_explain(&pi, &m, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "; no trouble counter moved"));
+	/* not measured, no counters, not modelled */
+	t.verb = RB_VERB_CMP_SWAP;
+	t.transport = RB_TR_RC;
+	t.size = 8;
+	assert_int_equal(report_explain(&pi, NULL, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "not measured; PCIe model: the PCIe model has no write_imm or atomics; "
+				     "client CPU not counted"));
+	/* a short buffer: cut, said by -1 */
+	assert_int_equal(report_explain(&pi, &m, out, 20), -1);
+	assert_int_equal(strlen(out), 19);
+	/* the process row's explain column holds it, thread rows do not */
+	static struct row r;
+	report_build_row(&r, &pi, -1, &m);
+	assert_non_null(strstr(row_get(&r, "explain"), "PCIe model: the PCIe model has no"));
+	report_build_row(&r, &pi, 0, &m);
+	assert_string_equal(row_get(&r, "explain"), "");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gen_from_speed),
+		cmocka_unit_test(test_link_read),
+		cmocka_unit_test(test_no_pci_device),
+		cmocka_unit_test(test_row_model_columns),
+		cmocka_unit_test(test_explain),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
