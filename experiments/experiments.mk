@@ -11,6 +11,8 @@
 #   experiments/aggregate RUN-FOLDER              rebuild a run's summary.csv from its raw.csv
 #   make figure-loss [QUICK=1]                    loss injection (experiments/fault-loss, two hosts or
 #                                                 the two-VM bed) -> figures/out/fault-loss.{png,pdf}
+#   make search [QUICK=1] [HOSTS=F] [SPACE=F]     search the knob space for anomalies (experiments/search)
+#                                                 -> results/search/RUN/{anomalies.md,figure.png,raw.csv}
 #
 # Where a sweep runs (experiments/reproduce): HOSTS=FILE, else an ACTIVE
 # local RDMA port, else the soft-RoCE VM bed (ci/vm, two VMs; VMS=1: one).
@@ -40,6 +42,11 @@ $(EXP_ALL): experiments-deps
 .PHONY: figure-loss
 figure-loss: experiments-deps
 	QUICK=$(QUICK) HOSTS=$(HOSTS) VMS=$(VMS) experiments/reproduce fault-loss || [ $$? = 3 ]
+
+# the knob-space search (experiments/search/README.md)
+.PHONY: search
+search: experiments-deps
+	QUICK=$(QUICK) HOSTS=$(HOSTS) VMS=$(VMS) SPACE=$(SPACE) experiments/search/reproduce
 
 figures-reference:
 	@for n in $(EXP_ALL); do figures/plot $$n --reference-only || exit 1; done
