@@ -107,26 +107,38 @@ static inline void kv_ring_put(uint64_t *ring, unsigned k)
 	*ring |= UINT64_C(1) << k;
 }
 
-/* The key-value knobs of a point (the program's options). */
+/*
+ * The key-value knobs of a point (rdma_seq --kv). No padding: a
+ * configuration compares bytewise after its trip through a TEST message.
+ * The log of each partition is sized by the server (seq_kv.c).
+ */
 struct kv_cfg {
 	double get_fraction;         /* 0..1; default 0.95 (HERD's read-intensive mix) */
 	uint64_t keys;               /* keyspace, >= 1 */
 	uint64_t value_bytes;        /* 1..KV_MAX_VALUE; default MICA_DEF_VALUE */
-	bool zipf;                   /* key choice: Zipf(theta) or uniform */
+	uint64_t zipf;               /* key choice: 1 Zipf(theta), 0 uniform */
 	double theta;                /* default 0.99 */
-	uint64_t log_bytes;          /* per server thread */
-	bool validate;               /* values carry key and version; needs >= 16 B */
+	uint64_t validate;           /* 1: values carry key and version; needs >= 16 B */
 };
 void kv_cfg_defaults(struct kv_cfg *c);
 /*
  * Checks of a configuration: GET fraction outside 0..1 (or not a number),
  * keyspace 0, value size 0 or above the slot's KV_MAX_VALUE bytes,
  * --validate with values under MICA_VALUE_MIN_CHECKED bytes, window above
- * KV_MAX_WINDOW, theta <= 0. Returns 0, or -1 with err naming the option,
+ * KV_MAX_WINDOW, theta <= 0 with Zipf keys. Returns 0, or -1 with err naming the option,
  * the value, the limit and the fix.
  */
 int kv_cfg_validate(const struct kv_cfg *c, uint64_t window, char *err, size_t errlen);
-/* "0.95" -> 0.95: a decimal number in 0..1; 0, or -1 with err (--get-fraction). */
+/* "0.95" -> 0.95: a decimal number in 0..1; 0, or -1 with err (--kv get=). */
 int kv_parse_fraction(const char *s, double *f, char *err, size_t errlen);
+
+/*
+ * --kv LIST: comma-separated get=F, keys=N, value=B, dist=uniform|zipf,
+ * theta=X, validate; each sets its field of c (the others keep theirs).
+ * 0, or -1 with err naming the item (values are checked by kv_cfg_validate).
+ */
+int kv_parse_opts(const char *list, struct kv_cfg *c, char *err, size_t errlen);
+/* The knobs as such a list (the row's kv column); returns buf. */
+const char *kv_describe(const struct kv_cfg *c, char *buf, size_t len);
 
 #endif /* RDMA_BENCH_KV_H */

@@ -59,6 +59,8 @@ struct seq_thread {
 	uint64_t requests;            /* server: requests seen */
 	uint64_t bad;                 /* server: requests naming no client */
 	uint64_t cpu_ns;              /* server: thread CPU time (CLOCK_THREAD_CPUTIME_ID) */
+	void *app;                    /* the variant's own per-thread state (herd-kv), or NULL */
+	void (*app_free)(void *app);  /* frees it in seq_run_destroy */
 	pthread_t tid;
 	bool started;
 	int rc;
@@ -105,6 +107,7 @@ struct seq_variant_ops {
 extern const struct seq_variant_ops seq_atomics_ops;  /* seq_atomics.c */
 extern const struct seq_variant_ops seq_herd_ops;     /* seq_herd.c */
 extern const struct seq_variant_ops seq_spec_ops;     /* seq_spec.c */
+extern const struct seq_variant_ops seq_kv_ops;       /* seq_kv.c */
 
 /* ---- helpers (bench/apps/seq_rt.c) -------------------------------------- */
 

@@ -120,20 +120,20 @@ static void knob_checks_name_value_limit_and_fix(void **state)
 	assert_int_equal(kv_cfg_validate(&c, 8, err, sizeof(err)), 0);
 	c.value_bytes = KV_MAX_VALUE + 1;
 	assert_int_equal(kv_cfg_validate(&c, 8, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "--value-size 65 is outside 1..64"));
+	assert_non_null(strstr(err, "--kv value=65 is outside 1..64"));
 	assert_non_null(strstr(err, "give 64 or less"));
 	c.value_bytes = KV_MAX_VALUE;
 	assert_int_equal(kv_cfg_validate(&c, 8, err, sizeof(err)), 0);
 	c.get_fraction = 1.5;
 	assert_int_equal(kv_cfg_validate(&c, 8, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "--get-fraction 1.5 is outside 0..1"));
+	assert_non_null(strstr(err, "--kv get=1.5 is outside 0..1"));
 	c.get_fraction = 0;
 	assert_int_equal(kv_cfg_validate(&c, 8, err, sizeof(err)), 0);
 	c.keys = 0;
 	assert_int_equal(kv_cfg_validate(&c, 8, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "--keys 0"));
+	assert_non_null(strstr(err, "--kv keys=0"));
 	kv_cfg_defaults(&c);
-	c.validate = true;
+	c.validate = 1;
 	c.value_bytes = 8;
 	assert_int_equal(kv_cfg_validate(&c, 8, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "16 bytes at least"));
@@ -141,13 +141,16 @@ static void knob_checks_name_value_limit_and_fix(void **state)
 	assert_int_equal(kv_cfg_validate(&c, KV_MAX_WINDOW + 1, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "--window 65"));
 	c.theta = 0;
+	assert_int_equal(kv_cfg_validate(&c, 8, err, sizeof(err)), 0);   /* uniform: unused */
+	c.zipf = 1;
 	assert_int_equal(kv_cfg_validate(&c, 8, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--kv theta=0"));
 	/* the option's text */
 	assert_int_equal(kv_parse_fraction("0.95", &f, err, sizeof(err)), 0);
 	assert_true(f > 0.9499 && f < 0.9501);
 	assert_int_equal(kv_parse_fraction("1", &f, err, sizeof(err)), 0);
 	assert_int_equal(kv_parse_fraction("1.01", &f, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "--get-fraction 1.01 is outside 0..1"));
+	assert_non_null(strstr(err, "--kv get=1.01 is outside 0..1"));
 	assert_int_equal(kv_parse_fraction("-0.1", &f, err, sizeof(err)), -1);
 	assert_int_equal(kv_parse_fraction("nan", &f, err, sizeof(err)), -1);
 	assert_int_equal(kv_parse_fraction("0.5x", &f, err, sizeof(err)), -1);
