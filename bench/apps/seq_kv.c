@@ -13,8 +13,9 @@
  *              poll pass, as herd-rpc: the uniqueness check then proves each
  *              request was answered once), then the GET's value
  *   --batch on|off, --ud-qps N: as herd-rpc.
- * Each partition starts with every key it owns (version 0), so a GET
- * misses only where the lossy index dropped a key. With --kv validate the
+ * Each partition starts with every key it owns (version 0) in a log of
+ * twice that set (MICA_DEF_LOG_BYTES at least), so a GET misses only where
+ * the lossy index dropped a key or PUTs wrapped the log past it. With --kv validate the
  * values carry key and version (mica_value_fill) and the client checks
  * every GET hit (mica_value_check): a wrong value fails the point.
  *
@@ -87,7 +88,7 @@ static int populate(struct kv_server *s, const struct seq_cfg *c, unsigned t, ch
 		    size_t errlen)
 {
 	uint64_t keys = c->kv.keys, per = keys / c->server_threads + 1;
-	uint64_t log = mica_item_bytes(KV_MAX_VALUE) * per * 2;
+	uint64_t log = mica_item_bytes((uint32_t)c->kv.value_bytes) * per * 2;   /* twice the set */
 	uint8_t v[KV_MAX_VALUE];
 
 	if (log < MICA_DEF_LOG_BYTES)

@@ -157,6 +157,35 @@ static void knob_checks_name_value_limit_and_fix(void **state)
 	assert_non_null(strstr(err, "'0.5x' is not a number"));
 }
 
+static void kv_option_list_parses_and_describes(void **state)
+{
+	(void)state;
+	struct kv_cfg c;
+	char buf[160];
+	kv_cfg_defaults(&c);
+	assert_string_equal(kv_describe(&c, buf, sizeof(buf)), "get=0.95,keys=65536,value=32,dist=uniform");
+	assert_int_equal(kv_parse_opts("get=0.5,keys=1000,value=64,dist=zipf,theta=0.9,validate", &c,
+				       err, sizeof(err)), 0);
+	assert_true(c.get_fraction == 0.5 && c.keys == 1000 && c.value_bytes == 64 && c.zipf &&
+		    c.theta == 0.9 && c.validate);
+	assert_string_equal(kv_describe(&c, buf, sizeof(buf)),
+			    "get=0.5,keys=1000,value=64,dist=zipf,theta=0.9,validate");
+	/* each knob keeps its value unless named */
+	assert_int_equal(kv_parse_opts("dist=uniform", &c, err, sizeof(err)), 0);
+	assert_true(!c.zipf && c.keys == 1000);
+	assert_int_equal(kv_parse_opts("keys=-1", &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--kv keys: '-1' is not a whole number"));
+	assert_int_equal(kv_parse_opts("dist=pareto", &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--kv dist=pareto: use uniform or zipf"));
+	assert_int_equal(kv_parse_opts("size=8", &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--kv size: unknown knob"));
+	assert_int_equal(kv_parse_opts("keys", &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "give NAME=VALUE"));
+	assert_int_equal(kv_parse_opts("get=2", &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--kv get=2 is outside 0..1"));
+	assert_int_equal(kv_parse_opts("theta=0", &c, err, sizeof(err)), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -165,6 +194,7 @@ int main(void)
 		cmocka_unit_test(region_is_dense_and_disjoint),
 		cmocka_unit_test(rings_hand_out_each_slot_once),
 		cmocka_unit_test(knob_checks_name_value_limit_and_fix),
+		cmocka_unit_test(kv_option_list_parses_and_describes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
