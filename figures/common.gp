@@ -4,13 +4,16 @@
 # data (the measured summary.csv; a header-only file when there is none),
 # ref (imported reference summary, same columns; header-only when none),
 # paper (paper-atc16.csv), subtitle (hardware and kernel of the measured
-# series), soft (1 for soft-RoCE), hasnoisy (1 when the summary has the
+# series), caption (the claims' verdicts; may be empty), soft (1 for soft-RoCE),
+# hasrecv (1 when the summary has the receiver side: server_recv_mops_* and
+# recv_loss_pct_*), hasnoisy (1 when the summary has the
 # noisy column), cvpct (the run's noisy_cv_pct).
 if (!exists("fmt")) fmt = "png"
 if (!exists("soft")) soft = 0
 if (!exists("hasdata")) hasdata = 1
 if (!exists("rows")) rows = 1
 if (!exists("hasnoisy")) hasnoisy = 0
+if (!exists("hasrecv")) hasrecv = 0
 if (!exists("cvpct")) cvpct = "20"
 # fmt eps (and png with cairo = 0): gnuplot's plain postscript and png
 # (libgd) terminals, for a gnuplot built without cairo (figures/plot checks)
@@ -65,7 +68,23 @@ has(k) = strstrt(present, " ".k." ") > 0
 kt(k, t) = has(k) ? t : ""
 # rows of paper-atc16.csv for one figure and kind
 isref(fig, kind) = (strcol("figure") eq fig && strcol("kind") eq kind)
-# reference only: fixed y range so a panel without any point still draws
-if (!hasdata) set yrange [0.01:1000]
+# the caption line under the plot (figures/plot: caption, the verdicts of
+# the paper's shape claims, as make compare-N judges them): label 90 at the
+# bottom of the page, with room kept for it below the x label. A script
+# with several panels unsets label 90 after its first plot, so that it is
+# drawn once.
+if (!exists("caption")) caption = ""
+if (strlen(caption) > 0) {
+    set label 90 caption at screen 0.01, screen 0.012 left front font ",8" noenhanced
+    set bmargin 4.5
+}
+# reference only (no measured data): the y range comes from the reference
+# values drawn (gnuplot's autoscale; a script draws no panel without a
+# point); reflin: they span less than a decade (figures/plot: rylog = 0),
+# so a script draws its reference-only panel on a linear axis from 0
+# rather than on a log axis with fewer than 3 labelled ticks:
+#   if (reflin) { unset logscale y; set yrange [0:*] }
+if (!exists("rylog")) rylog = 1
+reflin = (!hasdata && !rylog)
 # plain numbers on log axes (1000, 0.001), not 1000.000000
 set format y "%g"

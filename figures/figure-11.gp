@@ -3,11 +3,18 @@
 # The paper's stated rates (CIB) as horizontal lines in (a), and the PCIe
 # limits the model computes for the paper's hardware
 # (figures/reference/model-limits.csv, written by figures/model-limits).
+# With the receiver side in the summary (hasrecv: [run] summary_metrics has
+# server_recv_mops): the rate the server received, dashed beside each
+# sender's rate, and (c) the messages lost (recv_loss_pct: the share of the
+# senders' rate the server did not receive).
 # Run by figures/plot.
 load figdir."/common.gp"
 limits = figdir."/reference/model-limits.csv"
 lim(s) = (strcol("figure") eq "fig11" && strcol("series") eq s) ? column("y") : NaN
 sel(v, pl, q) = (column("postlist") == pl && column("qps_per_thread") == q) ? okv(v) : NaN
+# the server's receive rate of a series (NaN without the receiver side)
+rcv(c, pl, q) = hasrecv ? sel(column("server_recv_mops_".c), pl, q) : NaN
+rt(k, t) = hasrecv ? kt(k, t) : ""
 # the paper states its rates for "small" payloads: its lines end at 64 B
 # (the batching claim's bound in experiments/figure-11/params)
 smallhi = 64
@@ -28,9 +35,11 @@ set label 1 "paper (CIB, small payloads):\n".paperlist at graph 0.98, graph 0.72
 # x range from the data (figures/plot: dxlo, dxhi), else the paper's 4 to 1024 bytes
 xlo = exists("dxlo") ? dxlo : 4; xhi = exists("dxhi") ? dxhi : 1024
 # no measured data: panel (a) alone (panel b has no reference)
-set multiplot layout 1,(hasdata ? 2 : 1) title (exists("figtitle") ? figtitle : "Figure 11: UD SEND throughput vs payload")."\n".subtitle noenhanced
+set multiplot layout 1,(hasdata ? (hasrecv ? 3 : 2) : 1) title (exists("figtitle") ? figtitle : "Figure 11: UD SEND throughput vs payload")."\n".subtitle noenhanced
 set logscale x 2
 set logscale y
+# reference only, within a decade: linear from 0 (common.gp: reflin)
+if (reflin) { unset logscale y; set yrange [0:*] }
 set xrange [xlo * 0.8 : xhi * 1.25]
 set xlabel "payload (bytes)"
 set ylabel "throughput (Mops, 10^6 SENDs/s)"
@@ -38,16 +47,36 @@ set key bottom left
 set title "(a) doorbell batching (postlist), 1 QP" noenhanced
 plot data using (column("size_bytes")):(sel(column("mops_median"), 16, 1)):(column("mops_min")):(column("mops_max")) with yerrorlines ls 1 title kt("16:1", "batched (postlist 16), measured".mtag), \
      data using (column("size_bytes")):(sel(column("mops_median"), 1, 1)):(column("mops_min")):(column("mops_max")) with yerrorlines ls 2 title kt("1:1", "not batched (postlist 1), measured".mtag), \
+     data using (column("size_bytes")):(rcv("median", 16, 1)):(rcv("min", 16, 1)):(rcv("max", 16, 1)) with yerrorlines ls 11 title rt("16:1", "batched, received at the server"), \
+     data using (column("size_bytes")):(rcv("median", 1, 1)):(rcv("min", 1, 1)):(rcv("max", 1, 1)) with yerrorlines ls 12 title rt("1:1", "not batched, received at the server"), \
      data using (column("size_bytes")):(column("qps_per_thread") == 1 ? noisy(column("mops_median")) : NaN) with points ls 20 title ntitle, \
      paper using (xlo):(isref("fig11", "point") ? column("y") : NaN):(smallhi - xlo):(0) with vectors nohead ls 19 title "paper text (CIB), small payloads (drawn to ".smallhi." B)", \
      limits using (column("x")):(lim("pcie-dma-limit")) with lines lc rgb "#999999" dt 4 title "PCIe model (paper's hardware): DMA limit, postlist 16", \
      limits using (column("x")):(lim("pcie-mmio-limit")) with lines lc rgb "#999999" dt 2 title "PCIe model (paper's hardware): MMIO limit, WQE-by-MMIO"
 unset label 1
+# the caption line once (common.gp)
+unset label 90
 if (hasdata) {
     set title "(b) batched (postlist 16), QPs per thread" noenhanced
     plot data using (column("size_bytes")):(sel(column("mops_median"), 16, 1)):(column("mops_min")):(column("mops_max")) with yerrorlines ls 1 title kt("16:1", "1 QP, measured".mtag), \
          data using (column("size_bytes")):(sel(column("mops_median"), 16, 2)):(column("mops_min")):(column("mops_max")) with yerrorlines ls 3 title kt("16:2", "2 QPs, measured".mtag), \
          data using (column("size_bytes")):(sel(column("mops_median"), 16, 4)):(column("mops_min")):(column("mops_max")) with yerrorlines ls 4 title kt("16:4", "4 QPs, measured".mtag), \
-         data using (column("size_bytes")):(column("postlist") == 16 ? noisy(column("mops_median")) : NaN) with points ls 20 title ntitle
+         data using (column("size_bytes")):(column("postlist") == 16 ? noisy(column("mops_median")) : NaN) with points ls 20 title ntitle, \
+         data using (column("size_bytes")):(rcv("median", 16, 1)) with linespoints ls 11 title rt("16:1", "1 QP, received at the server"), \
+         data using (column("size_bytes")):(rcv("median", 16, 2)) with linespoints ls 13 title rt("16:2", "2 QPs, received at the server"), \
+         data using (column("size_bytes")):(rcv("median", 16, 4)) with linespoints ls 14 title rt("16:4", "4 QPs, received at the server")
+}
+if (hasdata && hasrecv) {
+    # the loss: the share of the senders' rate the server did not receive
+    lost(c, pl, q) = sel(column("recv_loss_pct_".c), pl, q)
+    unset logscale y
+    set yrange [*:*]
+    set ylabel "messages lost (% of the senders' rate)"
+    set title "(c) lost: 1 - server's receive rate / senders' rate" noenhanced
+    set key top left
+    plot data using (column("size_bytes")):(lost("median", 1, 1)):(lost("min", 1, 1)):(lost("max", 1, 1)) with yerrorlines ls 2 title kt("1:1", "not batched, 1 QP"), \
+         data using (column("size_bytes")):(lost("median", 16, 1)):(lost("min", 16, 1)):(lost("max", 16, 1)) with yerrorlines ls 1 title kt("16:1", "batched, 1 QP"), \
+         data using (column("size_bytes")):(lost("median", 16, 2)):(lost("min", 16, 2)):(lost("max", 16, 2)) with yerrorlines ls 3 title kt("16:2", "batched, 2 QPs"), \
+         data using (column("size_bytes")):(lost("median", 16, 4)):(lost("min", 16, 4)):(lost("max", 16, 4)) with yerrorlines ls 4 title kt("16:4", "batched, 4 QPs")
 }
 unset multiplot

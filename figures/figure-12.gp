@@ -9,22 +9,28 @@ limits = figdir."/reference/model-limits.csv"
 # a model limit in Gb/s of payload: Mops x bytes x 8 / 1000
 limgbps(s) = (strcol("figure") eq "fig12" && strcol("series") eq s) ? column("y") * column("x") * 8 / 1000 : NaN
 sel(v, vb, tr) = (strcol("verb") eq vb && strcol("transport") eq tr) ? okv(v) : NaN
-set multiplot layout 1,2 title (exists("figtitle") ? figtitle : "Figure 12: inbound READ (RC) and UC WRITE throughput vs payload")."\n".subtitle noenhanced
+# no measured data: the Gb/s panel alone (the Mops panel has no reference)
+set multiplot layout 1,(hasdata ? 2 : 1) title (exists("figtitle") ? figtitle : "Figure 12: inbound READ (RC) and UC WRITE throughput vs payload")."\n".subtitle noenhanced
 set logscale x 2
 # x range from the data (figures/plot: dxlo, dxhi), else the paper's 4 to 1024 bytes
 if (exists("dxlo")) { set xrange [dxlo / 1.5 : dxhi * 1.5] } else { set xrange [2:2048] }
 set logscale y
 set xlabel "payload (bytes)"
-set ylabel "throughput (Mops, 10^6 operations/s)"
-# Mops: no reference on this panel, so linear where the data span less
-# than a decade (figures/plot: dylog); the Gb/s panel keeps log (the
-# paper's 112 Gb/s is decades above soft-RoCE)
-if (exists("dylog") && !dylog) { unset logscale y }
-plot data using (column("size_bytes")):(sel(column("mops_median"), "read", "rc")):(column("mops_min")):(column("mops_max")) with yerrorlines ls 1 title kt("read:rc", "READ (RC), measured".mtag), \
-     data using (column("size_bytes")):(sel(column("mops_median"), "write", "uc")):(column("mops_min")):(column("mops_max")) with yerrorlines ls 2 title kt("write:uc", "WRITE (UC), measured".mtag), \
-     data using (column("size_bytes")):(noisy(column("mops_median"))) with points ls 20 title ntitle
+if (hasdata) {
+    set ylabel "throughput (Mops, 10^6 operations/s)"
+    # Mops: no reference on this panel, so linear where the data span less
+    # than a decade (figures/plot: dylog); the Gb/s panel keeps log (the
+    # paper's 112 Gb/s is decades above soft-RoCE)
+    if (exists("dylog") && !dylog) { unset logscale y }
+    plot data using (column("size_bytes")):(sel(column("mops_median"), "read", "rc")):(column("mops_min")):(column("mops_max")) with yerrorlines ls 1 title kt("read:rc", "READ (RC), measured".mtag), \
+         data using (column("size_bytes")):(sel(column("mops_median"), "write", "uc")):(column("mops_min")):(column("mops_max")) with yerrorlines ls 2 title kt("write:uc", "WRITE (UC), measured".mtag), \
+         data using (column("size_bytes")):(noisy(column("mops_median"))) with points ls 20 title ntitle
+    # the caption line once (common.gp)
+    unset label 90
+}
 set ylabel "throughput (Gb/s of payload)"
 set logscale y
+if (reflin) { unset logscale y; set yrange [0:*]; set key bottom right }
 plot data using (column("size_bytes")):(sel(column("gbps_median"), "read", "rc")):(column("gbps_min")):(column("gbps_max")) with yerrorlines ls 1 title kt("read:rc", "READ (RC), measured".mtag), \
      data using (column("size_bytes")):(sel(column("gbps_median"), "write", "uc")):(column("gbps_min")):(column("gbps_max")) with yerrorlines ls 2 title kt("write:uc", "WRITE (UC), measured".mtag), \
      data using (column("size_bytes")):(noisy(column("gbps_median"))) with points ls 20 notitle, \

@@ -10,6 +10,8 @@ refsel(v) = (strcol("verb") eq "read" && column("emulated_peers") == column("exp
 set title (exists("figtitle") ? figtitle : "Figure 13: outbound all-signaled READ and WRITE throughput vs window")."\n".subtitle noenhanced
 set logscale x 2
 set logscale y
+# reference only, within a decade: linear from 0 (common.gp: reflin)
+if (reflin) { unset logscale y; set yrange [0:*] }
 # x range from the data (figures/plot: dxlo, dxhi), else the paper's windows 1 to 512
 if (exists("dxlo")) { set xrange [dxlo / 1.25 : dxhi * 1.25] } else { set xrange [0.8 : 640] }
 set xlabel "window (outstanding operations per thread)"

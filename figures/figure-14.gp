@@ -9,6 +9,8 @@ xlo = exists("dxlo") ? dxlo : 1; xhi = exists("dxhi") ? dxhi : 1024
 set title (exists("figtitle") ? figtitle : "Figure 14: atomics throughput vs number of counters")."\n".subtitle noenhanced
 set logscale x 2
 set logscale y
+# reference only, within a decade: linear from 0 (common.gp: reflin)
+if (reflin) { unset logscale y; set yrange [0:*] }
 set xrange [xlo * 0.8 : xhi * 1.25]
 set xlabel "atomic counters (distinct 8-byte targets)"
 set ylabel "throughput (Mops, 10^6 operations/s)"

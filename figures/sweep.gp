@@ -43,5 +43,7 @@ do for [i = 1:np] {
     plot for [j = 1:words(svals)] data using (column(xcol)):(atm(column("mops_median"), word(svals, j), p)):(at(column("mops_min"), word(svals, j), p)):(at(column("mops_max"), word(svals, j), p)) with yerrorlines lc j lw 2 pt 7 title word(svals, j).mtag, \
          data using (column(xcol)):(noisy(at(column("mops_median"), strcol(scol), p))) with points ls 20 title (i == 1 ? ntitle : ""), \
          for [j = 1:words(svals)] ref using (column(xcol)):(at(column("mops_median"), word(svals, j), p)) with linespoints lc j lw 1 dt 2 pt 6 title (hasref ? word(svals, j)." (original)" : "")
+    # the caption line once (common.gp)
+    unset label 90
 }
 unset multiplot

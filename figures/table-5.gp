@@ -1,8 +1,10 @@
 # figures/table-5.gp: Table 5, header-only (SEND_WITH_IMM, 0-byte payload)
 # vs regular SEND/RECV throughput. Left: measured, one bar per (verb,
 # inline) point: the server's RECV rate with min/max bars, the senders'
-# rate as marks; then the values the paper states; last, the RECV-side
-# PCIe limits the model computes for the paper's hardware
+# rate as marks, each bar labelled with its value and the messages lost
+# (recv_loss_pct: the share of the senders' rate the server did not
+# receive); then the values the paper states; last, the RECV-side PCIe
+# limits the model computes for the paper's hardware
 # (figures/reference/model-limits.csv, figures/model-limits).
 # Run by figures/plot.
 load figdir."/common.gp"
@@ -13,6 +15,8 @@ set style fill solid 0.6 border -1
 set boxwidth 0.6
 set ylabel "throughput (Mops)"
 set xtics rotate by -20 noenhanced
+# the rotated tick labels need more room above the caption line (common.gp)
+if (strlen(caption) > 0) set bmargin 6
 unset key
 if (hasdata) {
     set yrange [0:*]
@@ -24,7 +28,9 @@ if (hasdata) {
          data using 0:(rv("median")):(rv("min")):(rv("max")) with yerrorbars lc rgb "black" pt 0 notitle, \
          data using 0:(okv(column("mops_median"))) with points ls 2 pt 9 ps 1.5 notitle, \
          data using 0:(noisy(column("mops_median"))) with points ls 20 notitle, \
-         data using 0:(rv("median")):(sprintf("%.3g", rv("median"))) with labels offset 0,0.8 font ",8" notitle
+         data using 0:(rv("median")):(hasrecv ? sprintf("%.3g, lost %.0f %%", rv("median"), column("recv_loss_pct_median")) : sprintf("%.3g", rv("median"))) with labels offset 0,0.8 font ",8" notitle
+    # the caption line once (common.gp)
+    unset label 90
 }
 set title "paper text (ATC'16)" noenhanced
 set yrange [0:*]

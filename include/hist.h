@@ -22,9 +22,9 @@
  * at the end. An all-zero struct hist (static, calloc, "= {0}") is a valid
  * empty histogram; hist_reset() makes one.
  *
- * Where the rules come from: DESIGN.md, "Measurement rules" (per-operation
+ * The rules (docs/csv.md, "Metrics": lat_samples, lat_min_us ...): per-operation
  * samples into a log-linear histogram; min, p50, p90, p99, p99.9, max, mean
- * and stdev in double precision; the sample count beside them).
+ * and stdev in double precision; the sample count beside them.
  */
 #ifndef RDMA_BENCH_HIST_H
 #define RDMA_BENCH_HIST_H

@@ -6,7 +6,7 @@
  * docs/CONTRACTS.md, "CSV columns the runners rely on"). Values are stored as
  * text, formatted once when set, so CSV, JSON and table show the same digits.
  * An empty value means "not measured" (NA): empty in CSV, null in JSON, "-"
- * in the table, never 0 (DESIGN.md, "Measurement rules").
+ * in the table, never 0 (docs/csv.md).
  *
  * Rows are plain structs (about 27 KiB, no pointers to free): build one per
  * (point, repetition, process), set every column in the same order each

@@ -4,7 +4,7 @@
  *
  * One row per (point, repetition, process) with thread = "all"; with
  * --threads > 1 also one row per thread (thread = its index). Metrics that
- * were not measured are NA (empty), never 0 (DESIGN.md, "Measurement rules").
+ * were not measured are NA (empty), never 0 (docs/csv.md).
  */
 #ifndef RDMA_BENCH_REPORT_H
 #define RDMA_BENCH_REPORT_H

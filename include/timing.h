@@ -1,8 +1,8 @@
 /*
  * timing.h - the benchmark clock: CLOCK_MONOTONIC_RAW in nanoseconds.
  *
- * One clock for every measurement (DESIGN.md, "Measurement rules": the clock
- * is CLOCK_MONOTONIC_RAW; never a rate guessed from /proc/cpuinfo). The raw
+ * One clock for every measurement (docs/rdma_bench.md, "The clock"): the clock
+ * is CLOCK_MONOTONIC_RAW, never a rate guessed from /proc/cpuinfo. The raw
  * monotonic clock is not slewed by NTP, so intervals are not stretched or
  * shrunk while a run is in progress. On Linux it is read through the vDSO
  * (no system call, typically 20-60 ns) only when the kernel's clocksource is

@@ -1,13 +1,13 @@
 /*
  * units.h - unit conversions and strict parsing of numbers and sizes.
  *
- * Conversions follow DESIGN.md, "Results: CSV": throughput in Mops is 10^6
+ * Conversions follow docs/csv.md (mops, gbps): throughput in Mops is 10^6
  * operations per second; Gb/s is 10^9 bits per second of payload. MB and
  * MiB are kept apart: MB = 10^6 bytes, MiB = 2^20 bytes.
  *
  * Parsers accept exactly what they document and reject everything else with
- * a message that names the value and says what would be accepted (STYLE.md:
- * no strtoul without range checks). Messages go into a caller buffer (err,
+ * a message that names the value and says what would be accepted (a value
+ * out of range is refused, never wrapped or clamped). Messages go into a caller buffer (err,
  * errlen); they are never printed here. On error *out is left unchanged.
  */
 #ifndef RDMA_BENCH_UNITS_H

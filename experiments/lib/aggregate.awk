@@ -26,6 +26,15 @@
 # repetition below overlap_min, its rates left out; "unknown": several
 # processes without window times).
 #
+# Receiver side (UD/UC SEND and the verbs that consume receives): when
+# sums_extra has server_recv_mops (the server's receive rate, one per
+# process row), a derived metric recv_loss_pct follows the others: per
+# repetition 100 x (1 - summed server_recv_mops / summed mops), the share of
+# the senders' rate the server did not receive (negative when the server's
+# rate, measured from its first to its last receive with the warm-up, came
+# out above the senders' window rate); then median, min, max and CV like
+# the rest.
+#
 # Spread: per metric also the coefficient of variation over the ok
 # repetitions (METRIC_cv_pct: sample standard deviation / mean x 100; empty
 # with fewer than 2 ok repetitions or a zero mean), and per point `noisy`:
@@ -94,6 +103,8 @@ BEGIN {
     nbase = nmet
     nk = split(sums_extra, ke, " ")
     for (i = 1; i <= nk; i++) if (!inlist(met, nmet, ke[i])) { met[++nmet] = ke[i]; summed[ke[i]] = 1 }
+    # the receiver side's loss, derived per repetition (see the header)
+    if (inlist(met, nmet, "server_recv_mops")) { met[++nmet] = "recv_loss_pct" }
     npoints = 0
     if (noisy_cv_pct == "") noisy_cv_pct = 20
 }
@@ -163,6 +174,14 @@ END {
             low = (ov != "" && ov < overlap_min)
             if (low) ovflag = "low"
             for (m = 1; m <= nmet; m++) {
+                if (met[m] == "recv_loss_pct") {
+                    # from this repetition's two summed rates (both present)
+                    if (low || !((key, rl[r], "mops") in cnt) || !((key, rl[r], "server_recv_mops") in cnt)) continue
+                    if (sum[key, rl[r], "mops"] + 0 <= 0) continue
+                    v = 100 * (1 - sum[key, rl[r], "server_recv_mops"] / sum[key, rl[r], "mops"])
+                    vals[met[m]] = vals[met[m]] " " v
+                    continue
+                }
                 if (!((key, rl[r], met[m]) in cnt)) continue
                 if (low && (met[m] in summed)) continue
                 v = sum[key, rl[r], met[m]]

@@ -30,11 +30,24 @@ rb_server_ready() {
 # Writes points/SEQ/rows.csv (every client's rows plus the runner's columns
 # exp_name exp_point exp_rep exp_procs exp_seq); a client that left no row
 # gets a failed row naming why. Exit status 0 only if every client did.
+# With [run] group_sizes (sweep.sh, rb_jobs_write) a job runs the points of
+# its jobs.tsv line, which differ only in size_bytes: the size_bytes VALUE
+# is their sizes joined by commas (one -m list, one client invocation per
+# process), and each row gets the exp_point of its size.
 rb_point() {
   local seq=$1 rep=$2; shift 2
-  local npoints point pdir t0 name val i j
+  local npoints point pdir t0 name val i j jobs_rep job points sizemap=""
   npoints=$(wc -l < "$RB_RUN_DIR/grid.tsv")
-  point=$(( (seq - 1) % npoints + 1 ))
+  point=$(( (seq - 1) % npoints + 1 )) points=$point
+  if [ -s "$RB_RUN_DIR/jobs.tsv" ]; then
+    jobs_rep=$(wc -l < "$RB_RUN_DIR/jobs.tsv")
+    job=$(( (seq - 1) % jobs_rep + 1 ))
+    points=$(awk -F'\t' -v j="$job" '$1 == j { print $2 }' "$RB_RUN_DIR/jobs.tsv")
+    point=${points%% *}
+    # "SIZE=POINT ..." for tag.awk, from the grid's size_bytes of each point
+    sizemap=$(awk -F'\t' -v pts=" $points " 'index(pts, " " $1 " ") {
+        for (i = 2; i <= NF; i++) if ($i ~ /^size_bytes=/) printf "%s=%s ", substr($i, 12), $1 }' "$RB_RUN_DIR/grid.tsv")
+  fi
   pdir="$RB_RUN_DIR/points/$seq"
   rm -rf "$pdir"
   mkdir -p "$pdir"
@@ -57,7 +70,11 @@ rb_point() {
     shift
     for j in "${!names[@]}"; do
       name=${names[j]} val=${vals[j]}
-      rb_check_word "$val" "value of $name"
+      if [ -n "$sizemap" ] && [ "$name" = size_bytes ]; then
+        rb_check_word "${val//,/}" "value of $name"
+      else
+        rb_check_word "$val" "value of $name"
+      fi
       desc="$desc $name=$val"
       if [ "$name" = procs ]; then procs=$val; continue; fi
       if rb_is_hook_knob "$name"; then RB_HOOK_ARGS+=("$name=$val"); continue; fi
@@ -103,6 +120,7 @@ rb_point() {
   awk -f "$RB_LIB/csv.awk" -f "$RB_LIB/tag.awk" \
     -v exp_name="$RB_EXP" -v exp_point="$point" -v exp_rep="$rep" -v exp_procs="$procs" -v exp_seq="$seq" \
     -v run_id="$RB_RUN_ID" -v knobs="$desc" -v missing="$(printf '%s|' "${missing[@]}")" -v extra="$extra" \
+    -v size_points="$sizemap" -v procs="$procs" \
     "${files[@]}" < /dev/null > "$pdir/rows.tmp"
   mv "$pdir/rows.tmp" "$pdir/rows.csv"
   rb_stamp rows
@@ -121,7 +139,9 @@ rb_point() {
   done_n=$(wc -l < "$RB_RUN_DIR/progress")
   read -r dt elapsed eta <<< "$(awk -v t0="$t0" -v now="$now" -v s0="$RB_SWEEP_T0" -v d="$done_n" -v left=$((total - seq)) \
     'BEGIN { e = now - s0; printf "%.1f %d %d\n", now - t0, e, e / d * left }')"
-  rb_log "[$RB_EXP] job $seq/$total (point $point/$npoints, rep $rep):$desc: $status in ${dt} s | elapsed $(rb_fmt_time "$elapsed") | ETA $(rb_fmt_time "$eta")"
+  local pname="point $point/$npoints"
+  [ "$points" = "$point" ] || pname="points ${points// /,}/$npoints"
+  rb_log "[$RB_EXP] job $seq/$total ($pname, rep $rep):$desc: $status in ${dt} s | elapsed $(rb_fmt_time "$elapsed") | ETA $(rb_fmt_time "$eta")"
   return "$rc"
 }
 

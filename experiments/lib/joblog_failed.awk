@@ -1,8 +1,11 @@
 # experiments/lib/joblog_failed.awk: one failed row for every job that GNU
 # parallel's job log shows as failed or killed (e.g. by --timeout) and that
-# left no rows.csv. Input files: grid.tsv (point index, name=value...), then
-# the joblog. Variables: run_dir, exp_name, run_id, timeout_s.
+# left no rows.csv. Input files: grid.tsv (point index, name=value...),
+# then jobs.tsv when the run groups sizes ([run] group_sizes: a job's index
+# and its points; a failed job gives one row per point), then the joblog.
+# Variables: run_dir, exp_name, run_id, timeout_s.
 FNR == 1 && FILENAME ~ /grid\.tsv$/ { grid = 1 }
+FILENAME ~ /jobs\.tsv$/ { grid = 0; split($0, jf, "\t"); jobs[++nj] = jf[2]; next }
 FNR == 1 && FILENAME !~ /grid\.tsv$/ { grid = 0; next }
 grid {
     n = split($0, g, "\t")
@@ -31,6 +34,12 @@ grid {
         why = "killed (signal " sig ", exit " exitval ") after " runtime " s; point timeout " timeout_s " s"
     else if (why == "")
         why = "job exited " exitval " without rows"
+    if (nj) {
+        rep = int((seq - 1) / nj) + 1
+        np = split(jobs[(seq - 1) % nj + 1], pl, " ")
+        for (i = 1; i <= np; i++) rows[++nrows] = seq SUBSEP pl[i] SUBSEP rep SUBSEP why
+        next
+    }
     point = (seq - 1) % npoints + 1
     rep = int((seq - 1) / npoints) + 1
     rows[++nrows] = seq SUBSEP point SUBSEP rep SUBSEP why

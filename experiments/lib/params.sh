@@ -154,7 +154,7 @@ rb_known_setting() {
   local known
   case $1 in
     roles) known="server clients" ;;
-    run) known="repetitions noisy_cv_pct timeout_s point_s overhead_s qp_setup_ms port server_scope ready ready_timeout_s ready_pattern hook hook_roles hook_knobs summary_keys summary_metrics" ;;
+    run) known="repetitions noisy_cv_pct timeout_s point_s overhead_s qp_setup_ms port server_scope ready ready_timeout_s ready_pattern hook hook_roles hook_knobs summary_keys summary_metrics group_sizes" ;;
   esac
   if [ $# -eq 1 ]; then echo "$known"; return 0; fi
   [[ " $known " == *" $2 "* ]]
@@ -256,17 +256,9 @@ rb_grid_write() {
 # QPs of a point: procs x threads x qps_per_thread x emulated_peers (or
 # procs x qps).
 rb_grid_expected() {
-  awk -F'\t' -v p="$(rb_conf run.point_s "")" -v o="$(rb_conf run.overhead_s 1)" -v q="$(rb_conf run.qp_setup_ms 10)" '
-    { d = 2; n["procs"] = n["threads"] = n["qps_per_thread"] = n["emulated_peers"] = n["qps"] = 1
-      for (i = 2; i <= NF; i++) {
-        k = $i; sub(/=.*/, "", k); v = substr($i, length(k) + 2)
-        if (k == "duration_s") d = v + 0
-        else if (k in n) n[k] = v + 0
-      }
-      qps = n["procs"] * n["threads"] * n["qps_per_thread"] * n["emulated_peers"] * n["qps"]
-      e = (p != "") ? p + 0 : d + o + qps * q / 1000
-      t += e; if (e > m) m = e }
-    END { printf "%d %d\n", t + 0.5, m + 0.999 }' "$1"
+  # each point's time by rb_grid_point_s (sweep.sh), at full precision
+  rb_grid_point_s "$1" %.17g |
+    awk -F'\t' '{ t += $2; if ($2 > m) m = $2 } END { printf "%d %d\n", t + 0.5, m + 0.999 }'
 }
 
 # rb_params_dump: the effective parameters (after QUICK and --set), in the

@@ -13,7 +13,8 @@ rb_merge() {
   # killed jobs without rows: a row from the joblog
   awk -f "$RB_LIB/csv.awk" -f "$RB_LIB/joblog_failed.awk" -v run_dir="$RB_RUN_DIR" \
     -v exp_name="$RB_EXP" -v run_id="$RB_RUN_ID" -v timeout_s="$(rb_timeout_s)" \
-    "$RB_RUN_DIR/grid.tsv" "$RB_RUN_DIR/joblog" > "$RB_RUN_DIR/killed.csv"
+    "$RB_RUN_DIR/grid.tsv" "$([ -s "$RB_RUN_DIR/jobs.tsv" ] && echo "$RB_RUN_DIR/jobs.tsv" || echo /dev/null)" \
+    "$RB_RUN_DIR/joblog" > "$RB_RUN_DIR/killed.csv"
   [ -s "$RB_RUN_DIR/killed.csv" ] && files+=("$RB_RUN_DIR/killed.csv")
   if [ "${#files[@]}" = 0 ]; then
     rb_warn "no rows at all"
@@ -49,9 +50,111 @@ rb_timeout_s() {
   t=$(rb_conf run.timeout_s "")
   if [ -z "$t" ]; then
     read -r _ max <<< "$(rb_grid_expected "$RB_RUN_DIR/grid.tsv")"
+    # a job of several points (group_sizes): its points' times together
+    if [ -s "$RB_RUN_DIR/jobs.tsv" ]; then
+      max=$(rb_grid_point_s "$RB_RUN_DIR/grid.tsv" | awk -F'\t' '
+        FILENAME ~ /jobs.tsv$/ { n = split($2, p, " "); s = 0; for (i = 1; i <= n; i++) s += e[p[i]]; if (s > m) m = s; next }
+        { e[$1] = $2 }
+        END { printf "%d\n", m + 0.999 }' - "$RB_RUN_DIR/jobs.tsv")
+    fi
     t=$(( max * 3 + 30 ))
   fi
   echo "$t"
+}
+
+# rb_grid_point_s GRID [FORMAT]: "POINT<TAB>SECONDS" per point, the
+# expected time of each (the rule above rb_grid_expected in params.sh);
+# SECONDS printed with FORMAT (default %.3f)
+rb_grid_point_s() {
+  awk -F'\t' -v fmt="${2:-%.3f}" -v p="$(rb_conf run.point_s "")" -v o="$(rb_conf run.overhead_s 1)" -v q="$(rb_conf run.qp_setup_ms 10)" '
+    { d = 2; n["procs"] = n["threads"] = n["qps_per_thread"] = n["emulated_peers"] = n["qps"] = 1
+      for (i = 2; i <= NF; i++) {
+        k = $i; sub(/=.*/, "", k); v = substr($i, length(k) + 2)
+        if (k == "duration_s") d = v + 0
+        else if (k in n) n[k] = v + 0
+      }
+      qps = n["procs"] * n["threads"] * n["qps_per_thread"] * n["emulated_peers"] * n["qps"]
+      printf "%s\t" fmt "\n", $1, (p != "") ? p + 0 : d + o + qps * q / 1000 }' "$1"
+}
+
+# rb_group_sizes: 0 or 1, [run] group_sizes (no or yes; default no): the
+# points of the grid that differ only in size_bytes run as one job, one
+# client invocation with the size list (-m 32,64,...: the client runs the
+# sizes one after another, each with its own start barrier and its own
+# rows), instead of one job per point. Only when size_bytes is a knob of
+# its own ([knobs] size_bytes = ..., not joined with another as a:b).
+rb_group_sizes() {
+  local g i
+  g=$(rb_conf run.group_sizes no)
+  case $g in
+    yes) ;;
+    no) echo 0; return ;;
+    *) rb_die "[run] group_sizes = $g: yes or no" ;;
+  esac
+  for i in "${!RB_KNOB_NAMES[@]}"; do
+    if [ "${RB_KNOB_NAMES[i]}" = size_bytes ]; then echo 1; return; fi
+  done
+  echo 0
+}
+
+# rb_jobs_write: with group_sizes, jobs.tsv (one line per job of one
+# repetition: the job's index, a tab, its grid points separated by spaces,
+# in grid order) and grid.tsv.args rewritten with one line per job (the
+# size_bytes value the job's sizes joined by commas). Without it, neither
+# file changes (one job per point) and jobs.tsv is removed. A job of one
+# repetition J runs as jobs SEQ = (REP - 1) x JOBS + J.
+rb_jobs_write() {
+  local i si=-1
+  rm -f "$RB_RUN_DIR/jobs.tsv"
+  [ "$(rb_group_sizes)" = 1 ] || return 0
+  for i in "${!RB_KNOB_NAMES[@]}"; do [ "${RB_KNOB_NAMES[i]}" != size_bytes ] || si=$i; done
+  # grid.tsv fields: index, then name=value per knob (a:b knobs give two)
+  awk -F'\t' '
+    { key = ""; for (i = 2; i <= NF; i++) if ($i !~ /^size_bytes=/) key = key "\t" $i
+      if (!(key in job)) { job[key] = ++n; pts[n] = $1 } else pts[job[key]] = pts[job[key]] " " $1 }
+    END { for (j = 1; j <= n; j++) printf "%d\t%s\n", j, pts[j] }' "$RB_RUN_DIR/grid.tsv" > "$RB_RUN_DIR/jobs.tsv"
+  # the jobs' values: the cartesian product with the sizes as one value
+  local -a args=("") nargs
+  local c v vals
+  for i in "${!RB_KNOB_NAMES[@]}"; do
+    vals=${RB_KNOB_VALUES[i]}
+    [ "$i" != "$si" ] || { vals=$(tr -s ' ' ',' <<< "$vals"); vals=${vals#,}; vals=${vals%,}; }
+    nargs=()
+    for c in "${args[@]}"; do
+      for v in $vals; do nargs+=("${c:+$c }$v"); done
+    done
+    args=("${nargs[@]}")
+  done
+  printf '%s\n' "${args[@]}" > "$RB_RUN_DIR/grid.tsv.args"
+}
+
+# rb_job_args REPS: GNU parallel's input sources for the sweep's jobs in
+# RB_JOB_ARGS (::: the repetitions, then ::: each knob's values; with
+# group_sizes the size_bytes values as one, joined by commas) and the
+# replacement strings {2} {3} ... in RB_JOB_REPL
+rb_job_args() {
+  local reps=$1 i grouped
+  local -a rep_list sz
+  mapfile -t rep_list <<< "$(seq "$reps")"
+  RB_JOB_ARGS=(::: "${rep_list[@]}") RB_JOB_REPL=()
+  grouped=$(rb_group_sizes)
+  for i in "${!RB_KNOB_NAMES[@]}"; do
+    if [ "$grouped" = 1 ] && [ "${RB_KNOB_NAMES[i]}" = size_bytes ]; then
+      # one job for all sizes (rb_jobs_write)
+      # shellcheck disable=SC2206  # values are validated plain words
+      sz=(${RB_KNOB_VALUES[i]})
+      RB_JOB_ARGS+=(::: "$(IFS=,; echo "${sz[*]}")")
+    else
+      # shellcheck disable=SC2206  # values are validated plain words
+      RB_JOB_ARGS+=(::: ${RB_KNOB_VALUES[i]})
+    fi
+    RB_JOB_REPL+=("{$((i + 2))}")
+  done
+}
+
+# rb_jobs_per_rep: jobs of one repetition (grid points, or jobs.tsv lines)
+rb_jobs_per_rep() {
+  if [ -s "$RB_RUN_DIR/jobs.tsv" ]; then wc -l < "$RB_RUN_DIR/jobs.tsv"; else wc -l < "$RB_RUN_DIR/grid.tsv"; fi
 }
 
 # rb_joblog_drop_interrupted TIMEOUT: before --resume, forget the jobs that
@@ -116,19 +219,29 @@ rb_overhead_report() {
         if (k == "duration_s") d = v + 0; else if (k in n) n[k] = v + 0 }
       dur[++np] = d; qs[np] = n["procs"] * n["threads"] * n["qps_per_thread"] * n["emulated_peers"] * n["qps"] * q / 1000
       next }
-    FNR > 1 && $7 == 0 && $8 == 0 { pt = ($1 - 1) % np + 1; x[++nx] = $4 - dur[pt]; sum += x[nx]; assumed += o + qs[pt] }
+    # group_sizes: a job runs several points; per point its share of the
+    # time beyond the windows of its points
+    FILENAME ~ /jobs.tsv$/ { nj++; jn[nj] = split($2, jp, " "); jd[nj] = jq[nj] = 0
+      for (i = 1; i <= jn[nj]; i++) { jd[nj] += dur[jp[i]]; jq[nj] += qs[jp[i]] }
+      next }
+    FNR > 1 && $7 == 0 && $8 == 0 {
+      if (!nj) { nj = np; for (i = 1; i <= np; i++) { jn[i] = 1; jd[i] = dur[i]; jq[i] = qs[i] } }
+      j = ($1 - 1) % nj + 1; x[++nx] = ($4 - jd[j]) / jn[j]; sum += x[nx]; assumed += o + jq[j] / jn[j] }
     END {
       if (!nx || p != "") exit
       for (i = 1; i <= nx; i++) for (j = i + 1; j <= nx; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }
       m = (nx % 2) ? x[(nx + 1) / 2] : (x[nx / 2] + x[nx / 2 + 1]) / 2
       # the mean is what adds up to the sweep time
       sug = o + (sum - assumed) / nx; if (sug < 0) sug = 0
-      printf "%.2f %.2f %.2f %.1f %d\n", sum / nx, m, assumed / nx, sug, nx }' "$RB_RUN_DIR/grid.tsv" "$RB_RUN_DIR/joblog")
+      printf "%.2f %.2f %.2f %.1f %d\n", sum / nx, m, assumed / nx, sug, nx }' "$RB_RUN_DIR/grid.tsv" \
+      "$([ -s "$RB_RUN_DIR/jobs.tsv" ] && echo "$RB_RUN_DIR/jobs.tsv" || echo /dev/null)" "$RB_RUN_DIR/joblog")
   [ -n "$line" ] || return 0
   local mean m a sug n
   read -r mean m a sug n <<< "$line"
   echo "$mean" > "$RB_RUN_DIR/overhead_s"
-  rb_log "sweep: the jobs took $mean s each beyond their measured window (mean of $n ok jobs, median $m s; the estimate assumed $a s); [run] overhead_s = $sug would match this bed"
+  local per=""
+  [ ! -s "$RB_RUN_DIR/jobs.tsv" ] || per=", per point of the job,"
+  rb_log "sweep: the jobs took $mean s each$per beyond their measured window (mean of $n ok jobs, median $m s; the estimate assumed $a s); [run] overhead_s = $sug would match this bed"
 }
 
 # ---- step 4: the sweep -----------------------------------------------------------------
@@ -137,32 +250,26 @@ rb_sweep() {
   reps=$(rb_conf run.repetitions 3)
   [[ $reps =~ ^[1-9][0-9]*$ ]] || rb_die "repetitions must be a positive number, got $reps"
   rb_grid_write "$RB_RUN_DIR/grid.tsv"
+  rb_jobs_write
   npoints=$(wc -l < "$RB_RUN_DIR/grid.tsv")
-  njobs=$((npoints * reps))
+  njobs=$(( $(rb_jobs_per_rep) * reps ))
   echo "$njobs" > "$RB_RUN_DIR/njobs"
   timeout=$(rb_timeout_s)
   read -r expected _ <<< "$(rb_grid_expected "$RB_RUN_DIR/grid.tsv")"
   expected=$((expected * reps))
   echo "$expected" > "$RB_RUN_DIR/expected_s"
-  local left
+  local left gnote=""
+  [ ! -s "$RB_RUN_DIR/jobs.tsv" ] || gnote=" (group_sizes: the points that differ only in size_bytes are one job)"
   left=$(awk -F'\t' 'NR > 1 && !d[$1]++ { n++ } END { print n + 0 }' "$RB_RUN_DIR/joblog" 2> /dev/null || echo 0)
   left=$((njobs - left))
   if [ "$left" -lt "$njobs" ]; then
-    rb_log "sweep: $npoints points x $reps repetitions = $njobs jobs, $left of them left (resumed), one at a time; expected $(rb_fmt_time $((expected * left / njobs))) for those ($(rb_fmt_time "$expected") for the whole grid); timeout ${timeout} s per job"
+    rb_log "sweep: $npoints points x $reps repetitions = $njobs jobs$gnote, $left of them left (resumed), one at a time; expected $(rb_fmt_time $((expected * left / njobs))) for those ($(rb_fmt_time "$expected") for the whole grid); timeout ${timeout} s per job"
   else
-    rb_log "sweep: $npoints points x $reps repetitions = $njobs jobs, one at a time; expected $(rb_fmt_time "$expected"); timeout ${timeout} s per job"
+    rb_log "sweep: $npoints points x $reps repetitions = $njobs jobs$gnote, one at a time; expected $(rb_fmt_time "$expected"); timeout ${timeout} s per job"
   fi
 
-  local -a args=() repl=()
-  local -a rep_list
-  mapfile -t rep_list <<< "$(seq "$reps")"
-  args=(::: "${rep_list[@]}")
-  local i
-  for i in "${!RB_KNOB_NAMES[@]}"; do
-    # shellcheck disable=SC2206  # values are validated plain words
-    args+=(::: ${RB_KNOB_VALUES[i]})
-    repl+=("{$((i + 2))}")
-  done
+  rb_job_args "$reps"
+  local -a args=("${RB_JOB_ARGS[@]}") repl=("${RB_JOB_REPL[@]}")
   local -a resume=()
   if [ -s "$RB_RUN_DIR/joblog" ] || [ -d "$RB_RUN_DIR/points" ]; then
     rb_reap_stale

@@ -184,14 +184,8 @@ rc_both() {
   [ "$status" -eq 2 ]
 }
 
-# set_col FILE COL VALUE: FILE with column COL (by name) of every data row set to VALUE
-set_col() {
-  cat > "$BATS_TEST_TMPDIR/set_col.awk" <<'AWK'
-NR == 1 { n = csv_split($0, h); for (i = 1; i <= n; i++) if (h[i] == col) c = i; print; next }
-{ n = csv_split($0, f); f[c] = val; s = f[1]; for (i = 2; i <= n; i++) s = s "," f[i]; print s }
-AWK
-  awk -f "$ROOT/experiments/lib/csv.awk" -f "$BATS_TEST_TMPDIR/set_col.awk" -v col="$2" -v val="$3" "$1"
-}
+# set_col FILE COL VALUE (fixtures/rowcheck/helper.bash)
+load fixtures/rowcheck/helper
 
 @test "--expect: real bed rows pass ci/smoke.expect; a zeroed or absurd metric fails" {
   run "$RC" "$FIX/bed-bw.csv" --expect bw

@@ -9,14 +9,8 @@ ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 FIX=$ROOT/tests/bats/fixtures/rowcheck
 RC=$ROOT/ci/rowcheck
 
-# set_col FILE COL VALUE: FILE with COL set to VALUE on every data row
-set_col() {
-  cat > "$BATS_TEST_TMPDIR/set_col.awk" <<'AWK'
-NR == 1 { n = csv_split($0, h); for (i = 1; i <= n; i++) if (h[i] == col) c = i; print; next }
-{ n = csv_split($0, f); f[c] = val; s = f[1]; for (i = 2; i <= n; i++) s = s "," f[i]; print s }
-AWK
-  awk -f "$ROOT/experiments/lib/csv.awk" -f "$BATS_TEST_TMPDIR/set_col.awk" -v col="$2" -v val="$3" "$1"
-}
+# set_col FILE COL VALUE (fixtures/rowcheck/helper.bash)
+load fixtures/rowcheck/helper
 
 @test "seq: the bed's spec-s0 row passes --expect seq" {
   run "$RC" "$FIX/bed-seq.csv" --rows 1 --expect seq variant=spec-s0 'handed_out>96'

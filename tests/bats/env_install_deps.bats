@@ -11,11 +11,14 @@ setup() {
 	: >"$RB_FAKE/dpkg.status"
 }
 
-# mark_installed GROUP...: every apt package of those groups installed
+# mark_installed GROUP...: every apt package of those groups installed,
+# and every npm:TOOL@VERSION row's tool at its version (the fake jscpd)
 mark_installed() {
 	local g
 	for g in "$@"; do
-		awk -v g="$g" '$1 == g { print $2, "1.0" }' "$ROOT/env/deps.list" >>"$RB_FAKE/dpkg.status"
+		awk -v g="$g" '$1 == g && $2 !~ /^npm:/ { print $2, "1.0" }' "$ROOT/env/deps.list" >>"$RB_FAKE/dpkg.status"
+		awk -v g="$g" -v d="$RB_FAKE" '$1 == g && $2 ~ /^npm:/ {
+			t = substr($2, 5); v = t; sub(/@.*/, "", t); sub(/^[^@]*@/, "", v); print v > (d "/" t ".version") }' "$ROOT/env/deps.list"
 	done
 }
 
@@ -26,8 +29,9 @@ no_apt_calls() { [ -z "$(apt_calls)" ]; }
 	mark_installed base test vm
 	run "$ROOT/env/install-deps" --test --vm
 	[ "$status" -eq 0 ]
-	[[ $output == *"all 29 packages present (base test vm): nothing to do"* ]]
+	[[ $output == *"all 31 packages present (base test vm): nothing to do"* ]]
 	no_apt_calls
+	! grep -q '^npm ' "$RB_FAKE/calls" || false
 	grep -q '^dpkg -s qemu-system-x86$' "$RB_FAKE/calls"
 }
 
@@ -73,11 +77,55 @@ no_apt_calls() { [ -z "$(apt_calls)" ]; }
 	[[ $output != *libcmocka-dev* && $output != *qemu* ]]
 }
 
-@test "install-deps: --test adds cmocka, bats, shellcheck, python3, clang, valgrind" {
+@test "install-deps: --test adds cmocka, bats, shellcheck, python3, clang, valgrind, nodejs, jscpd" {
 	mark_installed base
 	run "$ROOT/env/install-deps" --test --dry-run
 	[ "$status" -eq 0 ]
-	[[ $output == *"missing 6 of 19 packages: libcmocka-dev bats shellcheck python3 clang valgrind"* ]]
+	[[ $output == *"missing 8 of 21 packages: libcmocka-dev bats shellcheck python3 clang valgrind nodejs jscpd@5.3.2"* ]]
+	[[ $output == *"  npm install -g --no-audit --no-fund jscpd@5.3.2"* ]]
+	[ -z "$(grep '^npm ' "$RB_FAKE/calls")" ]
+}
+
+@test "install-deps: jscpd comes from npm, pinned, after the distribution packages; then a no-op" {
+	mark_installed base test
+	rm -f "$RB_FAKE/jscpd.version"
+	sed -i '/^valgrind /d' "$RB_FAKE/dpkg.status"
+	run "$ROOT/env/install-deps" --test
+	[ "$status" -eq 0 ]
+	[ "$(grep -nE '^(apt-get install|npm )' "$RB_FAKE/calls" | cut -d: -f2 | cut -c1-11 | tr '\n' ' ')" = "apt-get ins npm install " ]
+	grep -q '^npm install -g --no-audit --no-fund jscpd@5.3.2$' "$RB_FAKE/calls"
+	[[ $output == *"installed 2 packages: valgrind jscpd@5.3.2"* ]]
+	: >"$RB_FAKE/calls"
+	run "$ROOT/env/install-deps" --test
+	[ "$status" -eq 0 ]
+	[[ $output == *"nothing to do"* ]]
+	[ ! -s "$RB_FAKE/calls" ] || ! grep -qE '^(apt-get|npm) ' "$RB_FAKE/calls"
+}
+
+@test "install-deps: only jscpd missing: no apt-get at all; another version counts as missing" {
+	mark_installed base test
+	printf '5.3.1\n' >"$RB_FAKE/jscpd.version"
+	run "$ROOT/env/install-deps" --test
+	[ "$status" -eq 0 ]
+	no_apt_calls
+	[ "$(cat "$RB_FAKE/jscpd.version")" = 5.3.2 ]
+}
+
+@test "install-deps: a failing npm install is an error naming the package and the registry" {
+	mark_installed base test
+	rm -f "$RB_FAKE/jscpd.version"
+	touch "$RB_FAKE/npm.fail"
+	run "$ROOT/env/install-deps" --test
+	[ "$status" -eq 1 ]
+	[[ $output == *"npm install failed for: jscpd@5.3.2 (is the npm registry reachable?"* ]]
+}
+
+@test "install-deps: no npm command: the npm package is installed first" {
+	mark_installed base test
+	rm -f "$RB_FAKE/jscpd.version"
+	PATH=$(path_without npm) run "$ROOT/env/install-deps" --test --dry-run
+	[ "$status" -eq 0 ]
+	[[ $output == *"apt-get install"*" npm"* ]]
 }
 
 @test "install-deps: --vm installs qemu-system-x86 without recommends, in its own call" {

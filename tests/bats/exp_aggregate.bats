@@ -188,3 +188,27 @@ load fixtures/exp/helpers
   [ "$status" -ne 0 ]
   [[ $output == *"noisy_cv_pct = lots"* ]]
 }
+
+@test "receiver side: recv_loss_pct per repetition from the summed sender and server rates" {
+  # a UD point, 2 processes, 3 repetitions: senders 2+2, 3+3, 4+4 Mops,
+  # the server received 1+1, 1.5+1.5, 3+3 Mops: lost 50, 50, 25 %
+  {
+    echo "exp_name,exp_point,exp_procs,exp_rep,role,thread,verb,transport,size_bytes,status,mops,server_recv_mops"
+    echo "e,1,2,1,client,all,send,ud,32,ok,2,1"
+    echo "e,1,2,1,client,all,send,ud,32,ok,2,1"
+    echo "e,1,2,2,client,all,send,ud,32,ok,3,1.5"
+    echo "e,1,2,2,client,all,send,ud,32,ok,3,1.5"
+    echo "e,1,2,3,client,all,send,ud,32,ok,4,3"
+    echo "e,1,2,3,client,all,send,ud,32,ok,4,3"
+  } > "$BATS_TEST_TMPDIR/raw.csv"
+  local s=$BATS_TEST_TMPDIR/summary.csv
+  awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" -v sums_extra=server_recv_mops "$BATS_TEST_TMPDIR/raw.csv" > "$s"
+  [ "$(csv_col "$s" server_recv_mops_median)" = 3 ]
+  [ "$(csv_col "$s" mops_median)" = 6 ]
+  [ "$(csv_col "$s" recv_loss_pct_median)" = 50 ]
+  [ "$(csv_col "$s" recv_loss_pct_min)" = 25 ]
+  [ "$(csv_col "$s" recv_loss_pct_max)" = 50 ]
+  # without the server's rate among the summed metrics: no such column
+  awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$BATS_TEST_TMPDIR/raw.csv" > "$s"
+  [ "$(grep -c recv_loss_pct "$s")" -eq 0 ]
+}
