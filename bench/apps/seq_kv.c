@@ -22,7 +22,8 @@
  * Buffers. Server: [counter, 64 B][request region, kv_region_bytes]
  * [thread t: ud_qps x SEQ_SQ_DEPTH response payloads of RESP_BYTES].
  * Client thread i: [T x W staging slots of KV_SLOT_BYTES][W + 8 UD receive
- * slots of RECV_BYTES]. QPs and SETUP lists as herd-rpc (seq_herd.c).
+ * slots of RECV_BYTES]. QPs, the request WRITE, the pass's responses and
+ * the client's loop are HERD's RPC pattern shared with herd-rpc (rpc.c).
  */
 #include <arpa/inet.h>
 #include <inttypes.h>
@@ -48,9 +49,7 @@
 struct kv_server {
 	struct mica m;
 	unsigned n;
-	unsigned pc[SEQ_BATCH_MAX];                /* client */
-	uint32_t imm[SEQ_BATCH_MAX];
-	uint8_t vlen[SEQ_BATCH_MAX];
+	struct rpc_resp resp[SEQ_BATCH_MAX];       /* data: val[i] */
 	uint8_t val[SEQ_BATCH_MAX][KV_MAX_VALUE];
 };
 
@@ -113,37 +112,18 @@ static int server_create(struct seq_run *r, char *err, size_t errlen)
 	uint64_t ring = (uint64_t)nu * SEQ_SQ_DEPTH * RESP_BYTES;
 	uint64_t region = kv_region_bytes(nt, nc, w);
 
-	if (seq_run_alloc(r, REGION_OFF + region + nt * ring, IBV_ACCESS_REMOTE_WRITE, err,
-			  errlen) ||
-	    seq_run_threads(r, nt, nu, nu * SEQ_SQ_DEPTH, 0, err, errlen))
+	if (rpc_server_alloc(r, REGION_OFF + region + nt * ring, err, errlen))
 		return -1;
-	memcpy(r->buf, &c->start, sizeof(c->start));
-	r->counter = (_Atomic uint64_t *)(void *)r->buf;
-	r->pcq = ibv_create_cq(r->dev->ctx, 16, NULL, NULL, 0);
-	r->passive = calloc(nc, sizeof(*r->passive));
-	if (!r->pcq || !r->passive)
-		return rb_fail(err, errlen, "ibv_create_cq / memory for %u UC QPs failed", nc);
-	r->npassive = nc;
-	for (unsigned i = 0; i < nc; i++)
-		if (seq_qp_create(r, &r->passive[i], RB_TR_UC, RB_VERB_WRITE, r->pcq, NULL, 16, 0, i,
-				  err, errlen))
-			return -1;
 	for (unsigned t = 0; t < nt; t++) {
 		struct seq_thread *th = &r->th[t];
 		struct kv_server *s = calloc(1, sizeof(*s));
 		th->app = s;
 		th->app_free = server_free;
 		th->area = r->buf + REGION_OFF + region + t * ring;
-		th->wr = calloc(SEQ_BATCH_MAX, sizeof(*th->wr));
-		th->sge = calloc(SEQ_BATCH_MAX, sizeof(*th->sge));
-		if (!s || !th->wr || !th->sge)
+		if (!s)
 			return rb_fail(err, errlen, "out of memory for server thread %u", t);
-		if (populate(s, c, t, err, errlen))
+		if (populate(s, c, t, err, errlen) || rpc_server_thread(r, t, err, errlen))
 			return -1;
-		for (unsigned j = 0; j < nu; j++)
-			if (seq_qp_create(r, &th->qps[j], RB_TR_UD, RB_VERB_SEND_IMM, th->scq, NULL,
-					  SEQ_SQ_DEPTH, 0, t * nu + j, err, errlen))
-				return -1;
 	}
 	return 0;
 }
@@ -189,49 +169,10 @@ static int kv_create(struct seq_run *r, char *err, size_t errlen)
 		struct seq_thread *th = &r->th[i];
 		th->area = r->buf + i * client_area_len(c);
 		th->nrecv = w + 8;
-		th->post_ts = calloc(slots, sizeof(*th->post_ts));
-		th->wr = calloc(slots, sizeof(*th->wr));
-		th->sge = calloc(slots, sizeof(*th->sge));
-		th->rwr = calloc(th->nrecv, sizeof(*th->rwr));
-		th->rsge = calloc(th->nrecv, sizeof(*th->rsge));
-		if (!th->post_ts || !th->wr || !th->sge || !th->rwr || !th->rsge ||
-		    seq_vals_init(&th->vals, r->values_cap) || client_state(th, c))
+		if (client_state(th, c))
 			return rb_fail(err, errlen, "out of memory for client thread %u", i);
-		if (seq_qp_create(r, &th->qps[0], RB_TR_UC, RB_VERB_WRITE, th->scq, NULL,
-				  SEQ_SQ_DEPTH, 0, 2 * i, err, errlen) ||
-		    seq_qp_create(r, &th->qps[1], RB_TR_UD, RB_VERB_SEND_IMM, th->scq, th->rcq,
-				  SEQ_SQ_DEPTH, th->nrecv, 2 * i + 1, err, errlen))
+		if (rpc_client_thread(r, i, (unsigned)slots, err, errlen))
 			return -1;
-	}
-	return 0;
-}
-
-static int server_connect(struct seq_run *r, char *err, size_t errlen)
-{
-	unsigned nc = (unsigned)r->cfg.client_threads;
-
-	if (r->remote.nqp != 2 * nc)
-		return rb_fail(err, errlen, "peer SETUP has %u QPs, expected %u (UC and UD per "
-			       "client thread)", r->remote.nqp, 2 * nc);
-	for (unsigned i = 0; i < nc; i++)
-		if (seq_qp_connect(r, &r->passive[i], RB_TR_UC, RB_VERB_WRITE, &r->remote_eps[2 * i],
-				   err, errlen))
-			return -1;
-	for (unsigned t = 0; t < r->nth; t++) {
-		struct seq_thread *th = &r->th[t];
-		for (unsigned j = 0; j < th->nqp; j++)
-			if (seq_qp_connect(r, &th->qps[j], RB_TR_UD, RB_VERB_SEND_IMM, &r->remote_eps[1],
-					   err, errlen))
-				return -1;
-		for (unsigned k = 0; k < SEQ_BATCH_MAX; k++) {
-			th->sge[k] = (struct ibv_sge){ .lkey = r->mr->lkey };
-			th->wr[k] = (struct ibv_send_wr){
-				.sg_list = &th->sge[k],
-				.num_sge = 1,
-				.opcode = IBV_WR_SEND_WITH_IMM,
-				.wr.ud.remote_qkey = RB_QKEY,
-			};
-		}
 	}
 	return 0;
 }
@@ -239,22 +180,14 @@ static int server_connect(struct seq_run *r, char *err, size_t errlen)
 static int kv_connect(struct seq_run *r, char *err, size_t errlen)
 {
 	const struct seq_cfg *c = &r->cfg;
-	unsigned nc = (unsigned)c->client_threads, w = (unsigned)c->window;
 
 	if (r->role == RB_ROLE_SERVER)
-		return server_connect(r, err, errlen);
-	if (r->remote.nqp != nc + c->server_threads * c->ud_qps)
-		return rb_fail(err, errlen, "peer SETUP has %u QPs, expected %" PRIu64, r->remote.nqp,
-			       nc + c->server_threads * c->ud_qps);
-	for (unsigned i = 0; i < nc; i++) {
+		return rpc_server_connect(r, err, errlen);
+	if (rpc_client_connect(r, err, errlen))
+		return -1;
+	for (unsigned i = 0; i < c->client_threads; i++) {
 		struct seq_thread *th = &r->th[i];
-		uint8_t *recv = th->area + c->server_threads * w * KV_SLOT_BYTES;
-		if (seq_qp_connect(r, &th->qps[0], RB_TR_UC, RB_VERB_WRITE, &r->remote_eps[i], err,
-				   errlen) ||
-		    seq_qp_connect(r, &th->qps[1], RB_TR_UD, RB_VERB_SEND_IMM, &r->remote_eps[nc], err,
-				   errlen))
-			return -1;
-		for (uint64_t s = 0; s < c->server_threads * w; s++) {
+		for (uint64_t s = 0; s < c->server_threads * c->window; s++) {
 			th->sge[s] = (struct ibv_sge){ .lkey = r->mr->lkey };
 			th->wr[s] = (struct ibv_send_wr){
 				.sg_list = &th->sge[s],
@@ -263,27 +196,20 @@ static int kv_connect(struct seq_run *r, char *err, size_t errlen)
 				.wr.rdma.rkey = r->remote.rkey,
 			};
 		}
-		for (unsigned s = 0; s < th->nrecv; s++) {
-			th->rsge[s] = (struct ibv_sge){
-				.addr = (uintptr_t)(recv + (uint64_t)s * RECV_BYTES),
-				.length = RECV_BYTES,
-				.lkey = r->mr->lkey,
-			};
-			th->rwr[s] = (struct ibv_recv_wr){ .wr_id = s, .sg_list = &th->rsge[s], .num_sge = 1 };
-		}
-		if (seq_post_recv_all(th, &th->qps[1], err, errlen))
+		if (rpc_client_recvs(th, th->area + c->server_threads * c->window * KV_SLOT_BYTES,
+				     RECV_BYTES, err, errlen))
 			return -1;
 	}
 	return 0;
 }
 
 /* Client: draw a key and an op, fill a free slot of the key's server thread, WRITE it. */
-static int post_request(struct seq_thread *th, uint64_t now)
+static int post_request(struct seq_thread *th, unsigned unused, uint64_t now)
 {
 	struct seq_run *r = th->run;
 	const struct seq_cfg *c = &r->cfg;
 	struct kv_client *kc = th->app;
-	struct rb_qp *q = &th->qps[0];
+	(void)unused;   /* the slot comes from the ring of the key's server thread */
 	uint64_t id = c->kv.zipf ? zipf_next(&kc->z, &kc->rng) : zipf_uniform(c->kv.keys, &kc->rng);
 	struct mica_key key = mica_key_of(id);
 	unsigned t = mica_thread_of(mica_hash(&key, HASH_SEED), (unsigned)c->server_threads);
@@ -304,29 +230,17 @@ static int post_request(struct seq_thread *th, uint64_t now)
 	kv_req_encode(slot, op, &key, v, vlen, kc->mark, &off, &len);
 	kc->key_of[s] = id;
 	kc->op_of[s] = op;
-	if (seq_sq_room(th, 0, 1, 10000, th->err, sizeof(th->err)))
-		return -1;
-	struct ibv_send_wr *wr = &th->wr[s], *bad;
 	th->sge[s].addr = (uintptr_t)(slot + off);
 	th->sge[s].length = len;
-	wr->wr.rdma.remote_addr = r->remote.buf_addr + REGION_OFF +
-				  kv_slot_offset(c->client_threads, c->window, t, th->index,
-						 (unsigned)k) + off;
-	wr->wr_id = SEQ_WRID(0, q->posted);
-	wr->send_flags = (r->inline_cap >= len ? IBV_SEND_INLINE : 0) |
-			 (q->posted % SEQ_SIG_EVERY == SEQ_SIG_EVERY - 1 ? IBV_SEND_SIGNALED : 0);
-	th->post_ts[s] = now;
-	int rc = ibv_post_send(q->qp, wr, &bad);
-	if (rc)
-		return seq_thread_fail(th, "ibv_post_send(UC WRITE, qpn 0x%x) failed: %s",
-				       q->qp->qp_num, strerror(rc)), -1;
-	q->posted++;
-	th->outstanding++;
-	return 0;
+	th->wr[s].wr.rdma.remote_addr = r->remote.buf_addr + REGION_OFF +
+					kv_slot_offset(c->client_threads, c->window, t, th->index,
+						       (unsigned)k) + off;
+	return rpc_post_write(th, &th->wr[s], len, s, now);
 }
 
 /* Client: one response (wc of receive slot rs); 0, or -1 with th->err. */
-static int take_response(struct seq_thread *th, const struct ibv_wc *wc, uint64_t now)
+static int take_response(struct seq_thread *th, const struct ibv_wc *wc, uint64_t now,
+			 unsigned *unused)
 {
 	struct seq_run *r = th->run;
 	const struct seq_cfg *c = &r->cfg;
@@ -336,6 +250,8 @@ static int take_response(struct seq_thread *th, const struct ibv_wc *wc, uint64_
 	uint8_t *p = (uint8_t *)(uintptr_t)th->rsge[rs].addr + RB_UD_GRH_BYTES;
 	uint32_t plen = wc->byte_len - RB_UD_GRH_BYTES;
 	uint64_t v, ver;
+
+	(void)unused;   /* the next request draws its own slot */
 
 	if (!(wc->wc_flags & IBV_WC_WITH_IMM) || t >= c->server_threads || k >= c->window ||
 	    wc->byte_len < RB_UD_GRH_BYTES + 8)
@@ -371,90 +287,7 @@ static int take_response(struct seq_thread *th, const struct ibv_wc *wc, uint64_
 static void *kv_client_main(void *arg)
 {
 	struct seq_thread *th = arg;
-	struct seq_run *r = th->run;
-	struct rb_qp *ud = &th->qps[1];
-	struct ibv_recv_wr *rbad;
-	struct ibv_wc wc[RB_POLL_BATCH];
-	int go;
-
-	while ((go = atomic_load(&r->go)) == 0)
-		sched_yield();
-	if (go < 0)
-		return NULL;
-	for (unsigned k = 0; k < r->cfg.window; k++)
-		if (post_request(th, timing_now_ns()))
-			return NULL;
-	uint64_t drain_end = r->win_end + (uint64_t)SEQ_DRAIN_MS * 1000000u;
-	for (;;) {
-		int n = ibv_poll_cq(th->rcq, RB_POLL_BATCH, wc);
-		uint64_t now = timing_now_ns();
-		if (n < 0)
-			return seq_thread_fail(th, "ibv_poll_cq(receive CQ) failed");
-		if (n == 0 && r->cfg.idle_yield)
-			sched_yield();
-		for (int i = 0; i < n; i++) {
-			if (wc[i].status != IBV_WC_SUCCESS)
-				return seq_thread_fail(th, "response receive failed: %s (qpn 0x%x)",
-						       ibv_wc_status_str(wc[i].status), wc[i].qp_num);
-			if (wc[i].wr_id >= th->nrecv || take_response(th, &wc[i], now))
-				return th->rc ? NULL : seq_thread_fail(th, "bad receive slot");
-			int rc = ibv_post_recv(ud->qp, &th->rwr[wc[i].wr_id], &rbad);
-			if (rc)
-				return seq_thread_fail(th, "ibv_post_recv(qpn 0x%x) failed: %s",
-						       ud->qp->qp_num, strerror(rc));
-			if (now < r->win_end && post_request(th, now))
-				return NULL;
-		}
-		if (now >= r->win_end && (th->outstanding == 0 || now >= drain_end))
-			break;
-	}
-	return NULL;
-}
-
-/* Server: answer the pass's s->n requests (payload: number + value). */
-static int respond(struct seq_thread *th, struct kv_server *s, unsigned *rr)
-{
-	struct seq_run *r = th->run;
-	bool batch = r->cfg.batch != 0;
-	unsigned n = s->n, i = 0;
-	uint64_t base = atomic_fetch_add(r->counter, n);
-
-	while (i < n) {
-		unsigned qi = (*rr)++ % th->nqp;
-		struct rb_qp *q = &th->qps[qi];
-		unsigned m = batch ? n - i : 1;
-		struct ibv_send_wr *bad;
-		if (seq_sq_room(th, qi, m, 10000, th->err, sizeof(th->err)))
-			return th->rc = -1;
-		for (unsigned j = 0; j < m; j++) {
-			struct ibv_send_wr *wr = &th->wr[j];
-			uint64_t v = base + i + j;
-			uint32_t len = 8u + s->vlen[i + j];
-			uint8_t *payload = th->area + ((uint64_t)qi * SEQ_SQ_DEPTH +
-						       q->posted % SEQ_SQ_DEPTH) * RESP_BYTES;
-			memcpy(payload, &v, 8);
-			memcpy(payload + 8, s->val[i + j], s->vlen[i + j]);
-			th->sge[j].addr = (uintptr_t)payload;
-			th->sge[j].length = len;
-			wr->wr_id = SEQ_WRID(qi, q->posted);
-			wr->imm_data = htonl(s->imm[i + j]);
-			wr->wr.ud.ah = q->ah;
-			wr->wr.ud.remote_qpn = r->remote_eps[2 * s->pc[i + j] + 1].qpn;
-			wr->send_flags = (r->inline_cap >= len ? IBV_SEND_INLINE : 0) |
-					 (q->posted % SEQ_SIG_EVERY == SEQ_SIG_EVERY - 1 ?
-					  IBV_SEND_SIGNALED : 0);
-			wr->next = j + 1 < m ? &th->wr[j + 1] : NULL;
-			q->posted++;
-		}
-		int rc = ibv_post_send(q->qp, &th->wr[0], &bad);
-		if (rc)
-			return seq_thread_fail(th, "ibv_post_send(%u UD SEND_WITH_IMM, qpn 0x%x) "
-					       "failed: %s", m, q->qp->qp_num, strerror(rc)), -1;
-		seq_batch_add(&th->batch, m, 1);
-		i += m;
-	}
-	s->n = 0;
-	return 0;
+	return rpc_client_loop(th, (unsigned)th->run->cfg.window, post_request, take_response);
 }
 
 /* Server: run the request in slot (client c, ring slot k) into the pass. */
@@ -479,9 +312,8 @@ static void execute(struct seq_thread *th, struct kv_server *s, uint8_t *slot, u
 	else if (mica_get(&s->m, &req.key, s->val[s->n], KV_MAX_VALUE, &vlen) != MICA_OK)
 		imm |= IMM_MISS;
 	kv_req_clear(slot);
-	s->pc[s->n] = c;
-	s->imm[s->n] = imm;
-	s->vlen[s->n] = (uint8_t)vlen;
+	s->resp[s->n] = (struct rpc_resp){ .client = c, .imm = imm, .len = vlen,
+					   .data = s->val[s->n] };
 	s->n++;
 }
 
@@ -499,12 +331,16 @@ static void *kv_server_main(void *arg)
 			for (unsigned k = 0; k < w; k++) {
 				execute(th, s, r->buf + REGION_OFF + kv_slot_offset(nc, w, th->index,
 										     c, k), c, k);
-				if (s->n == SEQ_BATCH_MAX && respond(th, s, &rr))
-					goto out;
+				if (s->n == SEQ_BATCH_MAX) {
+					if (rpc_respond(th, s->resp, s->n, RESP_BYTES, &rr))
+						goto out;
+					s->n = 0;
+				}
 			}
 		if (s->n) {
-			if (respond(th, s, &rr))
+			if (rpc_respond(th, s->resp, s->n, RESP_BYTES, &rr))
 				goto out;
+			s->n = 0;
 		} else if (r->cfg.idle_yield) {
 			sched_yield();
 		}
