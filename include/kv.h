@@ -40,6 +40,8 @@
 #define KV_KEY_OFF     KV_VALUE_END
 #define KV_CTRL_OFF    (KV_KEY_OFF + MICA_KEY_BYTES)
 #define KV_MAX_VALUE   KV_VALUE_END              /* value bytes a slot carries (= MICA_MAX_VALUE) */
+#define KV_MAX_KEYS    (UINT64_C(1) << 27)       /* keyspace at most: the paper's 8M keys per
+                                                    thread x 16 threads */
 #define KV_MAX_WINDOW  64u                       /* ring slots per (server thread, client): one
                                                     64-bit free mask */
 
@@ -123,7 +125,7 @@ struct kv_cfg {
 void kv_cfg_defaults(struct kv_cfg *c);
 /*
  * Checks of a configuration: GET fraction outside 0..1 (or not a number),
- * keyspace 0, value size 0 or above the slot's KV_MAX_VALUE bytes,
+ * keyspace 0 or above KV_MAX_KEYS, value size 0 or above the slot's KV_MAX_VALUE bytes,
  * --validate with values under MICA_VALUE_MIN_CHECKED bytes, window above
  * KV_MAX_WINDOW, theta <= 0 with Zipf keys. Returns 0, or -1 with err naming the option,
  * the value, the limit and the fix.

@@ -80,6 +80,10 @@ int kv_cfg_validate(const struct kv_cfg *c, uint64_t window, char *err, size_t e
 	if (c->keys == 0)
 		return rb_fail(err, errlen, "--kv keys=0: the keyspace needs at least 1 key (default "
 			       "%" PRIu64 ")", (uint64_t)MICA_DEF_KEYS);
+	if (c->keys > KV_MAX_KEYS)
+		return rb_fail(err, errlen, "--kv keys=%" PRIu64 " is above %" PRIu64 " (the paper's 8M "
+			       "keys per server thread x 16 threads; each key costs its server about "
+			       "100 bytes): give fewer keys", c->keys, KV_MAX_KEYS);
 	if (c->value_bytes == 0 || c->value_bytes > KV_MAX_VALUE)
 		return rb_fail(err, errlen, "--kv value=%" PRIu64 " is outside 1..%u: a request "
 			       "slot (%u B) carries at most %u value bytes beside the key and the "

@@ -132,6 +132,11 @@ static void knob_checks_name_value_limit_and_fix(void **state)
 	c.keys = 0;
 	assert_int_equal(kv_cfg_validate(&c, 8, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "--kv keys=0"));
+	c.keys = KV_MAX_KEYS + 1;
+	assert_int_equal(kv_cfg_validate(&c, 8, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--kv keys=134217729 is above 134217728"));
+	c.keys = KV_MAX_KEYS;
+	assert_int_equal(kv_cfg_validate(&c, 8, err, sizeof(err)), 0);
 	kv_cfg_defaults(&c);
 	c.validate = 1;
 	c.value_bytes = 8;
