@@ -67,6 +67,7 @@ static const struct seq_variant_ops *seq_ops(uint64_t variant)
 	switch (variant) {
 	case SEQ_ATOMICS: return &seq_atomics_ops;
 	case SEQ_HERD_RPC: return &seq_herd_ops;
+	case SEQ_HERD_KV: return &seq_kv_ops;
 	case SEQ_SPEC_S0: return &seq_spec_ops;
 	default: return NULL;
 	}
@@ -76,7 +77,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: rdma_seq -s [-p PORT] [--bind ADDR] [-d DEV] [-i IBPORT] [-x GIDIDX] [--once]\n"
-		"       rdma_seq -c HOST --variant atomics|herd-rpc|spec-s0 [options]\n"
+		"       rdma_seq -c HOST --variant atomics|herd-rpc|spec-s0|herd-kv [options]\n"
 		"  --server-threads T  server polling threads (herd-rpc, spec-s0; default 1;\n"
 		"                      atomics: 0, no server CPU)\n"
 		"  --threads C         client threads (clients) of this process, 1..%u (default 1)\n"
@@ -94,6 +95,9 @@ static void usage(FILE *f)
 		"  --reps R            repetitions (default 1)\n"
 		"  --values-cap N      values stored per client for the exact uniqueness check\n"
 		"                      (default %" PRIu64 "; beyond it the check compares sums)\n"
+		"  --kv LIST           herd-kv's knobs, comma-separated: get=F (GET fraction 0..1,\n"
+		"                      0.95), keys=N (65536), value=B (1..64 bytes, 32),\n"
+		"                      dist=uniform|zipf, theta=X (0.99), validate\n"
 		"  --csv FILE, --json FILE, --run-id ID, -p PORT (default %u), -d DEV, -i IBPORT,\n"
 		"  -x GIDIDX, -q/--quiet\n",
 		SEQ_MAX_CLIENT_THREADS, SEQ_MAX_WINDOW, SEQ_MAX_UD_QPS, SEQ_DEFAULT_VALUES,
@@ -115,7 +119,7 @@ static int parse_secs(const char *s, const char *opt, uint64_t *ms, char *err, s
 static int parse_args(int argc, char **argv, struct seq_opts *o, char *err, size_t errlen)
 {
 	enum { O_VARIANT = 1000, O_STHREADS, O_THREADS, O_BATCH, O_UDQPS, O_START, O_WARMUP,
-	       O_TIMEOUT, O_REPS, O_VALUES, O_CSV, O_JSON, O_RUNID, O_ONCE, O_IDLE, O_BIND };
+	       O_TIMEOUT, O_REPS, O_VALUES, O_CSV, O_JSON, O_RUNID, O_ONCE, O_IDLE, O_BIND, O_KV };
 	static const struct option lo[] = {
 		{ "server", no_argument, NULL, 's' },
 		{ "client", required_argument, NULL, 'c' },
@@ -138,6 +142,7 @@ static int parse_args(int argc, char **argv, struct seq_opts *o, char *err, size
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ "reps", required_argument, NULL, O_REPS },
 		{ "values-cap", required_argument, NULL, O_VALUES },
+		{ "kv", required_argument, NULL, O_KV },
 		{ "csv", required_argument, NULL, O_CSV },
 		{ "json", required_argument, NULL, O_JSON },
 		{ "run-id", required_argument, NULL, O_RUNID },
@@ -242,6 +247,10 @@ static int parse_args(int argc, char **argv, struct seq_opts *o, char *err, size
 					    err, errlen))
 				return -1;
 			break;
+		case O_KV:
+			if (kv_parse_opts(optarg, &o->cfg.kv, err, errlen))
+				return -1;
+			break;
 		case O_CSV: snprintf(o->csv, sizeof(o->csv), "%s", optarg); break;
 		case O_JSON: snprintf(o->json, sizeof(o->json), "%s", optarg); break;
 		case O_RUNID: snprintf(o->run_id, sizeof(o->run_id), "%s", optarg); break;
@@ -268,6 +277,7 @@ static uint64_t point_qps(const struct seq_cfg *c, bool server)
 	switch (c->variant) {
 	case SEQ_ATOMICS: return c->client_threads;
 	case SEQ_HERD_RPC:
+	case SEQ_HERD_KV:
 		return server ? c->client_threads + c->server_threads * c->ud_qps : 2 * c->client_threads;
 	default: return server ? c->server_threads * c->ud_qps : c->client_threads;
 	}
@@ -569,6 +579,10 @@ static void build_row(struct row *row, const struct seq_opts *o, const struct rb
 		row_set_na(row, "ud_qps");
 	}
 	row_set_str(row, "idle", c->idle_yield ? "yield" : "spin");
+	if (c->variant == SEQ_HERD_KV)
+		row_set_text(row, "kv", kv_describe(&c->kv, buf, sizeof(buf)));
+	else
+		row_set_na(row, "kv");
 	row_set_u64(row, "start", c->start);
 	if (res->measured) {
 		row_set_double(row, "duration_s", res->window_s, 6);
