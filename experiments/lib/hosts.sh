@@ -231,7 +231,7 @@ rb_stop_all() {
 
 
 # rb_bin_on HOST_INDEX -> path of the binary on that host
-rb_bin_on() { if rb_host_is_local "$1"; then echo "$RB_BIN"; else echo "$(rb_rdir "$1")/rdma_bench"; fi; }
+rb_bin_on() { if rb_host_is_local "$1"; then echo "$RB_BIN"; else echo "$(rb_rdir "$1")/$(basename "$RB_BIN")"; fi; }
 # rb_rdir HOST_INDEX -> this run's private folder on a remote host, made by
 # the deploy step (rb_remote_dir_make, check.sh) and listed in
 # $RB_RUN_DIR/remote-dirs as "HOST_INDEX PATH"; status 1 if there is none
