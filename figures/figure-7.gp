@@ -13,7 +13,7 @@ ser(v, b, q) = (strcol("variant") eq v && (b eq "" || strcol("batch") eq b) && (
 maxcv = NaN
 if (hasdata) {
     stats data using (column("mrps_cv_pct")) nooutput
-    if (STATS_records > 0) { maxcv = STATS_max }
+    if (exists("STATS_records") && exists("STATS_max")) { if (STATS_records > 0) { maxcv = STATS_max } }
 }
 spread = (maxcv == maxcv) ? sprintf("; spread of mrps over repetitions: CV up to %.0f %%", maxcv) : ""
 # the paper's points, one block per series (rows of one series are not

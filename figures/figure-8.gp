@@ -10,7 +10,7 @@ sel(v, b) = (strcol("batch") eq b) ? okv(v) : NaN
 maxcv = NaN
 if (hasdata) {
     stats data using (column("mrps_cv_pct")) nooutput
-    if (STATS_records > 0) { maxcv = STATS_max }
+    if (exists("STATS_records") && exists("STATS_max")) { if (STATS_records > 0) { maxcv = STATS_max } }
 }
 spread = (maxcv == maxcv) ? sprintf("; spread of mrps over repetitions: CV up to %.0f %%", maxcv) : ""
 set title (exists("figtitle") ? figtitle : "Figure 8: Spec-S0 latency vs throughput")."\n".subtitle.spread noenhanced

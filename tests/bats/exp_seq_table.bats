@@ -58,3 +58,22 @@ table() { awk -f "$LIB/csv.awk" -f "$ROOT/figures/table-3.awk" -v fmt="$1" "$S7"
   grep -q 'soft-RoCE (functional, not a hardware claim)' "$o.md"
   grep -q '^| peak atomics / spec-s0 |' "$o.md"
 }
+
+@test "figure-7 and figure-8 draw a run of 1 repetition (no CV of mrps to state)" {
+  # blank every mrps_cv_pct, as a 1-repetition run leaves it (the golden
+  # summary has no quoted field, so a plain comma split is exact)
+  [ "$(grep -c '"' "$S7")" = 0 ]
+  local k
+  k=$(head -n 1 "$S7" | tr ',' '\n' | grep -nx mrps_cv_pct | cut -d: -f1)
+  [ -n "$k" ]
+  awk -F, -v OFS=, -v k="$k" 'NR > 1 { $k = "" } { print }' "$S7" > "$BATS_TEST_TMPDIR/s1.csv"
+  [ "$(awk -f "$LIB/csv.awk" -f "$LIB/col.awk" -v want=mrps_cv_pct "$BATS_TEST_TMPDIR/s1.csv" | sort -u)" = "" ]
+  [ "$(awk -f "$LIB/csv.awk" -f "$LIB/col.awk" -v want=mrps_median "$BATS_TEST_TMPDIR/s1.csv" | head -n 1)" = 0.001468 ]
+  run "$ROOT/figures/plot" figure-7 "$BATS_TEST_TMPDIR/s1.csv" --out "$BATS_TEST_TMPDIR/o1"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "$(head -c 5 "$BATS_TEST_TMPDIR/o1/figure-7.pdf")" = "%PDF-" ]
+  sed 's/figure-7/figure-8/g' "$BATS_TEST_TMPDIR/s1.csv" > "$BATS_TEST_TMPDIR/s8.csv"
+  run "$ROOT/figures/plot" figure-8 "$BATS_TEST_TMPDIR/s8.csv" --out "$BATS_TEST_TMPDIR/o1"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "$(head -c 5 "$BATS_TEST_TMPDIR/o1/figure-8.pdf")" = "%PDF-" ]
+}
