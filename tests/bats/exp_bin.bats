@@ -64,3 +64,31 @@ run_co() { run "$CO/experiments/run" seqtiny --quick --out "$BATS_TEST_TMPDIR/re
   [ "$status" -ne 0 ]
   [[ $output == *"no binary at $CO/no_such_seq"* ]] || { echo "$output"; false; }
 }
+
+# the flags the runner gives a client for the knobs the sequencer's
+# experiments sweep by name (window, threads, duration_s: lib/knobs.tsv,
+# rdma_bench's table), and its own words; rdma_seq must take each (a
+# flag it did not know would be refused before --help is reached)
+@test "rdma_seq takes every word the runner gives it, with the knob table's flags" {
+  [ -x "$ROOT/rdma_seq" ] || make -s -C "$ROOT" all > /dev/null
+  local k flag n=0
+  # shellcheck source=/dev/null
+  RB_LIB=$ROOT/experiments/lib
+  . "$ROOT/experiments/lib/params.sh"
+  for k in window threads duration_s; do
+    for e in figure-7 figure-8 table-3; do grep -qE "(^|:)$k( |:|=)" "$ROOT/experiments/$e/params" && n=$((n + 1)); done
+    flag=$(rb_knob_flag "$k")
+    [ -n "$flag" ]
+    run "$ROOT/rdma_seq" -c 127.0.0.1 --variant spec-s0 "$flag" 1 --help
+    [ "$status" -eq 0 ] || { echo "$k -> $flag: $output"; false; }
+  done
+  [ "$n" -ge 3 ]
+  run "$ROOT/rdma_seq" -c 127.0.0.1 -p 18515 -d rxe0 -x 1 --rep-first 2 --run-id r-j1 --proc-index 0 --procs 1 --csv /dev/null --token-file /dev/null --help
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  run "$ROOT/rdma_seq" -s -p 18515 -d rxe0 -x 1 --bind 127.0.0.1 --token-file /dev/null --help
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  # and a word it does not know is refused by name
+  run "$ROOT/rdma_seq" -c 127.0.0.1 --postlist 4 --help
+  [ "$status" -eq 2 ]
+  [[ $output == *"unknown option --postlist"* ]]
+}
