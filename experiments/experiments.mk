@@ -3,7 +3,8 @@
 #
 #   make figure-12 [QUICK=1] [HOSTS=hosts-file]   run the sweep, draw figures/out/figure-12.{png,pdf}
 #                                                 (QUICK=1: figure-12-quick.{png,pdf})
-#   make figure-11 figure-13 figure-14 table-5    the same for the other figures
+#   make figure-7 figure-8 figure-11 figure-13     the same for the other figures
+#   make figure-14 table-3 table-5                 (figure-7, figure-8, table-3: the sequencer, rdma_seq)
 #   make swarm-32b_read allsig-varsize_reads ...  the original artifact's presets
 #   make figures-reference                        every figure from the shipped reference data alone
 #   make compare-12 [QUICK=1]                     the paper's shape claims (exit 3 when one fails) and
@@ -17,10 +18,10 @@
 # Where a sweep runs (experiments/reproduce): HOSTS=FILE, else an ACTIVE
 # local RDMA port, else the soft-RoCE VM bed (ci/vm, two VMs; VMS=1: one).
 
-EXP_FIGURES := figure-11 figure-12 figure-13 figure-14 table-5
+EXP_FIGURES := figure-7 figure-8 figure-11 figure-12 figure-13 figure-14 table-3 table-5
 EXP_PRESETS := $(sort $(filter-out $(EXP_FIGURES),$(patsubst experiments/%/params,%,$(wildcard experiments/*/params))))
 EXP_ALL     := $(EXP_FIGURES) $(EXP_PRESETS)
-EXP_COMPARE := $(patsubst figure-%,compare-%,$(filter figure-%,$(EXP_FIGURES))) compare-table-5 \
+EXP_COMPARE := $(patsubst figure-%,compare-%,$(filter figure-%,$(EXP_FIGURES))) compare-table-3 compare-table-5 \
                $(patsubst %,compare-%,$(EXP_PRESETS))
 
 .PHONY: $(EXP_ALL) $(EXP_COMPARE) figures-reference experiments-deps experiments-list
