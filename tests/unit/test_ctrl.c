@@ -16,19 +16,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "be32.h"
 #include "ctrl.h"
 
 static uint8_t buf[1 << 16];
 static char err[2048];
 static struct ctrl_msg m;
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
 
 static int decode(size_t len)
 {
@@ -127,7 +120,7 @@ static void test_carries_read_completion_last(void **state)
 	assert_err_has("--read-completion: unknown mode 2");
 	/* a TEST of the length before read_completion existed */
 	n = ctrl_encode_test(buf, sizeof(buf), &t);
-	put32(buf + 8, 8 * (RB_TEST_NFIELDS - 1));
+	be32_put(buf + 8, 8 * (RB_TEST_NFIELDS - 1));
 	assert_int_equal(decode(n - 8), -1);
 	assert_err_has("TEST inconsistent");
 	char want[64];
@@ -235,7 +228,7 @@ static void truncated_messages_are_refused(void **state)
 	assert_int_equal(decode(n - 1), -1);
 	assert_err_has("truncated");
 	/* header claims fewer payload bytes than the fields need */
-	put32(buf + 8, 10);
+	be32_put(buf + 8, 10);
 	assert_int_equal(decode(CTRL_HDR_LEN + 10), -1);
 	assert_err_has("truncated");
 }
@@ -244,7 +237,7 @@ static void oversized_messages_are_refused(void **state)
 {
 	(void)state;
 	size_t n = ctrl_encode_empty(buf, sizeof(buf), CTRL_TEST);
-	put32(buf + 8, CTRL_MAX_PAYLOAD + 1);
+	be32_put(buf + 8, CTRL_MAX_PAYLOAD + 1);
 	uint16_t type;
 	uint32_t plen;
 	assert_int_equal(ctrl_decode_header(buf, n, &type, &plen, err, sizeof(err)), -1);
@@ -258,12 +251,12 @@ static void inconsistent_lengths_are_refused(void **state)
 	struct ctrl_qp_ep eps[4];
 	size_t n = ctrl_encode_test(buf, sizeof(buf), &t);
 	/* TEST with one field too few */
-	put32(buf + 8, 8 * RB_TEST_NFIELDS - 8);
+	be32_put(buf + 8, 8 * RB_TEST_NFIELDS - 8);
 	assert_int_equal(decode(n - 8), -1);
 	assert_err_has("TEST inconsistent");
 	/* one field too many: above the TEST's own size, refused by its header */
 	n = ctrl_encode_test(buf, sizeof(buf), &t);
-	put32(buf + 8, 8 * RB_TEST_NFIELDS + 8);
+	be32_put(buf + 8, 8 * RB_TEST_NFIELDS + 8);
 	memset(buf + n, 0, 8);
 	assert_int_equal(decode(n + 8), -1);
 	assert_err_has("oversized control message: TEST payload");
@@ -274,7 +267,7 @@ static void inconsistent_lengths_are_refused(void **state)
 	/* SETUP whose QP count does not match its length */
 	struct ctrl_setup s = sample_setup(4, eps);
 	n = ctrl_encode_setup(buf, sizeof(buf), &s, eps);
-	put32(buf + CTRL_HDR_LEN + CTRL_SETUP_FIXED - 4, 5);
+	be32_put(buf + CTRL_HDR_LEN + CTRL_SETUP_FIXED - 4, 5);
 	assert_int_equal(decode(n), -1);
 	assert_err_has("SETUP inconsistent: 5 QPs");
 	/* READY with a payload: its limit is 0 bytes */
@@ -347,12 +340,12 @@ static void strings_over_their_cap_are_refused(void **state)
 	buf[CTRL_HDR_LEN] = (uint8_t)(big >> 8);
 	buf[CTRL_HDR_LEN + 1] = (uint8_t)big;
 	memset(buf + CTRL_HDR_LEN + 2, 'a', big);
-	put32(buf + 8, 2u + CTRL_REASON_CAP);
+	be32_put(buf + 8, 2u + CTRL_REASON_CAP);
 	n = CTRL_HDR_LEN + 2 + CTRL_REASON_CAP;
 	assert_int_equal(decode(n), -1);
 	assert_err_has("too long");
 	/* the whole string sent: above the ERROR's own size, refused by its header */
-	put32(buf + 8, 2u + big);
+	be32_put(buf + 8, 2u + big);
 	n = CTRL_HDR_LEN + 2 + big;
 	assert_int_equal(decode(n), -1);
 	assert_err_has("oversized control message: ERROR payload of 1027 bytes, limit 1026");
@@ -419,7 +412,7 @@ static void gate_and_go_round_trip_and_refusals(void **state)
 	/* cut by one byte: the length no longer covers procs */
 	g.procs = 2;
 	n = ctrl_encode_gate(buf, sizeof(buf), &g);
-	put32(buf + 8, 11);
+	be32_put(buf + 8, 11);
 	assert_int_equal(decode(n - 1), -1);
 	assert_err_has("GATE truncated");
 	/* a version 1 peer is told to run the same binary */
@@ -433,7 +426,7 @@ static void gate_and_go_round_trip_and_refusals(void **state)
 	assert_int_equal(decode(n), 0);
 	assert_int_equal(m.type, CTRL_TIME);
 	assert_int_equal(m.u.time.ns, 0x1122334455667788ull);
-	put32(buf + 8, 4);
+	be32_put(buf + 8, 4);
 	assert_int_equal(decode(n - 4), -1);
 	assert_err_has("TIME truncated");
 	/* the type after TIME is unknown */
@@ -508,17 +501,17 @@ static void per_type_limits_on_the_header(void **state)
 
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
 		size_t n = ctrl_encode_empty(buf, sizeof(buf), types[i]);
-		put32(buf + 8, ctrl_max_payload(types[i]));
+		be32_put(buf + 8, ctrl_max_payload(types[i]));
 		assert_int_equal(ctrl_decode_header(buf, n, &type, &plen, err, sizeof(err)), 0);
 		assert_int_equal(plen, ctrl_max_payload(types[i]));
-		put32(buf + 8, ctrl_max_payload(types[i]) + 1);
+		be32_put(buf + 8, ctrl_max_payload(types[i]) + 1);
 		assert_int_equal(ctrl_decode_header(buf, n, &type, &plen, err, sizeof(err)), -1);
 		assert_err_has("oversized");
 	}
 	/* a HELLO may not claim the SETUP's 2 MiB */
 	assert_true(ctrl_max_payload(CTRL_HELLO) < 512);
 	size_t n = ctrl_encode_empty(buf, sizeof(buf), CTRL_HELLO);
-	put32(buf + 8, CTRL_MAX_PAYLOAD);
+	be32_put(buf + 8, CTRL_MAX_PAYLOAD);
 	assert_int_equal(ctrl_decode_header(buf, n, &type, &plen, err, sizeof(err)), -1);
 	assert_err_has("HELLO payload of");
 }
@@ -577,7 +570,7 @@ static void oversized_header_on_a_socket_allocates_nothing(void **state)
 	struct ctrl_rbuf rb = { 0 };
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	size_t n = ctrl_encode_empty(buf, sizeof(buf), CTRL_SETUP);
-	put32(buf + 8, 0xffffffffu);
+	be32_put(buf + 8, 0xffffffffu);
 	assert_int_equal(ctrl_send(sv[0], buf, n, 1000, err, sizeof(err)), 0);
 	assert_int_equal(ctrl_recv(sv[1], &rb, &m, 0, 1000, "x", err, sizeof(err)), -1);
 	assert_err_has("oversized");
@@ -647,7 +640,7 @@ static void largest_setup_is_accepted_one_byte_more_is_not(void **state)
 	assert_int_equal(got->u.setup.nqp, nqp);
 	assert_int_equal(ctrl_decode_header(big, CTRL_HDR_LEN, &type, &plen, err, sizeof(err)), 0);
 	assert_int_equal(plen, CTRL_MAX_PAYLOAD);
-	put32(big + 8, CTRL_MAX_PAYLOAD + 1);
+	be32_put(big + 8, CTRL_MAX_PAYLOAD + 1);
 	assert_int_equal(ctrl_decode_header(big, CTRL_HDR_LEN, &type, &plen, err, sizeof(err)), -1);
 	assert_err_has("oversized control message");
 	/* one QP more than the limit: refused by the encoder */
