@@ -78,7 +78,7 @@ $(BUILD)/%.o: bench/%.c $(wildcard include/*.h bench/apps/*.h) | $(BUILD)
 $(BUILD)/librdmabench.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/librdmabench.a $(wildcard include/*.h)
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(BUILD)/librdmabench.a $(wildcard include/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/librdmabench.a -lcmocka $(LDLIBS)
 
@@ -107,7 +107,7 @@ unit: $(UNIT_BIN) $(BUILD)/tests/attack_probe $(BUILD)/tests/test_verb_dummy
 # The verb table's recipe walked (tests/unit/verb_dummy.c): the table built
 # with one dummy row, linked with the parser and validation alone.
 DUMMY_SRC := bench/verb.c bench/options.c bench/units.c bench/errbuf.c
-$(BUILD)/tests/test_verb_dummy: tests/unit/verb_dummy.c $(DUMMY_SRC) $(wildcard include/*.h)
+$(BUILD)/tests/test_verb_dummy: tests/unit/verb_dummy.c tests/unit/unit.h $(DUMMY_SRC) $(wildcard include/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out --coverage,$(CFLAGS)) -DRB_VERB_TEST_DUMMY -Itests/unit -o $@ $< \
 	  $(DUMMY_SRC) -lcmocka $(LDLIBS)
