@@ -821,6 +821,11 @@ static const struct rb_knob knobs[] = {
 	  .help = "after each point, an EXPLAIN line on stderr (also the\n"
 		  "explain column): Mops, the PCIe model's limit and what\n"
 		  "binds, CPU ns per op, trouble counters that moved" },
+#ifdef RB_KNOB_TEST_DUMMY
+	/* the new-knob recipe (docs/ARCHITECTURE.md), walked by tests/unit/knob_dummy.c */
+	{ .name = "dummy-knob", .arg = "N", NUM, T(dummy_knob), .hi = 9, .def = 3,
+	  .col = "dummy_knob", .help = "the recipe's knob, 0..9 (%D)" },
+#endif
 	{ .name = "list-knobs", FLAG, BOTH, .act = act_list,
 	  .help = "every option as one tab-separated line (docs/rdma_bench.md)" },
 	{ .name = "help", .shortopt = 'h', FLAG, BOTH, .act = act_help, .help = "this text" },
