@@ -5,15 +5,7 @@
  * gap and a stray value each fail, named), the configuration's checks and
  * its round trip through a TEST message.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include <math.h>
-#include <stdio.h>
-#include <string.h>
+#include "unit.h"
 
 #include "seq.h"
 
