@@ -70,12 +70,23 @@ check() { run "$ROOT/ci/fan-out-hosts" --check "$D" --procs 3; }
   [[ $output == *"FAIL mops_median 0.00032 is not the sum of the processes' mops 0.000608"* ]]
 }
 
-@test "a low overlap flag fails, a failed point fails, no point fails" {
+@test "overlap_flag low: the rate must be empty (the aggregate's rule); a rate there fails, so does an unknown flag" {
   sed -i '2s/,$/,low/' "$D/summary.csv"
   check
   [ "$status" -eq 1 ]
-  [[ $output == *"FAIL overlap_flag 'low'"* ]]
+  [[ $output == *"FAIL overlap_flag low, yet mops_median is 0.000608"* ]]
+  sed -i '2s/,ok,,,0.000608,0.000608,0.000608,/,ok,,,,,,/' "$D/summary.csv"
+  check
+  [ "$status" -eq 0 ]
+  [[ $output == *"note: the windows overlapped by less than 0.99"* ]]
   cp "$FIX/summary.csv" "$D/"
+  sed -i '2s/,$/,unknown/' "$D/summary.csv"
+  check
+  [ "$status" -eq 1 ]
+  [[ $output == *"FAIL overlap_flag 'unknown'"* ]]
+}
+
+@test "a failed point fails, no point fails" {
   sed -i '2s/,1,1,0,ok,/,1,0,3,failed,/' "$D/summary.csv"
   check
   [ "$status" -eq 1 ]
