@@ -18,3 +18,12 @@ ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
   [ "$status" -ne 0 ]
   [[ $output == *"VMS=5: the VM bed has 1 to 4 VMs (make VMS=1, 2, 3 or 4)"* ]]
 }
+
+@test "ci/vm run: an option given without its value is a usage error (exit 2) naming what it takes" {
+  local o
+  for o in --timeout --vms --mem --smp --out --accel; do
+    run "$ROOT/ci/vm" run "$o"
+    [ "$status" -eq 2 ] || { echo "$o: exit $status: $output"; false; }
+    [[ $output == *"$o needs "* ]]
+  done
+}
