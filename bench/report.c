@@ -48,6 +48,16 @@ static int read_line(const char *path, char *buf, size_t len)
 	return 0;
 }
 
+static void git_rev_runtime(char *out, size_t len);
+
+void report_git_rev(char *out, size_t len)
+{
+	if (RB_GIT_REV[0])
+		snprintf(out, len, "%s", RB_GIT_REV);
+	else
+		git_rev_runtime(out, len);
+}
+
 /* Revision of the tree the binary sits in, from .git (no git program needed). */
 static void git_rev_runtime(char *out, size_t len)
 {
@@ -162,10 +172,7 @@ void env_collect(struct rb_env *e)
 		}
 		env_accel(cmdline, hv, e->accel, sizeof(e->accel));
 	}
-	if (RB_GIT_REV[0])
-		snprintf(e->git_rev, sizeof(e->git_rev), "%s", RB_GIT_REV);
-	else
-		git_rev_runtime(e->git_rev, sizeof(e->git_rev));
+	report_git_rev(e->git_rev, sizeof(e->git_rev));
 	snprintf(e->clock, sizeof(e->clock), "%s", timing_clock_name());
 	timing_clocksource_read(TIMING_CLOCKSOURCE_FILE, e->clocksource, sizeof(e->clocksource));
 	timing_clocksource_read(TIMING_CLOCKSOURCES_FILE, e->clocksources, sizeof(e->clocksources));

@@ -42,6 +42,21 @@ double units_mb(uint64_t bytes)
 	return (double)bytes / (double)UNITS_MB;
 }
 
+const char *units_size_text(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const name[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	unsigned u = 0;
+
+	while (u + 1 < 5 && bytes >= (UINT64_C(1) << (10 * (u + 1))))
+		u++;
+	if (bytes % (UINT64_C(1) << (10 * u)) == 0)
+		snprintf(buf, len, "%llu %s", (unsigned long long)(bytes >> (10 * u)), name[u]);
+	else
+		snprintf(buf, len, "%.1f %s", (double)bytes / (double)(UINT64_C(1) << (10 * u)),
+			 name[u]);
+	return buf;
+}
+
 double units_mib(uint64_t bytes)
 {
 	return (double)bytes / (double)UNITS_MIB;
