@@ -238,6 +238,10 @@ static void units_parse_size_opt_names_option_value_and_range(void **state)
 	assert_int_equal(units_parse_size_opt("4Q", 8, UNITS_GIB, "--stride", &v, err,
 					      sizeof(err)), -1);
 	assert_err_has(err, "--stride: size \"4Q\"");
+	/* a number past 64 bits names the option's maximum, not 2^64 - 1 */
+	assert_int_equal(units_parse_size_opt("99999999999999999999", 8, UNITS_GIB, "--stride", &v,
+					      err, sizeof(err)), -1);
+	assert_err_has(err, "too large (the limit is 1073741824 bytes)");
 	/* both ends of the range are inside it; one byte beyond is not */
 	assert_int_equal(units_parse_size_opt("1G", 8, UNITS_GIB, "--stride", &v, err,
 					      sizeof(err)), 0);
