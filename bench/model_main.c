@@ -221,6 +221,45 @@ static void figure2_bytes(const struct pm_link *l)
 	}
 }
 
+/* getopt_long's codes of rb_model's options. */
+enum {
+	O_VERB = 1000, O_TRANSPORT, O_SIZE, O_INLINE, O_POSTLIST, O_MMIO, O_SIGNAL,
+	O_RECVINL, O_GEN, O_LANES, O_MPS, O_MRRS, O_RCB, O_CL, O_CQE, O_CQEINL,
+	O_MMIORATE, O_DMARATE, O_CSV, O_FIG2,
+};
+
+/* One LINK option (code o, O_GEN..O_DMARATE) into *l: its range here,
+ * the rules between fields in pm_check. 0, or -1 (said on stderr). */
+static int parse_link_opt(int o, const char *arg, struct pm_link *l)
+{
+	double d = 0;
+
+	switch (o) {
+	case O_GEN: return parse_count("--pcie-gen", arg, 1, 5, &l->gen);
+	case O_LANES: return parse_count("--lanes", arg, 1, 32, &l->lanes);
+	case O_MPS: return parse_size_u("--mps", arg, 128, 4096, &l->mps);
+	case O_MRRS: return parse_size_u("--mrrs", arg, 128, 4096, &l->mrrs);
+	case O_RCB: return parse_size_u("--rcb", arg, 64, 128, &l->rcb);
+	case O_CL: return parse_size_u("--cacheline", arg, 16, 256, &l->cacheline);
+	case O_CQE: return parse_size_u("--cqe", arg, 16, 4096, &l->cqe_bytes);
+	case O_CQEINL: return parse_size_u("--cqe-inline", arg, 0, 4095, &l->cqe_inline_bytes);
+	case O_MMIORATE:
+		/* the paper's NIC: 175 M lines/s; 1..100000 covers any NIC */
+		if (parse_rate("--mmio-rate", arg, 1, 1e5, 0, "M cache lines/s", &d) != 0)
+			return -1;
+		l->mmio_lines_per_s = d * 1e6;
+		return 0;
+	case O_DMARATE:
+		/* the paper's link: 13443 MB/s; a PCIe 5.0 x32 link is ~126000 */
+		if (parse_rate("--dma-rate", arg, 1, 1e6, 1, "MB/s", &d) != 0)
+			return -1;
+		l->dma_read_bps = d * 1e6;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
 /* The command line into *cfg, *link, *csv and *fig2: 0 to go on, 1 after
  * --help (printed), 2 on bad input (said on stderr). */
 static int parse_args(int argc, char **argv, struct pm_config *cfg, struct pm_link *link,
@@ -228,11 +267,6 @@ static int parse_args(int argc, char **argv, struct pm_config *cfg, struct pm_li
 {
 	struct pm_config c = *cfg;
 	struct pm_link l = *link;
-	enum {
-		O_VERB = 1000, O_TRANSPORT, O_SIZE, O_INLINE, O_POSTLIST, O_MMIO, O_SIGNAL,
-		O_RECVINL, O_GEN, O_LANES, O_MPS, O_MRRS, O_RCB, O_CL, O_CQE, O_CQEINL,
-		O_MMIORATE, O_DMARATE, O_CSV, O_FIG2,
-	};
 	static const struct option opts[] = {
 		{ "verb", required_argument, NULL, O_VERB },
 		{ "transport", required_argument, NULL, O_TRANSPORT },
@@ -260,7 +294,6 @@ static int parse_args(int argc, char **argv, struct pm_config *cfg, struct pm_li
 	int o, bad = 0, mmio_given = 0;
 	const char *config_opt = NULL; /* the first CONFIG option (refused with --figure2) */
 	uint64_t u = 0;
-	double d = 0;
 	int li = -1;
 	while ((o = getopt_long(argc, argv, "h", opts, &li)) != -1) {
 		if (o >= O_VERB && o <= O_RECVINL && !config_opt && li >= 0)
@@ -293,27 +326,9 @@ static int parse_args(int argc, char **argv, struct pm_config *cfg, struct pm_li
 			break;
 		case O_SIGNAL: bad |= parse_count("--signal-interval", optarg, 1, 1u << 20, &c.signal_interval) != 0; break;
 		case O_RECVINL: bad |= parse_onoff("--recv-inline", optarg, &c.recv_inline) != 0; break;
-		case O_GEN: bad |= parse_count("--pcie-gen", optarg, 1, 5, &l.gen) != 0; break;
-		case O_LANES: bad |= parse_count("--lanes", optarg, 1, 32, &l.lanes) != 0; break;
-		case O_MPS: bad |= parse_size_u("--mps", optarg, 128, 4096, &l.mps) != 0; break;
-		case O_MRRS: bad |= parse_size_u("--mrrs", optarg, 128, 4096, &l.mrrs) != 0; break;
-		case O_RCB: bad |= parse_size_u("--rcb", optarg, 64, 128, &l.rcb) != 0; break;
-		case O_CL: bad |= parse_size_u("--cacheline", optarg, 16, 256, &l.cacheline) != 0; break;
-		case O_CQE: bad |= parse_size_u("--cqe", optarg, 16, 4096, &l.cqe_bytes) != 0; break;
-		case O_CQEINL: bad |= parse_size_u("--cqe-inline", optarg, 0, 4095, &l.cqe_inline_bytes) != 0; break;
-		case O_MMIORATE:
-			/* the paper's NIC: 175 M lines/s; 1..100000 covers any NIC */
-			if (parse_rate("--mmio-rate", optarg, 1, 1e5, 0, "M cache lines/s", &d) == 0)
-				l.mmio_lines_per_s = d * 1e6;
-			else
-				bad = 1;
-			break;
-		case O_DMARATE:
-			/* the paper's link: 13443 MB/s; a PCIe 5.0 x32 link is ~126000 */
-			if (parse_rate("--dma-rate", optarg, 1, 1e6, 1, "MB/s", &d) == 0)
-				l.dma_read_bps = d * 1e6;
-			else
-				bad = 1;
+		case O_GEN: case O_LANES: case O_MPS: case O_MRRS: case O_RCB: case O_CL:
+		case O_CQE: case O_CQEINL: case O_MMIORATE: case O_DMARATE:
+			bad |= parse_link_opt(o, optarg, &l) != 0;
 			break;
 		case O_CSV: *csv = 1; break;
 		case O_FIG2: *fig2 = optarg; break;
