@@ -1,6 +1,7 @@
 # rdma_bench: build, tests, smoke matrix and figures.
 #
-#   make            build ./rdma_bench (-O2 -g, warnings are errors)
+#   make            build ./rdma_bench, ./rdma_seq and build/rb_model (-O2 -g,
+#                   warnings are errors)
 #   make debug      build with -O0 -g3 (for gdb)
 #   make test       unit tests (cmocka) + shell tests (bats) + VM smoke matrix
 #   make smoke      VM smoke matrix only (soft-RoCE inside qemu)

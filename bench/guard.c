@@ -23,6 +23,7 @@
 
 #include "ctx.h"
 #include "errbuf.h"
+#include "units.h"
 #include "guard.h"
 #include "session.h"
 
@@ -153,6 +154,20 @@ void guard_limits_defaults(struct rb_limits *l, char *why, size_t whylen)
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 		l->max_threads = n > 0 ? (uint64_t)n : 1;
 	}
+}
+
+int guard_limits_check(const struct rb_limits *l, const char *why, char *err, size_t errlen)
+{
+	char s[32], m[32];
+
+	if (l->max_session_mem > l->max_mem)
+		return rb_fail(err, errlen,
+			    "--max-session-mem %s above --max-mem %s (%s): one session may not use "
+			    "more than the whole server; lower --max-session-mem to at most %s or "
+			    "raise --max-mem", units_size_text(l->max_session_mem, s, sizeof(s)),
+			    units_size_text(l->max_mem, m, sizeof(m)), why && why[0] ? why : "given",
+			    m);
+	return 0;
 }
 
 /* IPv4 (4 bytes into a) or IPv6 (16), IPv4-mapped IPv6 as IPv4: the family, or 0. */

@@ -10,7 +10,9 @@
  */
 #include <stdio.h>
 
+#include "ctrl.h"
 #include "options.h"
+#include "report.h"
 #include "session.h"
 
 int main(int argc, char **argv)
@@ -19,6 +21,12 @@ int main(int argc, char **argv)
 	char err[1024];
 	int rc = opts_parse(argc, argv, &o, err, sizeof(err));
 
+	if (rc > 0 && o.version) {
+		char rev[48];
+		report_git_rev(rev, sizeof(rev));
+		printf("rdma_bench %s (control protocol %u)\n", rev[0] ? rev : "(revision unknown)",
+		       CTRL_VERSION);
+	}
 	if (rc > 0)
 		return 0;
 	if (rc < 0) {

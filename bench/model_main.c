@@ -34,19 +34,25 @@ static void usage(FILE *f)
 		"CONFIG:\n"
 		"  --verb write|read|send|send_imm   (write; send_imm with --size 0 is header-only)\n"
 		"  --transport rc|uc|ud              (rc)\n"
-		"  --size BYTES                      payload (32)\n"
-		"  --inline on|off                   payload inside the WQE (off)\n"
-		"  --postlist N                      WQEs per doorbell (1)\n"
-		"  --wqe-by-mmio on|off              the CPU writes WQEs by MMIO (off)\n"
-		"  --signal-interval N               WQEs per CQE (1)\n"
-		"  --recv-inline on|off              small payloads in the RECV CQE (off)\n"
+		"  --size BYTES                      payload, 0..1 GiB (32)\n"
+		"  --inline on|off                   payload inside the WQE, the WQE at most\n"
+		"                                    1024 B: 988 B of payload on rc/uc, 956 on ud (off)\n"
+		"  --postlist N                      WQEs per doorbell, 1..4096 (1)\n"
+		"  --wqe-by-mmio on|off              the CPU writes WQEs by MMIO (default: on for\n"
+		"                                    postlist 1, off above, as rdma_bench's rows;\n"
+		"                                    on needs postlist 1)\n"
+		"  --signal-interval N               WQEs per CQE, 1..1048576 (1)\n"
+		"  --recv-inline on|off              small payloads in the RECV CQE, send and\n"
+		"                                    send_imm only (off)\n"
 		"LINK:\n"
 		"  --pcie-gen 1..5 (3)  --lanes N (16)  --mps BYTES (128)  --mrrs BYTES (512)\n"
 		"  --rcb 64|128 (64)  --cacheline BYTES (64)  --cqe BYTES (64)\n"
-		"  --cqe-inline BYTES (32)  --mmio-rate MLINES/S (175)\n"
-		"  --dma-rate MB/S (0: derived from the link, 13443 for the defaults)\n"
+		"  --cqe-inline BYTES (32)  --mmio-rate MLINES/S, 1..100000 (175)\n"
+		"  --dma-rate MB/S, 1..1000000 (0: derived from the link, 13443 for the defaults)\n"
 		"OUTPUT:\n"
-		"  --csv                             a header line and one row\n"
+		"  --csv                             a header line and one row; a resource the\n"
+		"                                    operation does not use has an empty limit\n"
+		"                                    (unbounded; \"unused\" in the text)\n"
 		"  --figure2 lanes                   per PCIe generation: lane rate, headers\n"
 		"  --figure2 bytes                   bytes on the bus vs transfer size: DMA read, MMIO\n");
 }
@@ -65,11 +71,13 @@ static int parse_onoff(const char *opt, const char *s, int *out)
 	return -1;
 }
 
-static int parse_uint(const char *opt, const char *s, uint64_t max, unsigned *out)
+/* A count (WQEs, lanes, a generation): digits only, min..max, as
+ * rdma_bench's knobs parse them (units_parse_u64). */
+static int parse_count(const char *opt, const char *s, uint64_t min, uint64_t max, unsigned *out)
 {
 	char err[256];
 	uint64_t v;
-	if (units_parse_size_opt(s, 0, max, opt, &v, err, sizeof(err)) != 0) {
+	if (units_parse_u64(s, min, max, opt, &v, err, sizeof(err)) != 0) {
 		fprintf(stderr, "rb_model: %s\n", err);
 		return -1;
 	}
@@ -77,17 +85,53 @@ static int parse_uint(const char *opt, const char *s, uint64_t max, unsigned *ou
 	return 0;
 }
 
-static int parse_rate(const char *opt, const char *s, double *out)
+/* A size in bytes (K, KiB, M ... accepted), min..max. */
+static int parse_bytes(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char err[320];
+	if (units_parse_size_opt(s, min, max, opt, out, err, sizeof(err)) != 0) {
+		fprintf(stderr, "rb_model: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_size_u(const char *opt, const char *s, uint64_t min, uint64_t max, unsigned *out)
+{
+	uint64_t v;
+	if (parse_bytes(opt, s, min, max, &v) != 0)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+/* A rate in the option's unit, min..max (zero allowed where zero_ok:
+ * --dma-rate 0 derives the rate from the link). */
+static int parse_rate(const char *opt, const char *s, double min, double max, int zero_ok,
+		      const char *unit, double *out)
 {
 	char *end = NULL;
 	errno = 0;
 	double v = strtod(s, &end);
-	if (errno != 0 || end == s || *end != '\0' || !isfinite(v) || v < 0) {
-		fprintf(stderr, "rb_model: %s: \"%s\" is not a number >= 0\n", opt, s);
+	if (errno != 0 || end == s || *end != '\0' || !isfinite(v) ||
+	    !((zero_ok && v == 0) || (v >= min && v <= max))) {
+		fprintf(stderr, "rb_model: %s %s: not a rate from %g to %g %s%s\n", opt, s, min, max,
+			unit, zero_ok ? " (or 0: derived from the link)" : "");
 		return -1;
 	}
 	*out = v;
 	return 0;
+}
+
+/* A limit in Mops, or "unused" for a resource the operation does not use
+ * (INFINITY in the model; an empty field in --csv). */
+static const char *limit_text(double mops, char *buf, size_t len)
+{
+	if (isinf(mops))
+		snprintf(buf, len, "unused");
+	else
+		snprintf(buf, len, "%.4g", mops);
+	return buf;
 }
 
 static void print_side(const char *name, const struct pm_side *s)
@@ -98,8 +142,11 @@ static void print_side(const char *name, const struct pm_side *s)
 		if (s->down[i] != 0 || s->up[i] != 0)
 			printf("  %-16s %10.3f %10.3f\n", pm_cause_name((enum pm_cause)i), s->down[i], s->up[i]);
 	printf("  %-16s %10.3f %10.3f\n", "total", s->down_total, s->up_total);
-	printf("  limits (Mops): dma %.4g, mmio %.4g, link %.4g -> %.4g (%s-bound)\n",
-	       s->dma_mops, s->mmio_mops, s->link_mops, s->limit_mops, pm_bound_name(s->bound));
+	char dma[24], mmio[24], link[24], lim[24];
+	printf("  limits (Mops): dma %s, mmio %s, link %s -> %s (%s-bound)\n",
+	       limit_text(s->dma_mops, dma, sizeof(dma)), limit_text(s->mmio_mops, mmio, sizeof(mmio)),
+	       limit_text(s->link_mops, link, sizeof(link)),
+	       limit_text(s->limit_mops, lim, sizeof(lim)), pm_bound_name(s->bound));
 }
 
 static void print_csv(const struct pm_config *c, const struct pm_link *l, const struct pm_result *r)
@@ -174,6 +221,45 @@ static void figure2_bytes(const struct pm_link *l)
 	}
 }
 
+/* getopt_long's codes of rb_model's options. */
+enum {
+	O_VERB = 1000, O_TRANSPORT, O_SIZE, O_INLINE, O_POSTLIST, O_MMIO, O_SIGNAL,
+	O_RECVINL, O_GEN, O_LANES, O_MPS, O_MRRS, O_RCB, O_CL, O_CQE, O_CQEINL,
+	O_MMIORATE, O_DMARATE, O_CSV, O_FIG2,
+};
+
+/* One LINK option (code o, O_GEN..O_DMARATE) into *l: its range here,
+ * the rules between fields in pm_check. 0, or -1 (said on stderr). */
+static int parse_link_opt(int o, const char *arg, struct pm_link *l)
+{
+	double d = 0;
+
+	switch (o) {
+	case O_GEN: return parse_count("--pcie-gen", arg, 1, 5, &l->gen);
+	case O_LANES: return parse_count("--lanes", arg, 1, 32, &l->lanes);
+	case O_MPS: return parse_size_u("--mps", arg, 128, 4096, &l->mps);
+	case O_MRRS: return parse_size_u("--mrrs", arg, 128, 4096, &l->mrrs);
+	case O_RCB: return parse_size_u("--rcb", arg, 64, 128, &l->rcb);
+	case O_CL: return parse_size_u("--cacheline", arg, 16, 256, &l->cacheline);
+	case O_CQE: return parse_size_u("--cqe", arg, 16, 4096, &l->cqe_bytes);
+	case O_CQEINL: return parse_size_u("--cqe-inline", arg, 0, 4095, &l->cqe_inline_bytes);
+	case O_MMIORATE:
+		/* the paper's NIC: 175 M lines/s; 1..100000 covers any NIC */
+		if (parse_rate("--mmio-rate", arg, 1, 1e5, 0, "M cache lines/s", &d) != 0)
+			return -1;
+		l->mmio_lines_per_s = d * 1e6;
+		return 0;
+	case O_DMARATE:
+		/* the paper's link: 13443 MB/s; a PCIe 5.0 x32 link is ~126000 */
+		if (parse_rate("--dma-rate", arg, 1, 1e6, 1, "MB/s", &d) != 0)
+			return -1;
+		l->dma_read_bps = d * 1e6;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
 /* The command line into *cfg, *link, *csv and *fig2: 0 to go on, 1 after
  * --help (printed), 2 on bad input (said on stderr). */
 static int parse_args(int argc, char **argv, struct pm_config *cfg, struct pm_link *link,
@@ -181,11 +267,6 @@ static int parse_args(int argc, char **argv, struct pm_config *cfg, struct pm_li
 {
 	struct pm_config c = *cfg;
 	struct pm_link l = *link;
-	enum {
-		O_VERB = 1000, O_TRANSPORT, O_SIZE, O_INLINE, O_POSTLIST, O_MMIO, O_SIGNAL,
-		O_RECVINL, O_GEN, O_LANES, O_MPS, O_MRRS, O_RCB, O_CL, O_CQE, O_CQEINL,
-		O_MMIORATE, O_DMARATE, O_CSV, O_FIG2,
-	};
 	static const struct option opts[] = {
 		{ "verb", required_argument, NULL, O_VERB },
 		{ "transport", required_argument, NULL, O_TRANSPORT },
@@ -210,10 +291,14 @@ static int parse_args(int argc, char **argv, struct pm_config *cfg, struct pm_li
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int o, bad = 0;
-	unsigned u = 0;
-	double d = 0;
-	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	int o, bad = 0, mmio_given = 0;
+	const char *config_opt = NULL; /* the first CONFIG option (refused with --figure2) */
+	uint64_t u = 0;
+	int li = -1;
+	while ((o = getopt_long(argc, argv, "h", opts, &li)) != -1) {
+		if (o >= O_VERB && o <= O_RECVINL && !config_opt && li >= 0)
+			config_opt = opts[li].name;
+		li = -1;
 		switch (o) {
 		case O_VERB:
 			if (pm_verb_parse(optarg, &c.verb) != 0) {
@@ -228,35 +313,22 @@ static int parse_args(int argc, char **argv, struct pm_config *cfg, struct pm_li
 			}
 			break;
 		case O_SIZE:
-			if (parse_uint("--size", optarg, 1u << 30, &u) == 0)
-				c.size_bytes = u;
+			if (parse_bytes("--size", optarg, 0, UINT64_C(1) << 30, &u) == 0)
+				c.size_bytes = (unsigned long)u;
 			else
 				bad = 1;
 			break;
 		case O_INLINE: bad |= parse_onoff("--inline", optarg, &c.inline_payload) != 0; break;
-		case O_POSTLIST: bad |= parse_uint("--postlist", optarg, 4096, &c.postlist) != 0; break;
-		case O_MMIO: bad |= parse_onoff("--wqe-by-mmio", optarg, &c.wqe_by_mmio) != 0; break;
-		case O_SIGNAL: bad |= parse_uint("--signal-interval", optarg, 1u << 20, &c.signal_interval) != 0; break;
-		case O_RECVINL: bad |= parse_onoff("--recv-inline", optarg, &c.recv_inline) != 0; break;
-		case O_GEN: bad |= parse_uint("--pcie-gen", optarg, 1000, &l.gen) != 0; break;
-		case O_LANES: bad |= parse_uint("--lanes", optarg, 1000, &l.lanes) != 0; break;
-		case O_MPS: bad |= parse_uint("--mps", optarg, 1u << 20, &l.mps) != 0; break;
-		case O_MRRS: bad |= parse_uint("--mrrs", optarg, 1u << 20, &l.mrrs) != 0; break;
-		case O_RCB: bad |= parse_uint("--rcb", optarg, 1u << 20, &l.rcb) != 0; break;
-		case O_CL: bad |= parse_uint("--cacheline", optarg, 1u << 20, &l.cacheline) != 0; break;
-		case O_CQE: bad |= parse_uint("--cqe", optarg, 1u << 20, &l.cqe_bytes) != 0; break;
-		case O_CQEINL: bad |= parse_uint("--cqe-inline", optarg, 1u << 20, &l.cqe_inline_bytes) != 0; break;
-		case O_MMIORATE:
-			if (parse_rate("--mmio-rate", optarg, &d) == 0)
-				l.mmio_lines_per_s = d * 1e6;
-			else
-				bad = 1;
+		case O_POSTLIST: bad |= parse_count("--postlist", optarg, 1, 4096, &c.postlist) != 0; break;
+		case O_MMIO:
+			bad |= parse_onoff("--wqe-by-mmio", optarg, &c.wqe_by_mmio) != 0;
+			mmio_given = 1;
 			break;
-		case O_DMARATE:
-			if (parse_rate("--dma-rate", optarg, &d) == 0)
-				l.dma_read_bps = d * 1e6;
-			else
-				bad = 1;
+		case O_SIGNAL: bad |= parse_count("--signal-interval", optarg, 1, 1u << 20, &c.signal_interval) != 0; break;
+		case O_RECVINL: bad |= parse_onoff("--recv-inline", optarg, &c.recv_inline) != 0; break;
+		case O_GEN: case O_LANES: case O_MPS: case O_MRRS: case O_RCB: case O_CL:
+		case O_CQE: case O_CQEINL: case O_MMIORATE: case O_DMARATE:
+			bad |= parse_link_opt(o, optarg, &l) != 0;
 			break;
 		case O_CSV: *csv = 1; break;
 		case O_FIG2: *fig2 = optarg; break;
@@ -270,6 +342,14 @@ static int parse_args(int argc, char **argv, struct pm_config *cfg, struct pm_li
 		fprintf(stderr, "rb_model: unexpected argument \"%s\" (options only; see --help)\n", argv[optind]);
 		return 2;
 	}
+	if (*fig2 && config_opt) {
+		fprintf(stderr, "rb_model: --%s with --figure2 %s: Figure 2 depends on the LINK options "
+			"only; drop --%s (or drop --figure2 for one configuration)\n", config_opt, *fig2,
+			config_opt);
+		return 2;
+	}
+	if (!mmio_given)
+		c.wqe_by_mmio = pm_wqe_by_mmio_default(c.postlist);
 	*cfg = c;
 	*link = l;
 	return 0;
@@ -290,10 +370,11 @@ static void print_summary(const struct pm_config *cp, const struct pm_link *lp,
 	       l.mmio_lines_per_s / 1e6, pm_dma_read_bps(&l) / 1e6);
 	if (!c.wqe_by_mmio)
 		printf("postlist %u: one doorbell per %u WQEs\n", c.postlist, c.postlist);
-	printf("WQE: %u B = %u cache lines\n", r.wqe_bytes, r.wqe_lines);
+	printf("WQE: %u B = %u cache line%s\n", r.wqe_bytes, r.wqe_lines, r.wqe_lines == 1 ? "" : "s");
 	print_side("requester", &r.requester);
 	print_side("responder", &r.responder);
-	printf("limit: %.4g Mops, %s side %s-bound\n", r.limit_mops,
+	char lim[24];
+	printf("limit: %s Mops, %s side %s-bound\n", limit_text(r.limit_mops, lim, sizeof(lim)),
 	       r.limit_is_responder ? "responder" : "requester",
 	       pm_bound_name(r.limit_is_responder ? r.responder.bound : r.requester.bound));
 }

@@ -599,6 +599,12 @@ struct rb_parse {
 	const char *sizes_arg;    /* -m's list (parsed once every option is known) */
 	const char *client_opt;   /* the first option a server refuses */
 	const char *server_only;  /* the last server limit given (a client refuses it) */
+	char print;               /* 'h' --help, 'l' --list-knobs, 'v' --version: after parsing */
+	/* rows given so far whose field another row also sets (--qps and
+	 * --qps-per-thread): a second value for the field is refused */
+	const struct rb_knob *shared[8];
+	uint64_t shared_val[8];
+	unsigned nshared;
 };
 
 static int act_server(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
@@ -734,7 +740,10 @@ static const struct rb_knob knobs[] = {
 	  G(inline_mode), .col = "inline_mode", .knob = "inline",
 	  .help = "%E (%D: inline when the granted cap covers it, <= 256 B)" },
 	{ .name = "window", .shortopt = 'w', .arg = "N", NUM, T(window), .lo = 1,
-	  .hi = UINT64_C(1) << 32, .flags = RB_KF_AUTO, G(window), .col = "window",
+	  /* the most send-queue slots a thread can have: --sq-depth's maximum x
+	   * the QPs per thread's maximum (2^32; the field is 64-bit); the rule
+	   * for the values given is validate_posting's sq_depth x QPs */
+	  .hi = (uint64_t)RB_MAX_DEPTH * RB_MAX_QPS_THREAD, .flags = RB_KF_AUTO, G(window), .col = "window",
 	  .help = "outstanding ops per thread (bw default 64; lat 1)" },
 	{ .name = "read-completion", .arg = "M", E(read_completion_names), T(read_completion),
 	  .def = RB_READ_CQE, .col = "read_completion",
@@ -1087,6 +1096,9 @@ static int act_client(const char *a, struct rb_opts *o, struct rb_parse *ps, cha
 	(void)ps;
 	if (o->role == RB_ROLE_SERVER)
 		return rb_fail(err, errlen, "-s and -c both given: a process is a server or a client");
+	if (o->host[0])
+		return rb_fail(err, errlen, "-c/--client '%s' after -c '%s': one server per run; give "
+			    "-c once (run the program again for another server)", a, o->host);
 	o->role = RB_ROLE_CLIENT;
 	return copy_str(o->host, sizeof(o->host), a, "-c/--client", err, errlen);
 }
@@ -1124,28 +1136,43 @@ static int act_run_id(const char *a, struct rb_opts *o, struct rb_parse *ps, cha
 	return 0;
 }
 
-/* --help, --version, --list-knobs: print and stop (opts_parse returns 1). */
+/* --help, --version, --list-knobs: noted here, printed once the whole
+ * command line parsed (an unknown option still fails); opts_parse then
+ * returns 1. --version sets o->version: the caller prints it (main.c,
+ * with the build's git revision). */
 static int act_help(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
 		    size_t errlen)
 {
-	(void)a, (void)o, (void)ps, (void)err, (void)errlen;
-	opts_usage(stdout);
-	return 1;
+	(void)a, (void)o, (void)err, (void)errlen;
+	ps->print = ps->print ? ps->print : 'h';
+	return 0;
 }
 
 static int act_version(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
 		       size_t errlen)
 {
-	(void)a, (void)o, (void)ps, (void)err, (void)errlen;
-	printf("rdma_bench (control protocol %u)\n", CTRL_VERSION);
-	return 1;
+	(void)a, (void)o, (void)err, (void)errlen;
+	ps->print = ps->print ? ps->print : 'v';
+	return 0;
 }
 
 static int act_list(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
 		    size_t errlen)
 {
-	(void)a, (void)o, (void)ps, (void)err, (void)errlen;
-	opts_list_knobs(stdout);
+	(void)a, (void)o, (void)err, (void)errlen;
+	ps->print = ps->print ? ps->print : 'l';
+	return 0;
+}
+
+/* The first of --help, --list-knobs, --version given: print it (1). */
+static int print_and_stop(const struct rb_parse *ps, struct rb_opts *o)
+{
+	if (ps->print == 'h')
+		opts_usage(stdout);
+	else if (ps->print == 'l')
+		opts_list_knobs(stdout);
+	else
+		o->version = true;
 	return 1;
 }
 
@@ -1185,6 +1212,41 @@ static void build_getopt(struct option *lo, char *shorts, size_t cap)
 	shorts[s] = '\0';
 }
 
+/* Does another row of the table set k's field (an alias pair)? */
+static bool knob_field_shared(const struct rb_knob *k)
+{
+	for (size_t i = 0; i < NKNOBS; i++)
+		if (&knobs[i] != k && !knobs[i].act && knobs[i].type != RB_KT_STR &&
+		    knobs[i].where == k->where && knobs[i].off == k->off)
+			return true;
+	return false;
+}
+
+/* A field set by two rows (--qps 2 --qps-per-thread 3) with different
+ * values is refused: which one wins would be a guess. */
+static int check_shared(const struct rb_knob *k, uint64_t v, struct rb_parse *ps, char *err,
+			size_t errlen)
+{
+	char a[48], b[48];
+
+	if (k->act || k->type == RB_KT_STR || !knob_field_shared(k))
+		return 0;
+	for (unsigned i = 0; i < ps->nshared; i++) {
+		const struct rb_knob *p = ps->shared[i];
+		if (p != k && p->where == k->where && p->off == k->off && ps->shared_val[i] != v)
+			return rb_fail(err, errlen,
+				    "%s %llu and %s %llu: the same setting given twice with different "
+				    "values; give one of them", knob_display(p, a, sizeof(a)),
+				    (unsigned long long)ps->shared_val[i], knob_display(k, b, sizeof(b)),
+				    (unsigned long long)v);
+	}
+	if (ps->nshared < sizeof(ps->shared) / sizeof(ps->shared[0])) {
+		ps->shared[ps->nshared] = k;
+		ps->shared_val[ps->nshared++] = v;
+	}
+	return 0;
+}
+
 /* One option's value into its field, by its row's type and range. */
 static int parse_knob(const struct rb_knob *k, const char *a, struct rb_opts *o,
 		      struct rb_parse *ps, char *err, size_t errlen)
@@ -1211,6 +1273,12 @@ static int parse_knob(const struct rb_knob *k, const char *a, struct rb_opts *o,
 		rc = copy_str(dst, k->width, a, name, err, errlen);
 	if (rc)
 		return rc;
+	/* a FILE option given '' would write or read nothing, silently */
+	if (k->type == RB_KT_STR && k->arg && strcmp(k->arg, "FILE") == 0 && !a[0])
+		return rb_fail(err, errlen, "%s '': an empty file name; give a path (%s FILE), "
+			    "or leave %s out", name, name, name);
+	if (check_shared(k, v, ps, err, errlen))
+		return -1;
 	if (!k->act && k->type != RB_KT_STR)
 		store_num(dst, k->width, v);
 	if (k->given)
@@ -1320,6 +1388,8 @@ int opts_parse(int argc, char **argv, struct rb_opts *o, char *err, size_t errle
 	}
 	if (optind < argc)
 		return rb_fail(err, errlen, "unexpected argument '%s' (see --help)", argv[optind]);
+	if (ps.print)
+		return print_and_stop(&ps, o);
 	if (o->role == RB_ROLE_NONE)
 		return rb_fail(err, errlen, "give -s (server) or -c HOST (client); see --help");
 	if (o->role == RB_ROLE_SERVER)

@@ -74,6 +74,11 @@ static int pow2(unsigned v)
 	return v != 0 && (v & (v - 1)) == 0;
 }
 
+int pm_wqe_by_mmio_default(unsigned postlist)
+{
+	return postlist == 1;
+}
+
 int pm_check(const struct pm_config *c, const struct pm_link *l, char *err, size_t errlen)
 {
 	if (c->verb > PM_SEND_IMM || c->transport > PM_UD) {
@@ -99,6 +104,25 @@ int pm_check(const struct pm_config *c, const struct pm_link *l, char *err, size
 	}
 	if (c->postlist < 1 || c->postlist > 4096) {
 		snprintf(err, errlen, "postlist %u is outside 1..4096 (WQEs per doorbell)", c->postlist);
+		return -1;
+	}
+	if (c->wqe_by_mmio && c->postlist != 1) {
+		snprintf(err, errlen, "postlist %u with WQE-by-MMIO: a WQE written by MMIO rings no "
+			 "doorbell, so nothing is batched; use --postlist 1 with WQE-by-MMIO, or "
+			 "--wqe-by-mmio off (one doorbell per %u WQEs)", c->postlist, c->postlist);
+		return -1;
+	}
+	if (c->inline_payload && pm_wqe_bytes(c) > PM_MAX_WQE_BYTES) {
+		snprintf(err, errlen, "inline payload of %lu bytes: the WQE would be %u bytes, above "
+			 "the largest send WQE of %u bytes (%u of payload with %s); use --inline off "
+			 "or a smaller --size", c->size_bytes, pm_wqe_bytes(c), PM_MAX_WQE_BYTES,
+			 PM_MAX_WQE_BYTES - pm_wqe_header_bytes(c->transport),
+			 pm_transport_name(c->transport));
+		return -1;
+	}
+	if (c->recv_inline && c->verb != PM_SEND && c->verb != PM_SEND_IMM) {
+		snprintf(err, errlen, "RECV inline with %s: only SEND and SEND_IMM consume a RECV at "
+			 "the responder; use --recv-inline off, or --verb send", pm_verb_name(c->verb));
 		return -1;
 	}
 	if (c->signal_interval < 1 || c->signal_interval > 1u << 20) {

@@ -48,6 +48,16 @@ static int read_line(const char *path, char *buf, size_t len)
 	return 0;
 }
 
+static void git_rev_runtime(char *out, size_t len);
+
+void report_git_rev(char *out, size_t len)
+{
+	if (RB_GIT_REV[0])
+		snprintf(out, len, "%s", RB_GIT_REV);
+	else
+		git_rev_runtime(out, len);
+}
+
 /* Revision of the tree the binary sits in, from .git (no git program needed). */
 static void git_rev_runtime(char *out, size_t len)
 {
@@ -162,10 +172,7 @@ void env_collect(struct rb_env *e)
 		}
 		env_accel(cmdline, hv, e->accel, sizeof(e->accel));
 	}
-	if (RB_GIT_REV[0])
-		snprintf(e->git_rev, sizeof(e->git_rev), "%s", RB_GIT_REV);
-	else
-		git_rev_runtime(e->git_rev, sizeof(e->git_rev));
+	report_git_rev(e->git_rev, sizeof(e->git_rev));
 	snprintf(e->clock, sizeof(e->clock), "%s", timing_clock_name());
 	timing_clocksource_read(TIMING_CLOCKSOURCE_FILE, e->clocksource, sizeof(e->clocksource));
 	timing_clocksource_read(TIMING_CLOCKSOURCES_FILE, e->clocksources, sizeof(e->clocksources));
@@ -343,7 +350,7 @@ static int model_config(const struct rb_test *t, int inline_used, struct pm_conf
 	c->size_bytes = (unsigned long)t->size;
 	c->inline_payload = inline_used == 1;
 	c->postlist = t->postlist ? (unsigned)t->postlist : 1;
-	c->wqe_by_mmio = c->postlist == 1;
+	c->wqe_by_mmio = pm_wqe_by_mmio_default(c->postlist);
 	c->signal_interval = t->signal_interval ? (unsigned)t->signal_interval : 1;
 	return 0;
 }
@@ -359,12 +366,24 @@ static int model_config(const struct rb_test *t, int inline_used, struct pm_conf
  * and on this host's (have_host), or why not (why, note). */
 struct model_view {
 	bool ok, have_host;
+	char wqe_path[40];    /* what the model assumed: "WQE-by-MMIO" or "doorbell per 16" */
 	struct pm_result rp, rh;
 	struct pm_link host;
 	const char *why;
 	char note[ROW_VAL_LEN];
 	char err[128];
 };
+
+/* How the model has the WQEs reach the NIC (pm_wqe_by_mmio_default):
+ * "WQE-by-MMIO" or "doorbell per N"; always true (for the && chain). */
+static bool model_wqe_path(const struct pm_config *c, char *buf, size_t len)
+{
+	if (c->wqe_by_mmio)
+		snprintf(buf, len, "WQE-by-MMIO");
+	else
+		snprintf(buf, len, "doorbell per %u", c->postlist);
+	return true;
+}
 
 static void model_view(const struct rb_point_info *p, struct model_view *v)
 {
@@ -375,6 +394,7 @@ static void model_view(const struct rb_point_info *p, struct model_view *v)
 	v->host = paper;
 	v->have_host = false;
 	v->ok = model_config(p->t, p->inline_used, &c, &v->why) == 0 &&
+		model_wqe_path(&c, v->wqe_path, sizeof(v->wqe_path)) &&
 		pm_run(&c, &paper, &v->rp, v->err, sizeof(v->err)) == 0;
 	if (!v->ok && v->why[0] == '\0')
 		v->why = v->err;
@@ -416,13 +436,14 @@ int report_explain(const struct rb_point_info *p, const struct rb_measure *m, ch
 		EXPLAIN_ADD("; PCIe model: %s", v.why);
 	} else if (v.have_host) {
 		bound_text(&v.rh, bound, sizeof(bound));
-		EXPLAIN_ADD("; PCIe limit %.4g Mops, %s-bound", v.rh.limit_mops, bound);
+		EXPLAIN_ADD("; PCIe limit (%s) %.4g Mops, %s-bound", v.wqe_path, v.rh.limit_mops,
+			    bound);
 		if (meas)
 			EXPLAIN_ADD(" (%.0f %% of it)", 100.0 * mops / v.rh.limit_mops);
 	} else {
 		bound_text(&v.rp, bound, sizeof(bound));
-		EXPLAIN_ADD("; no PCI device: CPU/software-bound (paper's link: %.4g Mops, %s)",
-			    v.rp.limit_mops, bound);
+		EXPLAIN_ADD("; no PCI device: CPU/software-bound (paper's link, %s: %.4g Mops, %s)",
+			    v.wqe_path, v.rp.limit_mops, bound);
 	}
 	const struct pc_sample *s = meas ? m->pc : NULL;
 	if (s && s->valid[PC_TASK_CLOCK] && m->pc_ops > 0) {

@@ -826,8 +826,8 @@ static int server_guard_init(struct server *srv, char *err, size_t errlen)
 
 	srv->lim = o->lim;
 	guard_limits_defaults(&srv->lim, srv->mem_why, sizeof(srv->mem_why));
-	if (srv->lim.max_session_mem > srv->lim.max_mem)
-		srv->lim.max_session_mem = srv->lim.max_mem;
+	if (guard_limits_check(&srv->lim, srv->mem_why, err, errlen))
+		return -1;
 	snprintf(srv->allow_text, sizeof(srv->allow_text), "%.190s%s", o->allow,
 		 strlen(o->allow) > 190 ? "..." : "");
 	if (o->allow[0] &&
@@ -848,12 +848,13 @@ static int server_guard_init(struct server *srv, char *err, size_t errlen)
 static const char *server_limits_text(const struct server *srv, char *buf, size_t len)
 {
 	const struct rb_limits *l = &srv->lim;
+	char mem[32], smem[32];
 
-	snprintf(buf, len, "limits: --max-mem %.0f MiB (%s), per session --max-session-mem %.0f "
-		 "MiB, --max-threads %llu, --max-qps %llu, --max-duration %.0f s, --max-warmup "
+	snprintf(buf, len, "limits: --max-mem %s (%s), per session --max-session-mem %s, "
+		 "--max-threads %llu, --max-qps %llu, --max-duration %.0f s, --max-warmup "
 		 "%.0f s; --max-per-peer %u, HELLO within %d s, --client-timeout %u s; --allow %s; "
-		 "--token-file %s", (double)l->max_mem / 1048576.0, srv->mem_why,
-		 (double)l->max_session_mem / 1048576.0, (unsigned long long)l->max_threads,
+		 "--token-file %s", units_size_text(l->max_mem, mem, sizeof(mem)), srv->mem_why,
+		 units_size_text(l->max_session_mem, smem, sizeof(smem)), (unsigned long long)l->max_threads,
 		 (unsigned long long)l->max_qps, (double)l->max_duration_ms / 1000.0,
 		 (double)l->max_warmup_ms / 1000.0, l->max_per_peer, HELLO_TIMEOUT_MS / 1000,
 		 l->client_timeout_s, srv->nallow ? srv->allow_text : "any address",

@@ -42,6 +42,21 @@ double units_mb(uint64_t bytes)
 	return (double)bytes / (double)UNITS_MB;
 }
 
+const char *units_size_text(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const name[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	unsigned u = 0;
+
+	while (u + 1 < 5 && bytes >= (UINT64_C(1) << (10 * (u + 1))))
+		u++;
+	if (bytes % (UINT64_C(1) << (10 * u)) == 0)
+		snprintf(buf, len, "%llu %s", (unsigned long long)(bytes >> (10 * u)), name[u]);
+	else
+		snprintf(buf, len, "%.1f %s", (double)bytes / (double)(UINT64_C(1) << (10 * u)),
+			 name[u]);
+	return buf;
+}
+
 double units_mib(uint64_t bytes)
 {
 	return (double)bytes / (double)UNITS_MIB;
@@ -99,7 +114,9 @@ static const struct units_suffix units_suffixes[] = {
 	{ "T", UNITS_GIB * 1024 }, { "TiB", UNITS_GIB * 1024 }, { "TB", UNITS_GB * 1000 },
 };
 
-int units_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
+/* units_parse_size, naming `limit` (the caller's maximum) where the
+ * number does not fit in 64 bits. */
+static int size_parse(const char *s, uint64_t limit, uint64_t *out, char *err, size_t errlen)
 {
 	uint64_t v;
 
@@ -115,7 +132,7 @@ int units_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
 	int nd = units_digits(s, &v);
 	if (nd < 0) {
 		snprintf(err, errlen, "size \"%s\": too large (the limit is %" PRIu64 " bytes)",
-			 s, UINT64_MAX);
+			 s, limit);
 		return -1;
 	}
 	if (nd == 0) {
@@ -134,7 +151,7 @@ int units_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
 			continue;
 		if (v > UINT64_MAX / u->mult) {
 			snprintf(err, errlen, "size \"%s\": too large (the limit is %" PRIu64
-				 " bytes)", s, UINT64_MAX);
+				 " bytes)", s, limit);
 			return -1;
 		}
 		*out = v * u->mult;
@@ -145,6 +162,11 @@ int units_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
 	return -1;
 }
 
+int units_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
+{
+	return size_parse(s, UINT64_MAX, out, err, errlen);
+}
+
 int units_parse_size_opt(const char *s, uint64_t min, uint64_t max, const char *optname,
 			 uint64_t *out, char *err, size_t errlen)
 {
@@ -152,7 +174,7 @@ int units_parse_size_opt(const char *s, uint64_t min, uint64_t max, const char *
 	char why[320];
 	uint64_t v;
 
-	if (units_parse_size(s, &v, why, sizeof(why)) != 0) {
+	if (size_parse(s, max, &v, why, sizeof(why)) != 0) {
 		snprintf(err, errlen, "%s: %s", opt, why);
 		return -1;
 	}

@@ -2,7 +2,8 @@
 # (included by the top Makefile).
 #
 #   make figure-12 [QUICK=1] [HOSTS=hosts-file]   run the sweep, draw figures/out/figure-12.{png,pdf}
-#                                                 (QUICK=1: figure-12-quick.{png,pdf})
+#                                                 (QUICK=1|yes|true|on: figure-12-quick.{png,pdf};
+#                                                 0|no|false|off|empty: the full sweep; else refused)
 #   make figure-7 figure-8 figure-11 figure-13     the same for the other figures
 #   make figure-14 table-3 table-5                 (figure-7, figure-8, table-3: the sequencer, rdma_seq)
 #   make swarm-32b_read allsig-varsize_reads ...  the original artifact's presets
@@ -17,6 +18,16 @@
 #
 # Where a sweep runs (experiments/reproduce): HOSTS=FILE, else an ACTIVE
 # local RDMA port, else the soft-RoCE VM bed (ci/vm, two VMs; VMS=1: one).
+
+# QUICK: 1, yes, true or on = the reduced grid; 0, no, false, off or empty =
+# the full one; anything else is refused here (make exits 2), before a
+# sweep starts. RB_QUICK is the value passed on: 1 or 0.
+RB_QUICK_ON  := 1 yes true on YES TRUE ON Yes True On
+RB_QUICK_OFF := 0 no false off NO FALSE OFF No False Off
+ifneq ($(filter-out $(RB_QUICK_ON) $(RB_QUICK_OFF),$(QUICK)),)
+$(error QUICK=$(QUICK): not a yes/no value; use QUICK=1 (or yes, true, on) for the reduced grid, or QUICK=0 (or no, false, off, empty) for the full one)
+endif
+RB_QUICK := $(if $(filter $(RB_QUICK_ON),$(QUICK)),1,0)
 
 EXP_FIGURES := figure-7 figure-8 figure-11 figure-12 figure-13 figure-14 table-3 table-5
 EXP_PRESETS := $(sort $(filter-out $(EXP_FIGURES),$(patsubst experiments/%/params,%,$(wildcard experiments/*/params))))
@@ -35,25 +46,30 @@ experiments-deps:
 	@$(MAKE) --no-print-directory all
 
 $(EXP_ALL): experiments-deps
-	QUICK=$(QUICK) HOSTS=$(HOSTS) VMS=$(VMS) experiments/reproduce $@
+	QUICK=$(RB_QUICK) HOSTS=$(HOSTS) VMS=$(VMS) experiments/reproduce $@
 
 # loss injection: netem on the client's link (experiments/fault-loss); its
 # failed points (RC that gives up) are results, so exit 3 (some points
 # failed, the figure drawn) counts as done
 .PHONY: figure-loss
 figure-loss: experiments-deps
-	QUICK=$(QUICK) HOSTS=$(HOSTS) VMS=$(VMS) experiments/reproduce fault-loss || [ $$? = 3 ]
+	QUICK=$(RB_QUICK) HOSTS=$(HOSTS) VMS=$(VMS) experiments/reproduce fault-loss || [ $$? = 3 ]
 
 # the knob-space search (experiments/search/README.md)
 .PHONY: search
 search: experiments-deps
-	QUICK=$(QUICK) HOSTS=$(HOSTS) VMS=$(VMS) SPACE=$(SPACE) experiments/search/reproduce
+	QUICK=$(RB_QUICK) HOSTS=$(HOSTS) VMS=$(VMS) SPACE=$(SPACE) experiments/search/reproduce
 
 figures-reference:
 	@for n in $(EXP_ALL); do figures/plot $$n --reference-only || exit 1; done
 
 $(EXP_COMPARE): compare-%:
-	@experiments/compare $(if $(filter figure-$*,$(EXP_FIGURES)),figure-$*,$*) $(if $(filter 1,$(QUICK)),--quick)
+	@experiments/compare $(if $(filter figure-$*,$(EXP_FIGURES)),figure-$*,$*) $(if $(filter 1,$(RB_QUICK)),--quick)
 
 experiments-list:
 	@echo "figures: $(EXP_FIGURES)"; echo "presets: $(EXP_PRESETS)"
+
+# figure-N, table-N or compare-N of a name with no experiment: say which
+# exist (as experiments/run NAME does) instead of make's "No rule", exit 2
+figure-% table-% compare-%:
+	@echo "make: no experiment for '$@'; known: figure-2 figure-loss $(EXP_ALL); compare-N for: $(patsubst compare-%,%,$(EXP_COMPARE)) (make experiments-list)" >&2; exit 2

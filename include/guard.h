@@ -77,6 +77,14 @@ int guard_admit_point(const struct rb_test *t, bool server_active, const struct 
  */
 void guard_limits_defaults(struct rb_limits *l, char *why, size_t whylen);
 
+/*
+ * The limits after guard_limits_defaults: --max-session-mem above
+ * --max-mem is refused (one session could never get it), naming both and
+ * where --max-mem came from (why, as guard_limits_defaults wrote it).
+ * 0, or -1 with err.
+ */
+int guard_limits_check(const struct rb_limits *l, const char *why, char *err, size_t errlen);
+
 /* ---- --allow CIDR[,CIDR] ------------------------------------------------ */
 
 #define GUARD_MAX_CIDRS 32

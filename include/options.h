@@ -158,6 +158,7 @@ struct rb_opts {
 	unsigned connect_timeout_s;
 	bool quiet;
 	bool explain;            /* --explain: an EXPLAIN line after each point (report_explain) */
+	bool version;            /* --version given: opts_parse returned 1, the caller prints it */
 };
 
 /* Names used on the command line and in CSV rows ("read", "rc", "bw" ...). */

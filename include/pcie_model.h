@@ -47,13 +47,18 @@ enum pm_bound { PM_BOUND_NONE, PM_BOUND_DMA, PM_BOUND_MMIO, PM_BOUND_LINK };
 /*
  * One configuration, as the suite's knobs name it (docs/csv.md).
  *   size_bytes       payload per operation, 0..2^30 (0: header-only with PM_SEND_IMM)
- *   inline_payload   payload inside the WQE (WRITE, SEND, SEND_IMM; not READ)
- *   postlist         WQEs per doorbell (doorbell batching), >= 1
- *   wqe_by_mmio      the CPU writes each WQE through MMIO (postlist ignored)
+ *   inline_payload   payload inside the WQE (WRITE, SEND, SEND_IMM; not READ);
+ *                    the WQE then holds at most PM_MAX_WQE_BYTES
+ *   postlist         WQEs per doorbell (doorbell batching), 1..4096
+ *   wqe_by_mmio      the CPU writes each WQE through MMIO: postlist 1 only
+ *                    (a WQE written by MMIO needs no doorbell to batch);
+ *                    pm_wqe_by_mmio_default() is the suite's rule
  *   signal_interval  one signaled WQE (one CQE) per this many, >= 1
  *   recv_inline      the responder's NIC scatters payloads up to
- *                    pm_link.cqe_inline_bytes into the CQE (no payload DMA)
+ *                    pm_link.cqe_inline_bytes into the CQE (no payload DMA);
+ *                    SEND and SEND_IMM only (the verbs that consume a RECV)
  */
+#define PM_MAX_WQE_BYTES 1024u /* largest send WQE: mlx5's 16 basic blocks of 64 B */
 struct pm_config {
 	enum pm_verb verb;
 	enum pm_transport transport;
@@ -123,6 +128,13 @@ struct pm_link pm_link_paper(void);
 /* A configuration with the suite's defaults: RC WRITE of 32 B, not inline,
  * postlist 1 by doorbell, every WQE signaled, no RECV inline. */
 struct pm_config pm_config_default(void);
+
+/* The suite's rule when the way WQEs reach the NIC is not given: a
+ * postlist of 1 by WQE-by-MMIO (the mlx drivers write a lone WQE through
+ * the BlueFlame register; the paper's Section 3.1), a longer postlist by
+ * one doorbell per batch. rdma_bench's rows (report.c) and rb_model's
+ * default both use it. Returns 1 (WQE-by-MMIO) or 0 (doorbell). */
+int pm_wqe_by_mmio_default(unsigned postlist);
 
 /* Check c and l against the ranges documented above; on error fill err
  * (naming the field, its value, the limit and the fix) and return -1. */

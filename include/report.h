@@ -48,6 +48,12 @@ void env_accel(const char *cmdline, bool hypervisor, char *out, size_t len);
  * the measured cost of one clock read (timing_probe, well under 1 ms). */
 void env_collect(struct rb_env *e);
 
+/* The source revision the binary was built from, into out (len bytes):
+ * RB_GIT_REV (the Makefile's `git rev-parse --short=12 HEAD`, "+" for
+ * local changes), else .git beside the binary, else "" (unknown). The
+ * git_rev column and --version both use it. */
+void report_git_rev(char *out, size_t len);
+
 /* The clock INFO line, and the WARN line when the clocksource is not known
  * to be fast (timing_clock_warning): printed once at start. */
 void env_log_clock(const struct rb_env *e);

@@ -35,6 +35,10 @@ double units_mib(uint64_t bytes);
 /* Bytes per second in MB/s (10^6 B/s) and MiB/s (2^20 B/s); NAN if seconds <= 0 or not finite. */
 double units_mb_per_s(uint64_t bytes, double seconds);
 double units_mib_per_s(uint64_t bytes, double seconds);
+/* bytes as text for messages, into buf, in the largest binary unit it
+ * reaches: a whole number where that unit divides it ("512 KiB", "3 MiB",
+ * "100 B"), else one decimal ("1.5 MiB"). Returns buf. */
+const char *units_size_text(uint64_t bytes, char *buf, size_t len);
 /* Nanoseconds to microseconds (the unit of the lat_*_us columns); NAN stays NAN. */
 double units_ns_to_us(double ns);
 

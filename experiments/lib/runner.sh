@@ -57,6 +57,17 @@ rb_log()  { printf '%s\n' "$*" >&2; [ ! -d "${RB_RUN_DIR:-/nonexistent}" ] || pr
 rb_warn() { rb_log "warning: $*"; }
 rb_die()  { rb_log "error: $*"; exit 2; }
 
+# rb_quick_env: QUICK from the environment as 1 (1|yes|true|on) or 0
+# (0|no|false|off|empty), any case, exported; anything else refused (exit 2)
+rb_quick_env() {
+  case ${QUICK:-} in
+    [Oo][Nn] | 1 | [Yy][Ee][Ss] | [Tt][Rr][Uu][Ee]) QUICK=1 ;;
+    "" | 0 | [Nn][Oo] | [Ff][Aa][Ll][Ss][Ee] | [Oo][Ff][Ff]) QUICK=0 ;;
+    *) rb_die "QUICK=$QUICK: not a yes/no value; use QUICK=1 (or yes, true, on) for the reduced grid, or QUICK=0 (or no, false, off, empty) for the full one" ;;
+  esac
+  export QUICK
+}
+
 # ---- validation: nothing read from a file reaches a shell unchecked ------------
 RB_WORD_RE='^[A-Za-z0-9._+-]+$'
 RB_HOST_RE='^[A-Za-z0-9._:-]+$'

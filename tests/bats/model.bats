@@ -27,7 +27,7 @@ setup() {
   [ -s "$BATS_TEST_TMPDIR/o2/figure-2.png" ]
   run "$ROOT/figures/figure-2" --out "$BATS_TEST_TMPDIR/o3" -- --mps 100
   [ "$status" -ne 0 ]
-  [[ $output == *"MPS 100"* ]]
+  [[ $output == *"--mps: 100 = 100 bytes is below the minimum 128"* ]]
   [ ! -e "$BATS_TEST_TMPDIR/o3/figure-2.png" ]
 }
 
@@ -71,6 +71,62 @@ setup() {
   run "$MODEL" stray
   [ "$status" -eq 2 ]
   [[ $output == *'"stray"'* ]]
+}
+
+@test "rb_model parses counts as counts and sizes as sizes, each with its real range" {
+  run "$MODEL" --postlist 99999
+  [ "$status" -eq 2 ]
+  [[ $output == *"--postlist: 99999 is above the maximum 4096 (use an integer from 1 to 4096)"* ]] || { echo "$output"; false; }
+  run "$MODEL" --postlist 0
+  [ "$status" -eq 2 ]
+  [[ $output == *"--postlist: 0 is below the minimum 1 (use an integer from 1 to 4096)"* ]] || { echo "$output"; false; }
+  run "$MODEL" --postlist 4k
+  [ "$status" -eq 2 ]
+  [[ $output == *"--postlist: \"4k\""*"digits only"* ]] || { echo "$output"; false; }
+  run "$MODEL" --lanes abc
+  [ "$status" -eq 2 ]
+  [[ $output == *"--lanes"*"from 1 to 32"* && $output != *KiB* ]] || { echo "$output"; false; }
+  run "$MODEL" --size 99999999999999999999
+  [ "$status" -eq 2 ]
+  [[ $output == *"--size"*"1073741824"* && $output != *18446744073709551615* ]] || { echo "$output"; false; }
+  run "$MODEL" --mps 4K --csv
+  [ "$status" -eq 0 ]
+  run "$MODEL" --dma-rate 1e-300
+  [ "$status" -eq 2 ]
+  [[ $output == *"--dma-rate 1e-300: not a rate from 1 to 1e+06 MB/s"* ]] || { echo "$output"; false; }
+  run "$MODEL" --mmio-rate 0
+  [ "$status" -eq 2 ]
+}
+
+@test "rb_model refuses combinations it would ignore or could not build" {
+  run "$MODEL" --size 1048576 --inline on
+  [ "$status" -eq 2 ]
+  [[ $output == *"largest send WQE of 1024 bytes (988 of payload with rc)"* ]] || { echo "$output"; false; }
+  run "$MODEL" --size 988 --inline on
+  [ "$status" -eq 0 ]
+  run "$MODEL" --recv-inline on --verb write
+  [ "$status" -eq 2 ]
+  [[ $output == *"RECV inline with write"*"--recv-inline off"* ]] || { echo "$output"; false; }
+  run "$MODEL" --wqe-by-mmio on --postlist 16
+  [ "$status" -eq 2 ]
+  [[ $output == *"postlist 16 with WQE-by-MMIO"*"--wqe-by-mmio off"* ]] || { echo "$output"; false; }
+  run "$MODEL" --figure2 bytes --verb read --size 5
+  [ "$status" -eq 2 ]
+  [[ $output == *"--verb with --figure2 bytes"*"drop --verb"* ]] || { echo "$output"; false; }
+  run "$MODEL" --figure2 bytes --mps 256
+  [ "$status" -eq 0 ]
+}
+
+@test "rb_model: postlist 1 defaults to WQE-by-MMIO, as rdma_bench's rows; output nits" {
+  run "$MODEL" --verb read --size 64
+  [ "$status" -eq 0 ]
+  [[ $output == *"read rc, 64 B, WQE-by-MMIO,"* ]] || { echo "$output"; false; }
+  [[ $output == *"WQE: 52 B = 1 cache line"$'\n'* ]] || { echo "$output"; false; }
+  [[ $output == *"dma unused, mmio 175,"* && $output != *inf* ]] || { echo "$output"; false; }
+  run "$MODEL" --verb read --size 64 --wqe-by-mmio off
+  [[ $output == *"read rc, 64 B, doorbell,"* ]] || { echo "$output"; false; }
+  run "$MODEL" --verb send --transport ud --size 4 --inline on --postlist 16
+  [[ $output == *"doorbell"* && $output == *"WQE: 72 B = 2 cache lines"* ]] || { echo "$output"; false; }
 }
 
 @test "the figures' limit file is what the model prints (figures/model-limits)" {

@@ -173,6 +173,24 @@ static void defaults_fill_only_what_is_zero(void **state)
 	assert_true(strstr(why, "memory") != NULL);
 }
 
+/* --max-session-mem above --max-mem is refused, naming both (not clamped). */
+static void session_mem_above_max_mem_is_refused(void **state)
+{
+	(void)state;
+	struct rb_limits l = { .max_mem = 1ull << 20, .max_session_mem = 2ull << 20 };
+	char err[512] = "";
+
+	assert_int_equal(guard_limits_check(&l, "given", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--max-session-mem 2 MiB above --max-mem 1 MiB (given)"));
+	assert_non_null(strstr(err, "at most 1 MiB"));
+	l.max_session_mem = 1ull << 20;
+	assert_int_equal(guard_limits_check(&l, "given", err, sizeof(err)), 0);
+	l = (struct rb_limits){ .max_mem = 1ull << 20 };
+	guard_limits_defaults(&l, NULL, 0);
+	assert_int_equal(guard_limits_check(&l, "given", err, sizeof(err)), 0);
+	assert_int_equal(l.max_session_mem, 512ull << 10);
+}
+
 static struct sockaddr_storage addr4(const char *s)
 {
 	struct sockaddr_storage ss = { 0 };
@@ -357,6 +375,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(point_bytes_cover_the_registered_buffer),
+		cmocka_unit_test(session_mem_above_max_mem_is_refused),
 		cmocka_unit_test(per_point_limits_name_value_and_flag),
 		cmocka_unit_test(admit_refuses_with_the_flag_first),
 		cmocka_unit_test(mem_reserve_stops_at_max_mem),

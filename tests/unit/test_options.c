@@ -906,7 +906,53 @@ static void help_and_version_return_1(void **state)
 	(void)state;
 	fflush(stdout);
 	assert_int_equal(parse("--version"), 1);
+	assert_true(o.version);
 	assert_int_equal(parse("--help"), 1);
+	assert_false(o.version);
+}
+
+/* An unknown option fails even beside --list-knobs, --help or --version
+ * (which print only once the whole line parsed). */
+static void print_options_still_refuse_unknown_ones(void **state)
+{
+	(void)state;
+	assert_refused("--list-knobs --bogus", "unknown option '--bogus'");
+	assert_refused("--help --bogus", "unknown option '--bogus'");
+	assert_refused("--version -c", "needs a value");
+	assert_refused("--bogus --version", "unknown option '--bogus'");
+}
+
+/* Parse exactly these words (one may be empty), after the program name. */
+static int parse_words(int n, const char *const *words)
+{
+	char *argv[16] = { "rdma_bench" };
+
+	for (int i = 0; i < n && i < 14; i++)
+		argv[i + 1] = (char *)words[i];
+	argv[n + 1] = NULL;
+	err[0] = '\0';
+	return opts_parse(n + 1, argv, &o, err, sizeof(err));
+}
+
+/* Contradictions are refused, not resolved by the order of the options. */
+static void contradictions_are_refused(void **state)
+{
+	(void)state;
+	assert_refused("-c h --qps 2 --qps-per-thread 3", "-q/--qps 2", "--qps-per-thread 3",
+		       "give one");
+	assert_refused("-c h --qps-per-thread 3 -q 2", "--qps-per-thread 3", "-q/--qps 2");
+	assert_int_equal(parse("-c h --qps 2 --qps-per-thread 2"), 0);
+	assert_int_equal(o.t.qps_per_thread, 2);
+	assert_int_equal(parse("-c h -q 3 -q 3"), 0);
+	assert_refused("-c a -c b", "-c/--client 'b' after -c 'a'", "give -c once");
+	static const char *const json[] = { "-c", "h", "--json", "" };
+	assert_int_equal(parse_words(4, json), -1);
+	assert_non_null(strstr(err, "--json '': an empty file name"));
+	static const char *const csv[] = { "-c", "h", "--csv", "" };
+	assert_int_equal(parse_words(4, csv), -1);
+	assert_non_null(strstr(err, "--csv '': an empty file name"));
+	static const char *const ok[] = { "-c", "h", "--csv", "x.csv" };
+	assert_int_equal(parse_words(4, ok), 0);
 }
 
 /* The help text is written as is (fputs, not a format): no doubled percent signs. */
@@ -1290,6 +1336,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(client_defaults_are_write_rc_bw_64),
 		cmocka_unit_test(help_and_version_return_1),
+		cmocka_unit_test(print_options_still_refuse_unknown_ones),
+		cmocka_unit_test(contradictions_are_refused),
 		cmocka_unit_test(server_limits_and_cpus_at_their_edges),
 		cmocka_unit_test(size_list_from_option_and_env),
 		cmocka_unit_test(atomics_default_to_8_bytes_and_refuse_others),

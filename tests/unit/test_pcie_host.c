@@ -210,6 +210,19 @@ static void test_row_model_columns(void **state)
 	assert_string_equal(row_get(&r, "model_link"), "none");
 }
 
+/* A client's options, environment and test as a model row's tests start
+ * them: one process, the defaults, 100 iterations. */
+static void model_row_setup(struct rb_opts *ro, struct rb_env *e, struct rb_test *t)
+{
+	memset(ro, 0, sizeof(*ro));
+	memset(e, 0, sizeof(*e));
+	ro->procs = 1;
+	test_defaults(t);
+	t->iters = 100;
+	test_resolve_defaults(t, NULL);
+}
+
+
 /* The --explain line: Mops, the model's verdict, CPU per op, trouble. */
 static void test_explain(void **state)
 {
@@ -219,12 +232,7 @@ static void test_explain(void **state)
 	struct rb_test t;
 	static struct rb_dev dev;
 	static struct rb_point_info pi;
-	memset(&ro, 0, sizeof(ro));
-	memset(&e, 0, sizeof(e));
-	ro.procs = 1;
-	test_defaults(&t);
-	t.iters = 100;
-	test_resolve_defaults(&t, NULL);
+	model_row_setup(&ro, &e, &t);
 	t.verb = RB_VERB_SEND;
 	t.transport = RB_TR_UD;
 	t.size = 4;
@@ -242,8 +250,8 @@ static void test_explain(void **state)
 				.pc = &s, .pc_ops = 2000, .pc_span_s = 2 };
 	char out[1024];
 	assert_int_equal(report_explain(&pi, &m, out, sizeof(out)), 0);
-	assert_string_equal(out, "0.015 Mops; no PCI device: CPU/software-bound (paper's link: 87.5 Mops, "
-			    "mmio (requester)); client CPU 500 ns/op, server CPU not counted; "
+	assert_string_equal(out, "0.015 Mops; no PCI device: CPU/software-bound (paper's link, "
+			    "WQE-by-MMIO: 87.5 Mops, mmio (requester)); client CPU 500 ns/op, server CPU not counted; "
 			    "port counters not read");
 	/* counters that moved are named; none moved is said */
 	unit_ctr_put(&pi.before, "hw_counters/rcvd_rnr_err", 5);
@@ -272,6 +280,75 @@ static void test_explain(void **state)
 	assert_string_equal(row_get(&r, "explain"), "");
 }
 
+/* One column of build/rb_model's --csv output for the options given (the
+ * tests run from the tree's top, where `make` puts it). */
+static void rb_model_column(const char *args, const char *col, char *out, size_t len)
+{
+	char cmd[512], head[4096], row[4096];
+	snprintf(cmd, sizeof(cmd), "build/rb_model --csv %s", args);
+	FILE *f = popen(cmd, "r");
+	if (!f)
+		fail_msg("cannot run %s", cmd);
+	bool ok = fgets(head, sizeof(head), f) && fgets(row, sizeof(row), f);
+	int st = pclose(f);
+	if (!ok || st != 0)
+		fail_msg("%s failed (status %d): build it with make", cmd, st);
+	head[strcspn(head, "\n")] = row[strcspn(row, "\n")] = '\0';
+	/* strsep keeps empty fields (an unused resource's limit is empty) */
+	char *hs = head, *rs = row;
+	char *h = strsep(&hs, ","), *v = strsep(&rs, ",");
+	while (h && v && strcmp(h, col) != 0) {
+		h = strsep(&hs, ",");
+		v = strsep(&rs, ",");
+	}
+	if (!h || !v)
+		fail_msg("%s: no column %s", cmd, col);
+	snprintf(out, len, "%s", v);
+}
+
+/* rdma_bench's row and build/rb_model agree on one configuration: the same
+ * rule for postlist 1 (WQE-by-MMIO) and above (doorbell), said in EXPLAIN. */
+static void test_row_model_matches_rb_model(void **state)
+{
+	(void)state;
+	static const struct {
+		uint64_t postlist;
+		const char *args, *path;
+	} cases[] = {
+		{ 1, "--verb read --size 64 --signal-interval 16", "paper's link, WQE-by-MMIO: " },
+		{ 16, "--verb read --size 64 --signal-interval 16 --postlist 16",
+		  "paper's link, doorbell per 16: " },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rb_opts ro;
+		struct rb_env e;
+		struct rb_test t;
+		static struct rb_dev dev;
+		static struct row r;
+		model_row_setup(&ro, &e, &t);
+		t.verb = RB_VERB_READ;
+		t.transport = RB_TR_RC;
+		t.size = 64;
+		t.postlist = cases[i].postlist;
+		t.window = 64;
+		t.signal_interval = 16;
+		snprintf(dev.name, sizeof(dev.name), "rb_no_such_dev9");
+		struct rb_point_info pi = { .o = &ro, .t = &t, .env = &e, .dev = &dev,
+					    .inline_used = 0, .setup_us_per_qp = NAN,
+					    .gate_wait_s = NAN, .status = "ok", .reason = "" };
+		struct rb_measure m = { .valid = true, .duration_s = 1, .ops = 1000000 };
+		char want[64], out[1024];
+		report_build_row(&r, &pi, -1, &m);
+		rb_model_column(cases[i].args, "limit_mops", want, sizeof(want));
+		assert_string_equal(row_get(&r, "model_paper_limit_mops"), want);
+		assert_int_equal(report_explain(&pi, &m, out, sizeof(out)), 0);
+		char said[128];
+		snprintf(said, sizeof(said), "%s%.4g Mops", cases[i].path, atof(want));
+		if (!strstr(out, said))
+			fail_msg("EXPLAIN \"%s\" lacks \"%s\"", out, said);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -280,6 +357,7 @@ int main(void)
 		cmocka_unit_test(test_no_pci_device),
 		cmocka_unit_test(test_row_model_columns),
 		cmocka_unit_test(test_explain),
+		cmocka_unit_test(test_row_model_matches_rb_model),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -98,6 +98,7 @@ static void test_appendix_doorbell_vs_mmio(void **state)
 	assert_near(r.requester.down[PM_PAYLOAD_DMA], 0, 0);
 
 	c.wqe_by_mmio = 1;
+	c.postlist = 1; /* each WQE by MMIO: per op, as for 10 of them */
 	r = run_ok(&c, &l);
 	assert_near(10 * r.requester.down_total, 1800, 1e-9);
 	assert_near(10 * r.requester.down[PM_MMIO_WQE], 1280, 1e-9);
@@ -316,6 +317,26 @@ static void test_bad_input(void **state)
 	l = pm_link_paper();
 	l.cacheline = 48;
 	run_bad(&c, &l, "cache line 48");
+	/* combinations that would be ignored or impossible are refused */
+	l = pm_link_paper();
+	c = pm_config_default();
+	c.wqe_by_mmio = 1;
+	c.postlist = 16;
+	run_bad(&c, &l, "postlist 16 with WQE-by-MMIO");
+	c = pm_config_default();
+	c.inline_payload = 1;
+	c.size_bytes = 1048576;
+	run_bad(&c, &l, "above the largest send WQE of 1024 bytes (988 of payload with rc)");
+	c.size_bytes = 988;
+	struct pm_result r;
+	assert_int_equal(pm_run(&c, &l, &r, NULL, 0), 0);
+	c = pm_config_default();
+	c.recv_inline = 1;
+	run_bad(&c, &l, "RECV inline with write");
+	c.verb = PM_SEND;
+	assert_int_equal(pm_run(&c, &l, &r, NULL, 0), 0);
+	assert_int_equal(pm_wqe_by_mmio_default(1), 1);
+	assert_int_equal(pm_wqe_by_mmio_default(2), 0);
 }
 
 static void test_lane_rates_and_names(void **state)

@@ -209,6 +209,10 @@ static void units_parse_size_opt_names_option_value_and_range(void **state)
 	assert_int_equal(units_parse_size_opt("4Q", 8, UNITS_GIB, "--stride", &v, err,
 					      sizeof(err)), -1);
 	assert_err_has(err, "--stride: size \"4Q\"");
+	/* a number past 64 bits names the option's maximum, not 2^64 - 1 */
+	assert_int_equal(units_parse_size_opt("99999999999999999999", 8, UNITS_GIB, "--stride", &v,
+					      err, sizeof(err)), -1);
+	assert_err_has(err, "too large (the limit is 1073741824 bytes)");
 	/* both ends of the range are inside it; one byte beyond is not */
 	assert_int_equal(units_parse_size_opt("1G", 8, UNITS_GIB, "--stride", &v, err,
 					      sizeof(err)), 0);
@@ -448,10 +452,27 @@ static void timing_probe_reports_plausible_cost(void **state)
 	assert_true(c > 0.0 && c < 100000.0);
 }
 
+/* Sizes in messages: 512 KiB is not "0 MiB"; whole where the unit divides. */
+static void size_text_keeps_what_a_whole_unit_would_round_away(void **state)
+{
+	(void)state;
+	char b[32];
+
+	assert_string_equal(units_size_text(512u << 10, b, sizeof(b)), "512 KiB");
+	assert_string_equal(units_size_text(1u << 20, b, sizeof(b)), "1 MiB");
+	assert_string_equal(units_size_text(3u << 29, b, sizeof(b)), "1.5 GiB");
+	assert_string_equal(units_size_text(1536u << 10, b, sizeof(b)), "1.5 MiB");
+	assert_string_equal(units_size_text((1u << 20) + 1, b, sizeof(b)), "1.0 MiB");
+	assert_string_equal(units_size_text(100, b, sizeof(b)), "100 B");
+	assert_string_equal(units_size_text(0, b, sizeof(b)), "0 B");
+	assert_string_equal(units_size_text(1ull << 30, b, sizeof(b)), "1 GiB");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(units_mops_is_millions_of_ops_per_second),
+		cmocka_unit_test(size_text_keeps_what_a_whole_unit_would_round_away),
 		cmocka_unit_test(units_gbps_is_payload_bits_per_second),
 		cmocka_unit_test(units_rates_are_nan_without_a_positive_window),
 		cmocka_unit_test(units_mb_is_decimal_and_mib_is_binary),

@@ -1,0 +1,42 @@
+#!/usr/bin/env bats
+# make's experiment targets (experiments/experiments.mk): an unknown
+# figure-N/table-N/compare-N lists the known experiments; QUICK takes
+# 1|yes|true|on and 0|no|false|off|empty and refuses anything else, in make
+# and in the scripts it calls. make -n: nothing is run.
+
+ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+
+@test "make figure-99 / compare-99 / table-99 name the known experiments, make exits 2" {
+  for t in figure-99 compare-99 table-99; do
+    run make -C "$ROOT" --no-print-directory "$t"
+    [ "$status" -eq 2 ] || { echo "$output"; false; }
+    [[ $output == *"no experiment for '$t'; known: figure-2 figure-loss figure-7"* ]] || { echo "$output"; false; }
+    [[ $output == *"table-5"* && $output != *"No rule to make target"* ]] || { echo "$output"; false; }
+  done
+}
+
+@test "QUICK=yes|true|on|1 runs the reduced grid, no|false|off|0|empty the full one" {
+  for q in 1 yes true on YES; do
+    run make -C "$ROOT" --no-print-directory -n figure-12 compare-12 QUICK="$q"
+    [ "$status" -eq 0 ] || { echo "$output"; false; }
+    [[ $output == *"QUICK=1 HOSTS= VMS= experiments/reproduce figure-12"* ]] || { echo "$q: $output"; false; }
+    [[ $output == *"experiments/compare figure-12 --quick"* ]] || { echo "$q: $output"; false; }
+  done
+  for q in 0 no false off ""; do
+    run make -C "$ROOT" --no-print-directory -n figure-12 compare-12 QUICK="$q"
+    [ "$status" -eq 0 ] || { echo "$output"; false; }
+    [[ $output == *"QUICK=0 HOSTS= VMS= experiments/reproduce figure-12"* ]] || { echo "$q: $output"; false; }
+    [[ $output != *"--quick"* ]] || { echo "$q: $output"; false; }
+  done
+}
+
+@test "QUICK=maybe is refused naming the value, by make and by the scripts" {
+  run make -C "$ROOT" --no-print-directory -n figure-12 QUICK=maybe
+  [ "$status" -eq 2 ]
+  [[ $output == *"QUICK=maybe: not a yes/no value; use QUICK=1"* ]] || { echo "$output"; false; }
+  for s in reproduce run; do
+    QUICK=maybe run "$ROOT/experiments/$s" no-such-exp --dry-run
+    [ "$status" -eq 2 ] || { echo "$s: $output"; false; }
+    [[ $output == *"QUICK=maybe: not a yes/no value"* ]] || { echo "$s: $output"; false; }
+  done
+}
