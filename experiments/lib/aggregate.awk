@@ -10,7 +10,8 @@
 # ok. Over the ok repetitions: median, min and max. A point is ok (every
 # repetition ok), partial (some), skipped (none, and every other row
 # skipped: e.g. knobs rdma_bench refuses) or failed; failed rows are
-# counted, the first reason kept. device, kernel and host: the values seen (joined
+# counted, the first reason kept; an ok row with ops 0 (no operation
+# completed in its window) counts as failed. device, kernel and host: the values seen (joined
 # with '+' when they differ). Optional: keys_extra (more config columns,
 # after access: e.g. a hook's knobs) and sums_extra (more metrics, summed
 # over processes like mops: counts such as ops, server_recvs, ctr_retry).
@@ -156,6 +157,12 @@ NR == 1 { n = csv_split($0, h); for (i = 1; i <= n; i++) idx[h[i]] = i; has_win 
     rep = ("exp_rep" in idx) ? col("exp_rep") : col("rep")
     if (!((key, rep) in repseen)) { repseen[key, rep] = 1; reps[key] = reps[key] " " rep; nreps[key]++ }
     st = col("status")
+    # an ok row whose window completed no operation (rows of an rdma_bench
+    # before it failed such a point itself): not a measurement
+    if (st == "ok" && ("ops" in idx) && col("ops") != "" && col("ops") + 0 == 0) {
+        st = "failed"
+        if (reason[key] == "") reason[key] = "no operation completed in the window (ops 0)"
+    }
     if (st != "ok") {
         bad[key, rep] = 1
         if (st == "skipped") skipped_rows[key]++; else failed_rows[key]++

@@ -263,3 +263,18 @@ load fixtures/exp/helpers
   [ "$(csv_col "$s" recv_loss_pct_median)" = 37.5 ]
   [[ $(csv_col "$s" note) == "recv_loss_pct of repetition 3 (-799900 %) outside [-5, 100] %: left out"* ]]
 }
+
+@test "an ok row whose window completed no operation (ops 0) does not count: the repetition fails, with the reason" {
+  {
+    echo "exp_name,exp_point,exp_procs,exp_rep,role,thread,verb,transport,size_bytes,status,reason,ops,mops,server_recv_mops"
+    echo "e,1,1,1,client,all,send,ud,32,ok,,1000,2,1.5"
+    echo "e,1,1,2,client,all,send,ud,32,ok,,1000,2,1"
+    echo "e,1,1,3,client,all,send,ud,32,ok,,0,0,2.43893"
+  } > "$BATS_TEST_TMPDIR/raw.csv"
+  local s=$BATS_TEST_TMPDIR/summary.csv
+  awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" -v sums_extra=server_recv_mops "$BATS_TEST_TMPDIR/raw.csv" > "$s"
+  [ "$(csv_col "$s" status)" = partial ]
+  [ "$(csv_col "$s" reps_ok)" = 2 ]
+  [ "$(csv_col "$s" reason)" = "no operation completed in the window (ops 0)" ]
+  [ "$(csv_col "$s" mops_min)" = 2 ]
+}
