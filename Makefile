@@ -78,7 +78,7 @@ $(BUILD)/%.o: bench/%.c $(wildcard include/*.h bench/apps/*.h) | $(BUILD)
 $(BUILD)/librdmabench.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/librdmabench.a $(wildcard include/*.h)
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(BUILD)/librdmabench.a $(wildcard include/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/librdmabench.a -lcmocka $(LDLIBS)
 
@@ -101,16 +101,24 @@ deps:
 
 # Also: no circular call dependency between bench/*.c files (a file that
 # calls another must not be called back by it, directly or through others).
-unit: $(UNIT_BIN) $(BUILD)/tests/attack_probe $(BUILD)/tests/test_verb_dummy
+unit: $(UNIT_BIN) $(BUILD)/tests/attack_probe $(BUILD)/tests/test_verb_dummy $(BUILD)/tests/test_knob_dummy
 	@tests/call-cycles $(LIB_OBJ) > /dev/null
 
 # The verb table's recipe walked (tests/unit/verb_dummy.c): the table built
 # with one dummy row, linked with the parser and validation alone.
 DUMMY_SRC := bench/verb.c bench/options.c bench/units.c bench/errbuf.c
-$(BUILD)/tests/test_verb_dummy: tests/unit/verb_dummy.c $(DUMMY_SRC) $(wildcard include/*.h)
+$(BUILD)/tests/test_verb_dummy: tests/unit/verb_dummy.c tests/unit/unit.h $(DUMMY_SRC) $(wildcard include/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out --coverage,$(CFLAGS)) -DRB_VERB_TEST_DUMMY -Itests/unit -o $@ $< \
 	  $(DUMMY_SRC) -lcmocka $(LDLIBS)
+
+# The knob table's recipe walked (tests/unit/knob_dummy.c): one more sent
+# knob, linked with the parser, validation and the control encoding.
+KNOB_DUMMY_SRC := $(DUMMY_SRC) bench/ctrl.c bench/guard_str.c
+$(BUILD)/tests/test_knob_dummy: tests/unit/knob_dummy.c tests/unit/unit.h $(KNOB_DUMMY_SRC) $(wildcard include/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out --coverage,$(CFLAGS)) -DRB_KNOB_TEST_DUMMY -Itests/unit -o $@ $< \
+	  $(KNOB_DUMMY_SRC) -lcmocka $(LDLIBS)
 
 # A hostile peer of the server for tests/attack-run (VM), linked against the library.
 $(BUILD)/tests/attack_probe: tests/attack/attack_probe.c $(BUILD)/librdmabench.a $(wildcard include/*.h)

@@ -25,34 +25,22 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "be32.h"
 #include "errbuf.h"
 #include "cm.h"
 #include "guard.h"
 #include "log.h"
 #include "timing.h"
 
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static uint32_t get_be32(const uint8_t *p)
-{
-	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
-}
-
 static void priv_encode(uint8_t *p, uint32_t rkey, uint64_t addr, uint32_t index, uint64_t nonce)
 {
-	put_be32(p, RB_CM_MAGIC);
-	put_be32(p + 4, rkey);
-	put_be32(p + 8, (uint32_t)(addr >> 32));
-	put_be32(p + 12, (uint32_t)addr);
-	put_be32(p + 16, index);
-	put_be32(p + 20, (uint32_t)(nonce >> 32));
-	put_be32(p + 24, (uint32_t)nonce);
+	be32_put(p, RB_CM_MAGIC);
+	be32_put(p + 4, rkey);
+	be32_put(p + 8, (uint32_t)(addr >> 32));
+	be32_put(p + 12, (uint32_t)addr);
+	be32_put(p + 16, index);
+	be32_put(p + 20, (uint32_t)(nonce >> 32));
+	be32_put(p + 24, (uint32_t)nonce);
 }
 
 /*
@@ -525,17 +513,17 @@ static void on_connect_request(struct rb_cm_listener *l, struct rdma_cm_event *e
 		p = ev->param.conn.private_data;
 		len = ev->param.conn.private_data_len;
 	}
-	if (!p || len < RB_CM_PRIV_LEN || get_be32(p) != RB_CM_MAGIC) {
+	if (!p || len < RB_CM_PRIV_LEN || be32_get(p) != RB_CM_MAGIC) {
 		rb_error("rdma_cm: connect request without rdma_bench private data: rejected");
 		rdma_reject(id, NULL, 0);
 		rdma_ack_cm_event(ev);
 		rdma_destroy_id(id);
 		return;
 	}
-	uint32_t rkey = get_be32(p + 4);
-	uint64_t addr = ((uint64_t)get_be32(p + 8) << 32) | get_be32(p + 12);
-	uint32_t g = get_be32(p + 16);
-	uint64_t nonce = ((uint64_t)get_be32(p + 20) << 32) | get_be32(p + 24);
+	uint32_t rkey = be32_get(p + 4);
+	uint64_t addr = ((uint64_t)be32_get(p + 8) << 32) | be32_get(p + 12);
+	uint32_t g = be32_get(p + 16);
+	uint64_t nonce = ((uint64_t)be32_get(p + 20) << 32) | be32_get(p + 24);
 	pthread_mutex_lock(&l->lock);
 	s = find_session(l, rkey, addr, nonce);
 	if (s && !source_matches(s, rdma_get_peer_addr(id))) {
@@ -926,13 +914,12 @@ int cm_server_accept(struct rb_cm_listener *l, struct rb_cm_session *s, struct r
 	    wait_count(l, s, &s->established, s->nqp, timeout_ms, "RDMA_CM_EVENT_ESTABLISHED", ctl,
 		       err, errlen))
 		return -1;
-	for (unsigned i = 0; i < c->nw; i++)
-		for (unsigned k = 0; k < c->w[i].nqp; k++) {
-			struct rb_qp *q = &c->w[i].qps[k];
-			if (qp_cm_finish(c, q, q->gindex == 0, err, errlen))
-				return accept_failed(ctl, err, errlen);
-			qp_set_remote(c, q);
-		}
+	for (uint64_t g = 0; g < c->lay.nqp_total; g++) {
+		struct rb_qp *q = ctx_qp(c, g);
+		if (qp_cm_finish(c, q, g == 0, err, errlen))
+			return accept_failed(ctl, err, errlen);
+		qp_set_remote(c, q);
+	}
 	return 0;
 }
 

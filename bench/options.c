@@ -55,6 +55,15 @@ bool test_read_poll(const struct rb_test *t)
 	       t->test == RB_TEST_BW;
 }
 
+/* The bw window when none is given: 64 WRs, or cap (the WRs the SQs can
+ * hold) if fewer, raised to the postlist when one postlist fits in cap. */
+static void default_window(struct rb_test *t, uint64_t cap)
+{
+	t->window = cap < 64 ? cap : 64;
+	if (t->window < t->postlist && t->postlist <= cap)
+		t->window = t->postlist;
+}
+
 void test_resolve_defaults(struct rb_test *t, const struct rb_given *given)
 {
 	static const struct rb_given none;
@@ -74,10 +83,7 @@ void test_resolve_defaults(struct rb_test *t, const struct rb_given *given)
 		if (!given->window) {
 			uint64_t tail = given->signal_interval && t->signal_interval >= 1 ?
 					t->signal_interval - 1 : 0;
-			uint64_t cap = t->sq_depth > tail ? t->sq_depth - tail : 1;
-			t->window = cap < 64 ? cap : 64;
-			if (t->window < t->postlist && t->postlist <= cap)
-				t->window = t->postlist;
+			default_window(t, t->sq_depth > tail ? t->sq_depth - tail : 1);
 		}
 		if (!given->signal_interval) {
 			uint64_t s = 16;
@@ -89,12 +95,8 @@ void test_resolve_defaults(struct rb_test *t, const struct rb_given *given)
 		}
 		return;
 	}
-	if (!given->window) {
-		uint64_t cap = t->sq_depth * (nqp ? nqp : 1);
-		t->window = cap < 64 ? cap : 64;
-		if (t->window < t->postlist && t->postlist <= cap)
-			t->window = t->postlist;
-	}
+	if (!given->window)
+		default_window(t, t->sq_depth * (nqp ? nqp : 1));
 	if (!given->signal_interval) {
 		uint64_t s = 16;
 		if (nqp && t->window >= 1 && (t->window - 1) / nqp + 1 < s)
@@ -819,6 +821,11 @@ static const struct rb_knob knobs[] = {
 	  .help = "after each point, an EXPLAIN line on stderr (also the\n"
 		  "explain column): Mops, the PCIe model's limit and what\n"
 		  "binds, CPU ns per op, trouble counters that moved" },
+#ifdef RB_KNOB_TEST_DUMMY
+	/* the new-knob recipe (docs/ARCHITECTURE.md), walked by tests/unit/knob_dummy.c */
+	{ .name = "dummy-knob", .arg = "N", NUM, T(dummy_knob), .hi = 9, .def = 3,
+	  .col = "dummy_knob", .help = "the recipe's knob, 0..9 (%D)" },
+#endif
 	{ .name = "list-knobs", FLAG, BOTH, .act = act_list,
 	  .help = "every option as one tab-separated line (docs/rdma_bench.md)" },
 	{ .name = "help", .shortopt = 'h', FLAG, BOTH, .act = act_help, .help = "this text" },

@@ -866,18 +866,30 @@ static inline int lat_write_pp(struct rb_worker *w, struct rb_qp *q, unsigned fl
 	return reap_sends(w, what);
 }
 
+/* One timed op on q: *t0, post it, wait for one completion on cq (*wc;
+ * waitfor names it in the timeout message), *t1. 0, or -1 (w->err set). */
+static inline int post_wait_timed(struct rb_worker *w, struct rb_qp *q, unsigned flags,
+				  struct ibv_cq *cq, const char *waitfor, bool measure,
+				  struct ibv_wc *wc, uint64_t *t0, uint64_t *t1)
+{
+	*t0 = timing_now_ns();
+	if (post_one(w, q, flags, verb_name(w->ctx->t.verb)) ||
+	    wait_one(w, q, cq, wc, waitfor, measure))
+		return -1;
+	*t1 = timing_now_ns();
+	return 0;
+}
+
 /* READ or atomic, one op on q: post it and wait for its own CQE (the
  * response is the round trip). */
 static inline int lat_rtt(struct rb_worker *w, struct rb_qp *q, unsigned flags, bool measure,
 			  uint64_t *t0, uint64_t *t1)
 {
-	const char *what = verb_name(w->ctx->t.verb);
 	struct ibv_wc wc;
 
-	*t0 = timing_now_ns();
-	if (post_one(w, q, flags, what) || wait_one(w, q, w->scq, &wc, what, measure))
+	if (post_wait_timed(w, q, flags, w->scq, verb_name(w->ctx->t.verb), measure, &wc, t0,
+			    t1))
 		return -1;
-	*t1 = timing_now_ns();
 	q->completed = plan_send_id_upto(wc.wr_id);
 	if (verb_row(w->ctx->t.verb)->atomic)
 		atomic_results(w, q, q->completed - 1, q->completed);
@@ -892,11 +904,9 @@ static inline int lat_recv_pp(struct rb_worker *w, struct rb_qp *q, unsigned fla
 	const char *what = verb_name(w->ctx->t.verb);
 	struct ibv_wc wc;
 
-	*t0 = timing_now_ns();
-	if (post_one(w, q, flags, what) ||
-	    wait_one(w, q, w->rcq, &wc, "the ping-pong reply (receive)", measure))
+	if (post_wait_timed(w, q, flags, w->rcq, "the ping-pong reply (receive)", measure, &wc,
+			    t0, t1))
 		return -1;
-	*t1 = timing_now_ns();
 	struct rb_qp *rq = &w->qps[plan_recv_id_qp(wc.wr_id)];
 	if (w->ctx->t.validate)
 		check_recv(w, rq, &wc, RB_ROLE_SERVER);
@@ -1205,20 +1215,19 @@ static uint64_t check_region(struct rb_ctx *c, enum rb_role writer, uint64_t len
 {
 	uint64_t bad = 0;
 
-	for (unsigned i = 0; i < c->nw; i++)
-		for (unsigned k = 0; k < c->w[i].nqp; k++) {
-			struct rb_qp *q = &c->w[i].qps[k];
-			for (uint64_t b = 0; b < len; b++)
-				if (q->recv[b] != rb_pattern(c->t.seed, writer, q->gindex, b)) {
-					if (!bad)
-						snprintf(note, notelen,
-							 "QP %u byte %llu is 0x%02x, expected 0x%02x",
-							 q->gindex, (unsigned long long)b, q->recv[b],
-							 rb_pattern(c->t.seed, writer, q->gindex, b));
-					bad++;
-					break;
-				}
-		}
+	for (uint64_t g = 0; g < c->lay.nqp_total; g++) {
+		struct rb_qp *q = ctx_qp(c, g);
+		for (uint64_t b = 0; b < len; b++)
+			if (q->recv[b] != rb_pattern(c->t.seed, writer, q->gindex, b)) {
+				if (!bad)
+					snprintf(note, notelen,
+						 "QP %u byte %llu is 0x%02x, expected 0x%02x", q->gindex,
+						 (unsigned long long)b, q->recv[b],
+						 rb_pattern(c->t.seed, writer, q->gindex, b));
+				bad++;
+				break;
+			}
+	}
 	return bad;
 }
 

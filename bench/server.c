@@ -115,6 +115,13 @@ struct session {
 	struct ctrl_rbuf rb;
 };
 
+/*
+ * The one process-wide mutable flag of the server: SIGINT/SIGTERM set it and
+ * the accept loop of server_run stops (it polls at most 500 ms at a time). A
+ * signal handler receives no context argument, so what it sets must be a
+ * file-scope volatile sig_atomic_t (C11 7.14.1.1); everything else the
+ * server shares is in struct server, passed to each step and session.
+ */
 static volatile sig_atomic_t quit;
 
 static void on_signal(int sig)
@@ -960,7 +967,11 @@ static bool accept_session(struct server *srv, int lfd, int *once_rc)
 
 int server_run(const struct rb_opts *o)
 {
-	/* Static: detached session threads use it until the process exits. */
+	/* The server's context, passed by pointer to every step and held by
+	 * each session (s->srv). Static storage, not a local: detached session
+	 * threads may still use it after server_run returns ("exiting with N
+	 * session(s) still running"), until the process exits. Only this
+	 * function names it. */
 	static struct server srv;
 	int lfd, rc = 0;
 

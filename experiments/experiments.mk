@@ -3,7 +3,8 @@
 #
 #   make figure-12 [QUICK=1] [HOSTS=hosts-file]   run the sweep, draw figures/out/figure-12.{png,pdf}
 #                                                 (QUICK=1: figure-12-quick.{png,pdf})
-#   make figure-11 figure-13 figure-14 table-5    the same for the other figures
+#   make figure-7 figure-8 figure-11 figure-13     the same for the other figures
+#   make figure-14 table-3 table-5                 (figure-7, figure-8, table-3: the sequencer, rdma_seq)
 #   make swarm-32b_read allsig-varsize_reads ...  the original artifact's presets
 #   make figures-reference                        every figure from the shipped reference data alone
 #   make compare-12 [QUICK=1]                     the paper's shape claims (exit 3 when one fails) and
@@ -11,14 +12,16 @@
 #   experiments/aggregate RUN-FOLDER              rebuild a run's summary.csv from its raw.csv
 #   make figure-loss [QUICK=1]                    loss injection (experiments/fault-loss, two hosts or
 #                                                 the two-VM bed) -> figures/out/fault-loss.{png,pdf}
+#   make search [QUICK=1] [HOSTS=F] [SPACE=F]     search the knob space for anomalies (experiments/search)
+#                                                 -> results/search/RUN/{anomalies.md,figure.png,raw.csv}
 #
 # Where a sweep runs (experiments/reproduce): HOSTS=FILE, else an ACTIVE
 # local RDMA port, else the soft-RoCE VM bed (ci/vm, two VMs; VMS=1: one).
 
-EXP_FIGURES := figure-11 figure-12 figure-13 figure-14 table-5
+EXP_FIGURES := figure-7 figure-8 figure-11 figure-12 figure-13 figure-14 table-3 table-5
 EXP_PRESETS := $(sort $(filter-out $(EXP_FIGURES),$(patsubst experiments/%/params,%,$(wildcard experiments/*/params))))
 EXP_ALL     := $(EXP_FIGURES) $(EXP_PRESETS)
-EXP_COMPARE := $(patsubst figure-%,compare-%,$(filter figure-%,$(EXP_FIGURES))) compare-table-5 \
+EXP_COMPARE := $(patsubst figure-%,compare-%,$(filter figure-%,$(EXP_FIGURES))) compare-table-3 compare-table-5 \
                $(patsubst %,compare-%,$(EXP_PRESETS))
 
 .PHONY: $(EXP_ALL) $(EXP_COMPARE) figures-reference experiments-deps experiments-list
@@ -40,6 +43,11 @@ $(EXP_ALL): experiments-deps
 .PHONY: figure-loss
 figure-loss: experiments-deps
 	QUICK=$(QUICK) HOSTS=$(HOSTS) VMS=$(VMS) experiments/reproduce fault-loss || [ $$? = 3 ]
+
+# the knob-space search (experiments/search/README.md)
+.PHONY: search
+search: experiments-deps
+	QUICK=$(QUICK) HOSTS=$(HOSTS) VMS=$(VMS) SPACE=$(SPACE) experiments/search/reproduce
 
 figures-reference:
 	@for n in $(EXP_ALL); do figures/plot $$n --reference-only || exit 1; done

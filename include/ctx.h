@@ -182,6 +182,15 @@ struct rb_ctx {
 	bool cpus_spread;
 };
 
+/* QP g of the process, 0 <= g < c->lay.nqp_total, for loops over every QP
+ * in gindex order: every worker holds the same number of QPs and QP k of
+ * worker i has gindex i * nqp + k (ctx_create). */
+static inline struct rb_qp *ctx_qp(struct rb_ctx *c, uint64_t g)
+{
+	unsigned nqp = c->w[0].nqp;
+	return &c->w[g / nqp].qps[g % nqp];
+}
+
 /* Role-specific: does this side run worker threads for this test? */
 bool ctx_side_active(const struct rb_test *t, enum rb_role role);
 

@@ -71,7 +71,16 @@ enum rb_read_completion { RB_READ_CQE = 0, RB_READ_POLL, RB_READ_COUNT };
 	X(max_rd_atomic) X(validate) X(atomic_counters) X(stride) X(access) \
 	X(recv_batch) X(use_cm)                                             \
 	X(rep)                   /* repetition index of this point (no option) */ \
-	X(seed) X(timeout_ms) X(read_completion)
+	X(seed) X(timeout_ms) X(read_completion)                            \
+	RB_TEST_FIELDS_DUMMY(X)
+
+/* The new-knob recipe's field (docs/ARCHITECTURE.md), only in the binary
+ * built with RB_KNOB_TEST_DUMMY (tests/unit/knob_dummy.c). */
+#ifdef RB_KNOB_TEST_DUMMY
+#define RB_TEST_FIELDS_DUMMY(X) X(dummy_knob)
+#else
+#define RB_TEST_FIELDS_DUMMY(X)
+#endif
 
 struct rb_test {
 #define RB_X_FIELD(name) uint64_t name;

@@ -13,6 +13,11 @@
  *   spec-s0   bench/apps/seq_spec.c     clients send header-only UD
  *             SEND_WITH_IMMs; server threads answer each with a header-only
  *             UD SEND_WITH_IMM whose immediate is the number's low 32 bits
+ *   herd-kv   bench/apps/seq_kv.c       case study 2 (Section 5.2): herd-rpc's
+ *             pattern carrying GET/PUT requests (kv.h) that server threads
+ *             run against their MICA-style partitions (mica.h); each
+ *             response also carries a number, so the uniqueness check
+ *             proves every request was answered once
  *
  * This header holds the pure parts (bench/apps/seq.c: no verbs, no I/O,
  * unit-tested in tests/unit/test_seq.c) and the shapes the variant files
@@ -25,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kv.h"
 #include "options.h"
 
 /* Limits of the command line (not of a device). */
@@ -36,7 +42,7 @@
                                           (one poll pass; RB_POLL_BATCH receives) */
 #define SEQ_SLOT_BYTES          64u    /* herd-rpc request slot: one cache line */
 
-enum seq_variant { SEQ_ATOMICS = 0, SEQ_HERD_RPC, SEQ_SPEC_S0, SEQ_VARIANT_COUNT };
+enum seq_variant { SEQ_ATOMICS = 0, SEQ_HERD_RPC, SEQ_SPEC_S0, SEQ_HERD_KV, SEQ_VARIANT_COUNT };
 
 /* "atomics", "herd-rpc", "spec-s0"; "?" for an unknown value. */
 const char *seq_variant_name(uint64_t v);
@@ -54,6 +60,7 @@ struct seq_cfg {
 	uint64_t start;            /* the counter's first value */
 	uint64_t duration_ms, warmup_ms, timeout_ms;
 	uint64_t idle_yield;       /* 1: a poll that finds nothing calls sched_yield() */
+	struct kv_cfg kv;          /* herd-kv: the key-value knobs (kv.h; seq_kv.c) */
 };
 
 void seq_cfg_defaults(struct seq_cfg *c);
@@ -75,6 +82,9 @@ int seq_cfg_validate(const struct seq_cfg *c, long online_cpus, char *err, size_
  *   postlist         SEQ_BATCH_MAX with batch on, 1 off
  *   seed             start                duration_ms, warmup_ms, timeout_ms
  *   access           idle_yield (0 spin, 1 yield)
+ *   atomic_counters  kv.keys              stride          kv.value_bytes
+ *   validate         kv.validate          recv_batch      kv.get_fraction x 10^6
+ *   iters            kv.theta x 10^6      warmup_iters    kv.zipf (1 Zipf, 0 uniform)
  * seq_cfg_from_test() refuses a TEST that is no sequencer point.
  */
 void seq_cfg_to_test(const struct seq_cfg *c, struct rb_test *t);

@@ -14,6 +14,7 @@ static const char *const variant_names[SEQ_VARIANT_COUNT] = {
 	[SEQ_ATOMICS] = "atomics",
 	[SEQ_HERD_RPC] = "herd-rpc",
 	[SEQ_SPEC_S0] = "spec-s0",
+	[SEQ_HERD_KV] = "herd-kv",
 };
 
 /* The request each variant's clients send (verb, transport, payload bytes). */
@@ -23,6 +24,7 @@ static const struct {
 	[SEQ_ATOMICS] = { RB_VERB_FETCH_ADD, RB_TR_RC, 8 },
 	[SEQ_HERD_RPC] = { RB_VERB_WRITE, RB_TR_UC, 8 },
 	[SEQ_SPEC_S0] = { RB_VERB_SEND_IMM, RB_TR_UD, 0 },
+	[SEQ_HERD_KV] = { RB_VERB_WRITE, RB_TR_UC, KV_SLOT_BYTES },
 };
 
 const char *seq_variant_name(uint64_t v)
@@ -38,7 +40,7 @@ int seq_variant_parse(const char *s, uint64_t *v, char *err, size_t errlen)
 			return 0;
 		}
 	}
-	return rb_fail(err, errlen, "--variant %s: unknown variant; use atomics, herd-rpc or spec-s0",
+	return rb_fail(err, errlen, "--variant %s: unknown variant; use atomics, herd-rpc, spec-s0 or herd-kv",
 		       s);
 }
 
@@ -57,12 +59,13 @@ void seq_cfg_defaults(struct seq_cfg *c)
 		.timeout_ms = 60000,
 		.idle_yield = 1,
 	};
+	kv_cfg_defaults(&c->kv);
 }
 
 int seq_cfg_validate(const struct seq_cfg *c, long online_cpus, char *err, size_t errlen)
 {
 	if (c->variant >= SEQ_VARIANT_COUNT)
-		return rb_fail(err, errlen, "variant %llu is unknown; use atomics, herd-rpc or spec-s0",
+		return rb_fail(err, errlen, "variant %llu is unknown; use atomics, herd-rpc, spec-s0 or herd-kv",
 			       (unsigned long long)c->variant);
 	if (c->window < 1 || c->window > SEQ_MAX_WINDOW)
 		return rb_fail(err, errlen, "--window %llu is out of range: each client keeps 1..%u "
@@ -92,6 +95,8 @@ int seq_cfg_validate(const struct seq_cfg *c, long online_cpus, char *err, size_
 				       "--server-threads <= %ld", (unsigned long long)c->server_threads,
 				       online_cpus, online_cpus);
 	}
+	if (c->variant == SEQ_HERD_KV && kv_cfg_validate(&c->kv, c->window, err, errlen))
+		return -1;
 	if (c->idle_yield > 1)
 		return rb_fail(err, errlen, "--idle %llu: use spin or yield", (unsigned long long)c->idle_yield);
 	if (c->batch > 1)
@@ -122,6 +127,12 @@ void seq_cfg_to_test(const struct seq_cfg *c, struct rb_test *t)
 	t->warmup_ms = c->warmup_ms;
 	t->timeout_ms = c->timeout_ms;
 	t->access = c->idle_yield;
+	t->atomic_counters = c->kv.keys;
+	t->stride = c->kv.value_bytes;
+	t->validate = c->kv.validate;
+	t->recv_batch = (uint64_t)llround(c->kv.get_fraction * 1e6);
+	t->iters = (uint64_t)llround(c->kv.theta * 1e6);
+	t->warmup_iters = c->kv.zipf;
 }
 
 int seq_cfg_from_test(const struct rb_test *t, struct seq_cfg *c, char *err, size_t errlen)
@@ -152,6 +163,13 @@ int seq_cfg_from_test(const struct rb_test *t, struct seq_cfg *c, char *err, siz
 		.timeout_ms = t->timeout_ms,
 		.idle_yield = t->access != 0,
 	};
+	kv_cfg_defaults(&c->kv);
+	c->kv.keys = t->atomic_counters;
+	c->kv.value_bytes = t->stride;
+	c->kv.validate = t->validate != 0;   /* 0 or 1 */
+	c->kv.get_fraction = (double)t->recv_batch / 1e6;
+	c->kv.zipf = t->warmup_iters != 0;
+	c->kv.theta = (double)t->iters / 1e6;
 	return 0;
 }
 

@@ -222,6 +222,8 @@ void seq_run_destroy(struct seq_run *r)
 		free(th->rwr);
 		free(th->rsge);
 		seq_vals_free(&th->vals);
+		if (th->app_free)
+			th->app_free(th->app);
 	}
 	free(r->th);
 	if (r->mr)

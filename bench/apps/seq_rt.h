@@ -59,6 +59,8 @@ struct seq_thread {
 	uint64_t requests;            /* server: requests seen */
 	uint64_t bad;                 /* server: requests naming no client */
 	uint64_t cpu_ns;              /* server: thread CPU time (CLOCK_THREAD_CPUTIME_ID) */
+	void *app;                    /* the variant's own per-thread state (herd-kv), or NULL */
+	void (*app_free)(void *app);  /* frees it in seq_run_destroy */
 	pthread_t tid;
 	bool started;
 	int rc;
@@ -105,6 +107,7 @@ struct seq_variant_ops {
 extern const struct seq_variant_ops seq_atomics_ops;  /* seq_atomics.c */
 extern const struct seq_variant_ops seq_herd_ops;     /* seq_herd.c */
 extern const struct seq_variant_ops seq_spec_ops;     /* seq_spec.c */
+extern const struct seq_variant_ops seq_kv_ops;       /* seq_kv.c */
 
 /* ---- helpers (bench/apps/seq_rt.c) -------------------------------------- */
 
@@ -139,6 +142,69 @@ int seq_sq_room(struct seq_thread *th, unsigned qi, uint64_t n, int timeout_ms, 
 #define SEQ_WRID(qi, n) (((uint64_t)(qi) << 48) | ((n) & ((UINT64_C(1) << 48) - 1)))
 
 void seq_run_destroy(struct seq_run *r);
+
+/* ---- HERD's RPC pattern (bench/apps/rpc.c), shared by herd-rpc and herd-kv --
+ * Requests: client thread i WRITEs (UC QP qps[0], talking to the server's
+ * passive UC QP i) into slots of the server's request region; responses:
+ * server threads answer by UD SEND_WITH_IMM from their ud_qps QPs to the
+ * client's UD QP qps[1]. SETUP QP lists: client [UC 0, UD 0, UC 1, UD 1,
+ * ...]; server [UC 0..C-1, then UD t x ud_qps + j].
+ */
+/*
+ * Server: a buffer of len bytes the clients may WRITE (its first 8 bytes the
+ * point's counter, from cfg.start), the server threads (ud_qps QPs' room
+ * each) and one passive UC QP per client thread on r->pcq.
+ */
+int rpc_server_alloc(struct seq_run *r, uint64_t len, char *err, size_t errlen);
+/* Server thread t: SEQ_BATCH_MAX response WRs and SGEs, its ud_qps UD QPs. */
+int rpc_server_thread(struct seq_run *r, unsigned t, char *err, size_t errlen);
+/* Client thread i: nslots request WRs/SGEs/post times, th->nrecv receive
+ * WRs/SGEs (set th->nrecv first), its UC and UD QPs. */
+int rpc_client_thread(struct seq_run *r, unsigned i, unsigned nslots, char *err, size_t errlen);
+/* Server: connect the UC and UD QPs (the peer's SETUP: 2 per client thread)
+ * and pre-build the response WRs (SEND_WITH_IMM, qkey RB_QKEY). */
+int rpc_server_connect(struct seq_run *r, char *err, size_t errlen);
+/* Client: check the peer's SETUP, connect every thread's UC and UD QPs. */
+int rpc_client_connect(struct seq_run *r, char *err, size_t errlen);
+/* Client thread: receive WR s over slot s of recv (slot_bytes each); post all. */
+int rpc_client_recvs(struct seq_thread *th, uint8_t *recv, uint32_t slot_bytes, char *err,
+		     size_t errlen);
+/*
+ * Client: post the UC WRITE wr (its SGE and remote address set) of request
+ * slot k, len bytes (inline when the QP's cap covers them; one WR in
+ * SEQ_SIG_EVERY signaled); records post_ts[k]. 0, or -1 with th->err.
+ */
+int rpc_post_write(struct seq_thread *th, struct ibv_send_wr *wr, uint32_t len, uint64_t k,
+		   uint64_t now);
+/* One response of a server's poll pass: to client thread `client`, with
+ * the immediate imm, payload = the pass's number then len bytes of data. */
+struct rpc_resp {
+	unsigned client;
+	uint32_t imm;
+	uint32_t len;
+	const uint8_t *data;
+};
+/*
+ * Server thread: answer the n (<= SEQ_BATCH_MAX) responses of a pass, each
+ * with a number of one atomic add on r->counter; payloads go to the
+ * thread's ring (stride bytes each, in th->area). --batch on: one linked
+ * list of WRs per ibv_post_send (one doorbell, the paper's Section 3.1);
+ * off: one per response; response QPs round robin (*rr). 0, or -1 with
+ * th->err.
+ */
+int rpc_respond(struct seq_thread *th, const struct rpc_resp *resp, unsigned n, uint32_t stride,
+		unsigned *rr);
+/*
+ * Client thread's loop: wait for run->go, post the first `first` requests
+ * (post(th, k) for k < first), then for every response: take(th, wc, now,
+ * &k) (0, or -1 with th->err), repost its receive, and while the window
+ * lasts post(th, k, now). Ends when the window is over and nothing is
+ * outstanding, or SEQ_DRAIN_MS later. Returns NULL (pthread).
+ */
+void *rpc_client_loop(struct seq_thread *th, unsigned first,
+		      int (*post)(struct seq_thread *th, unsigned k, uint64_t now),
+		      int (*take)(struct seq_thread *th, const struct ibv_wc *wc, uint64_t now,
+				  unsigned *k));
 
 /* Thread-level failure: sets th->rc and th->err; returns NULL for pthread. */
 void *seq_thread_fail(struct seq_thread *th, const char *fmt, ...)

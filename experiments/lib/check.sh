@@ -159,9 +159,12 @@ rb_deploy_bin() {
     return 0
   fi
   rb_ssh_argv
+  # the copy keeps the binary's name (rdma_bench, or the folder's [run] bin)
+  local bn
+  bn=$(basename "$RB_BIN")
   if ! rb_have_parallel; then
     for i in "${!remote[@]}"; do
-      "${RB_SSH_ARGV[@]}" "${remote[i]}" "cat > ${dirs[i]}/rdma_bench && chmod 700 ${dirs[i]}/rdma_bench && echo deployed" \
+      "${RB_SSH_ARGV[@]}" "${remote[i]}" "cat > ${dirs[i]}/$bn && chmod 700 ${dirs[i]}/$bn && echo deployed" \
         < "$RB_BIN" >> "$RB_RUN_DIR/deploy.log" 2>&1 || rb_die "deploy to ${remote[i]} failed (see $RB_RUN_DIR/deploy.log)"
     done
     rb_log "deploy: $RB_BIN -> ${remote[*]} (one host after the other: no GNU parallel)"
@@ -171,7 +174,7 @@ rb_deploy_bin() {
   ssh_q=$(printf '%q ' "${RB_SSH_ARGV[@]}")
   # {1} is a validated host word, {2} its folder (mktemp shape, checked)
   if ! parallel -j0 --tag --link --halt now,fail=1 \
-      "$ssh_q {1} 'cat > {2}/rdma_bench && chmod 700 {2}/rdma_bench && echo deployed' < $(printf '%q' "$RB_BIN")" \
+      "$ssh_q {1} 'cat > {2}/$bn && chmod 700 {2}/$bn && echo deployed' < $(printf '%q' "$RB_BIN")" \
       ::: "${remote[@]}" ::: "${dirs[@]}" >> "$RB_RUN_DIR/deploy.log" 2>&1; then
     rb_die "deploy failed (see $RB_RUN_DIR/deploy.log)"
   fi

@@ -231,7 +231,7 @@ rb_stop_all() {
 
 
 # rb_bin_on HOST_INDEX -> path of the binary on that host
-rb_bin_on() { if rb_host_is_local "$1"; then echo "$RB_BIN"; else echo "$(rb_rdir "$1")/rdma_bench"; fi; }
+rb_bin_on() { if rb_host_is_local "$1"; then echo "$RB_BIN"; else echo "$(rb_rdir "$1")/$(basename "$RB_BIN")"; fi; }
 # rb_rdir HOST_INDEX -> this run's private folder on a remote host, made by
 # the deploy step (rb_remote_dir_make, check.sh) and listed in
 # $RB_RUN_DIR/remote-dirs as "HOST_INDEX PATH"; status 1 if there is none
@@ -276,4 +276,20 @@ rb_active_device() {
     fi
   done
   return 1
+}
+
+# rb_pick_target: where `make figure-N` / `make search` run, printed as one
+# word: RB_TARGET when set; vm1 for VMS=1 (one VM, the RDMA software path);
+# hosts with HOSTS=FILE; local when this machine has an ACTIVE RDMA port
+# (said on stderr); else vm (the two-VM soft-RoCE bed).
+rb_pick_target() {
+  local ad
+  if [ -n "${RB_TARGET:-}" ]; then echo "$RB_TARGET"
+  elif [ "${VMS:-2}" = 1 ]; then echo vm1
+  elif [ -n "${HOSTS:-}" ]; then echo hosts
+  elif ad=$(rb_active_device); then
+    rb_log "reproduce: local RDMA port ACTIVE (${ad% *} port ${ad#* })"
+    echo local
+  else echo vm
+  fi
 }

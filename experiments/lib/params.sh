@@ -6,7 +6,8 @@
 # INI-like, read line by line (never sourced):
 #   [experiment]  title, reproduces, figure ...      free text, for people
 #   [roles]       server = N, clients = N M ...      hosts-file line numbers
-#   [run]         repetitions, noisy_cv_pct (a point whose CV over its
+#   [run]         bin (a program of the checkout to run instead of rdma_bench:
+#                 experiments/run), repetitions, noisy_cv_pct (a point whose CV over its
 #                 repetitions exceeds it is noisy: aggregate.awk), timeout_s, point_s, overhead_s, qp_setup_ms, port,
 #                 server_scope (sweep: one server for all jobs, restarted
 #                 after a failed job; point: one per job), ready_timeout_s, ready_pattern; hook, hook_roles,
@@ -154,7 +155,7 @@ rb_known_setting() {
   local known
   case $1 in
     roles) known="server clients" ;;
-    run) known="repetitions noisy_cv_pct timeout_s point_s overhead_s qp_setup_ms port server_scope ready ready_timeout_s ready_pattern hook hook_roles hook_knobs summary_keys summary_metrics group_sizes" ;;
+    run) known="bin repetitions noisy_cv_pct timeout_s point_s overhead_s qp_setup_ms port server_scope ready ready_timeout_s ready_pattern hook hook_roles hook_knobs summary_keys summary_metrics group_sizes" ;;
   esac
   if [ $# -eq 1 ]; then echo "$known"; return 0; fi
   [[ " $known " == *" $2 "* ]]

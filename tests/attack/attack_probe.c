@@ -48,6 +48,7 @@
 
 #include <rdma/rdma_cma.h>
 
+#include "be32.h"
 #include "cm.h"
 #include "ctrl.h"
 #include "options.h"
@@ -63,15 +64,22 @@ static int usage(void)
 	return 2;
 }
 
-static int send_hello(int fd, const char *host, char *err, size_t errlen)
+/* A HELLO naming host into buf (cap bytes): its length. */
+static size_t encode_hello(uint8_t *buf, size_t cap, const char *host)
 {
 	struct ctrl_hello h = { .proc_index = 0, .pid = (uint32_t)getpid() };
-	uint8_t buf[CTRL_HDR_LEN + CTRL_HELLO_MAX];
 
 	snprintf(h.host, sizeof(h.host), "%s", host);
 	snprintf(h.run_id, sizeof(h.run_id), "attack");
 	snprintf(h.device, sizeof(h.device), "none");
-	size_t n = ctrl_encode_hello(buf, sizeof(buf), &h);
+	return ctrl_encode_hello(buf, cap, &h);
+}
+
+static int send_hello(int fd, const char *host, char *err, size_t errlen)
+{
+	uint8_t buf[CTRL_HDR_LEN + CTRL_HELLO_MAX];
+	size_t n = encode_hello(buf, sizeof(buf), host);
+
 	return ctrl_send(fd, buf, n, 5000, err, errlen);
 }
 
@@ -219,18 +227,19 @@ static int idle(const char *host, uint16_t port, int n, int hold_s, const char *
 	return 0;
 }
 
-static int hello_ctrl(const char *host, uint16_t port)
+/* One message (msg, n bytes) to the server on a new connection, then its
+ * answer printed: "answer: REASON" (its ERROR, or the wait that ended) or
+ * "answer: HELLO". 0, or 2 when the connection or the send fails. */
+static int ask_once(const char *host, uint16_t port, const uint8_t *msg, size_t n)
 {
 	char err[1400];
 	struct ctrl_rbuf rb = { 0 };
 	int fd = ctrl_connect(host, port, 10, err, sizeof(err));
 
-	if (fd < 0) {
+	if (fd < 0 || ctrl_send(fd, msg, n, 5000, err, sizeof(err))) {
 		fprintf(stderr, "attack_probe: %s\n", err);
-		return 2;
-	}
-	if (send_hello(fd, "probe\nINFO forged line from a peer", err, sizeof(err))) {
-		fprintf(stderr, "attack_probe: %s\n", err);
+		if (fd >= 0)
+			close(fd);
 		return 2;
 	}
 	answer(fd, &rb, 10000, err, sizeof(err));
@@ -238,42 +247,23 @@ static int hello_ctrl(const char *host, uint16_t port)
 	ctrl_rbuf_free(&rb);
 	close(fd);
 	return 0;
+}
+
+static int hello_ctrl(const char *host, uint16_t port)
+{
+	uint8_t buf[CTRL_HDR_LEN + CTRL_HELLO_MAX];
+	size_t n = encode_hello(buf, sizeof(buf), "probe\nINFO forged line from a peer");
+
+	return ask_once(host, port, buf, n);
 }
 
 static int oversized_hello(const char *host, uint16_t port)
 {
-	char err[1400];
 	uint8_t hdr[CTRL_HDR_LEN];
-	struct ctrl_rbuf rb = { 0 };
-	int fd = ctrl_connect(host, port, 10, err, sizeof(err));
-
-	if (fd < 0) {
-		fprintf(stderr, "attack_probe: %s\n", err);
-		return 2;
-	}
 	size_t n = ctrl_encode_empty(hdr, sizeof(hdr), CTRL_HELLO);
-	uint32_t claim = 2u << 20;
-	hdr[8] = (uint8_t)(claim >> 24);
-	hdr[9] = (uint8_t)(claim >> 16);
-	hdr[10] = (uint8_t)(claim >> 8);
-	hdr[11] = (uint8_t)claim;
-	if (ctrl_send(fd, hdr, n, 5000, err, sizeof(err))) {
-		fprintf(stderr, "attack_probe: %s\n", err);
-		return 2;
-	}
-	answer(fd, &rb, 10000, err, sizeof(err));
-	printf("answer: %s\n", err);
-	ctrl_rbuf_free(&rb);
-	close(fd);
-	return 0;
-}
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
+	be32_put(hdr + 8, 2u << 20); /* the payload length the header claims */
+	return ask_once(host, port, hdr, n);
 }
 
 /* The next rdma_cm event within ms: its type, or -1. */
@@ -327,13 +317,13 @@ static int cm_nonce(const char *host, uint16_t port, uint64_t delta)
 		return 2;
 	}
 	uint64_t nonce = s.nonce ^ delta;
-	put32(priv, RB_CM_MAGIC);
-	put32(priv + 4, s.rkey);
-	put32(priv + 8, (uint32_t)(s.buf_addr >> 32));
-	put32(priv + 12, (uint32_t)s.buf_addr);
-	put32(priv + 16, 0);
-	put32(priv + 20, (uint32_t)(nonce >> 32));
-	put32(priv + 24, (uint32_t)nonce);
+	be32_put(priv, RB_CM_MAGIC);
+	be32_put(priv + 4, s.rkey);
+	be32_put(priv + 8, (uint32_t)(s.buf_addr >> 32));
+	be32_put(priv + 12, (uint32_t)s.buf_addr);
+	be32_put(priv + 16, 0);
+	be32_put(priv + 20, (uint32_t)(nonce >> 32));
+	be32_put(priv + 24, (uint32_t)nonce);
 	struct rdma_conn_param p = {
 		.private_data = priv, .private_data_len = sizeof(priv), .qp_num = 0x123,
 		.responder_resources = 1, .initiator_depth = 1, .retry_count = 7,

@@ -29,7 +29,7 @@ no_apt_calls() { [ -z "$(apt_calls)" ]; }
 	mark_installed base test vm
 	run "$ROOT/env/install-deps" --test --vm
 	[ "$status" -eq 0 ]
-	[[ $output == *"all 30 packages present (base test vm): nothing to do"* ]]
+	[[ $output == *"all 31 packages present (base test vm): nothing to do"* ]]
 	no_apt_calls
 	! grep -q '^npm ' "$RB_FAKE/calls" || false
 	grep -q '^dpkg -s qemu-system-x86$' "$RB_FAKE/calls"
@@ -71,7 +71,7 @@ no_apt_calls() { [ -z "$(apt_calls)" ]; }
 	[ "$status" -eq 0 ]
 	local p
 	for p in libibverbs-dev librdmacm-dev rdma-core ibverbs-providers ibverbs-utils rdmacm-utils \
-		perftest parallel gnuplot-nox pkg-config gcc make; do
+		perftest parallel gnuplot-nox pkg-config gcc make libxxhash-dev; do
 		[[ " $output " == *" $p "* ]] || { echo "missing $p"; return 1; }
 	done
 	[[ $output != *libcmocka-dev* && $output != *qemu* ]]
@@ -81,7 +81,7 @@ no_apt_calls() { [ -z "$(apt_calls)" ]; }
 	mark_installed base
 	run "$ROOT/env/install-deps" --test --dry-run
 	[ "$status" -eq 0 ]
-	[[ $output == *"missing 8 of 20 packages: libcmocka-dev bats shellcheck python3 clang valgrind nodejs jscpd@5.3.2"* ]]
+	[[ $output == *"missing 8 of 21 packages: libcmocka-dev bats shellcheck python3 clang valgrind nodejs jscpd@5.3.2"* ]]
 	[[ $output == *"  npm install -g --no-audit --no-fund jscpd@5.3.2"* ]]
 	[ -z "$(grep '^npm ' "$RB_FAKE/calls")" ]
 }
@@ -162,7 +162,7 @@ no_apt_calls() { [ -z "$(apt_calls)" ]; }
 	sed -i 's/^perftest .*/perftest 4.5 deinstall ok config-files/' "$RB_FAKE/dpkg.status"
 	run "$ROOT/env/install-deps" --dry-run
 	[ "$status" -eq 0 ]
-	[[ $output == *"missing 1 of 12 packages: perftest"* ]]
+	[[ $output == *"missing 1 of 13 packages: perftest"* ]]
 }
 
 @test "install-deps: a failing apt-get is an error that says which step failed" {
@@ -186,7 +186,7 @@ no_apt_calls() { [ -z "$(apt_calls)" ]; }
 	printf 'gcc 12\nmake 4.3\n' >"$RB_FAKE/rpm.status"
 	run "$ROOT/env/install-deps" --vm
 	[ "$status" -eq 0 ]
-	grep -q '^dnf install -y rdma-core-devel rdma-core libibverbs libibverbs-utils librdmacm-utils perftest parallel gnuplot pkgconf-pkg-config busybox' "$RB_FAKE/calls"
+	grep -q '^dnf install -y rdma-core-devel rdma-core libibverbs libibverbs-utils librdmacm-utils perftest parallel gnuplot pkgconf-pkg-config xxhash-devel busybox' "$RB_FAKE/calls"
 	grep -q '^dnf install -y --setopt=install_weak_deps=False qemu-system-x86-core$' "$RB_FAKE/calls"
 	[ "$(grep -c '^dnf ' "$RB_FAKE/calls")" -eq 2 ]
 	no_apt_calls

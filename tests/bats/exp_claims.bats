@@ -117,7 +117,7 @@ fig12() {
 
 @test "every shipped figure and table-5 states claims, each with the paper's sentence" {
   local e n
-  for e in figure-11 figure-12 figure-13 figure-14 table-5; do
+  for e in figure-7 figure-8 figure-11 figure-12 figure-13 figure-14 table-3 table-5; do
     n=$(grep -cE '^claim\.[a-z0-9_]+ *=' "$ROOT/experiments/$e/params")
     [ "$n" -ge 1 ] || { echo "$e: no claim"; false; }
     [ "$(grep -cE '^claim\.[a-z0-9_]+\.paper *=' "$ROOT/experiments/$e/params")" -eq "$n" ] ||

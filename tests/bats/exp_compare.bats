@@ -58,7 +58,7 @@ setup() { command -v python3 > /dev/null || skip "python3 is not installed"; }
   [ "$status" -eq 0 ]
   [[ $output == *"points compared"* ]]
   local t
-  for t in figure-11 figure-12 figure-13 figure-14 table-5 swarm-32b_read allsig-varsize_reads \
+  for t in figure-7 figure-8 figure-11 figure-12 figure-13 figure-14 table-3 table-5 swarm-32b_read allsig-varsize_reads \
            swarm-16b_uc_write swarm-48b_read swarm-384b_read swarm-32b_rc_write_allsig allsig-32b_reads-varnum_vms; do
     run make -n -C "$ROOT" "$t" QUICK=1
     [ "$status" -eq 0 ] || { echo "$t: $output"; false; }

@@ -28,9 +28,9 @@ hosts2() {
   grep -q "^root@node1 rm -rf -- $n1" "$FAKE_SSH_LOG"
   # nothing of the old predictable name
   [ "$(grep -c "rdma_bench\.priv1" "$FAKE_SSH_LOG")" = 0 ]
-  # the server runs from its folder, bound to its address, with the token
-  grep -q "^root@node1 echo RB_PID .*$n1/rdma_bench -s .* --bind node1 --token-file $n1/token" "$FAKE_SSH_LOG"
-  grep -q "^root@node2 exec 2>&1; .*$n2/rdma_bench -c node1 .* --token-file $n2/token" "$FAKE_SSH_LOG"
+  # the server runs from its folder (the binary keeps its name), bound to its address, with the token
+  grep -q "^root@node1 echo RB_PID .*$n1/fake_rdma_bench -s .* --bind node1 --token-file $n1/token" "$FAKE_SSH_LOG"
+  grep -q "^root@node2 exec 2>&1; .*$n2/fake_rdma_bench -c node1 .* --token-file $n2/token" "$FAKE_SSH_LOG"
   # server and clients saw the same token: the run's, 32 hex digits, mode 600
   [ "$(stat -c %a "$d/token")" = 600 ]
   [[ $(cat "$d/token") =~ ^[0-9a-f]{32}$ ]]

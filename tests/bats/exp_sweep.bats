@@ -226,7 +226,7 @@ tiny_short() {
   # deploy to both hosts (a private folder each), server on node1, clients on node2 against node1
   grep -q '^root@node1 d=$(mktemp -d /tmp/rdma_bench.XXXXXX)' "$FAKE_SSH_LOG"
   grep -q '^root@node2 d=$(mktemp -d /tmp/rdma_bench.XXXXXX)' "$FAKE_SSH_LOG"
-  grep -q '^root@node1 echo RB_PID .*/tmp/rdma_bench\.[A-Za-z0-9]*/rdma_bench -s -p 18515 -d rxe0 -x 1 --bind node1 --token-file /tmp/rdma_bench\.[A-Za-z0-9]*/token' "$FAKE_SSH_LOG"
+  grep -q '^root@node1 echo RB_PID .*/tmp/rdma_bench\.[A-Za-z0-9]*/fake_rdma_bench -s -p 18515 -d rxe0 -x 1 --bind node1 --token-file /tmp/rdma_bench\.[A-Za-z0-9]*/token' "$FAKE_SSH_LOG"
   grep -q '^root@node2 exec 2>&1; .*rdma_bench -c node1 -p 18515 -d rxe0 -x 1 --verb read.*--token-file /tmp/rdma_bench\.[A-Za-z0-9]*/token.* & echo RB_PID' "$FAKE_SSH_LOG"
   # the remote server was stopped by the PID it printed
   grep -q '^root@node1 kill -TERM [0-9]' "$FAKE_SSH_LOG"

@@ -132,3 +132,24 @@ knob_field() { awk -F'\t' -v f="$1" '$f != "-" { print $f }' "$BATS_TEST_TMPDIR/
   [ "${lines[8]}" = "procs=" ]
   [ "${lines[9]}" = "no_such_knob refused" ]
 }
+
+# The new-knob recipe (docs/ARCHITECTURE.md): build/tests/test_knob_dummy is
+# the suite built with one more row (tests/unit/knob_dummy.c checks its
+# parser, --help, --list-knobs and TEST sides); the runner maps it from that
+# list with no edit of experiments/lib.
+@test "a new knob row reaches the runner's map from --list-knobs alone" {
+  local bin=$ROOT/build/tests/test_knob_dummy list=$BATS_TEST_TMPDIR/dummy-knobs.tsv
+  [ -x "$bin" ] || { echo "build $bin first (make unit)"; false; }
+  "$bin" --list-knobs > "$list"
+  run bash -c "RB_LIB='$ROOT/experiments/lib'; RB_KNOBS_FILE='$list'
+    rb_die() { echo \"die: \$*\"; exit 1; }
+    . '$ROOT/experiments/lib/params.sh'
+    printf 'flag=%s\n' \"\$(rb_knob_flag dummy_knob)\"
+    printf 'known=%s\n' \"\$(rb_known_knobs)\"
+    RB_KNOB_FLAG=(); RB_KNOBS_FILE='$BATS_TEST_TMPDIR/knobs.tsv'
+    rb_knob_flag dummy_knob || echo 'not in the shipped table'"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "${lines[0]}" = "flag=--dummy-knob" ]
+  [[ " ${lines[1]#known=} " == *" dummy_knob "* ]]
+  [ "${lines[2]}" = "not in the shipped table" ]
+}

@@ -4,43 +4,22 @@
  * truncated, oversized, inconsistent lengths, fields out of range), and the
  * socket side (whole messages, timeouts, the peer closing, ERROR).
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "unit.h"
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "be32.h"
 #include "ctrl.h"
 
 static uint8_t buf[1 << 16];
 static char err[2048];
 static struct ctrl_msg m;
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
 static int decode(size_t len)
 {
 	err[0] = '\0';
 	return ctrl_decode(buf, len, &m, err, sizeof(err));
 }
-
-#define assert_err_has(s)                                                        \
-	do {                                                                     \
-		if (!strstr(err, (s)))                                           \
-			fail_msg("error \"%s\" lacks \"%s\"", err, (s));         \
-	} while (0)
 
 static struct ctrl_setup sample_setup(uint32_t nqp, struct ctrl_qp_ep *eps)
 {
@@ -120,20 +99,20 @@ static void test_carries_read_completion_last(void **state)
 	assert_int_equal(test_validate(&m.u.test, err, sizeof(err)), 0);
 	m.u.test.read_completion = RB_READ_CQE;
 	assert_int_equal(test_validate(&m.u.test, err, sizeof(err)), -1);
-	assert_err_has("need window >= 91");
+	assert_err_has(err, "need window >= 91");
 	/* an unknown mode from the wire is refused, not taken as cqe */
 	m.u.test.read_completion = 2;
 	assert_int_equal(test_validate(&m.u.test, err, sizeof(err)), -1);
-	assert_err_has("--read-completion: unknown mode 2");
+	assert_err_has(err, "--read-completion: unknown mode 2");
 	/* a TEST of the length before read_completion existed */
 	n = ctrl_encode_test(buf, sizeof(buf), &t);
-	put32(buf + 8, 8 * (RB_TEST_NFIELDS - 1));
+	be32_put(buf + 8, 8 * (RB_TEST_NFIELDS - 1));
 	assert_int_equal(decode(n - 8), -1);
-	assert_err_has("TEST inconsistent");
+	assert_err_has(err, "TEST inconsistent");
 	char want[64];
 	snprintf(want, sizeof(want), "expected %u (%u fields)", 8 * RB_TEST_NFIELDS,
 		 (unsigned)RB_TEST_NFIELDS);
-	assert_err_has(want);
+	assert_err_has(err, want);
 }
 
 static void setup_round_trips_with_qps(void **state)
@@ -213,15 +192,15 @@ static void bad_magic_and_version_are_refused(void **state)
 	size_t n = ctrl_encode_empty(buf, sizeof(buf), CTRL_BYE);
 	buf[0] = 'G';
 	assert_int_equal(decode(n), -1);
-	assert_err_has("magic");
+	assert_err_has(err, "magic");
 	n = ctrl_encode_empty(buf, sizeof(buf), CTRL_BYE);
 	buf[5] = 9; /* version 9 */
 	assert_int_equal(decode(n), -1);
-	assert_err_has("version 9");
+	assert_err_has(err, "version 9");
 	n = ctrl_encode_empty(buf, sizeof(buf), CTRL_BYE);
 	buf[7] = 99; /* type 99 */
 	assert_int_equal(decode(n), -1);
-	assert_err_has("unknown control message type 99");
+	assert_err_has(err, "unknown control message type 99");
 }
 
 static void truncated_messages_are_refused(void **state)
@@ -231,24 +210,24 @@ static void truncated_messages_are_refused(void **state)
 	snprintf(h.host, sizeof(h.host), "x");
 	size_t n = ctrl_encode_hello(buf, sizeof(buf), &h);
 	assert_int_equal(decode(5), -1);
-	assert_err_has("truncated");
+	assert_err_has(err, "truncated");
 	assert_int_equal(decode(n - 1), -1);
-	assert_err_has("truncated");
+	assert_err_has(err, "truncated");
 	/* header claims fewer payload bytes than the fields need */
-	put32(buf + 8, 10);
+	be32_put(buf + 8, 10);
 	assert_int_equal(decode(CTRL_HDR_LEN + 10), -1);
-	assert_err_has("truncated");
+	assert_err_has(err, "truncated");
 }
 
 static void oversized_messages_are_refused(void **state)
 {
 	(void)state;
 	size_t n = ctrl_encode_empty(buf, sizeof(buf), CTRL_TEST);
-	put32(buf + 8, CTRL_MAX_PAYLOAD + 1);
+	be32_put(buf + 8, CTRL_MAX_PAYLOAD + 1);
 	uint16_t type;
 	uint32_t plen;
 	assert_int_equal(ctrl_decode_header(buf, n, &type, &plen, err, sizeof(err)), -1);
-	assert_err_has("oversized");
+	assert_err_has(err, "oversized");
 }
 
 static void inconsistent_lengths_are_refused(void **state)
@@ -258,30 +237,30 @@ static void inconsistent_lengths_are_refused(void **state)
 	struct ctrl_qp_ep eps[4];
 	size_t n = ctrl_encode_test(buf, sizeof(buf), &t);
 	/* TEST with one field too few */
-	put32(buf + 8, 8 * RB_TEST_NFIELDS - 8);
+	be32_put(buf + 8, 8 * RB_TEST_NFIELDS - 8);
 	assert_int_equal(decode(n - 8), -1);
-	assert_err_has("TEST inconsistent");
+	assert_err_has(err, "TEST inconsistent");
 	/* one field too many: above the TEST's own size, refused by its header */
 	n = ctrl_encode_test(buf, sizeof(buf), &t);
-	put32(buf + 8, 8 * RB_TEST_NFIELDS + 8);
+	be32_put(buf + 8, 8 * RB_TEST_NFIELDS + 8);
 	memset(buf + n, 0, 8);
 	assert_int_equal(decode(n + 8), -1);
-	assert_err_has("oversized control message: TEST payload");
+	assert_err_has(err, "oversized control message: TEST payload");
 	/* trailing bytes after the message the header describes */
 	n = ctrl_encode_empty(buf, sizeof(buf), CTRL_READY);
 	assert_int_equal(decode(n + 3), -1);
-	assert_err_has("inconsistent");
+	assert_err_has(err, "inconsistent");
 	/* SETUP whose QP count does not match its length */
 	struct ctrl_setup s = sample_setup(4, eps);
 	n = ctrl_encode_setup(buf, sizeof(buf), &s, eps);
-	put32(buf + CTRL_HDR_LEN + CTRL_SETUP_FIXED - 4, 5);
+	be32_put(buf + CTRL_HDR_LEN + CTRL_SETUP_FIXED - 4, 5);
 	assert_int_equal(decode(n), -1);
-	assert_err_has("SETUP inconsistent: 5 QPs");
+	assert_err_has(err, "SETUP inconsistent: 5 QPs");
 	/* READY with a payload: its limit is 0 bytes */
 	n = ctrl_encode_error(buf, sizeof(buf), "x");
 	buf[7] = CTRL_READY;
 	assert_int_equal(decode(n), -1);
-	assert_err_has("oversized control message: READY payload of 3 bytes, limit 0");
+	assert_err_has(err, "oversized control message: READY payload of 3 bytes, limit 0");
 }
 
 static void setup_fields_out_of_range_are_refused(void **state)
@@ -294,12 +273,12 @@ static void setup_fields_out_of_range_are_refused(void **state)
 	s.active_mtu = 1000;
 	n = ctrl_encode_setup(buf, sizeof(buf), &s, eps);
 	assert_int_equal(decode(n), -1);
-	assert_err_has("active_mtu 1000");
+	assert_err_has(err, "active_mtu 1000");
 	s = sample_setup(2, eps);
 	eps[1].psn = 1u << 24;
 	n = ctrl_encode_setup(buf, sizeof(buf), &s, eps);
 	assert_int_equal(decode(n), -1);
-	assert_err_has("psn");
+	assert_err_has(err, "psn");
 	/* 24-bit QPN and PSN (IB spec 9.2 BTH: DestQP and PSN are 24 bits):
 	 * 0xffffff is the last accepted value, 2^24 the first refused */
 	s = sample_setup(2, eps);
@@ -325,17 +304,17 @@ static void setup_fields_out_of_range_are_refused(void **state)
 	eps[1].qpn = 1u << 24;
 	n = ctrl_encode_setup(buf, sizeof(buf), &s, eps);
 	assert_int_equal(decode(n), -1);
-	assert_err_has("QP 1 qpn 0x1000000 above 24 bits");
+	assert_err_has(err, "QP 1 qpn 0x1000000 above 24 bits");
 	s = sample_setup(2, eps);
 	s.port = 0;
 	n = ctrl_encode_setup(buf, sizeof(buf), &s, eps);
 	assert_int_equal(decode(n), -1);
-	assert_err_has("port 0");
+	assert_err_has(err, "port 0");
 	s = sample_setup(2, eps);
 	s.buf_addr = UINT64_MAX - 10;
 	n = ctrl_encode_setup(buf, sizeof(buf), &s, eps);
 	assert_int_equal(decode(n), -1);
-	assert_err_has("wraps");
+	assert_err_has(err, "wraps");
 }
 
 static void strings_over_their_cap_are_refused(void **state)
@@ -347,15 +326,15 @@ static void strings_over_their_cap_are_refused(void **state)
 	buf[CTRL_HDR_LEN] = (uint8_t)(big >> 8);
 	buf[CTRL_HDR_LEN + 1] = (uint8_t)big;
 	memset(buf + CTRL_HDR_LEN + 2, 'a', big);
-	put32(buf + 8, 2u + CTRL_REASON_CAP);
+	be32_put(buf + 8, 2u + CTRL_REASON_CAP);
 	n = CTRL_HDR_LEN + 2 + CTRL_REASON_CAP;
 	assert_int_equal(decode(n), -1);
-	assert_err_has("too long");
+	assert_err_has(err, "too long");
 	/* the whole string sent: above the ERROR's own size, refused by its header */
-	put32(buf + 8, 2u + big);
+	be32_put(buf + 8, 2u + big);
 	n = CTRL_HDR_LEN + 2 + big;
 	assert_int_equal(decode(n), -1);
-	assert_err_has("oversized control message: ERROR payload of 1027 bytes, limit 1026");
+	assert_err_has(err, "oversized control message: ERROR payload of 1027 bytes, limit 1026");
 	/* the encoder truncates to the cap instead */
 	char longs[CTRL_REASON_CAP + 100];
 	memset(longs, 'b', sizeof(longs) - 1);
@@ -367,7 +346,7 @@ static void strings_over_their_cap_are_refused(void **state)
 	n = ctrl_encode_error(buf, sizeof(buf), "abc");
 	buf[CTRL_HDR_LEN + 3] = '\0';
 	assert_int_equal(decode(n), -1);
-	assert_err_has("NUL");
+	assert_err_has(err, "NUL");
 }
 
 /* GATE, GO and TIME (protocol 2): round trips, and the decoder's refusals. */
@@ -400,47 +379,47 @@ static void gate_and_go_round_trip_and_refusals(void **state)
 	g.procs = 1;
 	n = ctrl_encode_gate(buf, sizeof(buf), &g);
 	assert_int_equal(decode(n), -1);
-	assert_err_has("GATE: procs 1 outside 2..4096");
+	assert_err_has(err, "GATE: procs 1 outside 2..4096");
 	g.procs = CTRL_MAX_PROCS + 1;
 	n = ctrl_encode_gate(buf, sizeof(buf), &g);
 	assert_int_equal(decode(n), -1);
-	assert_err_has("procs 4097");
+	assert_err_has(err, "procs 4097");
 	/* released before it arrived; the window starting before the release */
 	go.arrive_ns = go.release_ns + 1;
 	n = ctrl_encode_go(buf, sizeof(buf), &go);
 	assert_int_equal(decode(n), -1);
-	assert_err_has("arrive_ns");
+	assert_err_has(err, "arrive_ns");
 	go.arrive_ns = 1000;
 	go.start_ns = go.release_ns - 1;
 	n = ctrl_encode_go(buf, sizeof(buf), &go);
 	assert_int_equal(decode(n), -1);
-	assert_err_has("release_ns 3000000000 after start_ns 2999999999");
+	assert_err_has(err, "release_ns 3000000000 after start_ns 2999999999");
 	go.start_ns = go.release_ns;
 	/* cut by one byte: the length no longer covers procs */
 	g.procs = 2;
 	n = ctrl_encode_gate(buf, sizeof(buf), &g);
-	put32(buf + 8, 11);
+	be32_put(buf + 8, 11);
 	assert_int_equal(decode(n - 1), -1);
-	assert_err_has("GATE truncated");
+	assert_err_has(err, "GATE truncated");
 	/* a version 1 peer is told to run the same binary */
 	n = ctrl_encode_gate(buf, sizeof(buf), &g);
 	buf[5] = 1;
 	assert_int_equal(decode(n), -1);
-	assert_err_has("version 1 from the peer, this binary speaks 2");
+	assert_err_has(err, "version 1 from the peer, this binary speaks 2");
 	/* TIME: one clock reading either way */
 	n = ctrl_encode_time(buf, sizeof(buf), 0x1122334455667788ull);
 	assert_int_equal(n, CTRL_HDR_LEN + 8);
 	assert_int_equal(decode(n), 0);
 	assert_int_equal(m.type, CTRL_TIME);
 	assert_int_equal(m.u.time.ns, 0x1122334455667788ull);
-	put32(buf + 8, 4);
+	be32_put(buf + 8, 4);
 	assert_int_equal(decode(n - 4), -1);
-	assert_err_has("TIME truncated");
+	assert_err_has(err, "TIME truncated");
 	/* the type after TIME is unknown */
 	n = ctrl_encode_empty(buf, sizeof(buf), CTRL_READY);
 	buf[7] = CTRL_TYPE_LAST + 1;
 	assert_int_equal(decode(n), -1);
-	assert_err_has("unknown control message type 11");
+	assert_err_has(err, "unknown control message type 11");
 	/* encoders refuse a buffer one byte short */
 	assert_int_equal(ctrl_encode_gate(buf, CTRL_HDR_LEN + 11, &g), 0);
 	assert_int_equal(ctrl_encode_go(buf, CTRL_HDR_LEN + 27, &go), 0);
@@ -462,19 +441,19 @@ static void hello_token_and_control_bytes(void **state)
 	snprintf(h.host, sizeof(h.host), "a\nINFO forged");
 	n = ctrl_encode_hello(buf, sizeof(buf), &h);
 	assert_int_equal(decode(n), -1);
-	assert_err_has("HELLO: string holds a control character");
+	assert_err_has(err, "HELLO: string holds a control character");
 	/* an escape sequence in the run id */
 	snprintf(h.host, sizeof(h.host), "node-a");
 	snprintf(h.run_id, sizeof(h.run_id), "r\x1b[2J");
 	n = ctrl_encode_hello(buf, sizeof(buf), &h);
 	assert_int_equal(decode(n), -1);
-	assert_err_has("control character");
+	assert_err_has(err, "control character");
 	/* DEL in the device */
 	h.run_id[0] = '\0';
 	snprintf(h.device, sizeof(h.device), "rxe\x7f");
 	n = ctrl_encode_hello(buf, sizeof(buf), &h);
 	assert_int_equal(decode(n), -1);
-	assert_err_has("control character");
+	assert_err_has(err, "control character");
 	/* printable bytes up to 0x7e pass */
 	snprintf(h.device, sizeof(h.device), "~dev 0");
 	n = ctrl_encode_hello(buf, sizeof(buf), &h);
@@ -508,19 +487,19 @@ static void per_type_limits_on_the_header(void **state)
 
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
 		size_t n = ctrl_encode_empty(buf, sizeof(buf), types[i]);
-		put32(buf + 8, ctrl_max_payload(types[i]));
+		be32_put(buf + 8, ctrl_max_payload(types[i]));
 		assert_int_equal(ctrl_decode_header(buf, n, &type, &plen, err, sizeof(err)), 0);
 		assert_int_equal(plen, ctrl_max_payload(types[i]));
-		put32(buf + 8, ctrl_max_payload(types[i]) + 1);
+		be32_put(buf + 8, ctrl_max_payload(types[i]) + 1);
 		assert_int_equal(ctrl_decode_header(buf, n, &type, &plen, err, sizeof(err)), -1);
-		assert_err_has("oversized");
+		assert_err_has(err, "oversized");
 	}
 	/* a HELLO may not claim the SETUP's 2 MiB */
 	assert_true(ctrl_max_payload(CTRL_HELLO) < 512);
 	size_t n = ctrl_encode_empty(buf, sizeof(buf), CTRL_HELLO);
-	put32(buf + 8, CTRL_MAX_PAYLOAD);
+	be32_put(buf + 8, CTRL_MAX_PAYLOAD);
 	assert_int_equal(ctrl_decode_header(buf, n, &type, &plen, err, sizeof(err)), -1);
-	assert_err_has("HELLO payload of");
+	assert_err_has(err, "HELLO payload of");
 }
 
 static void encoders_refuse_small_buffers(void **state)
@@ -548,24 +527,24 @@ static void sockets_carry_whole_messages_and_errors(void **state)
 	/* a different type than expected */
 	assert_int_equal(ctrl_send_simple(sv[0], CTRL_READY, 1000, err, sizeof(err)), 0);
 	assert_int_equal(ctrl_recv(sv[1], &rb, &m, CTRL_DONE, 1000, "the DONE", err, sizeof(err)), -1);
-	assert_err_has("got READY while waiting for DONE");
+	assert_err_has(err, "got READY while waiting for DONE");
 
 	/* ERROR from the peer is -2 with its reason */
 	ctrl_send_error(sv[0], "no such device");
 	assert_int_equal(ctrl_recv(sv[1], &rb, &m, CTRL_DONE, 1000, "the DONE", err, sizeof(err)), -2);
-	assert_err_has("peer: no such device");
+	assert_err_has(err, "peer: no such device");
 
 	/* nothing arrives: timeout names what was awaited */
 	assert_int_equal(ctrl_recv(sv[1], &rb, &m, 0, 100, "the client's HELLO", err, sizeof(err)), -1);
-	assert_err_has("timed out after 100 ms waiting for the client's HELLO");
+	assert_err_has(err, "timed out after 100 ms waiting for the client's HELLO");
 
 	/* the peer closes in the middle of a message */
 	n = ctrl_encode_empty(buf, sizeof(buf), CTRL_BYE);
 	assert_int_equal(ctrl_send(sv[0], buf, 6, 1000, err, sizeof(err)), 0);
 	close(sv[0]);
 	assert_int_equal(ctrl_recv(sv[1], &rb, &m, 0, 1000, "the BYE", err, sizeof(err)), -1);
-	assert_err_has("peer closed the control connection");
-	assert_err_has("cut short");
+	assert_err_has(err, "peer closed the control connection");
+	assert_err_has(err, "cut short");
 	close(sv[1]);
 	ctrl_rbuf_free(&rb);
 }
@@ -577,14 +556,52 @@ static void oversized_header_on_a_socket_allocates_nothing(void **state)
 	struct ctrl_rbuf rb = { 0 };
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	size_t n = ctrl_encode_empty(buf, sizeof(buf), CTRL_SETUP);
-	put32(buf + 8, 0xffffffffu);
+	be32_put(buf + 8, 0xffffffffu);
 	assert_int_equal(ctrl_send(sv[0], buf, n, 1000, err, sizeof(err)), 0);
 	assert_int_equal(ctrl_recv(sv[1], &rb, &m, 0, 1000, "x", err, sizeof(err)), -1);
-	assert_err_has("oversized");
+	assert_err_has(err, "oversized");
 	assert_true(rb.cap <= 4096);
 	close(sv[0]);
 	close(sv[1]);
 	ctrl_rbuf_free(&rb);
+}
+
+/* A SETUP of many QPs, encoded and decoded (big_setup_round_trip). */
+struct big_setup {
+	struct ctrl_setup s;         /* sample_setup with nqp QPs */
+	struct ctrl_qp_ep *eps;      /* QP i: qpn qpn0 + i, psn i */
+	uint8_t *big;                /* the encoded message, cap bytes */
+	size_t n;                    /* its length: cap, asserted */
+	struct ctrl_msg *got;        /* the decoded message */
+};
+
+/* b: a SETUP of nqp QPs whose message fills cap bytes exactly, encoded and
+ * decoded back (its QP count checked); big_setup_free releases it. */
+static void big_setup_round_trip(struct big_setup *b, uint32_t nqp, size_t cap, uint32_t qpn0)
+{
+	b->eps = calloc(nqp, sizeof(*b->eps));
+	b->big = malloc(cap);
+	b->got = calloc(1, sizeof(*b->got));
+	assert_non_null(b->eps);
+	assert_non_null(b->big);
+	assert_non_null(b->got);
+	b->s = sample_setup(0, b->eps);
+	b->s.nqp = nqp;
+	for (uint32_t i = 0; i < nqp; i++)
+		b->eps[i] = (struct ctrl_qp_ep){ .qpn = qpn0 + i, .psn = i };
+	b->n = ctrl_encode_setup(b->big, cap, &b->s, b->eps);
+	assert_int_equal(b->n, cap);
+	err[0] = '\0';
+	if (ctrl_decode(b->big, b->n, b->got, err, sizeof(err)))
+		fail_msg("decode of %u QPs: %s", nqp, err);
+	assert_int_equal(b->got->u.setup.nqp, nqp);
+}
+
+static void big_setup_free(struct big_setup *b)
+{
+	free(b->got);
+	free(b->big);
+	free(b->eps);
 }
 
 /* A SETUP above 64 KiB (9,000 QPs): all four length bytes of the header
@@ -593,31 +610,16 @@ static void setup_above_64k_round_trips(void **state)
 {
 	(void)state;
 	const uint32_t nqp = 9000;
-	struct ctrl_qp_ep *eps = calloc(nqp, sizeof(*eps));
-	size_t cap = CTRL_HDR_LEN + CTRL_SETUP_FIXED + (size_t)nqp * CTRL_QP_LEN;
-	uint8_t *big = malloc(cap);
-	struct ctrl_msg *got = calloc(1, sizeof(*got));
-	assert_non_null(eps);
-	assert_non_null(big);
-	assert_non_null(got);
-	struct ctrl_setup s = sample_setup(0, eps);
-	s.nqp = nqp;
-	for (uint32_t i = 0; i < nqp; i++)
-		eps[i] = (struct ctrl_qp_ep){ .qpn = 0x10000 + i, .psn = i };
-	size_t n = ctrl_encode_setup(big, cap, &s, eps);
-	assert_int_equal(n, cap);
-	assert_true(n - CTRL_HDR_LEN > 65536);
-	err[0] = '\0';
-	if (ctrl_decode(big, n, got, err, sizeof(err)))
-		fail_msg("decode: %s", err);
-	assert_int_equal(got->u.setup.nqp, nqp);
+	struct big_setup b;
+
+	big_setup_round_trip(&b, nqp, CTRL_HDR_LEN + CTRL_SETUP_FIXED + (size_t)nqp * CTRL_QP_LEN,
+			     0x10000);
+	assert_true(b.n - CTRL_HDR_LEN > 65536);
 	struct ctrl_qp_ep ep;
-	ctrl_setup_qp(&got->u.setup, nqp - 1, &ep);
+	ctrl_setup_qp(&b.got->u.setup, nqp - 1, &ep);
 	assert_int_equal(ep.qpn, 0x10000 + nqp - 1);
 	assert_int_equal(ep.psn, nqp - 1);
-	free(got);
-	free(big);
-	free(eps);
+	big_setup_free(&b);
 }
 
 /* The largest SETUP (CTRL_MAX_QPS QPs, a CTRL_MAX_PAYLOAD payload) is
@@ -626,36 +628,22 @@ static void largest_setup_is_accepted_one_byte_more_is_not(void **state)
 {
 	(void)state;
 	const uint32_t nqp = CTRL_MAX_QPS;
-	struct ctrl_qp_ep *eps = calloc(nqp, sizeof(*eps));
-	size_t cap = CTRL_HDR_LEN + CTRL_MAX_PAYLOAD;
-	uint8_t *big = malloc(cap);
-	struct ctrl_msg *got = calloc(1, sizeof(*got));
+	const size_t cap = CTRL_HDR_LEN + CTRL_MAX_PAYLOAD;
+	struct big_setup b;
 	uint16_t type;
 	uint32_t plen;
-	assert_non_null(eps);
-	assert_non_null(big);
-	assert_non_null(got);
-	struct ctrl_setup s = sample_setup(0, eps);
-	s.nqp = nqp;
-	for (uint32_t i = 0; i < nqp; i++)
-		eps[i] = (struct ctrl_qp_ep){ .qpn = i, .psn = i };
-	size_t n = ctrl_encode_setup(big, cap, &s, eps);
-	assert_int_equal(n, cap);
-	err[0] = '\0';
-	if (ctrl_decode(big, n, got, err, sizeof(err)))
-		fail_msg("decode of %u QPs: %s", nqp, err);
-	assert_int_equal(got->u.setup.nqp, nqp);
-	assert_int_equal(ctrl_decode_header(big, CTRL_HDR_LEN, &type, &plen, err, sizeof(err)), 0);
+
+	big_setup_round_trip(&b, nqp, cap, 0);
+	assert_int_equal(ctrl_decode_header(b.big, CTRL_HDR_LEN, &type, &plen, err, sizeof(err)), 0);
 	assert_int_equal(plen, CTRL_MAX_PAYLOAD);
-	put32(big + 8, CTRL_MAX_PAYLOAD + 1);
-	assert_int_equal(ctrl_decode_header(big, CTRL_HDR_LEN, &type, &plen, err, sizeof(err)), -1);
-	assert_err_has("oversized control message");
+	be32_put(b.big + 8, CTRL_MAX_PAYLOAD + 1);
+	assert_int_equal(ctrl_decode_header(b.big, CTRL_HDR_LEN, &type, &plen, err, sizeof(err)),
+			 -1);
+	assert_err_has(err, "oversized control message");
 	/* one QP more than the limit: refused by the encoder */
-	s.nqp = nqp + 1;
-	assert_int_equal(ctrl_encode_setup(big, cap, &s, eps), 0);
-	free(got);
-	free(big);
-	free(eps);
+	b.s.nqp = nqp + 1;
+	assert_int_equal(ctrl_encode_setup(b.big, cap, &b.s, b.eps), 0);
+	big_setup_free(&b);
 }
 
 int main(void)

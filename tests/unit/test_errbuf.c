@@ -4,13 +4,7 @@
  * peer's "peer: why" said as "server: why" or "client reported: why"),
  * cutting the end to the buffer and never writing past it.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include <string.h>
+#include "unit.h"
 
 #include "errbuf.h"
 

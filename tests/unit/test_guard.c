@@ -3,18 +3,10 @@
  * caps and the --max-mem reservation, --allow CIDR parsing and matching,
  * peer string cleaning, the token compare and the token file.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-
+#include "unit.h"
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,12 +15,6 @@
 #include "session.h"
 
 static char err[1024];
-
-#define assert_err_has(s)                                                        \
-	do {                                                                     \
-		if (!strstr(err, (s)))                                           \
-			fail_msg("error \"%s\" lacks \"%s\"", err, (s));         \
-	} while (0)
 
 static struct rb_limits small_limits(void)
 {
@@ -78,13 +64,13 @@ static void per_point_limits_name_value_and_flag(void **state)
 	assert_int_equal(guard_check_point(&t, false, &l, err, sizeof(err)), 0);
 	t.emulated_peers = 501;
 	assert_int_equal(guard_check_point(&t, false, &l, err, sizeof(err)), -1);
-	assert_err_has("1002 QPs above the server's --max-qps 1000");
+	assert_err_has(err, "1002 QPs above the server's --max-qps 1000");
 	l = small_limits();
 
 	t = point();
 	t.threads = 3;
 	assert_int_equal(guard_check_point(&t, true, &l, err, sizeof(err)), -1);
-	assert_err_has("--threads 3 above the server's --max-threads 2");
+	assert_err_has(err, "--threads 3 above the server's --max-threads 2");
 	/* a passive server side runs no threads: not its limit */
 	assert_int_equal(guard_check_point(&t, false, &l, err, sizeof(err)), 0);
 
@@ -92,16 +78,16 @@ static void per_point_limits_name_value_and_flag(void **state)
 	t.iters = 0;
 	t.duration_ms = 60001;
 	assert_int_equal(guard_check_point(&t, true, &l, err, sizeof(err)), -1);
-	assert_err_has("-D 60.001 s above the server's --max-duration 60.000 s");
+	assert_err_has(err, "-D 60.001 s above the server's --max-duration 60.000 s");
 	t.duration_ms = 60000;
 	t.warmup_ms = 5001;
 	assert_int_equal(guard_check_point(&t, true, &l, err, sizeof(err)), -1);
-	assert_err_has("--warmup 5.001 s above the server's --max-warmup 5.000 s");
+	assert_err_has(err, "--warmup 5.001 s above the server's --max-warmup 5.000 s");
 
 	t = point();
 	t.size = 64ull << 20;
 	assert_int_equal(guard_check_point(&t, true, &l, err, sizeof(err)), -1);
-	assert_err_has("MiB above the server's --max-session-mem 32.0 MiB");
+	assert_err_has(err, "MiB above the server's --max-session-mem 32.0 MiB");
 }
 
 /*
@@ -145,7 +131,7 @@ static void admit_refuses_with_the_flag_first(void **state)
 	assert_int_equal(used, l.max_mem - 1);
 	if (strncmp(err, RB_REFUSED_PREFIX, strlen(RB_REFUSED_PREFIX)) != 0)
 		fail_msg("refusal \"%s\" lacks the prefix \"%s\"", err, RB_REFUSED_PREFIX);
-	assert_err_has("MiB above what the server's --max-mem 64.0 MiB leaves free");
+	assert_err_has(err, "MiB above what the server's --max-mem 64.0 MiB leaves free");
 	snprintf(row, sizeof(row), "%s%.200s", row_pfx, err + strlen(RB_REFUSED_PREFIX));
 	row[95] = '\0';
 	if (!strstr(row, "--max-mem 64.0 MiB"))
@@ -162,7 +148,7 @@ static void mem_reserve_stops_at_max_mem(void **state)
 	assert_int_equal(guard_mem_reserve(&used, 40, max, err, sizeof(err)), 0);
 	assert_int_equal(used, 100);
 	assert_int_equal(guard_mem_reserve(&used, 1, max, err, sizeof(err)), -1);
-	assert_err_has("above what the server's --max-mem");
+	assert_err_has(err, "above what the server's --max-mem");
 	assert_int_equal(used, 100);
 	/* an amount that would wrap around is refused, not wrapped */
 	used = 10;
@@ -269,18 +255,18 @@ static void cidr_typos_are_refused(void **state)
 	int n = 0;
 
 	assert_int_equal(guard_cidr_parse("10.1.2.3/8", l, 4, &n, err, sizeof(err)), -1);
-	assert_err_has("bits set beyond the /8 prefix");
+	assert_err_has(err, "bits set beyond the /8 prefix");
 	assert_int_equal(guard_cidr_parse("10.0.0.0/33", l, 4, &n, err, sizeof(err)), -1);
-	assert_err_has("above 32 bits");
+	assert_err_has(err, "above 32 bits");
 	assert_int_equal(guard_cidr_parse("cluster.example", l, 4, &n, err, sizeof(err)), -1);
-	assert_err_has("not an IPv4 or IPv6 address");
+	assert_err_has(err, "not an IPv4 or IPv6 address");
 	assert_int_equal(guard_cidr_parse("10.0.0.0/8,", l, 4, &n, err, sizeof(err)), -1);
-	assert_err_has("empty item");
+	assert_err_has(err, "empty item");
 	assert_int_equal(guard_cidr_parse("10.0.0.0/", l, 4, &n, err, sizeof(err)), -1);
-	assert_err_has("no prefix length");
+	assert_err_has(err, "no prefix length");
 	assert_int_equal(guard_cidr_parse("1.0.0.0/8,2.0.0.0/8,3.0.0.0/8,4.0.0.0/8,5.0.0.0/8", l, 4,
 					  &n, err, sizeof(err)), -1);
-	assert_err_has("more than 4 networks");
+	assert_err_has(err, "more than 4 networks");
 }
 
 static void control_bytes_are_found_and_escaped(void **state)
@@ -338,19 +324,19 @@ static void token_file_is_private_and_plain(void **state)
 	/* readable by others */
 	assert_int_equal(chmod(path, 0644), 0);
 	assert_int_equal(guard_token_load(path, tok, sizeof(tok), 64, err, sizeof(err)), -1);
-	assert_err_has("chmod 600");
+	assert_err_has(err, "chmod 600");
 	/* a symbolic link */
 	assert_int_equal(chmod(path, 0600), 0);
 	assert_int_equal(symlink(path, link), 0);
 	assert_int_equal(guard_token_load(link, tok, sizeof(tok), 64, err, sizeof(err)), -1);
-	assert_err_has("symbolic link");
+	assert_err_has(err, "symbolic link");
 	/* too short, and a space inside */
 	write_file(path, "short\n", 0600);
 	assert_int_equal(guard_token_load(path, tok, sizeof(tok), 64, err, sizeof(err)), -1);
-	assert_err_has("needs 16..64");
+	assert_err_has(err, "needs 16..64");
 	write_file(path, "0123456789 abcdef0123\n", 0600);
 	assert_int_equal(guard_token_load(path, tok, sizeof(tok), 64, err, sizeof(err)), -1);
-	assert_err_has("not a printable character");
+	assert_err_has(err, "not a printable character");
 	unlink(link);
 	unlink(path);
 	rmdir(dir);

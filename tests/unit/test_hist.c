@@ -5,35 +5,11 @@
  * percentiles from the sorted samples (integer rank arithmetic), mean and
  * population standard deviation by a two-pass loop in double.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "unit.h"
 
 #include "hist.h"
 
 /* |actual - expected| <= rel * |expected| (or both NaN), with a readable failure. */
-#define assert_close(actual, expected, rel) \
-	assert_close_at((actual), (expected), (rel), #actual, __FILE__, __LINE__)
-
-static void assert_close_at(double a, double e, double rel, const char *what,
-			    const char *file, int line)
-{
-	if (isnan(a) && isnan(e))
-		return;
-	if (fabs(a - e) <= rel * fabs(e))
-		return;
-	print_error("%s:%d: %s = %.17g, expected %.17g within relative %.3g\n",
-		    file, line, what, a, e, rel);
-	fail();
-}
-
 static uint64_t rng_state = 88172645463325252ull;
 
 /* xorshift64: a fixed sequence, so failures reproduce. */

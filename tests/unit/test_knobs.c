@@ -4,16 +4,7 @@
  * range checks of the command line and of the wire, the CSV column names
  * and --help / --list-knobs.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "unit.h"
 
 #include "ctrl.h"
 #include "options.h"
@@ -23,16 +14,7 @@ static char err[1024];
 
 static int parse(const char *line, struct rb_opts *o)
 {
-	char buf[1024];
-	char *argv[64];
-	int argc = 0;
-
-	snprintf(buf, sizeof(buf), "rdma_bench %s", line);
-	for (char *tok = strtok(buf, " "); tok && argc < 63; tok = strtok(NULL, " "))
-		argv[argc++] = tok;
-	argv[argc] = NULL;
-	err[0] = '\0';
-	return opts_parse(argc, argv, o, err, sizeof(err));
+	return unit_parse(line, o, err, sizeof(err));
 }
 
 static bool owns_test_field(const struct rb_knob *k)

@@ -3,17 +3,7 @@
  * point (options.h): every refusal names the option and what to do, and the
  * accepted values land where the rest of the program reads them.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <math.h>
+#include "unit.h"
 
 #include "ctx.h"
 #include "options.h"
@@ -25,16 +15,7 @@ static char err[1024];
 /* Parse a command line given as one string of space-separated words. */
 static int parse(const char *line)
 {
-	char buf[1024];
-	char *argv[64];
-	int argc = 0;
-
-	snprintf(buf, sizeof(buf), "rdma_bench %s", line);
-	for (char *tok = strtok(buf, " "); tok && argc < 63; tok = strtok(NULL, " "))
-		argv[argc++] = tok;
-	argv[argc] = NULL;
-	err[0] = '\0';
-	return opts_parse(argc, argv, &o, err, sizeof(err));
+	return unit_parse(line, &o, err, sizeof(err));
 }
 
 #define assert_refused(line, ...)                                                    \
@@ -950,21 +931,24 @@ static void help_text_is_printed_verbatim(void **state)
  * first refused (naming the option). prep adjusts the point so that only
  * the field under test is at a limit.
  */
-#define EDGE(prep, field, good, bad, needle)                                          \
+/* validate: an expression of t_ (and err), non-zero when the point is refused. */
+#define EDGE_BY(validate, prep, field, good, bad, needle)                             \
 	do {                                                                          \
 		struct rb_test t_ = base();                                           \
 		prep;                                                                 \
 		t_.field = (good);                                                    \
-		if (test_validate(&t_, err, sizeof(err)))                             \
+		if (validate)                                                         \
 			fail_msg("line %d: " #field " %llu refused: %s", __LINE__,     \
 				 (unsigned long long)(good), err);                    \
 		t_.field = (bad);                                                     \
-		if (test_validate(&t_, err, sizeof(err)) == 0)                        \
+		if ((validate) == 0)                                                  \
 			fail_msg("line %d: " #field " %llu accepted", __LINE__,        \
 				 (unsigned long long)(bad));                          \
 		if (!strstr(err, needle))                                             \
 			fail_msg("line %d: \"%s\" lacks \"%s\"", __LINE__, err, needle); \
 	} while (0)
+#define EDGE(prep, field, good, bad, needle) \
+	EDGE_BY(test_validate(&t_, err, sizeof(err)), prep, field, good, bad, needle)
 
 static void every_limit_accepts_its_edge_and_refuses_one_beyond(void **state)
 {
@@ -1041,22 +1025,10 @@ static struct rb_caps caps(void)
 				 .max_msg_sz = 4096, .active_mtu = 1024, .atomics = true };
 }
 
-#define DEV_EDGE(prep, field, good, bad, needle)                                      \
-	do {                                                                          \
-		struct rb_test t_ = base();                                           \
-		struct rb_caps c_ = caps();                                           \
-		prep;                                                                 \
-		t_.field = (good);                                                    \
-		if (test_validate_device(&t_, &c_, err, sizeof(err)))                 \
-			fail_msg("line %d: " #field " %llu refused: %s", __LINE__,     \
-				 (unsigned long long)(good), err);                    \
-		t_.field = (bad);                                                     \
-		if (test_validate_device(&t_, &c_, err, sizeof(err)) == 0)            \
-			fail_msg("line %d: " #field " %llu accepted", __LINE__,        \
-				 (unsigned long long)(bad));                          \
-		if (!strstr(err, needle))                                             \
-			fail_msg("line %d: \"%s\" lacks \"%s\"", __LINE__, err, needle); \
-	} while (0)
+/* c_: the device's caps, caps() changed by prep. */
+#define DEV_EDGE(prep, field, good, bad, needle)                                       \
+	EDGE_BY(test_validate_device(&t_, &c_, err, sizeof(err)),                      \
+		struct rb_caps c_ = caps(); prep, field, good, bad, needle)
 
 static void device_limits_accept_their_edge_and_refuse_one_beyond(void **state)
 {

@@ -7,21 +7,12 @@
  * librdmabench.a, and it forwards to the system call. JSON files are checked
  * by Python's json module through tests/unit/json_check.py.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-
+#include "unit.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -177,13 +168,9 @@ static void assert_file_is(const char *path, const char *expected)
 	free(s);
 }
 
-#define assert_err_has(err, needle) \
-	do { \
-		if (strstr((err), (needle)) == NULL) { \
-			print_error("message \"%s\" lacks \"%s\"\n", (err), (needle)); \
-			fail(); \
-		} \
-	} while (0)
+/* The header and the row csv_append writes for sample_row(r, 64, 1.5). */
+#define CSV_HEAD "schema_version,verb,size_bytes,mops,lat_p50_us,status\n"
+#define CSV_ROW "1,write,64,1.500,,ok\n"
 
 /* A small row in the shape of the results schema. */
 static void sample_row(struct row *r, uint64_t size, double mops)
@@ -386,8 +373,8 @@ static void csv_writes_header_once_then_appends_rows(void **state)
 	sample_row(&fx->rows[0], 4096, NAN);
 	assert_int_equal(csv_append(fx->path, &fx->rows[0], err, sizeof(err)), 0);
 	assert_file_is(fx->path,
-		       "schema_version,verb,size_bytes,mops,lat_p50_us,status\n"
-		       "1,write,64,1.500,,ok\n"
+		       CSV_HEAD
+		       CSV_ROW
 		       "1,write,256,2.250,,ok\n"
 		       "1,write,4096,,,ok\n");
 	struct stat st;
@@ -466,15 +453,31 @@ static void json_writes_into_a_fifo_and_keeps_it(void **state)
 	assert_true(S_ISFIFO(st.st_mode));
 }
 
+/* fx->path set to out.csv (not created), fx->rows[0] the sample row (64
+ * bytes, 1.5 Mops): that row. */
+static struct row *fx_csv_sample(struct fx *fx)
+{
+	fx_path(fx, "out.csv");
+	sample_row(&fx->rows[0], 64, 1.5);
+	return &fx->rows[0];
+}
+
+/* fx's out.csv holding one sample row (64 bytes, 1.5 Mops): that row. */
+static struct row *fx_csv_one_row(struct fx *fx)
+{
+	char err[256];
+	struct row *r = fx_csv_sample(fx);
+
+	if (csv_append(fx->path, r, err, sizeof(err)))
+		fail_msg("csv_append of the sample row: %s", err);
+	return r;
+}
+
 static void csv_refuses_a_different_header_naming_the_column(void **state)
 {
 	struct fx *fx = *state;
 	char err[512];
-	struct row *r = &fx->rows[0];
-
-	fx_path(fx, "out.csv");
-	sample_row(r, 64, 1.5);
-	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), 0);
+	struct row *r = fx_csv_one_row(fx);
 	char *before = slurp(fx->path);
 
 	row_init(r);
@@ -495,11 +498,7 @@ static void csv_refuses_extra_or_missing_columns(void **state)
 {
 	struct fx *fx = *state;
 	char err[512];
-	struct row *r = &fx->rows[0];
-
-	fx_path(fx, "out.csv");
-	sample_row(r, 64, 1.5);
-	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), 0);
+	struct row *r = fx_csv_one_row(fx);
 
 	row_set_str(r, "device", "rxe0");  /* one column more */
 	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), -1);
@@ -536,27 +535,25 @@ static void csv_writes_each_line_with_one_write_call(void **state)
 {
 	struct fx *fx = *state;
 	char err[256];
-	struct row *r = &fx->rows[0];
+	struct row *r = fx_csv_sample(fx);
 
-	fx_path(fx, "out.csv");
-	sample_row(r, 64, 1.5);
 	wr_start();
 	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), 0);
 	assert_int_equal(wr_n, 2);  /* header, row */
-	assert_string_equal(wr_data[0], "schema_version,verb,size_bytes,mops,lat_p50_us,status\n");
-	assert_string_equal(wr_data[1], "1,write,64,1.500,,ok\n");
+	assert_string_equal(wr_data[0], CSV_HEAD);
+	assert_string_equal(wr_data[1], CSV_ROW);
 	wr_stop();
 
 	wr_start();
 	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), 0);
 	assert_int_equal(wr_n, 1);  /* row only */
-	assert_string_equal(wr_data[0], "1,write,64,1.500,,ok\n");
+	assert_string_equal(wr_data[0], CSV_ROW);
 	wr_stop();
 
 	assert_file_is(fx->path,
-		       "schema_version,verb,size_bytes,mops,lat_p50_us,status\n"
-		       "1,write,64,1.500,,ok\n"
-		       "1,write,64,1.500,,ok\n");
+		       CSV_HEAD
+		       CSV_ROW
+		       CSV_ROW);
 }
 
 static void csv_writes_a_maximal_row_with_one_write_call(void **state)
@@ -592,11 +589,7 @@ static void csv_removes_a_partial_row_after_a_short_write(void **state)
 {
 	struct fx *fx = *state;
 	char err[256];
-	struct row *r = &fx->rows[0];
-
-	fx_path(fx, "out.csv");
-	sample_row(r, 64, 1.5);
-	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), 0);
+	struct row *r = fx_csv_one_row(fx);
 
 	wr_start();
 	wr_short = 5;  /* the kernel takes only 5 bytes of the row */
@@ -606,8 +599,8 @@ static void csv_removes_a_partial_row_after_a_short_write(void **state)
 	assert_err_has(err, "wrote only 5 of");
 	assert_err_has(err, "removed");
 	assert_file_is(fx->path,
-		       "schema_version,verb,size_bytes,mops,lat_p50_us,status\n"
-		       "1,write,64,1.500,,ok\n");
+		       CSV_HEAD
+		       CSV_ROW);
 }
 
 /* A write() interrupted by a signal (EINTR) is retried: the row is written once. */
@@ -615,11 +608,7 @@ static void csv_retries_a_write_interrupted_by_a_signal(void **state)
 {
 	struct fx *fx = *state;
 	char err[256];
-	struct row *r = &fx->rows[0];
-
-	fx_path(fx, "out.csv");
-	sample_row(r, 64, 1.5);
-	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), 0);
+	struct row *r = fx_csv_one_row(fx);
 
 	wr_start();
 	wr_errno = EINTR;
@@ -628,9 +617,9 @@ static void csv_retries_a_write_interrupted_by_a_signal(void **state)
 	assert_int_equal(wr_n, 3);
 	wr_stop();
 	assert_file_is(fx->path,
-		       "schema_version,verb,size_bytes,mops,lat_p50_us,status\n"
-		       "1,write,64,1.500,,ok\n"
-		       "1,write,64,1.500,,ok\n");
+		       CSV_HEAD
+		       CSV_ROW
+		       CSV_ROW);
 }
 
 /* A write() that fails (ENOSPC: the disk is full) is named, nothing is left. */
@@ -638,10 +627,8 @@ static void csv_names_a_failed_write_and_leaves_the_file(void **state)
 {
 	struct fx *fx = *state;
 	char err[256];
-	struct row *r = &fx->rows[0];
+	struct row *r = fx_csv_sample(fx);
 
-	fx_path(fx, "out.csv");
-	sample_row(r, 64, 1.5);
 	wr_start();
 	wr_errno = ENOSPC;
 	wr_fails = 1;  /* the header of a new file */
@@ -662,8 +649,8 @@ static void csv_names_a_failed_write_and_leaves_the_file(void **state)
 	assert_err_has(err, "writing the row failed");
 	assert_err_has(err, strerror(ENOSPC));
 	assert_file_is(fx->path,
-		       "schema_version,verb,size_bytes,mops,lat_p50_us,status\n"
-		       "1,write,64,1.500,,ok\n");
+		       CSV_HEAD
+		       CSV_ROW);
 }
 
 /*

@@ -2,16 +2,7 @@
  * test_pcie_host.c - this host's PCIe link from a fake sysfs tree
  * (pcie_host.h), and the PCIe model's row columns (report.c).
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "unit.h"
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -152,13 +143,7 @@ static void test_row_model_columns(void **state)
 	struct rb_env e;
 	struct rb_test t;
 	static struct rb_dev dev;
-	memset(&ro, 0, sizeof(ro));
-	memset(&e, 0, sizeof(e));
-	ro.procs = 1;
-	e.clock_read_ns = NAN;
-	test_defaults(&t);
-	t.iters = 100;
-	test_resolve_defaults(&t, NULL);
+	unit_point_base(&ro, &e, &t);
 	t.verb = RB_VERB_SEND;
 	t.transport = RB_TR_UD;
 	t.size = 4;
@@ -225,13 +210,6 @@ static void test_row_model_columns(void **state)
 	assert_string_equal(row_get(&r, "model_link"), "none");
 }
 
-/* Add name=val to a counter snapshot. */
-static void ctr_put(struct rb_counters *c, const char *name, uint64_t val)
-{
-	snprintf(c->name[c->n], sizeof(c->name[c->n]), "%s", name);
-	c->val[c->n++] = val;
-}
-
 /* The --explain line: Mops, the model's verdict, CPU per op, trouble. */
 static void test_explain(void **state)
 {
@@ -268,8 +246,8 @@ static void test_explain(void **state)
 			    "mmio (requester)); client CPU 500 ns/op, server CPU not counted; "
 			    "port counters not read");
 	/* counters that moved are named; none moved is said */
-	ctr_put(&pi.before, "hw_counters/rcvd_rnr_err", 5);
-	ctr_put(&pi.after, "hw_counters/rcvd_rnr_err", 91);
+	unit_ctr_put(&pi.before, "hw_counters/rcvd_rnr_err", 5);
+	unit_ctr_put(&pi.after, "hw_counters/rcvd_rnr_err", 91);
 	pi.have_counters = true;
 	assert_int_equal(report_explain(&pi, &m, out, sizeof(out)), 0);
 	assert_non_null(strstr(out, "; trouble: RNR NAKs 86"));

@@ -7,15 +7,7 @@
  * exactly (checked to 1e-9); 13443 MB/s to the MB/s (checked within 0.5);
  * "~105" Mops to the unit (checked within 0.5).
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include <math.h>
-#include <stdio.h>
-#include <string.h>
+#include "unit.h"
 
 #include "pcie_model.h"
 

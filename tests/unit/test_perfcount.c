@@ -3,15 +3,8 @@
  * counter source (so the path that fills hardware counters is checked on
  * hosts without a PMU), and the kernel source on this host.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-
+#include "unit.h"
 #include <errno.h>
-#include <math.h>
-#include <string.h>
 #include <time.h>
 
 #include "options.h"
@@ -292,7 +285,6 @@ static void test_kernel_source(void **state)
 	}
 }
 
-
 /* The row's perf columns (report.c, docs/csv.md): counts, per-op figures,
  * CPU use, the reason for the empty ones, the counted ones last. */
 static void test_row_columns(void **state)
@@ -302,13 +294,7 @@ static void test_row_columns(void **state)
 	struct rb_opts ro;
 	struct rb_env e;
 	struct rb_test t;
-	memset(&ro, 0, sizeof(ro));
-	memset(&e, 0, sizeof(e));
-	ro.procs = 1;
-	e.clock_read_ns = NAN;
-	test_defaults(&t);
-	t.iters = 100;
-	test_resolve_defaults(&t, NULL);
+	unit_point_base(&ro, &e, &t);
 	struct rb_point_info pi = { .o = &ro, .t = &t, .env = &e, .inline_used = -1,
 				    .setup_us_per_qp = NAN, .gate_wait_s = NAN, .status = "ok",
 				    .reason = "" };

@@ -7,14 +7,7 @@
  * window rule of test_validate is exactly the bound below which the loop
  * stalls.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include <stdio.h>
-#include <string.h>
+#include "unit.h"
 
 #include "options.h"
 #include "plan.h"

@@ -5,15 +5,7 @@
  * gap and a stray value each fail, named), the configuration's checks and
  * its round trip through a TEST message.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include <math.h>
-#include <stdio.h>
-#include <string.h>
+#include "unit.h"
 
 #include "seq.h"
 
@@ -244,6 +236,8 @@ static void config_round_trips_through_a_test_message(void **state)
 			.duration_ms = 1500, .warmup_ms = 250, .timeout_ms = 30000,
 			.idle_yield = var != SEQ_SPEC_S0,
 		}, b;
+		a.kv = (struct kv_cfg){ .get_fraction = 0.9, .keys = 1000 + var, .value_bytes = 40,
+					.zipf = var % 2, .theta = 0.99, .validate = var != 0 };
 		struct rb_test t;
 		seq_cfg_to_test(&a, &t);
 		assert_int_equal(seq_cfg_from_test(&t, &b, err, sizeof(err)), 0);

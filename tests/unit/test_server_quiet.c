@@ -3,11 +3,7 @@
  * (server_recv_quiet_ns, session.h): 50 mean gaps of the window, within
  * 50 ms .. 200 ms.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "unit.h"
 
 #include "session.h"
 

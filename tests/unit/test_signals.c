@@ -4,14 +4,8 @@
  * with 128 + the first signal's number, an ignored signal stays ignored.
  * Each case runs in a child process (the handler calls _exit).
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-
+#include "unit.h"
 #include <signal.h>
-#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 

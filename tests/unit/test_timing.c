@@ -3,16 +3,7 @@
  * (timing.h): which names are fast, when a WARN is due and what it says,
  * and the clock columns every row carries (report.h).
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "unit.h"
 
 #include "options.h"
 #include "report.h"

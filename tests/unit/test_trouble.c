@@ -2,23 +2,9 @@
  * test_trouble.c - unit tests of report_trouble (report.h): which port
  * counters that moved during a point give which words of the WARN line.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include <stdio.h>
-#include <string.h>
+#include "unit.h"
 
 #include "report.h"
-
-/* Add name=val to a snapshot. */
-static void put(struct rb_counters *c, const char *name, uint64_t val)
-{
-	snprintf(c->name[c->n], sizeof(c->name[c->n]), "%s", name);
-	c->val[c->n++] = val;
-}
 
 /* The rxe counters of the run: RNR NAKs 86 and retries 61. */
 static void rnr_and_retries_named_with_counts_and_fixes(void **state)
@@ -27,14 +13,14 @@ static void rnr_and_retries_named_with_counts_and_fixes(void **state)
 	struct rb_counters b = { 0 }, a = { 0 };
 	char out[1024];
 
-	put(&b, "hw_counters/rcvd_rnr_err", 10);
-	put(&a, "hw_counters/rcvd_rnr_err", 96);
-	put(&b, "hw_counters/completer_retry_err", 5);
-	put(&a, "hw_counters/completer_retry_err", 66);
-	put(&b, "hw_counters/sent_pkts", 0);
-	put(&a, "hw_counters/sent_pkts", 100000);
-	put(&b, "hw_counters/duplicate_request", 7);
-	put(&a, "hw_counters/duplicate_request", 7);
+	unit_ctr_put(&b, "hw_counters/rcvd_rnr_err", 10);
+	unit_ctr_put(&a, "hw_counters/rcvd_rnr_err", 96);
+	unit_ctr_put(&b, "hw_counters/completer_retry_err", 5);
+	unit_ctr_put(&a, "hw_counters/completer_retry_err", 66);
+	unit_ctr_put(&b, "hw_counters/sent_pkts", 0);
+	unit_ctr_put(&a, "hw_counters/sent_pkts", 100000);
+	unit_ctr_put(&b, "hw_counters/duplicate_request", 7);
+	unit_ctr_put(&a, "hw_counters/duplicate_request", 7);
 	assert_int_equal(report_trouble(&b, &a, out, sizeof(out)), 2);
 	assert_non_null(strstr(out, "RNR NAKs 86 ("));
 	assert_non_null(strstr(out, "raise --rq-depth or post fewer outstanding SENDs"));
@@ -61,8 +47,8 @@ static void every_kind_sums_its_counters(void **state)
 		{ "hw_counters/rp_cnp_handled", 11 },
 	};
 	for (size_t i = 0; i < sizeof(moved) / sizeof(moved[0]); i++) {
-		put(&b, moved[i].name, 1000);
-		put(&a, moved[i].name, 1000 + moved[i].d);
+		unit_ctr_put(&b, moved[i].name, 1000);
+		unit_ctr_put(&a, moved[i].name, 1000 + moved[i].d);
 	}
 	assert_int_equal(report_trouble(&b, &a, out, sizeof(out)), 6);
 	assert_non_null(strstr(out, "RNR NAKs 3 ("));
@@ -84,9 +70,9 @@ static void quiet_when_nothing_moved_or_counter_missing(void **state)
 	struct rb_counters b = { 0 }, a = { 0 };
 	char out[256] = "junk";
 
-	put(&b, "hw_counters/rcvd_rnr_err", 4);
-	put(&a, "hw_counters/rcvd_rnr_err", 4);
-	put(&a, "hw_counters/completer_retry_err", 50); /* not in the before snapshot */
+	unit_ctr_put(&b, "hw_counters/rcvd_rnr_err", 4);
+	unit_ctr_put(&a, "hw_counters/rcvd_rnr_err", 4);
+	unit_ctr_put(&a, "hw_counters/completer_retry_err", 50); /* not in the before snapshot */
 	assert_int_equal(report_trouble(&b, &a, out, sizeof(out)), 0);
 	assert_string_equal(out, "");
 }
@@ -98,10 +84,10 @@ static void small_buffer_is_terminated(void **state)
 	struct rb_counters b = { 0 }, a = { 0 };
 	char out[16];
 
-	put(&b, "hw_counters/rcvd_rnr_err", 0);
-	put(&a, "hw_counters/rcvd_rnr_err", 86);
-	put(&b, "hw_counters/duplicate_request", 0);
-	put(&a, "hw_counters/duplicate_request", 3);
+	unit_ctr_put(&b, "hw_counters/rcvd_rnr_err", 0);
+	unit_ctr_put(&a, "hw_counters/rcvd_rnr_err", 86);
+	unit_ctr_put(&b, "hw_counters/duplicate_request", 0);
+	unit_ctr_put(&a, "hw_counters/duplicate_request", 3);
 	assert_int_equal(report_trouble(&b, &a, out, sizeof(out)), 2);
 	assert_true(strlen(out) < sizeof(out));
 	assert_int_equal(strncmp(out, "RNR NAKs 86", 11), 0);

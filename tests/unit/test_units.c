@@ -2,41 +2,12 @@
  * test_units.c - unit tests of unit conversions and strict parsing (units.h),
  * and of the benchmark clock (timing.h), whose numbers feed the same rows.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include <math.h>
-#include <stdio.h>
-#include <string.h>
+#include "unit.h"
 
 #include "timing.h"
 #include "units.h"
 
-#define assert_close(actual, expected, rel) \
-	assert_close_at((actual), (expected), (rel), #actual, __FILE__, __LINE__)
-
-static void assert_close_at(double a, double e, double rel, const char *what,
-			    const char *file, int line)
-{
-	if (fabs(a - e) <= rel * fabs(e))
-		return;
-	print_error("%s:%d: %s = %.17g, expected %.17g within relative %.3g\n",
-		    file, line, what, a, e, rel);
-	fail();
-}
-
 /* err must contain needle. */
-#define assert_err_has(err, needle) \
-	do { \
-		if (strstr((err), (needle)) == NULL) { \
-			print_error("message \"%s\" lacks \"%s\"\n", (err), (needle)); \
-			fail(); \
-		} \
-	} while (0)
-
 static uint64_t parse_ok(const char *s)
 {
 	char err[256] = "";

@@ -6,14 +6,7 @@
  * against each other, the hooks, and every row reachable from the command
  * line by its name (a new row needs no parser change).
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include <stdio.h>
-#include <string.h>
+#include "unit.h"
 
 #include "options.h"
 #include "verb.h"

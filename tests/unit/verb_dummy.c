@@ -6,14 +6,7 @@
  * transport rule of validation and the lists the refusals offer must take
  * the new verb from its row alone.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include <stdio.h>
-#include <string.h>
+#include "unit.h"
 
 #include "options.h"
 #include "verb.h"

@@ -1,0 +1,61 @@
+# figures/figure-7.gp: Figure 7, the sequencer's throughput vs server
+# threads (rdma_seq, case study 1). Left: measured, one line per series
+# (atomics at 0 server threads: no server CPU; herd-rpc without and with
+# doorbell batching, with 3 response UD QPs per thread; spec-s0), median
+# of the repetitions with min..max bars; the subtitle states the largest
+# spread (CV of mrps over the repetitions). Right: the paper's values
+# (CIB, 70 client processes; figures/reference/paper-atc16.csv rows fig7).
+# Run by figures/plot.
+load figdir."/common.gp"
+# a measured series: variant, batch and ud_qps of the row
+ser(v, b, q) = (strcol("variant") eq v && (b eq "" || strcol("batch") eq b) && (q eq "" || strcol("ud_qps") eq q)) ? okv(column("mrps_median")) : NaN
+# the largest CV of mrps over the repetitions, for the subtitle
+maxcv = NaN
+if (hasdata) {
+    stats data using (column("mrps_cv_pct")) nooutput
+    if (exists("STATS_records") && exists("STATS_max")) { if (STATS_records > 0) { maxcv = STATS_max } }
+}
+spread = (maxcv == maxcv) ? sprintf("; spread of mrps over repetitions: CV up to %.0f %%", maxcv) : ""
+# the paper's points, one block per series (rows of one series are not
+# adjacent in paper-atc16.csv; a line joins only adjacent rows)
+isp(s) = isref("fig7", "point") && strcol("series") eq s
+set table $P1
+plot paper using (0):(column("y")) with table if (isp("atomics"))
+set table $P2
+plot paper using (column("x")):(column("y")) with table if (isp("herd-rpc-baseline"))
+set table $P3
+plot paper using (column("x")):(column("y")) with table if (isp("herd-rpc-batching"))
+set table $P4
+plot paper using (column("x")):(column("y")) with table if (isp("herd-rpc-batching-3qp"))
+set table $P5
+plot paper using (column("x")):(column("y")) with table if (isp("spec-s0"))
+unset table
+set multiplot layout 1,2 title (exists("figtitle") ? figtitle : "Figure 7: sequencer throughput vs server threads")."\n".subtitle.spread noenhanced
+set xlabel "server threads (atomics: 0, no server CPU)"
+set ylabel "throughput (Mrps, 10^6 requests/s)"
+set key top left font ",8"
+set xrange [-0.3:*]
+set yrange [0:*]
+# reference data alone: fixed ranges, so the empty panel still draws
+if (!hasdata) { set xrange [-0.3:2.5]; set yrange [0:1] }
+set offsets 0, 0.3, graph 0.25, 0
+set title "measured".mtag noenhanced
+plot data using (column("server_threads")):(ser("atomics", "", "")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 5 title "atomics (FETCH_AND_ADD, one counter)", \
+     data using (column("server_threads")):(ser("herd-rpc", "off", "1")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 1 title "herd-rpc baseline (one post per response)", \
+     data using (column("server_threads")):(ser("herd-rpc", "on", "1")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 2 title "herd-rpc + doorbell batching", \
+     data using (column("server_threads")):(ser("herd-rpc", "on", "3")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 3 title "herd-rpc + batching + 3 UD QPs", \
+     data using (column("server_threads")):(ser("spec-s0", "on", "")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 4 title "spec-s0 (header-only UD, batched)"
+set title "paper (Section 5.1, Figure 7): Connect-IB, 70 client processes" noenhanced
+set xlabel "server cores (atomics: no server CPU, drawn at 0)"
+set xrange [-0.3:10.5]
+set yrange [0:*]
+set offsets 0, 0, graph 0.25, 0
+# the blocks are whitespace-separated, without a header line
+set datafile separator whitespace
+set datafile nocolumnheaders
+plot $P1 using 1:2 with points ls 5 ps 1.5 title "atomics 2.24 Mrps", \
+     $P2 using 1:2 with linespoints ls 11 title "herd-rpc baseline", \
+     $P3 using 1:2 with linespoints ls 12 title "+ doorbell batching", \
+     $P4 using 1:2 with linespoints ls 13 title "+ 3 UD QPs", \
+     $P5 using 1:2 with points ls 14 ps 1.5 title "spec-s0 122 Mrps"
+unset multiplot

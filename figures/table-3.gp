@@ -1,0 +1,40 @@
+# figures/table-3.gp: Table 3, the sequencer summary. Writes the table
+# twice beside the figure, OUT.csv and OUT.md (figures/table-3.awk: per
+# series the measured peak Mrps over the server threads with its
+# min..max and CV, the threads there, Mrps per thread, responses per
+# doorbell; the paper's peak, cores and Mrps per core beside them), and
+# draws the peaks: measured (left) and the paper's (right). Run by
+# figures/plot.
+load figdir."/common.gp"
+tawk = sprintf("awk -f '%s/../experiments/lib/csv.awk' -f '%s/table-3.awk'", figdir, figdir)
+system(sprintf("%s -v fmt=csv '%s' '%s' > '%s.csv'", tawk, data, paper, out))
+# the Markdown table under the figure's title and subtitle (hardware,
+# repetitions and spread, QUICK or not)
+set print out.".md"
+print "# ".(exists("figtitle") ? figtitle : "Table 3: sequencer summary")
+print ""
+print subtitle
+print ""
+unset print
+system(sprintf("%s -v fmt=md '%s' '%s' >> '%s.md'", tawk, data, paper, out))
+set multiplot layout 1,2 title (exists("figtitle") ? figtitle : "Table 3: sequencer summary")."\n".subtitle noenhanced
+set style fill solid 0.6 border -1
+set boxwidth 0.6
+set xtics rotate by -20 noenhanced
+set yrange [0:*]
+unset key
+set datafile separator comma
+set title "measured".mtag.": peak over the server threads, min..max bars; label: Mrps per thread" noenhanced
+set ylabel "throughput (Mrps)"
+set xrange [-0.7:4.7]
+# reference data alone: a fixed range, so the empty panel still draws
+if (!hasdata) { set yrange [0:1] }
+tab = out.".csv"
+plot tab using 0:(column("peak_mrps")):xtic(strcol("series")) with boxes ls 1, \
+     tab using 0:(column("peak_mrps")):(column("peak_mrps_min")):(column("peak_mrps_max")) with yerrorbars ls 19 pt 0, \
+     tab using 0:(column("peak_mrps")):(strcol("mrps_per_server_thread") eq "" ? "" : sprintf("%.3g/thread", column("mrps_per_server_thread"))) with labels offset 0,1 font ",8"
+set yrange [0:*]
+set title "paper: Connect-IB, 70 client processes (Figure 7's points)" noenhanced
+plot tab using 0:(column("paper_peak_mrps")):xtic(strcol("series")) with boxes ls 2, \
+     tab using 0:(column("paper_peak_mrps")):(strcol("paper_cores_at_peak") eq "" ? "no server CPU" : sprintf("%s cores, %s/core", strcol("paper_cores_at_peak"), strcol("paper_mrps_per_core"))) with labels offset 0,1 font ",8"
+unset multiplot
