@@ -815,6 +815,15 @@ static int point_report(struct client *cl, struct cpoint *p, enum stage st)
 		p->pi.status = "skipped";
 		rc = -2;
 	}
+	if (rc == 0 && p->measured && p->have_ctx) {
+		uint64_t ops = 0;
+		for (unsigned i = 0; i < p->c.nw; i++)
+			ops += p->c.w[i].ops;
+		if (report_no_ops(t, ops, p->err, sizeof(p->err))) {
+			p->pi.status = "failed";
+			rc = -1;
+		}
+	}
 	if (rc) {
 		p->pi.reason = p->err;
 		rb_error("%s %s %s %llu B rep %llu: %s", verb_name(t->verb),

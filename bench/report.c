@@ -814,6 +814,19 @@ static void report_added_columns(struct row *r, const struct rb_point_info *p, i
 	row_set_str(r, "accel", e->accel[0] ? e->accel : "none");
 }
 
+int report_no_ops(const struct rb_test *t, uint64_t ops, char *why, size_t len)
+{
+	if (ops > 0)
+		return 0;
+	if (t->iters > 0)
+		snprintf(why, len, "no operation completed of the -n %llu iterations",
+			 (unsigned long long)t->iters);
+	else
+		snprintf(why, len, "no operation completed in the %.3g s window (-D)",
+			 (double)t->duration_ms / 1e3);
+	return 1;
+}
+
 /* One row: identity, config, metrics, counters, status, environment, and
  * the columns added since, in that fixed order (every row the same header). */
 void report_build_row(struct row *r, const struct rb_point_info *p, int thread,

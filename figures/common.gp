@@ -37,7 +37,10 @@ if (fmt eq "pdf") {
 set datafile separator comma
 set datafile columnheaders
 set grid
-set key top left box opaque noenhanced font ",8"
+# the key below the plot, outside the data: a key inside a panel covers
+# whatever points or reference marks fall in its corner (tests/bats/
+# exp_legible.bats). A figure script does not move it inside.
+set key outside top left Left reverse horizontal maxcols 2 box noenhanced font ",8"
 set pointsize 0.9
 # measured series: solid lines with min/max error bars; reference: open marks
 set style line 1 lc rgb "#1f77b4" lw 2 pt 7
@@ -66,6 +69,12 @@ ntitle = anynoisy ? "ring: noisy point (CV over repetitions > ".cvpct." %)" : ""
 if (!exists("present")) present = ""
 has(k) = strstrt(present, " ".k." ") > 0
 kt(k, t) = has(k) ? t : ""
+# the same for the series with a receive rate (presentrecv) and with a
+# noisy point (pnoisy): rk("16:1", T), nk("16:1") (the ring's key entry)
+if (!exists("presentrecv")) presentrecv = ""
+if (!exists("pnoisy")) pnoisy = present
+rk(k, t) = strstrt(presentrecv, " ".k." ") > 0 ? t : ""
+nk(k) = strstrt(pnoisy, " ".k." ") > 0
 # rows of paper-atc16.csv for one figure and kind
 isref(fig, kind) = (strcol("figure") eq fig && strcol("kind") eq kind)
 # the caption line under the plot (figures/plot: caption, the verdicts of

@@ -30,7 +30,7 @@ if (hasdata) {
 }
 set ylabel "throughput (Gb/s of payload)"
 set logscale y
-if (reflin) { unset logscale y; set yrange [0:*]; set key bottom right }
+if (reflin) { unset logscale y; set yrange [0:*] }
 plot data using (column("size_bytes")):(sel(column("gbps_median"), "read", "rc")):(column("gbps_min")):(column("gbps_max")) with yerrorlines ls 1 title kt("read:rc", "READ (RC), measured".mtag), \
      data using (column("size_bytes")):(sel(column("gbps_median"), "write", "uc")):(column("gbps_min")):(column("gbps_max")) with yerrorlines ls 2 title kt("write:uc", "WRITE (UC), measured".mtag), \
      data using (column("size_bytes")):(noisy(column("gbps_median"))) with points ls 20 notitle, \

@@ -7,7 +7,8 @@ load figdir."/common.gp"
 # per client machine: a point's total over its client processes / processes
 sel(v, vb) = (strcol("verb") eq vb) ? okv(v) / column("exp_procs") : NaN
 refsel(v) = (strcol("verb") eq "read" && column("emulated_peers") == column("exp_procs")) ? v / column("exp_procs") : NaN
-set title (exists("figtitle") ? figtitle : "Figure 13: outbound all-signaled READ and WRITE throughput vs window")."\n".subtitle noenhanced
+# one panel, as a multiplot: the title above, the key between it and the panel (common.gp)
+set multiplot layout 1,1 title (exists("figtitle") ? figtitle : "Figure 13: outbound all-signaled READ and WRITE throughput vs window")."\n".subtitle noenhanced
 set logscale x 2
 set logscale y
 # reference only, within a decade: linear from 0 (common.gp: reflin)
@@ -16,17 +17,18 @@ if (reflin) { unset logscale y; set yrange [0:*] }
 if (exists("dxlo")) { set xrange [dxlo / 1.25 : dxhi * 1.25] } else { set xrange [0.8 : 640] }
 set xlabel "window (outstanding operations per thread)"
 set ylabel "throughput per client machine (Mops)"
-set key bottom right
 # the paper's best window per cluster (notes in paper-atc16.csv)
 stats paper using (isref("fig13", "note") && strcol("cluster") eq "CX3" ? column("x") : NaN) nooutput
 best_cx3 = STATS_min
 stats paper using (isref("fig13", "note") && strcol("cluster") eq "CIB" ? column("x") : NaN) nooutput
 best_cib = STATS_min
 set arrow from best_cx3, graph 0 to best_cx3, graph 1 nohead dt 3 lc rgb "#444444"
-set label sprintf("paper: best window, CX3 (%d)", best_cx3) at best_cx3, graph 0.5 center rotate by 90 offset -0.8,0 font ",8"
+# each label beside its line (2 characters to its left), not over it
+set label sprintf("paper: best window, CX3 (%d)", best_cx3) at best_cx3, graph 0.5 center rotate by 90 offset -2,0 font ",8"
 set arrow from best_cib, graph 0 to best_cib, graph 1 nohead dt 3 lc rgb "#444444"
-set label sprintf("paper: best window, CIB (%d)", best_cib) at best_cib, graph 0.5 center rotate by 90 offset -0.8,0 font ",8"
+set label sprintf("paper: best window, CIB (%d)", best_cib) at best_cib, graph 0.5 center rotate by 90 offset -2,0 font ",8"
 plot data using (column("window")):(sel(column("mops_median"), "read")):(sel(column("mops_min"), "read")):(sel(column("mops_max"), "read")) with yerrorlines ls 1 title kt("read", "READ, measured".mtag), \
      data using (column("window")):(sel(column("mops_median"), "write")):(sel(column("mops_min"), "write")):(sel(column("mops_max"), "write")) with yerrorlines ls 2 title kt("write", "WRITE, measured".mtag), \
      data using (column("window")):(noisy(column("mops_median") / column("exp_procs"))) with points ls 20 title ntitle, \
      ref using (column("window")):(refsel(column("mops_median"))):(refsel(column("mops_min"))):(refsel(column("mops_max"))) with yerrorlines ls 11 title "original artifact: READ, CX3 (apt), 11 machines, per machine"
+unset multiplot

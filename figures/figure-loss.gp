@@ -9,6 +9,18 @@
 # figure-loss).
 rows = 2
 load figdir."/common.gp"
+# nothing to draw: no measured run, and no reference (the paper has no such
+# figure, no artifact log was imported): say so once, no empty panels
+if (!exists("hasref")) hasref = 0
+if (!hasdata && !hasref) {
+    set title "Injected packet loss (experiments/fault-loss)\n".subtitle noenhanced
+    unset border; unset tics; unset key; unset grid; unset xlabel; unset ylabel
+    set xrange [0:1]; set yrange [0:1]
+    set label 2 "nothing to draw: no measured run, and no reference values for this experiment (the paper has no such figure)\nmeasure it: make figure-loss" at graph 0.5, graph 0.5 center font ",11" noenhanced
+    plot NaN notitle
+    unset output
+    exit
+}
 set style line 5 lc rgb "#ff7f0e" lw 2 pt 13
 set style line 6 lc rgb "#8c564b" lw 2 pt 3
 set style line 7 lc rgb "#555555" lw 1 dt 2
@@ -102,7 +114,7 @@ plot for [i=1:NS] data using (xp(column("loss_pct"))):(sel(i, column("mops_media
          with yerrorlines ls i title key(i, word(SN, i).mtag), \
      for [i=1:NS] data using (xp(column("loss_pct"))):(sel(i, noisy(column("mops_median")))) \
          with points ls 20 title (i == 1 ? ntitle : ""), \
-     NaN with points ls 19 pt 2 ps 1.6 lw 3 title (!hasdata ? "no measured run" : nf > 0 ? "x = failed point (no value), in the colour of its series" : ""), \
+     NaN with points ls 19 pt 2 ps 1.6 lw 3 title (nf > 0 ? "x = failed point (no value), in the colour of its series" : ""), \
      NaN with points ls 19 pt 1 ps 1.6 lw 3 title (np > 0 ? "+ = some repetitions failed (the value: the others)" : ""), \
      for [i=1:NS] data using (xm(column("loss_pct"), i)):(failed(i) ? ymark(i) : NaN) axes x1y2 \
          with points ls i pt 2 ps 2.2 lw 3 notitle, \

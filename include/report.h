@@ -130,6 +130,17 @@ int report_trouble(const struct rb_counters *before, const struct rb_counters *a
  */
 int report_explain(const struct rb_point_info *p, const struct rb_measure *m, char *out, size_t len);
 
+/*
+ * A point whose measured window completed no operation has no rate to
+ * report and must not be "ok" (a 0 Mops row would read as a measurement):
+ * when ops (the process's operations summed over its threads, those of
+ * the window) is 0, writes the reason into why ("no operation completed
+ * in the 0.5 s window (-D)"; iteration mode, -n: "no operation completed
+ * of the -n 1000 iterations") and returns 1; else returns 0 and leaves
+ * why as it was. Pure: no I/O.
+ */
+int report_no_ops(const struct rb_test *t, uint64_t ops, char *why, size_t len);
+
 /* The columns of the human table, in order. */
 extern const char *const report_table_cols[];
 extern const int report_table_ncols;

@@ -10,7 +10,8 @@
 # ok. Over the ok repetitions: median, min and max. A point is ok (every
 # repetition ok), partial (some), skipped (none, and every other row
 # skipped: e.g. knobs rdma_bench refuses) or failed; failed rows are
-# counted, the first reason kept. device, kernel and host: the values seen (joined
+# counted, the first reason kept; an ok row with ops 0 (no operation
+# completed in its window) counts as failed. device, kernel and host: the values seen (joined
 # with '+' when they differ). Optional: keys_extra (more config columns,
 # after access: e.g. a hook's knobs) and sums_extra (more metrics, summed
 # over processes like mops: counts such as ops, server_recvs, ctr_retry).
@@ -25,6 +26,16 @@
 # repetitions; 1 for one process) and overlap_flag (empty; "low": some
 # repetition below overlap_min, its rates left out; "unknown": several
 # processes without window times).
+# A point is never left empty without saying why: with those columns (or
+# the receiver side, below) two more come before overlap: reps_rated (the
+# ok repetitions whose rates counted: the number of values behind the
+# medians of mops, gbps and the sums) and note (why some were left out:
+# "overlap 0.96 < 0.99 in 1 of 3 repetitions: rates from the other 2").
+# When every ok repetition was below overlap_min and they had rates, the
+# point's status is low-overlap instead of ok (or partial), its reason
+# "overlap 0.96 < 0.99: rate not trusted": the rule (rates only from a
+# common window of 99 %) stands, and the console table, the figures and
+# experiments/compare say why the point has no rate.
 #
 # Receiver side (UD/UC SEND and the verbs that consume receives): when
 # sums_extra has server_recv_mops (the server's receive rate, one per
@@ -33,7 +44,10 @@
 # the senders' rate the server did not receive (negative when the server's
 # rate, measured from its first to its last receive with the warm-up, came
 # out above the senders' window rate); then median, min, max and CV like
-# the rest.
+# the rest. The two rates are not over the same interval (a server that saw
+# only a short burst reports a huge rate), so a repetition's loss outside
+# [loss_lo, loss_hi] = [-5, 100] % is not a loss: it is left out (NA) and
+# the note says so, with the value.
 #
 # Spread: per metric also the coefficient of variation over the ok
 # repetitions (METRIC_cv_pct: sample standard deviation / mean x 100; empty
@@ -95,6 +109,8 @@ function overlap(key, rep,    c) {
 }
 BEGIN {
     if (overlap_min == "") overlap_min = 0.99
+    if (loss_lo == "") loss_lo = -5
+    if (loss_hi == "") loss_hi = 100
     nconf = split("verb transport test size_bytes threads qps_per_thread emulated_peers postlist signal_interval inline window atomic_counters stride_bytes access", conf, " ")
     nk = split(keys_extra, ke, " ")
     for (i = 1; i <= nk; i++) if (!inlist(conf, nconf, ke[i])) conf[++nconf] = ke[i]
@@ -141,6 +157,12 @@ NR == 1 { n = csv_split($0, h); for (i = 1; i <= n; i++) idx[h[i]] = i; has_win 
     rep = ("exp_rep" in idx) ? col("exp_rep") : col("rep")
     if (!((key, rep) in repseen)) { repseen[key, rep] = 1; reps[key] = reps[key] " " rep; nreps[key]++ }
     st = col("status")
+    # an ok row whose window completed no operation (rows of an rdma_bench
+    # before it failed such a point itself): not a measurement
+    if (st == "ok" && ("ops" in idx) && col("ops") != "" && col("ops") + 0 == 0) {
+        st = "failed"
+        if (reason[key] == "") reason[key] = "no operation completed in the window (ops 0)"
+    }
     if (st != "ok") {
         bad[key, rep] = 1
         if (st == "skipped") skipped_rows[key]++; else failed_rows[key]++
@@ -158,12 +180,13 @@ END {
     for (i = 1; i <= nconf; i++) hdr = hdr "," conf[i]
     hdr = hdr ",exp_procs,reps,reps_ok,rows_failed,status,reason,noisy"
     for (m = 1; m <= nmet; m++) hdr = hdr "," met[m] "_median," met[m] "_min," met[m] "_max," met[m] "_cv_pct"
-    print hdr ",device,kernel,host" (has_win ? ",overlap,overlap_flag" : "")
+    has_loss = inlist(met, nmet, "recv_loss_pct")
+    print hdr ",device,kernel,host" ((has_win || has_loss) ? ",reps_rated,note" : "") (has_win ? ",overlap,overlap_flag" : "")
     for (p = 1; p <= npoints; p++) {
         key = keys[p]
         nr = split(reps[key], rl, " ")
         ok = 0
-        ovp = ""; ovflag = ""
+        ovp = ""; ovflag = ""; rated = 0; nlow = 0; lowrates = 0; lowov = ""; note = ""
         for (m = 1; m <= nmet; m++) vals[met[m]] = ""
         for (r = 1; r <= nr; r++) {
             if ((key, rl[r]) in bad) continue
@@ -172,13 +195,21 @@ END {
             if (ov == "") { if (ovflag == "") ovflag = "unknown" }
             else if (ovp == "" || ov < ovp) ovp = ov
             low = (ov != "" && ov < overlap_min)
-            if (low) ovflag = "low"
+            if (low) {
+                ovflag = "low"; nlow++
+                if (lowov == "" || ov < lowov) lowov = ov
+                if ((key, rl[r], "mops") in cnt || (key, rl[r], "gbps") in cnt) lowrates = 1
+            } else rated++
             for (m = 1; m <= nmet; m++) {
                 if (met[m] == "recv_loss_pct") {
                     # from this repetition's two summed rates (both present)
                     if (low || !((key, rl[r], "mops") in cnt) || !((key, rl[r], "server_recv_mops") in cnt)) continue
                     if (sum[key, rl[r], "mops"] + 0 <= 0) continue
                     v = 100 * (1 - sum[key, rl[r], "server_recv_mops"] / sum[key, rl[r], "mops"])
+                    if (v < loss_lo || v > loss_hi) {
+                        note = note (note == "" ? "" : "; ") sprintf("recv_loss_pct of repetition %s (%.6g %%) outside [%s, %s] %%: left out (the server's receive rate, first to last receive, is not over the senders' window)", rl[r], v, loss_lo, loss_hi)
+                        continue
+                    }
                     vals[met[m]] = vals[met[m]] " " v
                     continue
                 }
@@ -190,6 +221,16 @@ END {
             }
         }
         status = (ok == nr) ? "ok" : (ok > 0 ? "partial" : (failed_rows[key] + 0 == 0 ? "skipped" : "failed"))
+        why = reason[key]
+        # no trusted rate: every ok repetition's windows overlapped too little
+        if (nlow > 0) {
+            if (rated == 0 && lowrates) {
+                status = "low-overlap"
+                why = sprintf("overlap %.2f < %s: rate not trusted (%d of %d repetitions)", lowov, overlap_min, nlow, ok) (why == "" ? "" : "; " why)
+            }
+            note = sprintf("overlap %.2f < %s in %d of %d repetitions: %s", lowov, overlap_min, nlow, ok,
+                           rated == 0 ? "no trusted rate" : "rates from the other " rated) (note == "" ? "" : "; " note)
+        }
         cfg = csv_quote(epoint[key])
         for (i = 1; i <= nconf; i++) cfg = cfg "," csv_quote(cv[key, i])
         cfg = cfg "," csv_quote(eprocs[key])
@@ -197,13 +238,14 @@ END {
         cvh = cv_pct(vals["mops"])
         if (cvh == "" && vals["mops"] == "") cvh = cv_pct(vals["lat_p50_us"])
         noisy = (cvh == "") ? "" : (cvh > noisy_cv_pct + 0 ? "yes" : "no")
-        line = csv_quote(ename[key]) "," cfg "," nr "," ok "," (failed_rows[key] + 0) "," status "," csv_quote(reason[key]) "," noisy
+        line = csv_quote(ename[key]) "," cfg "," nr "," ok "," (failed_rows[key] + 0) "," status "," csv_quote(why) "," noisy
         for (m = 1; m <= nmet; m++) {
             cvm = cv_pct(vals[met[m]]); cvm = (cvm == "") ? "" : sprintf("%.1f", cvm)
             if (m <= nbase) line = line "," num(median(vals[met[m]])) "," num(minv(vals[met[m]])) "," num(maxv(vals[met[m]])) "," cvm
             else line = line "," numx(median(vals[met[m]])) "," numx(minv(vals[met[m]])) "," numx(maxv(vals[met[m]])) "," cvm
         }
         line = line "," csv_quote(device[key]) "," csv_quote(kernel[key]) "," csv_quote(host[key])
+        if (has_win || has_loss) line = line "," rated "," csv_quote(note)
         if (has_win) line = line "," (ovp == "" ? "" : sprintf("%.4f", ovp)) "," ovflag
         print line
     }

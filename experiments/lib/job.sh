@@ -48,6 +48,9 @@ rb_point() {
     sizemap=$(awk -F'\t' -v pts=" $points " 'index(pts, " " $1 " ") {
         for (i = 2; i <= NF; i++) if ($i ~ /^size_bytes=/) printf "%s=%s ", substr($i, 12), $1 }' "$RB_RUN_DIR/grid.tsv")
   fi
+  # the sweep was stopped (a host unreachable: rb_unreachable_track): this
+  # job does not run; it leaves no rows and runs on --resume
+  if [ -s "$RB_RUN_DIR/halt" ]; then return 75; fi
   pdir="$RB_RUN_DIR/points/$seq"
   rm -rf "$pdir"
   mkdir -p "$pdir"
@@ -105,10 +108,15 @@ rb_point() {
       missing+=("$k=failed=$(tr -d ',"\n' < "$pdir/reason")")
     elif [ "$crc" = 2 ] && [ -n "$refused" ]; then
       missing+=("$k=skipped=refused by ${refused#rdma_bench: error: }")
+    elif [ "$crc" = 255 ] && [ -s "$pdir/client-$k.host" ] && ! rb_host_is_local "$(cat "$pdir/client-$k.host")"; then
+      # ssh's own failure (exit 255), not the client's: name it, with ssh's
+      # words where it left them, not the client's last INFO line
+      missing+=("$k=failed=$(rb_ssh_failure "$(cat "$pdir/client-$k.host")" "$pdir/client-$k.log" "client $k" | tr -d ',"\n')")
     else
       missing+=("$k=failed=client $k exited $crc without a row: $(tail -n 1 "$pdir/client-$k.log" 2>/dev/null | tr -d ',"\n')")
     fi
   done
+  rb_unreachable_track "$pdir" "$procs"
   # the hook's knobs and what its teardown reported: columns of every row
   local extra="${RB_HOOK_ARGS[*]}"
   # every host's load before and after the point (manifest.sh)
@@ -143,6 +151,55 @@ rb_point() {
   [ "$points" = "$point" ] || pname="points ${points// /,}/$npoints"
   rb_log "[$RB_EXP] job $seq/$total ($pname, rep $rep):$desc: $status in ${dt} s | elapsed $(rb_fmt_time "$elapsed") | ETA $(rb_fmt_time "$eta")"
   return "$rc"
+}
+
+# rb_ssh_failure HOST_INDEX LOG WHO: the reason of a process on a remote
+# host whose ssh ended with 255 (ssh's own failure: the host unreachable,
+# the connection refused or broken mid-session), with ssh's own line from
+# LOG when it left one ("ssh: connect to host vm2 port 22: No route to host")
+rb_ssh_failure() {
+  local h=$1 log=$2 who=$3 said
+  said=$(grep -m 1 -E '^(ssh: |ssh_exchange|kex_exchange|Connection (to|closed|reset|timed)|client_loop: |Timeout, server|packet_write|Read from remote)' "$log" 2> /dev/null || true)
+  echo "$who: ssh to $(rb_host_name "$h") failed (exit 255: host unreachable or connection lost)${said:+: $said}"
+}
+
+# rb_unreachable_track PDIR PROCS: after a job, per client host of it: a job
+# in which every ssh session to that host ended with 255 (rb_ssh_failure)
+# counts one more in a row ($RB_RUN_DIR/unreachable/HOST_INDEX), and marks
+# the job (PDIR/unreachable: --resume runs it again, sweep.sh); a job where
+# the host answered resets the count. After [run] unreachable_jobs (default
+# 2) such jobs in a row the host gets one more chance (a plain `true` over
+# ssh, 20 s at most); if it does not answer either, $RB_RUN_DIR/halt says
+# why and every later job of the sweep returns at once (rb_point), so that
+# experiments/run stops with the finished rows kept, resumable.
+rb_unreachable_track() {
+  local pdir=$1 procs=$2 k h crc limit n
+  local -A bad=() good=() badlog=()
+  for ((k = 0; k < procs; k++)); do
+    [ -s "$pdir/client-$k.host" ] || continue
+    h=$(cat "$pdir/client-$k.host")
+    rb_host_is_local "$h" && continue
+    crc=$(cat "$pdir/client-$k.rc" 2> /dev/null || echo '?')
+    if [ "$crc" = 255 ]; then bad[$h]=1 badlog[$h]=$pdir/client-$k.log; else good[$h]=1; fi
+  done
+  limit=$(rb_conf run.unreachable_jobs 2)
+  [[ $limit =~ ^[1-9][0-9]*$ ]] || rb_die "[run] unreachable_jobs = $limit: a positive number of jobs"
+  mkdir -p "$RB_RUN_DIR/unreachable"
+  for h in "${!good[@]}"; do rm -f "$RB_RUN_DIR/unreachable/$h"; done
+  for h in "${!bad[@]}"; do
+    [ -z "${good[$h]:-}" ] || continue
+    : > "$pdir/unreachable"
+    n=$(( $(cat "$RB_RUN_DIR/unreachable/$h" 2> /dev/null || echo 0) + 1 ))
+    echo "$n" > "$RB_RUN_DIR/unreachable/$h"
+    [ "$n" -ge "$limit" ] || continue
+    rb_ssh_argv
+    if timeout -k 5 20 "${RB_SSH_ARGV[@]}" "$(rb_host_target "$h")" true < /dev/null > /dev/null 2>&1; then
+      rb_log "job $seq: $(rb_host_name "$h") failed ssh in $n jobs in a row but answers now: the sweep goes on"
+      rm -f "$RB_RUN_DIR/unreachable/$h"
+      continue
+    fi
+    echo "$(rb_host_name "$h") did not answer ssh in $n jobs in a row nor at a check after them ($(rb_ssh_failure "$h" "${badlog[$h]}" "job $seq"))" > "$RB_RUN_DIR/halt"
+  done
 }
 
 # rb_point_run: the processes of one job (uses rb_point's locals)
@@ -192,6 +249,7 @@ rb_point_run() {
     ca+=("${cargs[@]}" --run-id "$rid" --proc-index "$k" --procs "$procs" --csv "$csv" --token-file "$(rb_token_on "$ch")")
     rb_spawn_rows "$ch" "$pdir/client-$k.log" "$csv" "${ca[@]}"
     client_procs+=("$RB_SPAWNED") chosts+=("$ch")
+    echo "$ch" > "$pdir/client-$k.host"
   done
   rb_stamp clients_started
   local crc p cpid rc=0

@@ -1,6 +1,10 @@
 # experiments/lib/show.awk: summary.csv as a table for people (the config
 # columns that vary between points, procs, status, Mops and Gb/s with min..max).
-# With -v count=1: prints "points ok not_ok" instead. Config columns that
+# A point that is not ok gets its reason in parentheses, an ok point its
+# note (aggregate.awk: repetitions left out for a low overlap, a loss out
+# of range), so that no point is empty without saying why.
+# With -v count=1: prints "points ok failed low_overlap" instead (skipped
+# points count as none of these). Config columns that
 # aggregate.awk added (a hook's knobs, [run] summary_keys: the columns
 # between access and exp_procs) are shown too.
 function c(name) { return (name in idx) ? csv_val(f[idx[name]]) : "" }
@@ -16,22 +20,23 @@ NR == 1 {
     rows++
     if (c("status") == "ok") ok++
     if (c("status") == "skipped") skipped++
+    if (c("status") == "low-overlap") lowov++
     for (i = 1; i <= nconf; i++) { v[rows, i] = c(conf[i]); if (v[rows, i] != v[1, i]) used[i] = 1 }
-    st[rows] = c("status"); why[rows] = c("reason")
+    st[rows] = c("status"); why[rows] = (c("status") == "ok") ? c("note") : c("reason")
     m[rows] = c("mops_median"); mlo[rows] = c("mops_min"); mhi[rows] = c("mops_max"); g[rows] = c("gbps_median")
 }
 END {
-    # count: points, ok (skipped ones count as neither ok nor failed), not ok
-    if (count) { print rows + 0, ok + 0, rows - ok - skipped; exit }
+    # count: points, ok, failed, low-overlap (skipped ones count as none)
+    if (count) { print rows + 0, ok + 0, rows - ok - skipped - lowov, lowov + 0; exit }
     # show the columns that vary (the verb at least)
     used[1] = 1
     line = ""
     for (i = 1; i <= nconf; i++) if (used[i]) line = line sprintf("%-10s ", (conf[i] == "exp_procs") ? "procs" : substr(conf[i], 1, 10))
-    printf "%s%-8s %-28s %s\n", line, "status", "Mops median [min..max]", "Gb/s"
+    printf "%s%-11s %-28s %s\n", line, "status", "Mops median [min..max]", "Gb/s"
     for (r = 1; r <= rows; r++) {
         line = ""
         for (i = 1; i <= nconf; i++) if (used[i]) line = line sprintf("%-10s ", v[r, i])
         mm = (m[r] == "") ? "-" : sprintf("%s [%s..%s]", m[r], mlo[r], mhi[r])
-        printf "%s%-8s %-28s %s%s\n", line, st[r], mm, (g[r] == "") ? "-" : g[r], (st[r] == "ok") ? "" : "  (" why[r] ")"
+        printf "%s%-11s %-28s %s%s\n", line, st[r], mm, (g[r] == "") ? "-" : g[r], (why[r] == "") ? "" : "  (" why[r] ")"
     }
 }

@@ -158,8 +158,10 @@ rb_jobs_per_rep() {
 }
 
 # rb_joblog_drop_interrupted TIMEOUT: before --resume, forget the jobs that
-# were interrupted (stopped early by a signal, no rows written) so that they
-# run again; a job that ran into its timeout stays failed and is not re-run.
+# were interrupted (stopped early by a signal, or by a stopped sweep: no
+# rows written) and those whose client host did not answer ssh (a marker
+# points/SEQ/unreachable) so that they run again; a job that ran into its
+# timeout stays failed and is not re-run.
 rb_joblog_drop_interrupted() {
   local t=$1 seq
   awk -F'\t' -v t="$t" -v dir="$RB_RUN_DIR/points" '
@@ -167,7 +169,11 @@ rb_joblog_drop_interrupted() {
     {
       f = dir "/" $1 "/rows.csv"
       has = (getline x < f) > 0; close(f)
-      if (($7 != 0 || $8 != 0) && !has && $4 + 1 < t) { print $1 > "/dev/stderr"; next }
+      # a job whose host did not answer ssh (job.sh, rb_unreachable_track):
+      # the bed failed, not the point; it runs again too
+      u = dir "/" $1 "/unreachable"
+      lost = (getline x < u) >= 0; close(u)
+      if (($7 != 0 || $8 != 0) && ((!has && $4 + 1 < t) || lost)) { print $1 > "/dev/stderr"; next }
       print
     }' "$RB_RUN_DIR/joblog" > "$RB_RUN_DIR/joblog.tmp" 2> "$RB_RUN_DIR/joblog.dropped"
   mv "$RB_RUN_DIR/joblog.tmp" "$RB_RUN_DIR/joblog"
@@ -279,6 +285,8 @@ rb_sweep() {
     rb_joblog_drop_interrupted "$timeout"
   fi
   : > "$RB_RUN_DIR/progress"
+  # a sweep stopped for an unreachable host (job.sh) starts afresh on --resume
+  rm -rf "$RB_RUN_DIR/halt" "$RB_RUN_DIR/unreachable"
   rb_hook_clean
   rb_shared_server_start
   rb_load_monitor_start

@@ -212,3 +212,69 @@ load fixtures/exp/helpers
   awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$BATS_TEST_TMPDIR/raw.csv" > "$s"
   [ "$(grep -c recv_loss_pct "$s")" -eq 0 ]
 }
+
+@test "no point is silently empty: a point with no repetition above 99 % overlap is low-overlap, with the reason" {
+  # point 1: both repetitions overlap 0.96 (0.04 s of 1 s late): no trusted
+  # rate -> status low-overlap, reason names the overlap; point 2: rep 1
+  # at 0.96, rep 2 and 3 at 1.0 -> ok, the median of the 2 trusted reps,
+  # reps_rated 2 and a note saying which were left out
+  {
+    echo "exp_name,exp_point,exp_rep,exp_procs,verb,proc_index,thread,status,mops,win_start_srv_s,win_end_srv_s"
+    for r in 1 2; do
+      echo "f,1,$r,2,write,0,all,ok,1,10.00,11.00"
+      echo "f,1,$r,2,write,1,all,ok,2,10.04,11.04"
+    done
+    echo "f,2,1,2,write,0,all,ok,1,10.00,11.00"
+    echo "f,2,1,2,write,1,all,ok,9,10.04,11.04"
+    for r in 2 3; do
+      echo "f,2,$r,2,write,0,all,ok,1,10.00,11.00"
+      echo "f,2,$r,2,write,1,all,ok,$r,10.00,11.00"
+    done
+  } > "$BATS_TEST_TMPDIR/raw.csv"
+  local s=$BATS_TEST_TMPDIR/s.csv
+  awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$BATS_TEST_TMPDIR/raw.csv" > "$s"
+  [ "$(csv_col "$s" status | tr '\n' ' ')" = "low-overlap ok " ]
+  [ "$(csv_col "$s" reason | head -n 1)" = "overlap 0.96 < 0.99: rate not trusted (2 of 2 repetitions)" ]
+  [ "$(csv_col "$s" mops_median | tr '\n' ' ')" = " 3.5 " ]
+  [ "$(csv_col "$s" reps_rated | tr '\n' ' ')" = "0 2 " ]
+  [ "$(csv_col "$s" note | sed -n 2p)" = "overlap 0.96 < 0.99 in 1 of 3 repetitions: rates from the other 2" ]
+  # the console table says why the first point has no rate, and notes the second's
+  run awk -f "$LIB/csv.awk" -f "$LIB/show.awk" "$s"
+  [[ ${lines[1]} == *"low-overlap"*"(overlap 0.96 < 0.99: rate not trusted"* ]] || { echo "$output"; false; }
+  [[ ${lines[2]} == *"ok"*"(overlap 0.96 < 0.99 in 1 of 3 repetitions: rates from the other 2)"* ]] || { echo "$output"; false; }
+  # counted apart from ok and failed: points ok failed low-overlap
+  run awk -f "$LIB/csv.awk" -v count=1 -f "$LIB/show.awk" "$s"
+  [ "$output" = "2 1 0 1" ]
+}
+
+@test "receiver side: a repetition's loss outside [-5, 100] % is left out (NA) with the reason, not a -760000 % median" {
+  # rep 3: the server saw a short burst (64 receives) at 2.4 Mops against
+  # senders' 0.0003 Mops: 100 x (1 - 2.4 / 0.0003) = -799900 %
+  {
+    echo "exp_name,exp_point,exp_procs,exp_rep,role,thread,verb,transport,size_bytes,status,mops,server_recv_mops"
+    echo "e,1,1,1,client,all,send,ud,32,ok,2,1.5"
+    echo "e,1,1,2,client,all,send,ud,32,ok,2,1"
+    echo "e,1,1,3,client,all,send,ud,32,ok,0.0003,2.4"
+  } > "$BATS_TEST_TMPDIR/raw.csv"
+  local s=$BATS_TEST_TMPDIR/summary.csv
+  awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" -v sums_extra=server_recv_mops "$BATS_TEST_TMPDIR/raw.csv" > "$s"
+  [ "$(csv_col "$s" recv_loss_pct_min)" = 25 ]
+  [ "$(csv_col "$s" recv_loss_pct_max)" = 50 ]
+  [ "$(csv_col "$s" recv_loss_pct_median)" = 37.5 ]
+  [[ $(csv_col "$s" note) == "recv_loss_pct of repetition 3 (-799900 %) outside [-5, 100] %: left out"* ]]
+}
+
+@test "an ok row whose window completed no operation (ops 0) does not count: the repetition fails, with the reason" {
+  {
+    echo "exp_name,exp_point,exp_procs,exp_rep,role,thread,verb,transport,size_bytes,status,reason,ops,mops,server_recv_mops"
+    echo "e,1,1,1,client,all,send,ud,32,ok,,1000,2,1.5"
+    echo "e,1,1,2,client,all,send,ud,32,ok,,1000,2,1"
+    echo "e,1,1,3,client,all,send,ud,32,ok,,0,0,2.43893"
+  } > "$BATS_TEST_TMPDIR/raw.csv"
+  local s=$BATS_TEST_TMPDIR/summary.csv
+  awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" -v sums_extra=server_recv_mops "$BATS_TEST_TMPDIR/raw.csv" > "$s"
+  [ "$(csv_col "$s" status)" = partial ]
+  [ "$(csv_col "$s" reps_ok)" = 2 ]
+  [ "$(csv_col "$s" reason)" = "no operation completed in the window (ops 0)" ]
+  [ "$(csv_col "$s" mops_min)" = 2 ]
+}

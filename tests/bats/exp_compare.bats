@@ -84,3 +84,18 @@ setup() { command -v python3 > /dev/null || skip "python3 is not installed"; }
   [ "$status" -eq 2 ]
   [[ $output == *"--tolerance -1: a relative tolerance from 0 to 10"* ]]
 }
+
+@test "a point with no trusted rate (low-overlap) says why: the reference line and the claim's evidence" {
+  # figure 12: READ 64 B's windows overlapped 0.96 only: no rate
+  local s=$BATS_TEST_TMPDIR/summary.csv
+  {
+    head -n 1 "$FIX/summary-figure-12.csv" | sed 's/$/,reps_rated,note,overlap,overlap_flag/'
+    sed -n 2p "$FIX/summary-figure-12.csv" | sed 's/$/,2,,1.0000,/'
+    echo "figure-12,3,read,rc,bw,64,1,1,1,1,16,auto,16,1,8,sequential,2,3,3,0,low-overlap,overlap 0.96 < 0.99: rate not trusted (3 of 3 repetitions),,,,,,,,,,,,,rxe0,6.1.0-28-amd64,vm2,0,overlap 0.96 < 0.99 in 3 of 3 repetitions: no trusted rate,0.9600,low"
+  } > "$s"
+  run "$ROOT/experiments/compare" figure-12 "$s"
+  [[ $output == *"fig12 inbound-read"*"(low-overlap: overlap 0.96 < 0.99: rate not trusted"* ]] || { echo "$output"; false; }
+  [[ $output != *"(not measured)"* ]]
+  [[ $output == *"NOT MEASURED"*"read_flat_small"*"1 point(s) without a trusted rate: overlap 0.96 < 0.99: rate not trusted"* ]] || { echo "$output"; false; }
+  [[ $output == *"left out: "*"size_bytes=64"*"overlap 0.96 < 0.99"* ]]
+}

@@ -55,7 +55,7 @@ is_pdf() { [ "$(head -c 5 "$1")" = "%PDF-" ]; }
   run awk -f "$LIB/csv.awk" -f "$ROOT/figures/subtitle.awk" -v grid=quick "$FIX/summary-figure-12.csv"
   [[ ${lines[1]} == *"; QUICK grid (reduced, a smoke test: not the figure's full sweep)" ]]
   # one repetition: no spread to show, and the figure says so
-  awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "reps") c = i; print; next } { $c = 1; print }' \
+  awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "reps" || $i == "reps_ok") c[i] = 1; print; next } { for (i in c) $i = 1; print }' \
     "$FIX/summary-figure-12.csv" > "$BATS_TEST_TMPDIR/one.csv"
   run awk -f "$LIB/csv.awk" -f "$ROOT/figures/subtitle.awk" "$BATS_TEST_TMPDIR/one.csv"
   [ "${lines[1]}" = "each point: 1 repetition (no spread shown)" ]
@@ -133,4 +133,28 @@ EOF
   [ "$status" -eq 2 ]
   [[ $output == *"one SUMMARY.csv at a time"* ]]
   [ ! -e "$BATS_TEST_TMPDIR/o/figure-12.png" ]
+}
+
+@test "the subtitle: Mops CVs never mixed with a latency CV, the noisy count over the points with a CV, the repetitions behind each median" {
+  # 6 points: 4 with 3 rated reps (Mops CV 5, 10, 30, 40), 1 with 1 rated
+  # rep (no CV), 1 low-overlap (no Mops, p50 latency CV 90: not counted)
+  local s=$BATS_TEST_TMPDIR/s.csv
+  {
+    echo "exp_name,exp_point,verb,size_bytes,exp_procs,reps,reps_ok,rows_failed,status,reason,noisy,mops_median,mops_min,mops_max,mops_cv_pct,lat_p50_us_median,lat_p50_us_min,lat_p50_us_max,lat_p50_us_cv_pct,device,kernel,host,reps_rated,note,overlap,overlap_flag"
+    echo "f,1,write,64,2,3,3,0,ok,,no,1,1,1,5,2,2,2,1,rxe0,k,vm2,3,,1.0000,"
+    echo "f,2,write,128,2,3,3,0,ok,,no,1,1,1,10,2,2,2,1,rxe0,k,vm2,3,,1.0000,"
+    echo "f,3,write,256,2,3,3,0,ok,,yes,1,1,1,30,2,2,2,1,rxe0,k,vm2,3,,1.0000,"
+    echo "f,4,write,512,2,3,3,0,ok,,yes,1,1,1,40,2,2,2,1,rxe0,k,vm2,3,,1.0000,"
+    echo "f,5,write,1024,2,3,3,0,ok,,,1,1,1,,2,2,2,1,rxe0,k,vm2,1,overlap 0.96 < 0.99 in 2 of 3 repetitions: rates from the other 1,0.9600,low"
+    echo "f,6,write,2048,2,3,3,0,low-overlap,overlap 0.96 < 0.99: rate not trusted (3 of 3 repetitions),yes,,,,,2,1,3,90,rxe0,k,vm2,0,,0.9600,low"
+  } > "$s"
+  run awk -f "$LIB/csv.awk" -f "$ROOT/figures/subtitle.awk" "$s"
+  [[ ${lines[1]} == "each point: median of its repetitions with a rate (3 at 4 points, 1 at 1 point), bars min..max"* ]] || { echo "$output"; false; }
+  [[ ${lines[1]} == *"; 1 point not drawn: windows overlapped < 0.99, rate not trusted"* ]]
+  [[ ${lines[1]} == *"spread (CV of Mops): median 20.0 %, max 40.0 %; 2 of 4 points noisy (CV > 20 %), 1 without a CV (fewer than 2 repetitions)"* ]] || { echo "$output"; false; }
+  [[ ${lines[1]} != *"p50 latency"* ]]
+  # no point with a Mops value (a latency sweep): the latency CV, labelled so
+  cut -d, -f1-11,16- "$s" > "$BATS_TEST_TMPDIR/lat.csv"
+  run awk -f "$LIB/csv.awk" -f "$ROOT/figures/subtitle.awk" "$BATS_TEST_TMPDIR/lat.csv"
+  [[ ${lines[1]} == *"spread (CV of p50 latency): median 1.0 %, max 90.0 %; 1 of 6 points noisy (CV > 20 %)" ]] || { echo "$output"; false; }
 }

@@ -50,11 +50,13 @@ plot() { PATH=$BATS_TEST_TMPDIR/bin:$PATH run "$ROOT/figures/plot" "$@" --out "$
   plot figure-11 --reference-only
   [ "$status" -eq 0 ]
   local v n
-  for v in "ud-send-batched: 101.6 Mops" "ud-send-nonbatched: 80 Mops" "pcie-dma-limit: 105 Mops" \
-           "pcie-mmio-limit-2-cacheline-wqe: 87.5 Mops"; do
-    n=$(grep -c "^TEXT ($v)" "$GNUPLOT_LOG")
+  for v in "batched \\(postlist 16\\): 101.6 Mops" "not batched: 80 Mops" "PCIe DMA limit: 105 Mops" \
+           "PCIe MMIO limit \\(2-cache-line WQE\\): 87.5 Mops"; do
+    n=$(grep -cF "TEXT ($v)" "$GNUPLOT_LOG")
     [ "$n" -eq 1 ] || { echo "$v: $n times"; false; }
   done
+  # people's words, not the reference file's series tags
+  run ! grep -qE "^TEXT .*(pcie-mmio-limit|pcie-dma-limit|ud-send-batched|ud-send-nonbatched)" "$GNUPLOT_LOG"
   grep -q "drawn to 64 B" "$GNUPLOT_LOG"
 }
 
@@ -190,4 +192,88 @@ ud_summary() {
   plot figure-14 --reference-only
   grep -q "rylog=1" "$GNUPLOT_LOG"
   grep -q "^YRANGE 1 100" "$GNUPLOT_LOG"
+}
+
+@test "the key sits outside the panels: it covers no point and no paper mark (figures 11 to 14)" {
+  local s=$BATS_TEST_TMPDIR/ud.csv n
+  ud_summary "$s"
+  for n in figure-11 figure-12 figure-13 figure-14; do
+    : > "$GNUPLOT_LOG"
+    case $n in
+      figure-11) plot "$n" "$s" ;;
+      figure-12) plot "$n" "$FIX/golden-summary.csv" ;;
+      figure-14) plot "$n" "$FIX/summary-figure-14.csv" ;;
+      *) plot "$n" --reference-only ;;
+    esac
+    [ "$status" -eq 0 ] || { echo "$n: $output"; false; }
+    grep -q "key is ON, position: .* outside" "$GNUPLOT_LOG" || { echo "$n: $(grep 'key is' "$GNUPLOT_LOG")"; false; }
+  done
+  # and no panel moves it back inside (the last panel's state is what is logged)
+  run grep -nE '^[[:space:]]*(if .*)?set key .*(top|bottom|left|right|center|inside)' \
+    "$ROOT/figures/figure-11.gp" "$ROOT/figures/figure-12.gp" "$ROOT/figures/figure-13.gp" "$ROOT/figures/figure-14.gp"
+  [ "$status" -eq 1 ] || { echo "$output"; false; }
+}
+
+@test "figure 11: no received-rate or ring key entry in a panel without such data" {
+  # the batched 1-QP series has no receive rate; the noisy point is not batched
+  local s=$BATS_TEST_TMPDIR/ud.csv
+  ud_summary "$s"
+  awk -F, -v OFS=, 'NR > 1 && $9 == 16 { $24 = ""; $25 = ""; $26 = "" } NR == 2 { $19 = "yes" } { print }' "$s" > "$BATS_TEST_TMPDIR/u2.csv"
+  plot figure-11 "$BATS_TEST_TMPDIR/u2.csv"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  grep -q "^TEXT (not batched, received at the server)" "$GNUPLOT_LOG"
+  run ! grep -q "^TEXT (batched, received at the server)" "$GNUPLOT_LOG"
+  run ! grep -q "^TEXT (1 QP, received at the server)" "$GNUPLOT_LOG"
+  # the ring: in panel (a) only, where the noisy point is
+  n=$(grep -c "^TEXT (ring: noisy point" "$GNUPLOT_LOG")
+  [ "$n" -eq 1 ] || { echo "ring entry $n times"; false; }
+}
+
+@test "figure 14: the paper's peak 'at many counters' is drawn at one place, QUICK or reference" {
+  plot figure-14 "$FIX/summary-figure-14.csv"
+  [ "$status" -eq 0 ]
+  local quick ref
+  quick=$(grep -m 1 "^XRANGE" "$GNUPLOT_LOG")
+  grep -qF "TEXT (paper CIB: 52 Mops \\(many counters, drawn at 1024\\))" "$GNUPLOT_LOG"
+  : > "$GNUPLOT_LOG"
+  plot figure-14 --reference-only
+  ref=$(grep -m 1 "^XRANGE" "$GNUPLOT_LOG")
+  grep -qF "TEXT (paper CIB: 52 Mops \\(many counters, drawn at 1024\\))" "$GNUPLOT_LOG"
+  [ "${quick#* * }" = "${ref#* * }" ] || { echo "QUICK: $quick, reference: $ref"; false; }
+}
+
+@test "figure 13: each 'paper: best window' label stands beside its line, not over it" {
+  plot figure-13 --reference-only
+  [ "$status" -eq 0 ]
+  # the line is at the x tick of its window (anchor of " 16"); the rotated
+  # label's anchor (its baseline; the glyphs reach about 0.33 of the 80-unit
+  # font to its right) must be at least 0.8 font heights to the left
+  local tick lab
+  tick=$(awk '$1 == "TEXTAT" && $4 == "(" && $5 == "16)" { print $2; exit }' "$GNUPLOT_LOG")
+  lab=$(awk '$1 == "TEXTAT" && /best window, CX3/ { print $2; exit }' "$GNUPLOT_LOG")
+  [ -n "$tick" ] && [ -n "$lab" ] || { grep TEXTAT "$GNUPLOT_LOG" | head; false; }
+  [ $((tick - lab)) -ge 64 ] || { echo "label at $lab, line at $tick"; false; }
+}
+
+@test "a figure with no measured run and no reference values says so once, without empty panels" {
+  plot fault-loss --reference-only
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  n=$(grep -c "^TEXT (nothing to draw: no measured run, and no reference values" "$GNUPLOT_LOG")
+  [ "$n" -eq 1 ] || { echo "said $n times"; false; }
+  run ! grep -q "^TEXT (\\\\(a\\\\) throughput)" "$GNUPLOT_LOG"
+  run ! grep -q "^TEXT (no measured run)" "$GNUPLOT_LOG"
+}
+
+@test "figure 11: the loss panel draws only losses within [-5, 100] %, not a -760000 % median" {
+  local s=$BATS_TEST_TMPDIR/ud.csv
+  ud_summary "$s"
+  # point 3's loss as an older aggregator wrote it from a short burst
+  sed -i '4s/,20,15,25,8,/,-760000,-760000,25,8,/' "$s"
+  grep -q -- -760000 "$s"
+  plot figure-11 "$s"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  # the last panel drawn is (c): its y range stays within the valid losses
+  local lo
+  lo=$(awk '$1 == "YRANGE" { print $2 }' "$GNUPLOT_LOG" | tail -n 1)
+  awk -v v="$lo" 'BEGIN { exit !(v >= -10) }' || { grep YRANGE "$GNUPLOT_LOG"; false; }
 }

@@ -449,3 +449,32 @@ tiny_short() {
   [ -s "$BATS_TEST_TMPDIR/results/tiny/bad1/summary.csv" ]
   [ ! -e "$BATS_TEST_TMPDIR/results/tiny/unfinished" ]
 }
+
+@test "a client host that stops answering ssh: named in the reason, the sweep stops after 2 jobs and a check, resumable" {
+  export RB_SSH="$FIX/fake_ssh -o BatchMode=yes" FAKE_SSH_LOG=$BATS_TEST_TMPDIR/ssh.log
+  printf '# address device gid numa user\nnode1 rxe0 1 - root\nnode2 rxe0 1 - root\n' > "$BATS_TEST_TMPDIR/hosts"
+  # 4 points x 2 repetitions, 2 client processes each on node2: node2
+  # answers job 1's two clients, then nothing
+  export FAKE_SSH_DOWN=root@node2 FAKE_SSH_DOWN_AFTER=2 FAKE_SSH_DOWN_COUNT=$BATS_TEST_TMPDIR/down.count
+  run_exp "$FIX/tiny" --hosts "$BATS_TEST_TMPDIR/hosts" --run-id down1
+  [ "$status" -eq 4 ] || { echo "$output"; false; }
+  local d
+  d=$(run_dir tiny)
+  [[ $output == *"the sweep stopped early: node2 did not answer ssh in 2 jobs in a row nor at a check after them (job 3: ssh to node2 failed (exit 255: host unreachable or connection lost): ssh: connect to host node2 port 22: No route to host)"* ]] || { echo "$output"; false; }
+  [[ $output == *"--resume"* ]]
+  # the reason of the failed jobs is ssh's, not the client's last line
+  grep -q "client 0: ssh to node2 failed (exit 255: host unreachable or connection lost): ssh: connect to host node2 port 22: No route to host" "$d/points/2/rows.csv"
+  # job 1's rows are kept; jobs 4..8 did not run (no client session to node2 after the check)
+  grep -q ",ok," "$d/points/1/rows.csv"
+  [ ! -e "$d/points/4" ]
+  [ "$(grep -c '^root@node2 down .*rdma_bench -c ' "$FAKE_SSH_LOG")" -eq 4 ]
+  [ "$(grep -c '^root@node2 down true$' "$FAKE_SSH_LOG")" -eq 1 ]
+  # the host is back: --resume runs jobs 2..8, not job 1, and the run completes
+  unset FAKE_SSH_DOWN
+  : > "$FAKE_SSH_LOG"
+  run_exp "$FIX/tiny" --resume --hosts "$BATS_TEST_TMPDIR/hosts"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "$(grep -c '^root@node2 .*rdma_bench -c ' "$FAKE_SSH_LOG")" -eq 14 ]
+  [ "$(tail -n +2 "$d/raw.csv" | wc -l)" -eq 16 ]
+  [ "$(csv_col "$d/summary.csv" status | sort -u)" = ok ]
+}
