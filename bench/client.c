@@ -869,31 +869,6 @@ static int run_point(struct client *cl, const struct rb_test *tin, uint64_t poin
 	return rc;
 }
 
-/* The directory of path (a writable one is needed for CSV and JSON). */
-static int dir_writable(const char *opt, const char *path, char *err, size_t errlen)
-{
-	char dir[1024];
-	const char *slash = strrchr(path, '/');
-
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-	if (access(dir, W_OK | X_OK)) {
-		snprintf(err, errlen, "%s %.400s: cannot open for writing: directory %.400s: %s; "
-			 "create it or choose another path", opt, path, dir, strerror(errno));
-		return -1;
-	}
-	if (access(path, F_OK) == 0 && access(path, W_OK)) {
-		snprintf(err, errlen, "%s %.400s: cannot open for writing: %s", opt, path,
-			 strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 /*
  * Before any test: --csv and --json can be written, and an existing CSV has
  * this binary's header (else every row would be refused at the end of the
@@ -903,11 +878,11 @@ static int check_outputs(struct client *cl, char *err, size_t errlen)
 {
 	const struct rb_opts *o = cl->o;
 
-	if (o->json[0] && dir_writable("--json", o->json, err, errlen))
+	if (o->json[0] && output_path_writable("--json", o->json, err, errlen))
 		return -1;
 	if (!o->csv[0])
 		return 0;
-	if (dir_writable("--csv", o->csv, err, errlen))
+	if (output_path_writable("--csv", o->csv, err, errlen))
 		return -1;
 	struct stat lst;
 	if (lstat(o->csv, &lst) == 0 && S_ISLNK(lst.st_mode)) {

@@ -88,6 +88,30 @@ int ctrl_connect(const char *host, uint16_t port, unsigned timeout_s, char *err,
 		    host, port, attempts, timeout_s, last);
 }
 
+int ctrl_bind_check(const char *bind_addr, char *err, size_t errlen)
+{
+	static const char fix[] = "give an address of this host (e.g. 127.0.0.1 or ::1), or no "
+				  "--bind to listen on all addresses";
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE };
+	struct addrinfo *res = NULL;
+
+	if (!bind_addr || !*bind_addr)
+		return 0;
+	int rc = getaddrinfo(bind_addr, "0", &hints, &res);
+	if (rc)
+		return rb_fail(err, errlen, "--bind %s: not an address or a host name that resolves "
+			       "(%s); %s", bind_addr, gai_strerror(rc), fix);
+	int fd = socket(res->ai_family, res->ai_socktype | SOCK_CLOEXEC, res->ai_protocol);
+	int bad = fd >= 0 && bind(fd, res->ai_addr, res->ai_addrlen) ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	freeaddrinfo(res);
+	if (bad == EADDRNOTAVAIL)
+		return rb_fail(err, errlen, "--bind %s: not an address of this host (%s); %s",
+			       bind_addr, strerror(bad), fix);
+	return 0;
+}
+
 int ctrl_listen(const char *bind_addr, uint16_t port, char *err, size_t errlen)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE };

@@ -767,3 +767,27 @@ void table_print(FILE *f, const struct row *rows, int nrows, const char *const *
 	free(width);
 	free(right);
 }
+
+int output_path_writable(const char *opt, const char *path, char *err, size_t errlen)
+{
+	char dir[1024];
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if (access(dir, W_OK | X_OK)) {
+		snprintf(err, errlen, "%s %.400s: cannot open for writing: directory %.400s: %s; "
+			 "create it or choose another path", opt, path, dir, strerror(errno));
+		return -1;
+	}
+	if (access(path, F_OK) == 0 && access(path, W_OK)) {
+		snprintf(err, errlen, "%s %.400s: cannot open for writing: %s", opt, path,
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}

@@ -878,6 +878,10 @@ static int server_start(struct server *srv, const struct rb_opts *o)
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	if (ctrl_bind_check(o->bind_addr, err, sizeof(err))) {
+		rb_error("%s", err);
+		return -1;
+	}
 	if (dev_open(&srv->dev, o->dev_name, o->ib_port, o->gid_index, err, sizeof(err))) {
 		rb_error("%s", err);
 		return -1;

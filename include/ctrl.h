@@ -250,6 +250,14 @@ size_t ctrl_setup_size(uint32_t nqp);
  */
 int ctrl_connect(const char *host, uint16_t port, unsigned timeout_s, char *err, size_t errlen);
 
+/*
+ * Before a server opens its device: does bind_addr ("" = all addresses,
+ * always fine) resolve, and to an address of this host (a test bind to
+ * port 0)? 0, or -1 with err naming the value and the fix. Errors other
+ * than "not an address of this host" are left to ctrl_listen.
+ */
+int ctrl_bind_check(const char *bind_addr, char *err, size_t errlen);
+
 /* Listen on bind_addr ("" = all: IPv6 any with IPv4-mapped, else IPv4 any). */
 int ctrl_listen(const char *bind_addr, uint16_t port, char *err, size_t errlen);
 

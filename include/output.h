@@ -101,6 +101,15 @@ int csv_append(const char *path, const struct row *r, char *err, size_t errlen);
 int json_write(const char *path, const struct row *rows, int nrows, char *err, size_t errlen);
 
 /*
+ * Before a run: can path be written (its directory exists and is writable,
+ * an existing file is writable)? opt is the option's name for the message
+ * ("--csv", "--json"). 0, or -1 with err naming the option, the path and
+ * the fix. Both rdma_bench and rdma_seq call it before opening the device,
+ * so a bad path costs no measurement.
+ */
+int output_path_writable(const char *opt, const char *path, char *err, size_t errlen);
+
+/*
  * Print rows as a human table on f: a header line of the column names, then
  * one line per row, columns separated by two spaces and padded to their
  * widest entry; a column whose values all look like numbers is right-aligned.

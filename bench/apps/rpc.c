@@ -146,7 +146,7 @@ int rpc_post_write(struct seq_thread *th, struct ibv_send_wr *wr, uint32_t len, 
 		return th->rc = -1;
 	wr->wr_id = SEQ_WRID(0, q->posted);
 	wr->send_flags = (th->run->inline_cap >= len ? IBV_SEND_INLINE : 0) |
-			 (q->posted % SEQ_SIG_EVERY == SEQ_SIG_EVERY - 1 ? IBV_SEND_SIGNALED : 0);
+			 seq_sig_flag(q);
 	th->post_ts[k] = now;
 	int rc = ibv_post_send(q->qp, wr, &bad);
 	if (rc) {
@@ -171,7 +171,6 @@ int rpc_respond(struct seq_thread *th, const struct rpc_resp *resp, unsigned n, 
 		unsigned qi = (*rr)++ % th->nqp;
 		struct rb_qp *q = &th->qps[qi];
 		unsigned m = batch ? n - i : 1;   /* WRs in this doorbell (n <= SEQ_BATCH_MAX) */
-		struct ibv_send_wr *bad;
 		if (seq_sq_room(th, qi, m, 10000, th->err, sizeof(th->err)))
 			return th->rc = -1;
 		for (unsigned j = 0; j < m; j++) {
@@ -191,68 +190,12 @@ int rpc_respond(struct seq_thread *th, const struct rpc_resp *resp, unsigned n, 
 			wr->wr.ud.ah = q->ah;
 			wr->wr.ud.remote_qpn = r->remote_eps[2 * p->client + 1].qpn;
 			wr->send_flags = (r->inline_cap >= len ? IBV_SEND_INLINE : 0) |
-					 (q->posted % SEQ_SIG_EVERY == SEQ_SIG_EVERY - 1 ?
-					  IBV_SEND_SIGNALED : 0);
-			wr->next = j + 1 < m ? &th->wr[j + 1] : NULL;
+					 seq_sig_flag(q);
 			q->posted++;
 		}
-		int rc = ibv_post_send(q->qp, &th->wr[0], &bad);
-		if (rc) {
-			seq_thread_fail(th, "ibv_post_send(%u UD SEND_WITH_IMM, qpn 0x%x) failed: %s",
-					m, q->qp->qp_num, strerror(rc));
+		if (seq_post_batch(th, q, m))
 			return -1;
-		}
-		seq_batch_add(&th->batch, m, 1);
 		i += m;
 	}
 	return 0;
-}
-
-void *rpc_client_loop(struct seq_thread *th, unsigned first,
-		      int (*post)(struct seq_thread *th, unsigned k, uint64_t now),
-		      int (*take)(struct seq_thread *th, const struct ibv_wc *wc, uint64_t now,
-				  unsigned *k))
-{
-	struct seq_run *r = th->run;
-	struct rb_qp *ud = &th->qps[1];
-	struct ibv_recv_wr *rbad;
-	struct ibv_wc wc[RB_POLL_BATCH];
-	int go;
-
-	while ((go = atomic_load(&r->go)) == 0)
-		sched_yield();
-	if (go < 0)
-		return NULL;
-	for (unsigned k = 0; k < first; k++)
-		if (post(th, k, timing_now_ns()))
-			return NULL;
-	uint64_t drain_end = r->win_end + (uint64_t)SEQ_DRAIN_MS * 1000000u;
-	for (;;) {
-		int n = ibv_poll_cq(th->rcq, RB_POLL_BATCH, wc);
-		uint64_t now = timing_now_ns();
-		if (n < 0)
-			return seq_thread_fail(th, "ibv_poll_cq(receive CQ) failed");
-		if (n == 0 && r->cfg.idle_yield)
-			sched_yield();
-		for (int i = 0; i < n; i++) {
-			unsigned k;
-			if (wc[i].status != IBV_WC_SUCCESS)
-				return seq_thread_fail(th, "response receive failed: %s (qpn 0x%x)",
-						       ibv_wc_status_str(wc[i].status), wc[i].qp_num);
-			if (wc[i].wr_id >= th->nrecv)
-				return seq_thread_fail(th, "receive completion names slot %llu of %u",
-						       (unsigned long long)wc[i].wr_id, th->nrecv);
-			if (take(th, &wc[i], now, &k))
-				return NULL;
-			int rc = ibv_post_recv(ud->qp, &th->rwr[wc[i].wr_id], &rbad);
-			if (rc)
-				return seq_thread_fail(th, "ibv_post_recv(qpn 0x%x) failed: %s",
-						       ud->qp->qp_num, strerror(rc));
-			if (now < r->win_end && post(th, k, now))
-				return NULL;
-		}
-		if (now >= r->win_end && (th->outstanding == 0 || now >= drain_end))
-			break;
-	}
-	return NULL;
 }

@@ -80,6 +80,16 @@ int seq_cfg_validate(const struct seq_cfg *c, long online_cpus, char *err, size_
 			return rb_fail(err, errlen, "--server-threads %llu with --variant atomics: the "
 				       "atomics sequencer uses no server CPU; use --server-threads 0",
 				       (unsigned long long)c->server_threads);
+		/* no server thread, so no responses to batch or send on UD QPs;
+		 * the defaults (on, 1) are accepted: they change nothing */
+		if (c->batch != 1)
+			return rb_fail(err, errlen, "--batch off with --variant atomics: the atomics "
+				       "sequencer sends no responses to batch (the NIC answers each "
+				       "fetch-and-add); drop --batch");
+		if (c->ud_qps != 1)
+			return rb_fail(err, errlen, "--ud-qps %llu with --variant atomics: the atomics "
+				       "sequencer has no response UD QPs; drop --ud-qps",
+				       (unsigned long long)c->ud_qps);
 	} else {
 		if (c->server_threads < 1 || c->server_threads > SEQ_MAX_SERVER_THREADS)
 			return rb_fail(err, errlen, "--server-threads %llu is out of range 1..%u for "
@@ -102,7 +112,7 @@ int seq_cfg_validate(const struct seq_cfg *c, long online_cpus, char *err, size_
 	if (c->batch > 1)
 		return rb_fail(err, errlen, "--batch %llu: use on or off", (unsigned long long)c->batch);
 	if (c->duration_ms == 0)
-		return rb_fail(err, errlen, "-D 0: the sequencer runs for a duration; use -D > 0");
+		return rb_fail(err, errlen, "-D 0: the sequencer runs for a duration; use -D 0.001..86400");
 	if (c->timeout_ms < c->duration_ms + c->warmup_ms + 1000)
 		return rb_fail(err, errlen, "--timeout %.3f s is shorter than warm-up + duration + 1 s "
 			       "(%.3f s); raise --timeout", (double)c->timeout_ms / 1e3,

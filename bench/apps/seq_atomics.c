@@ -19,33 +19,39 @@
 #include "seq_rt.h"
 #include "timing.h"
 
-static int atomics_create(struct seq_run *r, char *err, size_t errlen)
+/* Server: the counter in a 64-byte MR the clients may FETCH_AND_ADD, one
+ * passive RC QP per client thread. */
+static int atomics_create_server(struct seq_run *r, char *err, size_t errlen)
 {
 	const struct seq_cfg *c = &r->cfg;
-	unsigned nc = (unsigned)c->client_threads, w = (unsigned)c->window;
+	unsigned nc = (unsigned)c->client_threads;
 
-	if (r->role == RB_ROLE_SERVER) {
-		if (seq_run_alloc(r, 64, IBV_ACCESS_REMOTE_ATOMIC, err, errlen))
-			return -1;
-		memcpy(r->buf, &c->start, sizeof(c->start));   /* the counter */
-		r->pcq = ibv_create_cq(r->dev->ctx, 16, NULL, NULL, 0);
-		r->passive = calloc(nc, sizeof(*r->passive));
-		if (!r->pcq || !r->passive)
-			return rb_fail(err, errlen, "ibv_create_cq / memory for %u passive QPs failed: %s",
-				       nc, strerror(errno));
-		r->npassive = nc;
-		for (unsigned i = 0; i < nc; i++)
-			if (seq_qp_create(r, &r->passive[i], RB_TR_RC, RB_VERB_FETCH_ADD, r->pcq, NULL,
-					  16, 0, i, err, errlen))
-				return -1;
-		return 0;
-	}
-	if (seq_run_alloc(r, (uint64_t)nc * w * 8, 0, err, errlen) ||
-	    seq_run_threads(r, nc, 1, w + 16, 0, err, errlen))
+	if (seq_run_alloc(r, 64, IBV_ACCESS_REMOTE_ATOMIC, err, errlen))
 		return -1;
-	for (unsigned i = 0; i < nc; i++) {
+	memcpy(r->buf, &c->start, sizeof(c->start));   /* the counter */
+	r->pcq = ibv_create_cq(r->dev->ctx, 16, NULL, NULL, 0);
+	r->passive = calloc(nc, sizeof(*r->passive));
+	if (!r->pcq || !r->passive)
+		return rb_fail(err, errlen, "ibv_create_cq / memory for %u passive QPs failed: %s",
+			       nc, strerror(errno));
+	r->npassive = nc;
+	for (unsigned i = 0; i < nc; i++)
+		if (seq_qp_create(r, &r->passive[i], RB_TR_RC, RB_VERB_FETCH_ADD, r->pcq, NULL,
+				  16, 0, i, err, errlen))
+			return -1;
+	return 0;
+}
+
+/* Client: per thread, one RC QP and window 8-byte slots the NIC writes the old values into. */
+static int atomics_create_client(struct seq_run *r, char *err, size_t errlen)
+{
+	unsigned w = (unsigned)r->cfg.window;
+
+	/* each thread: window slots of 8 bytes; a send CQ, no receive CQ */
+	if (seq_client_threads(r, (uint64_t)w * 8, 0, 1, w + 16, 0, err, errlen))
+		return -1;
+	for (unsigned i = 0; i < r->nth; i++) {
 		struct seq_thread *th = &r->th[i];
-		th->area = r->buf + (uint64_t)i * w * 8;
 		th->post_ts = calloc(w, sizeof(*th->post_ts));
 		th->wr = calloc(w, sizeof(*th->wr));
 		th->sge = calloc(w, sizeof(*th->sge));
@@ -56,6 +62,12 @@ static int atomics_create(struct seq_run *r, char *err, size_t errlen)
 			return -1;
 	}
 	return 0;
+}
+
+static int atomics_create(struct seq_run *r, char *err, size_t errlen)
+{
+	return r->role == RB_ROLE_SERVER ? atomics_create_server(r, err, errlen)
+						 : atomics_create_client(r, err, errlen);
 }
 
 static int atomics_connect(struct seq_run *r, char *err, size_t errlen)
@@ -111,11 +123,8 @@ static void *atomics_client_main(void *arg)
 	struct ibv_send_wr *bad;
 	struct ibv_wc wc[RB_POLL_BATCH];
 	unsigned w = (unsigned)r->cfg.window;
-	int go;
 
-	while ((go = atomic_load(&r->go)) == 0)
-		sched_yield();
-	if (go < 0)
+	if (!seq_client_start(th))
 		return NULL;
 	for (unsigned k = 0; k < w; k++) {
 		th->post_ts[k] = timing_now_ns();
@@ -125,27 +134,20 @@ static void *atomics_client_main(void *arg)
 					       q->qp->qp_num, strerror(rc));
 		th->outstanding++;
 	}
-	uint64_t drain_end = r->win_end + (uint64_t)SEQ_DRAIN_MS * 1000000u;
 	for (;;) {
-		int n = ibv_poll_cq(th->scq, RB_POLL_BATCH, wc);
-		uint64_t now = timing_now_ns();
+		uint64_t now;
+		int n = seq_client_poll(th, th->scq, "send CQ", wc, &now);
 		if (n < 0)
-			return seq_thread_fail(th, "ibv_poll_cq(send CQ) failed");
-		if (n == 0 && r->cfg.idle_yield)
-			sched_yield();
+			return NULL;
 		for (int i = 0; i < n; i++) {
 			if (wc[i].status != IBV_WC_SUCCESS)
 				return seq_thread_fail(th, "FETCH_AND_ADD completion failed: %s (qpn 0x%x)",
 						       ibv_wc_status_str(wc[i].status), wc[i].qp_num);
+			/* the NIC wrote the counter's old value into slot k */
 			unsigned k = (unsigned)wc[i].wr_id;
 			uint64_t v;
 			memcpy(&v, th->area + (uint64_t)k * 8, sizeof(v));
-			seq_vals_add(&th->vals, v);
-			th->outstanding--;
-			if (now >= r->win_start && now < r->win_end) {
-				th->resp_window++;
-				hist_add(th->hist, now - th->post_ts[k]);
-			}
+			seq_client_took(th, v, th->post_ts[k], now);
 			if (now < r->win_end) {
 				th->post_ts[k] = now;
 				int rc = ibv_post_send(q->qp, &th->wr[k], &bad);
@@ -155,7 +157,7 @@ static void *atomics_client_main(void *arg)
 				th->outstanding++;
 			}
 		}
-		if (now >= r->win_end && (th->outstanding == 0 || now >= drain_end))
+		if (seq_client_done(th, now))
 			break;
 	}
 	return NULL;

@@ -36,34 +36,46 @@ static uint64_t client_area_len(uint64_t w)
 	return (w * 8 + 63) / 64 * 64 + (w + 8) * SEQ_RECV_BYTES;
 }
 
-static int herd_create(struct seq_run *r, char *err, size_t errlen)
+/* Server: request region, response rings and the threads (rpc.c). */
+static int herd_create_server(struct seq_run *r, char *err, size_t errlen)
 {
 	const struct seq_cfg *c = &r->cfg;
-	unsigned nc = (unsigned)c->client_threads, w = (unsigned)c->window;
+	/* request region (one 8-byte slot per client and window entry), then
+	 * each thread's response ring: 8-byte payloads, SEQ_SQ_DEPTH per QP */
+	uint64_t rings_off = REGION_OFF + seq_region_bytes(c->window, c->client_threads);
+	uint64_t ring = c->ud_qps * SEQ_SQ_DEPTH * 8;
+	unsigned nt = (unsigned)c->server_threads;
 
-	if (r->role == RB_ROLE_SERVER) {
-		unsigned nt = (unsigned)c->server_threads, nu = (unsigned)c->ud_qps;
-		uint64_t ring = (uint64_t)nu * SEQ_SQ_DEPTH * 8;
-		if (rpc_server_alloc(r, REGION_OFF + seq_region_bytes(w, nc) + nt * ring, err,
-				     errlen))
-			return -1;
-		for (unsigned t = 0; t < nt; t++) {
-			r->th[t].area = r->buf + REGION_OFF + seq_region_bytes(w, nc) + t * ring;
-			if (rpc_server_thread(r, t, err, errlen))
-				return -1;
-		}
-		return 0;
-	}
-	if (seq_run_alloc(r, nc * client_area_len(w), IBV_ACCESS_REMOTE_WRITE, err, errlen) ||
-	    seq_run_threads(r, nc, 2, SEQ_SQ_DEPTH, w + 8, err, errlen))
+	if (rpc_server_alloc(r, rings_off + nt * ring, err, errlen))
 		return -1;
-	for (unsigned i = 0; i < nc; i++) {
-		r->th[i].area = r->buf + i * client_area_len(w);
+	for (unsigned t = 0; t < nt; t++) {
+		r->th[t].area = r->buf + rings_off + t * ring;
+		if (rpc_server_thread(r, t, err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
+/* Client: per thread, its request slots and receive slots (rpc.c). */
+static int herd_create_client(struct seq_run *r, char *err, size_t errlen)
+{
+	unsigned w = (unsigned)r->cfg.window;
+
+	if (seq_client_threads(r, client_area_len(w), IBV_ACCESS_REMOTE_WRITE, 2, SEQ_SQ_DEPTH,
+			       w + 8, err, errlen))
+		return -1;
+	for (unsigned i = 0; i < r->nth; i++) {
 		r->th[i].nrecv = w + 8;
 		if (rpc_client_thread(r, i, w, err, errlen))
 			return -1;
 	}
 	return 0;
+}
+
+static int herd_create(struct seq_run *r, char *err, size_t errlen)
+{
+	return r->role == RB_ROLE_SERVER ? herd_create_server(r, err, errlen)
+						 : herd_create_client(r, err, errlen);
 }
 
 static int herd_connect(struct seq_run *r, char *err, size_t errlen)
@@ -121,12 +133,7 @@ static int take_response(struct seq_thread *th, const struct ibv_wc *wc, uint64_
 		return seq_thread_fail(th, "response names slot %u (window %u, flags 0x%x)", k, w,
 				       wc->wc_flags), -1;
 	memcpy(&v, (uint8_t *)(uintptr_t)th->rsge[s].addr + RB_UD_GRH_BYTES, 8);
-	seq_vals_add(&th->vals, v);
-	th->outstanding--;
-	if (now >= r->win_start && now < r->win_end) {
-		th->resp_window++;
-		hist_add(th->hist, now - th->post_ts[k]);
-	}
+	seq_client_took(th, v, th->post_ts[k], now);
 	*kp = k;
 	return 0;
 }
@@ -134,7 +141,7 @@ static int take_response(struct seq_thread *th, const struct ibv_wc *wc, uint64_
 static void *herd_client_main(void *arg)
 {
 	struct seq_thread *th = arg;
-	return rpc_client_loop(th, (unsigned)th->run->cfg.window, post_request, take_response);
+	return seq_client_loop(th, 1, (unsigned)th->run->cfg.window, post_request, take_response);
 }
 
 static void *herd_server_main(void *arg)

@@ -276,18 +276,14 @@ static int take_response(struct seq_thread *th, const struct ibv_wc *wc, uint64_
 	}
 	kc->op_of[s] = 0;
 	kv_ring_put(&kc->ring[t], k);
-	th->outstanding--;
-	if (now >= r->win_start && now < r->win_end) {
-		th->resp_window++;
-		hist_add(th->hist, now - th->post_ts[s]);
-	}
+	seq_client_answered(th, th->post_ts[s], now);
 	return 0;
 }
 
 static void *kv_client_main(void *arg)
 {
 	struct seq_thread *th = arg;
-	return rpc_client_loop(th, (unsigned)th->run->cfg.window, post_request, take_response);
+	return seq_client_loop(th, 1, (unsigned)th->run->cfg.window, post_request, take_response);
 }
 
 /* Server: run the request in slot (client c, ring slot k) into the pass. */

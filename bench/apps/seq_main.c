@@ -54,7 +54,8 @@ struct seq_opts {
 	unsigned ib_port;
 	int gid_index;
 	struct seq_cfg cfg;
-	bool server_threads_given;
+	bool server_threads_given, variant_given, kv_given;
+	char client_only[256];     /* client options given, as "--window --batch" (refused with -s) */
 	unsigned reps, rep_first;  /* rows' rep: rep_first, rep_first + 1, ... */
 	uint64_t values_cap;
 	uint64_t proc_index;       /* the runner's process number (the row's proc_index) */
@@ -83,24 +84,30 @@ static void usage(FILE *f)
 		"usage: rdma_seq -s [-p PORT] [--bind ADDR] [-d DEV] [-i IBPORT] [-x GIDIDX] [--once]\n"
 		"                   [--token-file F]\n"
 		"       rdma_seq -c HOST --variant atomics|herd-rpc|spec-s0|herd-kv [options]\n"
+		"  --variant V         the sequencer to measure; --variant is required (no\n"
+		"                      default): atomics (NIC fetch-and-add), herd-rpc, spec-s0,\n"
+		"                      herd-kv. The options below are the client's; -s takes\n"
+		"                      none of them (the client sends each point's configuration)\n"
 		"  --server-threads T  server polling threads (herd-rpc, spec-s0; default 1;\n"
 		"                      atomics: 0, no server CPU)\n"
 		"  --threads C         client threads (clients) of this process, 1..%u (default 1)\n"
 		"  -w, --window W      requests outstanding per client, 1..%u (default 4)\n"
-		"  --batch on|off      responses of a poll pass in one doorbell (default on)\n"
-		"  --ud-qps N          response UD QPs per server thread, 1..%u (default 1)\n"
+		"  --batch on|off      responses of a poll pass in one doorbell (default on;\n"
+		"                      not atomics)\n"
+		"  --ud-qps N          response UD QPs per server thread, 1..%u (default 1;\n"
+		"                      not atomics)\n"
 		"  --idle spin|yield   a poll that finds nothing: poll again, or sched_yield()\n"
 		"                      first (default yield: on soft-RoCE the kernel work that\n"
 		"                      moves each message needs the CPU a spinning thread holds)\n"
 		"  --start S           the counter's first value (default 0; e.g. 4294967200\n"
 		"                      to cross 2^32 with spec-s0's 32-bit immediates)\n"
-		"  -D, --duration S    measured window, seconds (default 1)\n"
+		"  -D, --duration S    measured window, seconds 0.001..86400 (default 1)\n"
 		"  --warmup S          before the window, seconds (default 0.2)\n"
 		"  --timeout S         whole point and any wait, seconds (default 60)\n"
 		"  --reps R            repetitions (default 1)\n"
 		"  --values-cap N      values stored per client for the exact uniqueness check\n"
 		"                      (default %" PRIu64 "; beyond it the check compares sums)\n"
-		"  --kv LIST           herd-kv's knobs, comma-separated: get=F (GET fraction 0..1,\n"
+		"  --kv LIST           herd-kv only: its knobs, comma-separated: get=F (GET fraction 0..1,\n"
 		"                      0.95), keys=N (65536), value=B (1..64 bytes, 32),\n"
 		"                      dist=uniform|zipf, theta=X (0.99), validate\n"
 		"  --rep-first N       the first row's rep (default 0; then N+1, ...)\n"
@@ -113,13 +120,20 @@ static void usage(FILE *f)
 		SEQ_DEFAULT_PORT);
 }
 
-static int parse_secs(const char *s, const char *opt, uint64_t *ms, char *err, size_t errlen)
+/* Seconds into ms (the clock's step here is 1 ms). min_ms 0: 0..86400 s;
+ * min_ms 1: 0.001..86400 s (a value that rounds to 0 ms is refused, not
+ * taken as 0). The message echoes the value as given. */
+static int parse_secs(const char *s, const char *opt, uint64_t min_ms, uint64_t *ms, char *err,
+		      size_t errlen)
 {
+	const char *range = min_ms ? "0.001..86400" : "0..86400";
 	char *end;
 	errno = 0;
 	double v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= 0) || v > 86400)
-		return rb_fail(err, errlen, "%s %s: expected seconds 0..86400 (e.g. 1.5)", opt, s);
+	if (errno || end == s || *end || !(v >= 0) || v > 86400 ||
+	    (uint64_t)llround(v * 1000.0) < min_ms)
+		return rb_fail(err, errlen, "%s %s: expected seconds %s, in steps of 0.001 (e.g. 1.5)",
+			       opt, s, range);
 	*ms = (uint64_t)llround(v * 1000.0);
 	return 0;
 }
@@ -227,7 +241,10 @@ static int parse_knob(int ch, const char *arg, struct seq_opts *o, char *err, si
 	int rc = 0;
 
 	switch (ch) {
-	case O_VARIANT: rc = seq_variant_parse(arg, &c->variant, err, errlen) ? -1 : 0; break;
+	case O_VARIANT:
+		rc = seq_variant_parse(arg, &c->variant, err, errlen) ? -1 : 0;
+		o->variant_given = true;
+		break;
 	case O_STHREADS:
 		rc = parse_u64(arg, 0, SEQ_MAX_SERVER_THREADS, "--server-threads", &c->server_threads,
 			       err, errlen);
@@ -242,9 +259,9 @@ static int parse_knob(int ch, const char *arg, struct seq_opts *o, char *err, si
 	case O_IDLE: rc = parse_pair(arg, "--idle", "yield", "spin", &c->idle_yield, err, errlen); break;
 	case O_UDQPS: rc = parse_u64(arg, 1, SEQ_MAX_UD_QPS, "--ud-qps", &c->ud_qps, err, errlen); break;
 	case O_START: rc = parse_u64(arg, 0, UINT64_MAX / 2, "--start", &c->start, err, errlen); break;
-	case 'D': rc = parse_secs(arg, "-D", &c->duration_ms, err, errlen); break;
-	case O_WARMUP: rc = parse_secs(arg, "--warmup", &c->warmup_ms, err, errlen); break;
-	case O_TIMEOUT: rc = parse_secs(arg, "--timeout", &c->timeout_ms, err, errlen); break;
+	case 'D': rc = parse_secs(arg, "-D", 1, &c->duration_ms, err, errlen); break;
+	case O_WARMUP: rc = parse_secs(arg, "--warmup", 0, &c->warmup_ms, err, errlen); break;
+	case O_TIMEOUT: rc = parse_secs(arg, "--timeout", 1, &c->timeout_ms, err, errlen); break;
 	case O_REPS: rc = parse_u64(arg, 1, 1000, "--reps", &v, err, errlen); o->reps = (unsigned)v; break;
 	case O_REPFIRST:
 		rc = parse_u64(arg, 0, 1000000, "--rep-first", &v, err, errlen);
@@ -255,10 +272,65 @@ static int parse_knob(int ch, const char *arg, struct seq_opts *o, char *err, si
 		break;
 	case O_KV:
 		rc = kv_parse_opts(arg, &o->cfg.kv, err, errlen);
+		o->kv_given = true;
 		break;
 	default: return 1;
 	}
 	return rc;
+}
+
+/* The options the server takes (-s): where it listens, which device, the
+ * token, --once, -q. Every other option is the client's: the client sends
+ * the point's configuration, so on the server it would have no effect. */
+static bool server_option(int ch)
+{
+	switch (ch) {
+	case 's': case 'p': case 'd': case 'i': case 'x': case 'q':
+	case O_ONCE: case O_BIND: case O_TOKEN:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A client-only option's long name, added once to o->client_only. */
+static void note_client_only(int ch, struct seq_opts *o)
+{
+	char name[40] = "?";
+	for (const struct option *lo = seq_longopts; lo->name; lo++)
+		if (lo->val == ch) {
+			snprintf(name, sizeof(name), "--%s", lo->name);
+			break;
+		}
+	if (strstr(o->client_only, name))
+		return;
+	size_t used = strlen(o->client_only);
+	snprintf(o->client_only + used, sizeof(o->client_only) - used, "%s%s", used ? " " : "",
+		 name);
+}
+
+/* After the options: the role's rules (-s takes no client option, -c needs
+ * --variant, each variant refuses the knobs it does not use). 0 or -1. */
+static int check_role(struct seq_opts *o, char *err, size_t errlen)
+{
+	if (o->server == o->client)
+		return rb_fail(err, errlen, "give -s (server) or -c HOST (client)");
+	if (o->server && o->client_only[0])
+		return rb_fail(err, errlen, "-s takes no client options, and %s %s given: the client "
+			       "sends each point's configuration; give %s to rdma_seq -c",
+			       o->client_only, strchr(o->client_only, ' ') ? "were" : "was",
+			       strchr(o->client_only, ' ') ? "them" : "it");
+	if (o->server)
+		return 0;
+	if (!o->variant_given)
+		return rb_fail(err, errlen, "-c needs --variant atomics, herd-rpc, spec-s0 or herd-kv "
+			       "(the sequencer to measure; there is no default)");
+	if (o->kv_given && o->cfg.variant != SEQ_HERD_KV)
+		return rb_fail(err, errlen, "--kv with --variant %s: only herd-kv uses --kv; drop it or "
+			       "use --variant herd-kv", seq_variant_name(o->cfg.variant));
+	if (o->cfg.variant == SEQ_ATOMICS && !o->server_threads_given)
+		o->cfg.server_threads = 0;
+	return seq_cfg_validate(&o->cfg, 0, err, errlen);
 }
 
 /* 0 ok, 1 help printed, -1 error in err. */
@@ -289,16 +361,12 @@ static int parse_args(int argc, char **argv, struct seq_opts *o, char *err, size
 			return rb_fail(err, errlen, "unknown option %s (rdma_seq --help)", name);
 		if (rc)
 			return -1;
+		if (ch != 'c' && !server_option(ch))
+			note_client_only(ch, o);
 	}
 	if (optind < argc)
 		return rb_fail(err, errlen, "unexpected argument '%s' (rdma_seq --help)", argv[optind]);
-	if (o->server == o->client)
-		return rb_fail(err, errlen, "give -s (server) or -c HOST (client)");
-	if (o->server)
-		return 0;
-	if (o->cfg.variant == SEQ_ATOMICS && !o->server_threads_given)
-		o->cfg.server_threads = 0;
-	return seq_cfg_validate(&o->cfg, 0, err, errlen);
+	return check_role(o, err, errlen);
 }
 
 /* QPs a point needs on each side (device max_qp check). */
@@ -525,6 +593,32 @@ out:
 	return rc;
 }
 
+/* Set by SIGINT/SIGTERM: the server stops between points and exits 0, as
+ * rdma_bench -s does (a signal is how a server is ended; README, "Exit
+ * status"). A file-scope volatile sig_atomic_t (C11 7.14.1.1). */
+static volatile sig_atomic_t server_stop;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	server_stop = 1;
+}
+
+/* SIGINT and SIGTERM stop the server; without SA_RESTART, so a blocking
+ * accept() returns EINTR at once. A signal ignored at start (nohup) stays
+ * ignored. */
+static void server_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM };
+	for (unsigned i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction old, sa = { .sa_handler = on_stop_signal };
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
 static int server_main(const struct seq_opts *o)
 {
 	struct rb_dev dev;
@@ -532,6 +626,11 @@ static int server_main(const struct seq_opts *o)
 	int lfd;
 
 	signal(SIGPIPE, SIG_IGN);
+	server_signals();
+	if (ctrl_bind_check(o->bind_addr, err, sizeof(err))) {
+		fprintf(stderr, "ERROR %s\n", err);
+		return 2;
+	}
 	if (dev_open(&dev, o->dev_name, o->ib_port, o->gid_index, err, sizeof(err))) {
 		fprintf(stderr, "ERROR %s\n", err);
 		return 2;
@@ -550,11 +649,11 @@ static int server_main(const struct seq_opts *o)
 			"control: any host that reaches the port can make it allocate QPs and spin "
 			"threads; give --bind ADDR on a shared network\n");
 	int status = 0;
-	for (;;) {
+	while (!server_stop) {
 		int fd = accept(lfd, NULL, NULL);
 		if (fd < 0) {
 			if (errno == EINTR)
-				continue;
+				continue;   /* the loop's test: stopped by a signal? */
 			fprintf(stderr, "ERROR accept: %s\n", strerror(errno));
 			status = 2;
 			break;
@@ -568,6 +667,10 @@ static int server_main(const struct seq_opts *o)
 		close(fd);
 		if (o->once)
 			break;
+	}
+	if (server_stop && !o->once) {
+		fprintf(stderr, "INFO rdma_seq server stopped by a signal\n");
+		status = 0;
 	}
 	close(lfd);
 	dev_close(&dev);
@@ -888,6 +991,13 @@ static int client_main(const struct seq_opts *o)
 	int status = 0, nrows = 0;
 
 	signal(SIGPIPE, SIG_IGN);
+	/* before the device and any point: a path that cannot be written is
+	 * refused now, not after the points ran (output.h) */
+	if ((o->csv[0] && output_path_writable("--csv", o->csv, err, sizeof(err))) ||
+	    (o->json[0] && output_path_writable("--json", o->json, err, sizeof(err)))) {
+		fprintf(stderr, "rdma_seq: error: %s\n", err);
+		return 2;
+	}
 	env_collect(&env);
 	if (dev_open(&dev, o->dev_name, o->ib_port, o->gid_index, err, sizeof(err))) {
 		fprintf(stderr, "rdma_seq: error: %s\n", err);

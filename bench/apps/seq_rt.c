@@ -5,6 +5,7 @@
  * transition is the one rdma_bench uses. See seq_rt.h.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,109 @@ void *seq_thread_fail(struct seq_thread *th, const char *fmt, ...)
 	va_end(ap);
 	th->rc = -1;
 	return NULL;
+}
+
+bool seq_client_start(struct seq_thread *th)
+{
+	int go;
+	while ((go = atomic_load(&th->run->go)) == 0)
+		sched_yield();
+	return go > 0;
+}
+
+int seq_client_poll(struct seq_thread *th, struct ibv_cq *cq, const char *what,
+		    struct ibv_wc *wc, uint64_t *now)
+{
+	int n = ibv_poll_cq(cq, RB_POLL_BATCH, wc);
+	*now = timing_now_ns();
+	if (n < 0) {
+		seq_thread_fail(th, "ibv_poll_cq(%s) failed", what);
+		return -1;
+	}
+	if (n == 0 && th->run->cfg.idle_yield)
+		sched_yield();
+	return n;
+}
+
+void seq_client_answered(struct seq_thread *th, uint64_t post_ns, uint64_t now)
+{
+	const struct seq_run *r = th->run;
+	th->outstanding--;
+	if (now >= r->win_start && now < r->win_end) {
+		th->resp_window++;
+		hist_add(th->hist, now - post_ns);
+	}
+}
+
+void seq_client_took(struct seq_thread *th, uint64_t v, uint64_t post_ns, uint64_t now)
+{
+	seq_vals_add(&th->vals, v);
+	seq_client_answered(th, post_ns, now);
+}
+
+bool seq_client_done(const struct seq_thread *th, uint64_t now)
+{
+	const struct seq_run *r = th->run;
+	return now >= r->win_end &&
+	       (th->outstanding == 0 || now >= r->win_end + (uint64_t)SEQ_DRAIN_MS * 1000000u);
+}
+
+void *seq_client_loop(struct seq_thread *th, unsigned rq, unsigned first,
+		      int (*post)(struct seq_thread *th, unsigned k, uint64_t now),
+		      int (*take)(struct seq_thread *th, const struct ibv_wc *wc, uint64_t now,
+				  unsigned *k))
+{
+	struct seq_run *r = th->run;
+	struct rb_qp *ud = &th->qps[rq];
+	struct ibv_recv_wr *rbad;
+	struct ibv_wc wc[RB_POLL_BATCH];
+
+	if (!seq_client_start(th))
+		return NULL;
+	for (unsigned k = 0; k < first; k++)
+		if (post(th, k, timing_now_ns()))
+			return NULL;
+	for (;;) {
+		uint64_t now;
+		int n = seq_client_poll(th, th->rcq, "receive CQ", wc, &now);
+		if (n < 0)
+			return NULL;
+		for (int i = 0; i < n; i++) {
+			unsigned k;
+			if (wc[i].status != IBV_WC_SUCCESS)
+				return seq_thread_fail(th, "response receive failed: %s (qpn 0x%x)",
+						       ibv_wc_status_str(wc[i].status), wc[i].qp_num);
+			if (wc[i].wr_id >= th->nrecv)
+				return seq_thread_fail(th, "receive completion names slot %llu of %u",
+						       (unsigned long long)wc[i].wr_id, th->nrecv);
+			if (take(th, &wc[i], now, &k))
+				return NULL;
+			int rc = ibv_post_recv(ud->qp, &th->rwr[wc[i].wr_id], &rbad);
+			if (rc)
+				return seq_thread_fail(th, "ibv_post_recv(qpn 0x%x) failed: %s",
+						       ud->qp->qp_num, strerror(rc));
+			if (now < r->win_end && post(th, k, now))
+				return NULL;
+		}
+		if (seq_client_done(th, now))
+			break;
+	}
+	return NULL;
+}
+
+int seq_post_batch(struct seq_thread *th, struct rb_qp *q, unsigned m)
+{
+	struct ibv_send_wr *bad;
+	for (unsigned j = 0; j < m; j++)
+		th->wr[j].next = j + 1 < m ? &th->wr[j + 1] : NULL;
+	int rc = ibv_post_send(q->qp, &th->wr[0], &bad);
+	if (rc) {
+		seq_thread_fail(th, "ibv_post_send(%u UD SEND_WITH_IMM, qpn 0x%x) failed: %s", m,
+				q->qp->qp_num, strerror(rc));
+		return -1;
+	}
+	seq_batch_add(&th->batch, m, 1);
+	return 0;
 }
 
 int seq_run_alloc(struct seq_run *r, uint64_t len, int access, char *err, size_t errlen)
@@ -85,6 +189,19 @@ int seq_run_threads(struct seq_run *r, unsigned nth, unsigned nqp, unsigned scq_
 /* The rb_ctx the library's QP stages read (bench/qp.c): transport, verb
  * (access), queue depths, the RC timers' defaults, path MTU and the
  * negotiated READ/atomic depths. Built per call; owns nothing. */
+int seq_client_threads(struct seq_run *r, uint64_t area_bytes, int access, unsigned nqp,
+		       unsigned scq_depth, unsigned rcq_depth, char *err, size_t errlen)
+{
+	unsigned nc = (unsigned)r->cfg.client_threads;
+
+	if (seq_run_alloc(r, nc * area_bytes, access, err, errlen) ||
+	    seq_run_threads(r, nc, nqp, scq_depth, rcq_depth, err, errlen))
+		return -1;
+	for (unsigned i = 0; i < nc; i++)
+		r->th[i].area = r->buf + i * area_bytes;
+	return 0;
+}
+
 static void shell_ctx(const struct seq_run *r, struct rb_ctx *c, uint64_t transport, uint64_t verb,
 		      uint32_t sq, uint32_t rq)
 {

@@ -117,6 +117,11 @@ int seq_run_alloc(struct seq_run *r, uint64_t len, int access, char *err, size_t
  * none for 0), nqp QPs, its area and the result storage. */
 int seq_run_threads(struct seq_run *r, unsigned nth, unsigned nqp, unsigned scq_depth,
 		    unsigned rcq_depth, char *err, size_t errlen);
+/* Client side of a point: cfg.client_threads threads (seq_run_threads'
+ * CQs and nqp QPs each) over one buffer (seq_run_alloc, access) of
+ * area_bytes per thread; thread i's th->area is its part. 0 or -1 + err. */
+int seq_client_threads(struct seq_run *r, uint64_t area_bytes, int access, unsigned nqp,
+		       unsigned scq_depth, unsigned rcq_depth, char *err, size_t errlen);
 /*
  * Create q on the library's QP stage (bench/qp.c, qp_create + qp_to_init)
  * with transport, verb (the access it grants), send queue sq, receive queue
@@ -194,17 +199,57 @@ struct rpc_resp {
  */
 int rpc_respond(struct seq_thread *th, const struct rpc_resp *resp, unsigned n, uint32_t stride,
 		unsigned *rr);
+
+/* ---- steps of a client thread's loop (seq_rt.c), every variant's --------
+ * Hot path: no allocation, no lock, no formatting but on an error. */
+
+/* Wait for run->go (set by the point's driver after READY): true to start
+ * posting, false when the point was called off (go < 0). */
+bool seq_client_start(struct seq_thread *th);
 /*
- * Client thread's loop: wait for run->go, post the first `first` requests
- * (post(th, k) for k < first), then for every response: take(th, wc, now,
- * &k) (0, or -1 with th->err), repost its receive, and while the window
- * lasts post(th, k, now). Ends when the window is over and nothing is
- * outstanding, or SEQ_DRAIN_MS later. Returns NULL (pthread).
+ * One poll of cq (what names it in the error, e.g. "receive CQ"): up to
+ * RB_POLL_BATCH completions into wc, *now the time right after the poll; a
+ * poll that finds nothing yields the CPU under --idle yield. n >= 0, or -1
+ * with th->err.
  */
-void *rpc_client_loop(struct seq_thread *th, unsigned first,
+int seq_client_poll(struct seq_thread *th, struct ibv_cq *cq, const char *what,
+		    struct ibv_wc *wc, uint64_t *now);
+/* A response to the request posted at post_ns arrived at now: one less
+ * outstanding; inside the window it counts, with its latency (ns). */
+void seq_client_answered(struct seq_thread *th, uint64_t post_ns, uint64_t now);
+/* seq_client_answered for a response carrying the number v, which also
+ * goes into the thread's list for the uniqueness check (seq.h). */
+void seq_client_took(struct seq_thread *th, uint64_t v, uint64_t post_ns, uint64_t now);
+/* The loop's end: the window is over and nothing is outstanding, or
+ * SEQ_DRAIN_MS have passed since the window's end. */
+bool seq_client_done(const struct seq_thread *th, uint64_t now);
+/*
+ * Client thread's loop (herd-rpc, herd-kv, spec-s0): wait for run->go,
+ * post the first `first` requests (post(th, k, now) for k < first), then for
+ * every response received on th->rcq: take(th, wc, now, &k) (0, or -1 with
+ * th->err), re-post its receive on th->qps[rq], and while the window lasts
+ * post(th, k, now). Ends when seq_client_done. Returns NULL (pthread).
+ */
+void *seq_client_loop(struct seq_thread *th, unsigned rq, unsigned first,
 		      int (*post)(struct seq_thread *th, unsigned k, uint64_t now),
 		      int (*take)(struct seq_thread *th, const struct ibv_wc *wc, uint64_t now,
 				  unsigned *k));
+
+/* ---- a server thread's responses (seq_rt.c) ------------------------------ */
+
+/* send_flags of the next WR on q: one in SEQ_SIG_EVERY signaled (it frees
+ * SEQ_SIG_EVERY send queue slots when it completes, seq_sq_room). */
+static inline unsigned seq_sig_flag(const struct rb_qp *q)
+{
+	return q->posted % SEQ_SIG_EVERY == SEQ_SIG_EVERY - 1 ? IBV_SEND_SIGNALED : 0;
+}
+/*
+ * Post th->wr[0..m-1] (filled by the caller, q->posted counted) on q as one
+ * linked list: one ibv_post_send, one doorbell (Section 3.1's doorbell
+ * batching when m > 1). Counts the batch in th->batch. 0, or -1 with
+ * th->err naming the QP.
+ */
+int seq_post_batch(struct seq_thread *th, struct rb_qp *q, unsigned m);
 
 /* Thread-level failure: sets th->rc and th->err; returns NULL for pthread. */
 void *seq_thread_fail(struct seq_thread *th, const char *fmt, ...)

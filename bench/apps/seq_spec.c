@@ -29,6 +29,14 @@
 #include "seq_rt.h"
 #include "timing.h"
 
+/* A client thread's own state (th->app): responses come back in the order
+ * of the requests (one UD QP each way, FIFO), so latency pairs the n-th
+ * response with the n-th request. */
+struct spec_client {
+	uint64_t head, tail;   /* requests posted / answered */
+	uint64_t ref;          /* last full value seen (seq_s0_reconstruct) */
+};
+
 /* Receives server thread t keeps posted: every request its clients can
  * have outstanding, plus one poll pass (UD drops a message that finds no
  * receive: IB spec 9.7.5.1). */
@@ -50,65 +58,81 @@ static void fill_recvs(struct seq_run *r, struct seq_thread *th, uint8_t *slots)
 	}
 }
 
-static int spec_create(struct seq_run *r, char *err, size_t errlen)
+/* Server: the counter, then each thread's receive slots; ud_qps UD QPs per
+ * thread (qps[0] receives). */
+static int spec_create_server(struct seq_run *r, char *err, size_t errlen)
 {
 	const struct seq_cfg *c = &r->cfg;
-	unsigned nc = (unsigned)c->client_threads, w = (unsigned)c->window;
+	unsigned nt = (unsigned)c->server_threads, nu = (unsigned)c->ud_qps;
+	uint64_t len = 64, off = 64;
 
-	if (r->role == RB_ROLE_SERVER) {
-		unsigned nt = (unsigned)c->server_threads, nu = (unsigned)c->ud_qps;
-		uint64_t len = 64, off = 64;
-		for (unsigned t = 0; t < nt; t++)
-			len += (uint64_t)server_recvs(c, t) * SEQ_RECV_BYTES;
-		if (server_recvs(c, 0) > (unsigned)r->dev->attr.max_qp_wr)
-			return rb_fail(err, errlen, "%u receives per server thread (clients x window + "
-				       "%u) exceed the device's max_qp_wr %d; use fewer clients per "
-				       "server thread or a smaller window", server_recvs(c, 0),
-				       RB_POLL_BATCH, r->dev->attr.max_qp_wr);
-		if (seq_run_alloc(r, len, 0, err, errlen) ||
-		    seq_run_threads(r, nt, nu, nu * SEQ_SQ_DEPTH, server_recvs(c, 0), err, errlen))
-			return -1;
-		memcpy(r->buf, &c->start, sizeof(c->start));
-		r->counter = (_Atomic uint64_t *)(void *)r->buf;
-		for (unsigned t = 0; t < nt; t++) {
-			struct seq_thread *th = &r->th[t];
-			th->nrecv = server_recvs(c, t);
-			th->area = r->buf + off;
-			off += (uint64_t)th->nrecv * SEQ_RECV_BYTES;
-			th->wr = calloc(SEQ_BATCH_MAX, sizeof(*th->wr));
-			th->rwr = calloc(th->nrecv, sizeof(*th->rwr));
-			th->rsge = calloc(th->nrecv, sizeof(*th->rsge));
-			if (!th->wr || !th->rwr || !th->rsge)
-				return rb_fail(err, errlen, "out of memory for server thread %u", t);
-			fill_recvs(r, th, th->area);
-			for (unsigned j = 0; j < nu; j++)
-				if (seq_qp_create(r, &th->qps[j], RB_TR_UD, RB_VERB_SEND_IMM, th->scq,
-						  th->rcq, SEQ_SQ_DEPTH, j == 0 ? th->nrecv : 0,
-						  t * nu + j, err, errlen))
-					return -1;
-		}
-		return 0;
-	}
-	if (seq_run_alloc(r, (uint64_t)nc * (w + 8) * SEQ_RECV_BYTES, 0, err, errlen) ||
-	    seq_run_threads(r, nc, 1, SEQ_SQ_DEPTH, w + 8, err, errlen))
+	for (unsigned t = 0; t < nt; t++)
+		len += (uint64_t)server_recvs(c, t) * SEQ_RECV_BYTES;
+	if (server_recvs(c, 0) > (unsigned)r->dev->attr.max_qp_wr)
+		return rb_fail(err, errlen, "%u receives per server thread (clients x window + "
+			       "%u) exceed the device's max_qp_wr %d; use fewer clients per "
+			       "server thread or a smaller window", server_recvs(c, 0),
+			       RB_POLL_BATCH, r->dev->attr.max_qp_wr);
+	if (seq_run_alloc(r, len, 0, err, errlen) ||
+	    seq_run_threads(r, nt, nu, nu * SEQ_SQ_DEPTH, server_recvs(c, 0), err, errlen))
 		return -1;
-	for (unsigned i = 0; i < nc; i++) {
+	memcpy(r->buf, &c->start, sizeof(c->start));
+	r->counter = (_Atomic uint64_t *)(void *)r->buf;
+	for (unsigned t = 0; t < nt; t++) {
+		struct seq_thread *th = &r->th[t];
+		th->nrecv = server_recvs(c, t);
+		th->area = r->buf + off;
+		off += (uint64_t)th->nrecv * SEQ_RECV_BYTES;
+		th->wr = calloc(SEQ_BATCH_MAX, sizeof(*th->wr));
+		th->rwr = calloc(th->nrecv, sizeof(*th->rwr));
+		th->rsge = calloc(th->nrecv, sizeof(*th->rsge));
+		if (!th->wr || !th->rwr || !th->rsge)
+			return rb_fail(err, errlen, "out of memory for server thread %u", t);
+		fill_recvs(r, th, th->area);
+		for (unsigned j = 0; j < nu; j++)
+			if (seq_qp_create(r, &th->qps[j], RB_TR_UD, RB_VERB_SEND_IMM, th->scq,
+					  th->rcq, SEQ_SQ_DEPTH, j == 0 ? th->nrecv : 0,
+					  t * nu + j, err, errlen))
+				return -1;
+	}
+	return 0;
+}
+
+/* Client: per thread, one UD QP, its receive slots and FIFO state. */
+static int spec_create_client(struct seq_run *r, char *err, size_t errlen)
+{
+	unsigned w = (unsigned)r->cfg.window;
+
+	/* each thread: w + 8 receive slots (the window and a margin) */
+	if (seq_client_threads(r, (uint64_t)(w + 8) * SEQ_RECV_BYTES, 0, 1, SEQ_SQ_DEPTH, w + 8,
+			       err, errlen))
+		return -1;
+	for (unsigned i = 0; i < r->nth; i++) {
 		struct seq_thread *th = &r->th[i];
-		th->area = r->buf + (uint64_t)i * (w + 8) * SEQ_RECV_BYTES;
 		th->nrecv = w + 8;
 		th->post_ts = calloc(w, sizeof(*th->post_ts));
 		th->wr = calloc(1, sizeof(*th->wr));
 		th->rwr = calloc(th->nrecv, sizeof(*th->rwr));
 		th->rsge = calloc(th->nrecv, sizeof(*th->rsge));
-		if (!th->post_ts || !th->wr || !th->rwr || !th->rsge ||
+		struct spec_client *sc = calloc(1, sizeof(*sc));
+		th->app = sc;
+		th->app_free = free;
+		if (!th->post_ts || !th->wr || !th->rwr || !th->rsge || !sc ||
 		    seq_vals_init(&th->vals, r->values_cap))
 			return rb_fail(err, errlen, "out of memory for client thread %u", i);
+		sc->ref = r->cfg.start;
 		fill_recvs(r, th, th->area);
 		if (seq_qp_create(r, &th->qps[0], RB_TR_UD, RB_VERB_SEND_IMM, th->scq, th->rcq,
 				  SEQ_SQ_DEPTH, th->nrecv, i, err, errlen))
 			return -1;
 	}
 	return 0;
+}
+
+static int spec_create(struct seq_run *r, char *err, size_t errlen)
+{
+	return r->role == RB_ROLE_SERVER ? spec_create_server(r, err, errlen)
+						 : spec_create_client(r, err, errlen);
 }
 
 static int spec_connect(struct seq_run *r, char *err, size_t errlen)
@@ -162,86 +186,57 @@ static int spec_connect(struct seq_run *r, char *err, size_t errlen)
 	return 0;
 }
 
-/* Client: one header-only request (one in SEQ_SIG_EVERY signaled). */
-static int post_request(struct seq_thread *th, uint64_t *head, uint64_t now)
+/* Client: one header-only request (one in SEQ_SIG_EVERY signaled); k is
+ * not used (requests are paired in FIFO order). */
+static int post_request(struct seq_thread *th, unsigned k, uint64_t now)
 {
+	struct spec_client *sc = th->app;
 	struct rb_qp *q = &th->qps[0];
 	struct ibv_send_wr *wr = &th->wr[0], *bad;
 
+	(void)k;
 	if (seq_sq_room(th, 0, 1, 10000, th->err, sizeof(th->err))) {
 		th->rc = -1;
 		return -1;
 	}
 	wr->wr_id = SEQ_WRID(0, q->posted);
-	wr->send_flags = q->posted % SEQ_SIG_EVERY == SEQ_SIG_EVERY - 1 ? IBV_SEND_SIGNALED : 0;
-	th->post_ts[*head % th->run->cfg.window] = now;
+	wr->send_flags = seq_sig_flag(q);
+	th->post_ts[sc->head % th->run->cfg.window] = now;
 	int rc = ibv_post_send(q->qp, wr, &bad);
 	if (rc) {
 		seq_thread_fail(th, "ibv_post_send(UD SEND_WITH_IMM, qpn 0x%x) failed: %s",
 				q->qp->qp_num, strerror(rc));
 		return -1;
 	}
-	(*head)++;
+	sc->head++;
 	q->posted++;
 	th->outstanding++;
+	return 0;
+}
+
+/* Client: the response's immediate is the number's low 32 bits; rebuild
+ * the 64-bit value from the last one seen (seq.h, seq_s0_reconstruct). */
+static int take_response(struct seq_thread *th, const struct ibv_wc *wc, uint64_t now,
+			 unsigned *kp)
+{
+	struct spec_client *sc = th->app;
+
+	if (!(wc->wc_flags & IBV_WC_WITH_IMM))
+		return seq_thread_fail(th, "response without an immediate (flags 0x%x)",
+				       wc->wc_flags), -1;
+	uint64_t v = seq_s0_reconstruct(sc->ref, ntohl(wc->imm_data));
+	if (v > sc->ref)
+		sc->ref = v;
+	seq_client_took(th, v, th->post_ts[sc->tail % th->run->cfg.window], now);
+	sc->tail++;
+	*kp = 0;
 	return 0;
 }
 
 static void *spec_client_main(void *arg)
 {
 	struct seq_thread *th = arg;
-	struct seq_run *r = th->run;
-	struct rb_qp *q = &th->qps[0];
-	struct ibv_recv_wr *rbad;
-	struct ibv_wc wc[RB_POLL_BATCH];
-	unsigned w = (unsigned)r->cfg.window;
-	uint64_t head = 0, tail = 0;     /* requests posted / answered (FIFO latency) */
-	uint64_t ref = r->cfg.start;     /* last full value seen */
-	int go;
-
-	while ((go = atomic_load(&r->go)) == 0)
-		sched_yield();
-	if (go < 0)
-		return NULL;
-	for (unsigned k = 0; k < w; k++)
-		if (post_request(th, &head, timing_now_ns()))
-			return NULL;
-	uint64_t drain_end = r->win_end + (uint64_t)SEQ_DRAIN_MS * 1000000u;
-	for (;;) {
-		int n = ibv_poll_cq(th->rcq, RB_POLL_BATCH, wc);
-		uint64_t now = timing_now_ns();
-		if (n < 0)
-			return seq_thread_fail(th, "ibv_poll_cq(receive CQ) failed");
-		if (n == 0 && r->cfg.idle_yield)
-			sched_yield();
-		for (int i = 0; i < n; i++) {
-			if (wc[i].status != IBV_WC_SUCCESS)
-				return seq_thread_fail(th, "response receive failed: %s (qpn 0x%x)",
-						       ibv_wc_status_str(wc[i].status), wc[i].qp_num);
-			if (!(wc[i].wc_flags & IBV_WC_WITH_IMM) || wc[i].wr_id >= th->nrecv)
-				return seq_thread_fail(th, "response without an immediate (flags 0x%x)",
-						       wc[i].wc_flags);
-			uint64_t v = seq_s0_reconstruct(ref, ntohl(wc[i].imm_data));
-			if (v > ref)
-				ref = v;
-			seq_vals_add(&th->vals, v);
-			th->outstanding--;
-			if (now >= r->win_start && now < r->win_end) {
-				th->resp_window++;
-				hist_add(th->hist, now - th->post_ts[tail % w]);
-			}
-			tail++;
-			int rc = ibv_post_recv(q->qp, &th->rwr[wc[i].wr_id], &rbad);
-			if (rc)
-				return seq_thread_fail(th, "ibv_post_recv(qpn 0x%x) failed: %s",
-						       q->qp->qp_num, strerror(rc));
-			if (now < r->win_end && post_request(th, &head, now))
-				return NULL;
-		}
-		if (now >= r->win_end && (th->outstanding == 0 || now >= drain_end))
-			break;
-	}
-	return NULL;
+	return seq_client_loop(th, 0, (unsigned)th->run->cfg.window, post_request, take_response);
 }
 
 /* Server: answer the n receives of one poll pass, then re-post them. */
@@ -282,7 +277,6 @@ static int respond(struct seq_thread *th, const struct ibv_wc *wc, unsigned n, u
 		unsigned qi = (*rr)++ % th->nqp;
 		struct rb_qp *q = &th->qps[qi];
 		unsigned m = batch ? nv - i : 1;
-		struct ibv_send_wr *bad;
 		if (seq_sq_room(th, qi, m, 10000, th->err, sizeof(th->err))) {
 			th->rc = -1;
 			return -1;
@@ -293,18 +287,11 @@ static int respond(struct seq_thread *th, const struct ibv_wc *wc, unsigned n, u
 			wr->imm_data = htonl((uint32_t)(base + i + j));   /* low 32 bits */
 			wr->wr.ud.ah = q->ah;
 			wr->wr.ud.remote_qpn = r->remote_eps[client[i + j]].qpn;
-			wr->send_flags = q->posted % SEQ_SIG_EVERY == SEQ_SIG_EVERY - 1 ?
-					 IBV_SEND_SIGNALED : 0;
-			wr->next = j + 1 < m ? &th->wr[j + 1] : NULL;
+			wr->send_flags = seq_sig_flag(q);
 			q->posted++;
 		}
-		rc = ibv_post_send(q->qp, &th->wr[0], &bad);
-		if (rc) {
-			seq_thread_fail(th, "ibv_post_send(%u UD SEND_WITH_IMM, qpn 0x%x) failed: %s",
-					m, q->qp->qp_num, strerror(rc));
+		if (seq_post_batch(th, q, m))
 			return -1;
-		}
-		seq_batch_add(&th->batch, m, 1);
 		i += m;
 	}
 	return 0;

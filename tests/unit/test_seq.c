@@ -218,8 +218,18 @@ static void config_checks_name_value_and_fix(void **state)
 	c.variant = SEQ_ATOMICS;
 	assert_int_equal(seq_cfg_validate(&c, 0, err, sizeof(err)), -1);   /* 1 server thread */
 	c.server_threads = 0;
-	c.ud_qps = 99;                                        /* not used by atomics */
 	assert_int_equal(seq_cfg_validate(&c, 1, err, sizeof(err)), 0);
+	c.ud_qps = 3;                                         /* not used by atomics: refused */
+	assert_int_equal(seq_cfg_validate(&c, 1, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--ud-qps 3 with --variant atomics"));
+	c.ud_qps = 1;
+	c.batch = 0;                                          /* --batch off: refused too */
+	assert_int_equal(seq_cfg_validate(&c, 1, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--batch off with --variant atomics"));
+	c.batch = 1;
+	c.duration_ms = 0;
+	assert_int_equal(seq_cfg_validate(&c, 1, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "use -D 0.001..86400"));
 	assert_int_equal(seq_variant_parse("spec-s1", &v, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "--variant spec-s1"));
 	assert_int_equal(seq_variant_parse("herd-rpc", &v, err, sizeof(err)), 0);
