@@ -30,21 +30,24 @@ plot paper using (column("x")):(column("y")) with table if (isp("herd-rpc-batchi
 set table $P5
 plot paper using (column("x")):(column("y")) with table if (isp("spec-s0"))
 unset table
-set multiplot layout 1,2 title (exists("figtitle") ? figtitle : "Figure 7: sequencer throughput vs server threads")."\n".subtitle.spread noenhanced
+# no measured run: the paper's panel alone (no empty panel)
+set multiplot layout 1,(hasdata ? 2 : 1) title (exists("figtitle") ? figtitle : "Figure 7: sequencer throughput vs server threads")."\n".subtitle.spread noenhanced
 set xlabel "server threads (atomics: 0, no server CPU)"
 set ylabel "throughput (Mrps, 10^6 requests/s)"
 set key top left font ",8"
 set xrange [-0.3:*]
 set yrange [0:*]
-# reference data alone: fixed ranges, so the empty panel still draws
-if (!hasdata) { set xrange [-0.3:2.5]; set yrange [0:1] }
 set offsets 0, 0.3, graph 0.25, 0
-set title "measured".mtag noenhanced
-plot data using (column("server_threads")):(ser("atomics", "", "")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 5 title "atomics (FETCH_AND_ADD, one counter)", \
-     data using (column("server_threads")):(ser("herd-rpc", "off", "1")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 1 title "herd-rpc baseline (one post per response)", \
-     data using (column("server_threads")):(ser("herd-rpc", "on", "1")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 2 title "herd-rpc + doorbell batching", \
-     data using (column("server_threads")):(ser("herd-rpc", "on", "3")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 3 title "herd-rpc + batching + 3 UD QPs", \
-     data using (column("server_threads")):(ser("spec-s0", "on", "")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 4 title "spec-s0 (header-only UD, batched)"
+if (hasdata) {
+    set title "measured".mtag noenhanced
+    plot data using (column("server_threads")):(ser("atomics", "", "")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 5 title "atomics (FETCH_AND_ADD, one counter)", \
+         data using (column("server_threads")):(ser("herd-rpc", "off", "1")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 1 title "herd-rpc baseline (one post per response)", \
+         data using (column("server_threads")):(ser("herd-rpc", "on", "1")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 2 title "herd-rpc + doorbell batching", \
+         data using (column("server_threads")):(ser("herd-rpc", "on", "3")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 3 title "herd-rpc + batching + 3 UD QPs", \
+         data using (column("server_threads")):(ser("spec-s0", "on", "")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 4 title "spec-s0 (header-only UD, batched)"
+    # the caption line once (common.gp)
+    unset label 90
+}
 set title "paper (Section 5.1, Figure 7): Connect-IB, 70 client processes" noenhanced
 set xlabel "server cores (atomics: no server CPU, drawn at 0)"
 set xrange [-0.3:10.5]

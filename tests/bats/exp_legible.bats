@@ -277,3 +277,15 @@ ud_summary() {
   lo=$(awk '$1 == "YRANGE" { print $2 }' "$GNUPLOT_LOG" | tail -n 1)
   awk -v v="$lo" 'BEGIN { exit !(v >= -10) }' || { grep YRANGE "$GNUPLOT_LOG"; false; }
 }
+
+@test "the sequencer's figures with no measured run: no empty measured panel, no empty axes" {
+  plot figure-7 --reference-only
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  grep -qF 'TEXT (paper \(Section 5.1, Figure 7\)' "$GNUPLOT_LOG"
+  run ! grep -q "^TEXT (measured" "$GNUPLOT_LOG"
+  : > "$GNUPLOT_LOG"
+  plot figure-8 --reference-only
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  grep -q "^TEXT (no measured run: make figure-8 measures one" "$GNUPLOT_LOG"
+  run ! grep -q "^TEXT (latency per request" "$GNUPLOT_LOG"
+}
