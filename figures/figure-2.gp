@@ -6,7 +6,7 @@
 # build/rb_model --figure2 lanes|bytes), linkdesc (the link of panel b),
 # fmt, cairo and out.
 load figdir."/common.gp"
-set multiplot layout 1,2 title "Figure 2: PCIe from the PCIe model (analytic, no measurement)\n".linkdesc noenhanced
+set multiplot layout 1,2 title "Figure 2: PCIe from the PCIe model (analytic, no measurement)\n".linkdesc."\n " noenhanced
 set title "(a) per generation: one lane's payload rate and TLP overhead" noenhanced
 set style fill solid 0.6 border -1
 set boxwidth 0.5
@@ -21,14 +21,13 @@ set ytics nomirror
 set y2tics
 set xrange [0.4:5.6]
 set xtics 1
-# the key between the low bars and the overhead lines
-set key at graph 0.02, graph 0.62 left top
+# the key above the panel (common.gp), not over the bars or the lines
 plot lanes using (column("gen")):(column("lane_mb_per_s")) with boxes ls 1 title "lane payload rate (MB/s)", \
      lanes using (column("gen")):(column("lane_mb_per_s")):(sprintf("%.0f", column("lane_mb_per_s"))) with labels offset 0,0.8 font ",8" notitle, \
      lanes using (column("gen") - 0.12):(column("request_header_bytes")) axes x1y2 with linespoints ls 2 title "request TLP overhead (B)", \
      lanes using (column("gen") + 0.12):(column("completion_header_bytes")) axes x1y2 with linespoints ls 3 title "completion TLP overhead (B)", \
-     lanes using (column("gen") - 0.12):(column("request_header_bytes")):(sprintf("%d", column("request_header_bytes"))) axes x1y2 with labels offset -1.2,0 font ",8" notitle, \
-     lanes using (column("gen") + 0.12):(column("completion_header_bytes")):(sprintf("%d", column("completion_header_bytes"))) axes x1y2 with labels offset 1.2,0 font ",8" notitle
+     lanes using (column("gen") - 0.12):(column("request_header_bytes")):(sprintf("%d", column("request_header_bytes"))) axes x1y2 with labels offset 0,0.9 font ",8" notitle, \
+     lanes using (column("gen") + 0.12):(column("completion_header_bytes")):(sprintf("%d", column("completion_header_bytes"))) axes x1y2 with labels offset 0,-0.9 font ",8" notitle
 unset y2label
 unset y2tics
 set ytics mirror
@@ -41,7 +40,6 @@ set xtics auto
 set autoscale y
 set xlabel "transfer size N (bytes)"
 set ylabel "bytes on the bus (both directions)"
-set key top left
 plot bytes using (column("transfer_bytes")):(column("dma_read_bus_bytes")) with linespoints ls 1 title "DMA read: request + completions (MPS each)", \
      bytes using (column("transfer_bytes")):(column("mmio_bus_bytes")) with linespoints ls 2 title "MMIO: one TLP per cache line (write-combining)", \
      bytes using (column("transfer_bytes")):(column("transfer_bytes")) with lines ls 19 title "the N bytes alone"

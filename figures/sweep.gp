@@ -23,7 +23,13 @@ div(v) = (per eq "process") ? v / column("exp_procs") : v
 at(v, s, p) = (strcol(scol) eq s && (pcol eq "" || strcol(pcol) eq p)) ? div(v) : NaN
 atm(v, s, p) = (strcol("status") eq "failed") ? NaN : at(v, s, p)
 if (!exists("hasref")) hasref = 1
-set multiplot layout nrows, ncols title figtitle."\n".subtitle.(hasref ? "; dashed: original artifact (imported sweep log)" : "") noenhanced
+# the reference note joins the subtitle's last text line ("; "), above the
+# blank line figures/plot ends the subtitle with (the key's room)
+n = strlen(subtitle)
+blank = (n >= 2 && subtitle[n - 1:n] eq "\n ") ? 1 : 0
+subtext = blank ? subtitle[1:n - 2] : subtitle
+refnote = hasref ? ((strlen(subtext) > 0 ? "; " : "")."dashed: original artifact (imported sweep log)") : ""
+set multiplot layout nrows, ncols title figtitle."\n".subtext.refnote.(blank ? "\n " : "") noenhanced
 if (dylog) { set logscale y }
 if (dxlog) { set logscale x 2 }
 set xlabel xcol noenhanced
@@ -32,17 +38,20 @@ if (per eq "process") {
 } else {
     set ylabel "throughput, total over the point's client processes (Mops)"
 }
-# reference data alone: its own y range (common.gp fixes one for an empty plot)
+# reference data alone: its own y range (common.gp fixes one for an empty plot);
+# a linear axis starts at 0 in every panel, so panels compare
 if (hasref) { set autoscale y }
-# the key top left, over headroom kept free of data (30 % of the height)
-set key top left font ",7" title scol noenhanced
+if (!dylog) { set yrange [0:*] }
+# the key (common.gp: outside, above the panel) names the series column in
+# every entry ("window=8"): a key title overprints the key's box
+set key font ",7" noenhanced
 set offsets 0, 0, graph 0.3, 0
 do for [i = 1:np] {
     p = (pcol eq "") ? "" : word(pvals, i)
     if (pcol ne "") { set title pcol." = ".p noenhanced } else { unset title }
-    plot for [j = 1:words(svals)] data using (column(xcol)):(atm(column("mops_median"), word(svals, j), p)):(at(column("mops_min"), word(svals, j), p)):(at(column("mops_max"), word(svals, j), p)) with yerrorlines lc j lw 2 pt 7 title word(svals, j).mtag, \
+    plot for [j = 1:words(svals)] data using (column(xcol)):(atm(column("mops_median"), word(svals, j), p)):(at(column("mops_min"), word(svals, j), p)):(at(column("mops_max"), word(svals, j), p)) with yerrorlines lc j lw 2 pt 7 title scol."=".word(svals, j).mtag, \
          data using (column(xcol)):(noisy(at(column("mops_median"), strcol(scol), p))) with points ls 20 title (i == 1 ? ntitle : ""), \
-         for [j = 1:words(svals)] ref using (column(xcol)):(at(column("mops_median"), word(svals, j), p)) with linespoints lc j lw 1 dt 2 pt 6 title (hasref ? word(svals, j)." (original)" : "")
+         for [j = 1:words(svals)] ref using (column(xcol)):(at(column("mops_median"), word(svals, j), p)) with linespoints lc j lw 1 dt 2 pt 6 title (hasref ? scol."=".word(svals, j)." (original)" : "")
     # the caption line once (common.gp)
     unset label 90
 }

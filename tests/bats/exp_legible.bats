@@ -289,3 +289,14 @@ ud_summary() {
   grep -q "^TEXT (no measured run: make figure-8 measures one" "$GNUPLOT_LOG"
   run ! grep -q "^TEXT (latency per request" "$GNUPLOT_LOG"
 }
+
+@test "a preset (sweep.gp): series named in every key entry (no key title over the box), linear y from 0 in every panel, one subtitle line" {
+  plot swarm-32b_read --reference-only
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "$(grep -c '^TEXT (window=8 \\(original\\))' "$GNUPLOT_LOG")" -eq 5 ]
+  run ! grep -qx 'TEXT (window)' "$GNUPLOT_LOG"
+  grep -qF 'TEXT (reference data only \(no measured run\); dashed: original artifact' "$GNUPLOT_LOG"
+  run ! grep -q '^TEXT (; dashed' "$GNUPLOT_LOG"
+  # every panel's y axis starts at 0 (the signal interval 4 panel started at 5)
+  run ! grep -qE '^YRANGE [1-9]' "$GNUPLOT_LOG"
+}
