@@ -2,6 +2,7 @@
 # Experiment runner: merging rows and aggregating them per point.
 
 load fixtures/exp/helpers
+bats_require_minimum_version 1.5.0
 
 @test "aggregation of the golden raw.csv gives the golden summary.csv" {
   # point 1: per-rep sums 3, 4, 5 Mops -> median 4 [3..5]; latency: per-rep
@@ -277,4 +278,13 @@ load fixtures/exp/helpers
   [ "$(csv_col "$s" reps_ok)" = 2 ]
   [ "$(csv_col "$s" reason)" = "no operation completed in the window (ops 0)" ]
   [ "$(csv_col "$s" mops_min)" = 2 ]
+}
+
+@test "the console table shows Mrps for rdma_seq's summaries (no Mops column there), with min..max" {
+  local s=$ROOT/tests/bats/fixtures/exp/summary-figure-7.csv
+  run awk -f "$LIB/csv.awk" -f "$LIB/show.awk" "$s"
+  [ "$status" -eq 0 ]
+  [[ ${lines[0]} == *"Mrps median [min..max]"* ]] || { echo "${lines[0]}"; false; }
+  # every ok point shows its rate, none a bare "-"
+  run ! grep -E ' ok +- ' <<< "$output"
 }
