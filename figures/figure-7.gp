@@ -2,20 +2,13 @@
 # threads (rdma_seq, case study 1). Left: measured, one line per series
 # (atomics at 0 server threads: no server CPU; herd-rpc without and with
 # doorbell batching, with 3 response UD QPs per thread; spec-s0), median
-# of the repetitions with min..max bars; the subtitle states the largest
-# spread (CV of mrps over the repetitions). Right: the paper's values
+# of the repetitions with min..max bars; the subtitle states the spread
+# (CV of Mrps over the repetitions: figures/subtitle.awk). Right: the paper's values
 # (CIB, 70 client processes; figures/reference/paper-atc16.csv rows fig7).
 # Run by figures/plot.
 load figdir."/common.gp"
 # a measured series: variant, batch and ud_qps of the row
 ser(v, b, q) = (strcol("variant") eq v && (b eq "" || strcol("batch") eq b) && (q eq "" || strcol("ud_qps") eq q)) ? okv(column("mrps_median")) : NaN
-# the largest CV of mrps over the repetitions, for the subtitle
-maxcv = NaN
-if (hasdata) {
-    stats data using (column("mrps_cv_pct")) nooutput
-    if (exists("STATS_records") && exists("STATS_max")) { if (STATS_records > 0) { maxcv = STATS_max } }
-}
-spread = (maxcv == maxcv) ? sprintf("; spread of mrps over repetitions: CV up to %.0f %%", maxcv) : ""
 # the paper's points, one block per series (rows of one series are not
 # adjacent in paper-atc16.csv; a line joins only adjacent rows)
 isp(s) = isref("fig7", "point") && strcol("series") eq s
@@ -31,7 +24,7 @@ set table $P5
 plot paper using (column("x")):(column("y")) with table if (isp("spec-s0"))
 unset table
 # no measured run: the paper's panel alone (no empty panel)
-set multiplot layout 1,(hasdata ? 2 : 1) title (exists("figtitle") ? figtitle : "Figure 7: sequencer throughput vs server threads")."\n".subtitle.spread noenhanced
+set multiplot layout 1,(hasdata ? 2 : 1) title (exists("figtitle") ? figtitle : "Figure 7: sequencer throughput vs server threads")."\n".subtitle noenhanced
 set xlabel "server threads (atomics: 0, no server CPU)"
 set ylabel "throughput (Mrps, 10^6 requests/s)"
 set key top left font ",8"

@@ -7,13 +7,7 @@
 # batching adds at most about 1 us at the same load. Run by figures/plot.
 load figdir."/common.gp"
 sel(v, b) = (strcol("batch") eq b) ? okv(v) : NaN
-maxcv = NaN
-if (hasdata) {
-    stats data using (column("mrps_cv_pct")) nooutput
-    if (exists("STATS_records") && exists("STATS_max")) { if (STATS_records > 0) { maxcv = STATS_max } }
-}
-spread = (maxcv == maxcv) ? sprintf("; spread of mrps over repetitions: CV up to %.0f %%", maxcv) : ""
-set title (exists("figtitle") ? figtitle : "Figure 8: Spec-S0 latency vs throughput")."\n".subtitle.spread noenhanced
+set title (exists("figtitle") ? figtitle : "Figure 8: Spec-S0 latency vs throughput")."\n".subtitle noenhanced
 set xlabel "throughput (Mrps, 10^6 requests/s; load = client threads x window)"
 set ylabel "latency per request, round trip at the client (us)"
 set key top left font ",8"

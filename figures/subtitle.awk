@@ -5,7 +5,7 @@
 # aggregate.awk; else reps_ok), with -v grid=quick that the run used the
 # reduced QUICK grid, the points with no trusted rate and why (status
 # low-overlap), and the spread of the headline metric over the
-# repetitions: the CV of Mops over the points that have a Mops value, or,
+# repetitions: the CV of Mops (Mrps for rdma_seq's rows) over the points that have a rate, or,
 # only when no point has one, the CV of p50 latency (never the two mixed):
 # the median and largest CV, and how many of the points with a CV exceed
 # the threshold (-v cvpct: the run's, 20 if not given); points without a
@@ -23,7 +23,10 @@ function add(kind, v,    n, a, i) {
 NR == 1 { n = csv_split($0, h); for (i = 1; i <= n; i++) idx[h[i]] = i; next }
 { csv_split($0, f); rows++; add("dev", c("device")); add("kernel", c("kernel")); add("host", c("host"))
   r = c("reps") + 0; if (r > reps) reps = r
-  if (c("mops_median") != "") {
+  # the rate: Mops, or Mrps for rdma_seq's rows (requests; no Mops column)
+  rv = c("mops_median"); rcv = c("mops_cv_pct")
+  if (rv == "" && c("mrps_median") != "") { rv = c("mrps_median"); rcv = c("mrps_cv_pct"); nrps++ }
+  if (rv != "") {
       nval++
       # the repetitions behind this point's median
       k = ("reps_rated" in idx) ? c("reps_rated") : c("reps_ok")
@@ -31,7 +34,7 @@ NR == 1 { n = csv_split($0, h); for (i = 1; i <= n; i++) idx[h[i]] = i; next }
       k += 0
       if (!(k in nby)) kl[++nk] = k
       nby[k]++
-      if (c("mops_cv_pct") != "") mcv[++nmcv] = c("mops_cv_pct") + 0
+      if (rcv != "") mcv[++nmcv] = rcv + 0
   } else if (c("status") == "ok" || c("status") == "partial" || c("status") == "low-overlap") {
       nnoval++
       if (c("status") == "low-overlap") nlow++
@@ -62,7 +65,7 @@ END {
     if (nval > 0 && nnoval > nlow) s = s sprintf("; %d point%s measured without a rate", nnoval - nlow, nnoval - nlow == 1 ? "" : "s")
     # the spread: Mops' CV where any point has a Mops value, else p50 latency's
     th = (cvpct == "") ? 20 : cvpct
-    if (nval > 0) { ncv = nmcv; for (i = 1; i <= ncv; i++) cvs[i] = mcv[i]; what = "Mops"; judged = nval }
+    if (nval > 0) { ncv = nmcv; for (i = 1; i <= ncv; i++) cvs[i] = mcv[i]; what = (nrps == nval) ? "Mrps" : "Mops"; judged = nval }
     else { ncv = nlcv; for (i = 1; i <= ncv; i++) cvs[i] = lcv[i]; what = "p50 latency"; judged = nmeas }
     if (ncv > 0) {
         for (i = 1; i <= ncv; i++) for (j = i + 1; j <= ncv; j++) if (cvs[j] < cvs[i]) { t = cvs[i]; cvs[i] = cvs[j]; cvs[j] = t }

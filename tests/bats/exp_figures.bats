@@ -158,3 +158,10 @@ EOF
   run awk -f "$LIB/csv.awk" -f "$ROOT/figures/subtitle.awk" "$BATS_TEST_TMPDIR/lat.csv"
   [[ ${lines[1]} == *"spread (CV of p50 latency): median 1.0 %, max 90.0 %; 1 of 6 points noisy (CV > 20 %)" ]] || { echo "$output"; false; }
 }
+
+@test "subtitle: rdma_seq's summaries give the spread as the CV of Mrps, not of p50 latency" {
+  run awk -f "$LIB/csv.awk" -f "$ROOT/figures/subtitle.awk" "$FIX/summary-figure-7.csv"
+  [ "$status" -eq 0 ]
+  [[ $output == *"spread (CV of Mrps)"* ]] || { echo "$output"; false; }
+  [[ $output != *"p50 latency"* ]] || { echo "$output"; false; }
+}
