@@ -101,6 +101,9 @@ if [ "$phase" = teardown ]; then echo "hk_pkts=10"; echo "hk_$role=1"; echo "not
 exit 0
 EOF
   chmod +x "$d/fake-hook"
+  # a point's timeout: 30 s (a loaded machine, load 21, once needed over 8 s
+  # for a fake point over the fake ssh); HOOK_TIMEOUT_S for the timeout test
+  sed -i "s/^timeout_s .*/timeout_s       = ${HOOK_TIMEOUT_S:-30}/" "$d/params"
   echo "$d"
 }
 
@@ -151,7 +154,7 @@ EOF
 }
 
 @test "hook: a point killed at its timeout is torn down too" {
-  export FAKE_HOOK_LOG=$BATS_TEST_TMPDIR/hook.log FAKE_RB_HANG_SIZE=64
+  export FAKE_HOOK_LOG=$BATS_TEST_TMPDIR/hook.log FAKE_RB_HANG_SIZE=64 HOOK_TIMEOUT_S=8
   run_exp "$(hook_exp)" --set loss_pct=5
   [ "$status" -eq 1 ]
   grep -q '^setup role=client .*loss_pct=5' "$FAKE_HOOK_LOG"
