@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CS_FIELDS 8   /* user nice system idle iowait irq softirq steal */
 
@@ -99,7 +100,7 @@ int cs_read(const char *path, struct cs_snap *out, char *why, size_t len)
 		return -1;
 	}
 	buf[n] = '\0';
-	int have_mask = sched_getaffinity(0, sizeof(mask), &mask) == 0;
+	int have_mask = sched_getaffinity(getpid(), sizeof(mask), &mask) == 0;
 	rc = cs_parse(buf, have_mask ? &mask : NULL, out, why, len);
 	free(buf);
 	return rc;
@@ -151,4 +152,24 @@ int cs_util(const struct cs_delta *d, struct cs_util *u)
 	u->softirq_pct = (double)d->softirq / t;
 	u->busy_pct = (double)(d->user + d->system + d->irq + d->softirq) / t;
 	return 0;
+}
+
+void cs_take(struct cs_reading *r)
+{
+	r->why[0] = '\0';
+	r->rc = cs_read(NULL, &r->snap, r->why, sizeof(r->why));
+}
+
+int cs_window(const struct cs_reading *a, const struct cs_reading *b, struct cs_delta *d,
+	      char *why, size_t len)
+{
+	memset(d, 0, sizeof(*d));
+	why[0] = '\0';
+	if (a->rc != 0 || b->rc != 0) {
+		const struct cs_reading *bad = a->rc != 0 ? a : b;
+		snprintf(why, len, "%s", bad->rc > 0 ? "/proc/stat not read (the window did not start)" :
+			 bad->why);
+		return -1;
+	}
+	return cs_diff(&a->snap, &b->snap, d, why, len);
 }

@@ -12,8 +12,10 @@
  * /proc/stat too but counts user and idle only, so it reports ~0 % for
  * event-driven tests. The price of /proc/stat: it is per CPU, not per
  * process, so another process on the same CPUs is counted too; we count
- * only the CPUs of the calling process's affinity mask (sched_getaffinity:
- * all online CPUs when it is not pinned, --cpus when it is), and say how
+ * only the CPUs of the process's affinity mask (sched_getaffinity of its
+ * main thread: every online CPU unless the process was started under
+ * taskset; --cpus pins worker threads inside that mask and does not narrow
+ * it, since the NIC's interrupts land on CPUs of their own), and say how
  * many in cs_delta.ncpus. Resolution: USER_HZ ticks (10 ms on Linux), so
  * a 0.5 s window on 2 CPUs is counted to 1 %.
  *
@@ -62,9 +64,22 @@ struct cs_util {
  */
 int cs_parse(const char *text, const cpu_set_t *mask, struct cs_snap *out, char *why, size_t len);
 
-/* Read path (NULL: /proc/stat) and cs_parse it for the calling thread's
+/* Read path (NULL: /proc/stat) and cs_parse it for the process's
  * affinity mask. 0, or -1 with why (unreadable: the file named). */
 int cs_read(const char *path, struct cs_snap *out, char *why, size_t len);
+
+/* One cs_read's outcome, kept for the window's end (rc 0: snap valid). */
+struct cs_reading {
+	int rc;                    /* 0 read; -1 failed (why); 1 not read yet */
+	struct cs_snap snap;
+	char why[CS_REASON_MAX];
+};
+/* cs_read(NULL, ...) into r. */
+void cs_take(struct cs_reading *r);
+/* The window between two readings into d, or why not into why ("" when
+ * d holds it). 0 or -1. */
+int cs_window(const struct cs_reading *a, const struct cs_reading *b, struct cs_delta *d,
+	      char *why, size_t len);
 
 /* The window between two snapshots. 0, or -1 with why (the CPU count
  * changed, a counter went backwards, no tick elapsed). */

@@ -8,6 +8,9 @@
 #include <unistd.h>
 
 #include "cpustat.h"
+#include "output.h"
+
+#define assert_has_text(s, needle) assert_err_has((s), (needle))
 
 /* Two snapshots of a 4-CPU host, 1 s apart (100 ticks per CPU): cpu0
  * busy in user space, cpu1 in softirq (soft-RoCE's protocol work), cpu2
@@ -143,6 +146,90 @@ static void reads_files(void **state)
 	assert_true(a.ncpus == (uint32_t)CPU_COUNT(&self));
 }
 
+/* The row and --explain from both ends' counters: this host's /proc/stat
+ * readings and the server's CPU message (fake values), and what empties
+ * them (thread rows, no CPU message, a /proc/stat that was not read). */
+static void row_holds_both_ends(void **state)
+{
+	(void)state;
+	static struct rb_opts o;
+	static struct rb_env e;
+	static struct rb_test t;
+	static struct rb_point_info pi;
+	static struct row r;
+	char why[CS_REASON_MAX];
+
+	unit_point_base(&o, &e, &t);
+	pi = (struct rb_point_info){ .o = &o, .t = &t, .env = &e, .inline_used = -1,
+				     .setup_us_per_qp = NAN, .gate_wait_s = NAN, .status = "ok",
+				     .reason = "" };
+	assert_int_equal(cs_parse(stat0, NULL, &pi.cs_before.snap, why, sizeof(why)), 0);
+	assert_int_equal(cs_parse(stat1, NULL, &pi.cs_after.snap, why, sizeof(why)), 0);
+	pi.cs_before.rc = pi.cs_after.rc = 0;
+	/* the server: 2 threads, 0.3 s of CPU over a 1.5 s span, 3000 ops of the
+	 * client's (all phases), 2 CPUs half busy in softirq; no PMU */
+	struct pc_sample ss;
+	pc_sample_zero(&ss);
+	ss.value[PC_TASK_CLOCK] = 300000000ull;
+	ss.value[PC_CTX_SWITCHES] = 12;
+	for (int i = PC_CYCLES; i < PC_NEVENTS; i++) {
+		ss.valid[i] = 0;
+		snprintf(ss.reason[i], PC_REASON_MAX, "%s: not offered by this CPU's PMU",
+			 pc_event_name((enum pc_event)i));
+	}
+	pi.have_server_cpu = true;
+	pi.server_cpu = (struct ctrl_cpu){ .span_ns = 1500000000ull, .threads = 2,
+		.stat = { .ncpus = 2, .user = 10, .system = 10, .irq = 0, .softirq = 100,
+			  .total = 200 } };
+	ctrl_cpu_from_sample(&pi.server_cpu, &ss);
+	pi.client_ops_all = 3000;
+	struct pc_sample cs;
+	pc_sample_zero(&cs);
+	cs.value[PC_TASK_CLOCK] = 2000000;
+	struct rb_measure m = { .valid = true, .duration_s = 1, .ops = 1000, .pc = &cs,
+				.pc_ops = 1000, .pc_span_s = 1 };
+
+	report_build_row(&r, &pi, -1, &m);
+	assert_string_equal(row_get(&r, "cpu_busy_pct"), "63.8");     /* 255 of 400 ticks */
+	assert_string_equal(row_get(&r, "cpu_irq_pct"), "5.0");
+	assert_string_equal(row_get(&r, "cpu_softirq_pct"), "20.0");
+	assert_string_equal(row_get(&r, "cpu_stat_cpus"), "4");
+	assert_string_equal(row_get(&r, "cpu_stat_reason"), "");
+	assert_string_equal(row_get(&r, "server_cpu_busy_pct"), "60.0");
+	assert_string_equal(row_get(&r, "server_cpu_softirq_pct"), "50.0");
+	assert_string_equal(row_get(&r, "server_cpu_stat_cpus"), "2");
+	assert_string_equal(row_get(&r, "server_perf_task_clock_ns"), "300000000");
+	assert_string_equal(row_get(&r, "server_perf_context_switches"), "12");
+	assert_string_equal(row_get(&r, "server_perf_cycles"), "");
+	assert_string_equal(row_get(&r, "server_perf_threads"), "2");
+	assert_string_equal(row_get(&r, "server_perf_span_s"), "1.500000");
+	assert_string_equal(row_get(&r, "server_cpu_util_pct"), "20.0");
+	assert_string_equal(row_get(&r, "server_cpu_ns_per_op"), "100000");
+	assert_string_equal(row_get(&r, "server_cycles_per_op"), "");
+	assert_string_equal(row_get(&r, "server_perf_reason"), "cycles: not offered by this CPU's PMU");
+	char ex[1024];
+	assert_int_equal(report_explain(&pi, &m, ex, sizeof(ex)), 0);
+	assert_non_null(strstr(ex, "client CPU 2000 ns/op (CPUs 64 % busy, softirq 20 %), "
+				   "server CPU 100000 ns/op (CPUs 60 % busy, softirq 50 %)"));
+
+	/* a thread row: every one of them empty, with the reasons */
+	report_build_row(&r, &pi, 0, &m);
+	assert_string_equal(row_get(&r, "cpu_busy_pct"), "");
+	assert_string_equal(row_get(&r, "server_perf_task_clock_ns"), "");
+	assert_has_text(row_get(&r, "cpu_stat_reason"), "process row only");
+	assert_has_text(row_get(&r, "server_perf_reason"), "no server counters");
+	/* no CPU message from the server; /proc/stat not read at the start */
+	pi.have_server_cpu = false;
+	pi.cs_before.rc = 1;
+	report_build_row(&r, &pi, -1, &m);
+	assert_string_equal(row_get(&r, "cpu_busy_pct"), "");
+	assert_has_text(row_get(&r, "cpu_stat_reason"), "not read");
+	assert_string_equal(row_get(&r, "server_cpu_busy_pct"), "");
+	assert_string_equal(row_get(&r, "server_cpu_ns_per_op"), "");
+	assert_int_equal(report_explain(&pi, &m, ex, sizeof(ex)), 0);
+	assert_non_null(strstr(ex, "client CPU 2000 ns/op, server CPU not counted"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -150,6 +237,7 @@ int main(void)
 		cmocka_unit_test(mask_selects_cpus),
 		cmocka_unit_test(refusals),
 		cmocka_unit_test(reads_files),
+		cmocka_unit_test(row_holds_both_ends),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
