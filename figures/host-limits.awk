@@ -9,9 +9,9 @@
 # current_link_speed/width from sysfs) gives its point's limit,
 # model_limit_mops (the lowest of either host's DMA, MMIO and link limits
 # on the client's link; the server is assumed to have the same link). Out:
-# verb,transport,size_bytes,y,link,bound,reason; one row per (verb,
-# transport, size) in input order (its first row's values), to be sorted
-# by the caller. No row with a link (soft-RoCE: no PCI device): one row
+# verb,transport,postlist,size_bytes,y,link,bound,reason; one row per
+# (verb, transport, postlist, size) in input order (its first row's
+# values), to be sorted by the caller (series by the first three, then x). No row with a link (soft-RoCE: no PCI device): one row
 # with y empty and reason = the first model_reason seen (e.g. "no PCI
 # device behind rxe0 (soft-RoCE or no link files) ..."), or "no ok client
 # row" when there is none.
@@ -20,7 +20,7 @@ function v(name) { return (name in c) ? csv_val(f[c[name]]) : "" }
 NR == 1 {
     n = csv_split($0, h)
     for (i = 1; i <= n; i++) c[h[i]] = i
-    print "verb,transport,size_bytes,y,link,bound,reason"
+    print "verb,transport,postlist,size_bytes,y,link,bound,reason"
     next
 }
 {
@@ -32,12 +32,13 @@ NR == 1 {
         if (why == "") why = v("model_reason")
         next
     }
-    k = v("verb") SUBSEP v("transport") SUBSEP v("size_bytes")
+    k = v("verb") SUBSEP v("transport") SUBSEP v("postlist") SUBSEP v("size_bytes")
     if (k in seen) next
     seen[k] = 1; rows++
-    printf "%s,%s,%s,%s,%s,%s,\n", v("verb"), v("transport"), v("size_bytes"), y, q(link), q(v("model_bound"))
+    printf "%s,%s,%s,%s,%s,%s,%s,\n", v("verb"), v("transport"), v("postlist"), v("size_bytes"), y,
+        q(link), q(v("model_bound"))
 }
 END {
     if (rows == 0)
-        printf ",,,,,,%s\n", q(why != "" ? why : "no ok client row")
+        printf ",,,,,,,%s\n", q(why != "" ? why : "no ok client row")
 }
