@@ -743,6 +743,7 @@ static enum stage point_measure(struct client *cl, struct cpoint *p, uint64_t po
 	struct rb_ctx *c = &p->c;
 
 	c->ctr_before = &p->pi.before;
+	c->cs_before = &p->pi.cs_before;
 	c->gated = cl->o->procs > 1;
 	if (workers_start(c, worker_client_main, p->err, sizeof(p->err)))
 		return STAGE_CLOSE;
@@ -756,6 +757,7 @@ static enum stage point_measure(struct client *cl, struct cpoint *p, uint64_t po
 	if (workers_join(c, p->err, sizeof(p->err)))
 		return STAGE_CLOSE;
 	dev_counters_read(cl->dev.name, cl->dev.port, &p->pi.after);
+	cs_take(&p->pi.cs_after);
 	/* more clock probes now that the window is over (the machine is quieter
 	 * than during the others' setup): the best of all maps the window onto
 	 * the server's clock in the row */
@@ -788,7 +790,14 @@ static enum stage point_results(struct client *cl, struct cpoint *p)
 		return st;
 	p->pi.have_server = true;
 	p->pi.server = p->m.u.done;
-	p->pi.checked = end_to_end(c, &p->m.u.done, p->note, sizeof(p->note));
+	/* the server's CPU counters follow its DONE (ctrl.h CPU) */
+	st = server_reply(cl, p, CTRL_CPU, "the server's CPU counters");
+	if (st)
+		return st;
+	p->pi.have_server_cpu = true;
+	p->pi.server_cpu = p->m.u.cpu;
+	p->pi.client_ops_all = d.ops;
+	p->pi.checked = end_to_end(c, &p->pi.server, p->note, sizeof(p->note));
 	if (p->pi.checked == 2) {
 		snprintf(p->err, sizeof(p->err), "%.1000s", p->note);
 		rb_reprefix(p->err, sizeof(p->err), 0, "--validate: ");
@@ -847,6 +856,7 @@ static int run_point(struct client *cl, const struct rb_test *tin, uint64_t poin
 	p.pi = (struct rb_point_info){
 		.o = cl->o, .t = &p.t, .env = &cl->env, .dev = &cl->dev, .inline_used = -1,
 		.setup_us_per_qp = NAN, .gate_wait_s = NAN, .status = "failed", .reason = "",
+		.cs_before.rc = 1, .cs_after.rc = 1,
 	};
 	enum stage st = point_request(cl, &p);
 	if (st == STAGE_OK)

@@ -146,6 +146,7 @@ const char *ctrl_type_name(uint16_t type)
 	case CTRL_GATE: return "GATE";
 	case CTRL_GO: return "GO";
 	case CTRL_TIME: return "TIME";
+	case CTRL_CPU: return "CPU";
 	default: return "unknown";
 	}
 }
@@ -163,6 +164,7 @@ uint32_t ctrl_max_payload(uint16_t type)
 	case CTRL_GATE: return 12u;   /* u64 point, u32 procs */
 	case CTRL_GO: return 28u;     /* 3 x u64 clock readings, u32 procs */
 	case CTRL_TIME: return 8u;    /* u64 clock reading */
+	case CTRL_CPU: return CTRL_CPU_LEN(CTRL_CPU_REASON_CAP);
 	default: return CTRL_MAX_PAYLOAD;
 	}
 }
@@ -297,6 +299,56 @@ size_t ctrl_encode_time(uint8_t *buf, size_t cap, uint64_t ns)
 	struct cur c = enc_begin(buf, cap, CTRL_TIME);
 	put_u64(&c, ns);
 	return enc_end(&c, buf);
+}
+
+size_t ctrl_encode_cpu(uint8_t *buf, size_t cap, const struct ctrl_cpu *cp)
+{
+	struct cur c = enc_begin(buf, cap, CTRL_CPU);
+	put_u64(&c, cp->span_ns);
+	put_u32(&c, cp->threads);
+	for (int i = 0; i < PC_NEVENTS; i++) {
+		put_u8(&c, cp->state[i]);
+		put_u64(&c, cp->value[i]);
+	}
+	put_u32(&c, cp->stat.ncpus);
+	put_u64(&c, cp->stat.user);
+	put_u64(&c, cp->stat.system);
+	put_u64(&c, cp->stat.irq);
+	put_u64(&c, cp->stat.softirq);
+	put_u64(&c, cp->stat.total);
+	put_str(&c, cp->reason, CTRL_CPU_REASON_CAP);
+	return enc_end(&c, buf);
+}
+
+void ctrl_cpu_from_sample(struct ctrl_cpu *c, const struct pc_sample *s)
+{
+	for (int i = 0; i < PC_NEVENTS; i++) {
+		c->state[i] = 0;
+		c->value[i] = 0;
+		if (!s->valid[i]) {
+			if (c->reason[0] == '\0')
+				snprintf(c->reason, sizeof(c->reason), "%s", s->reason[i]);
+			continue;
+		}
+		c->state[i] = (uint8_t)(CTRL_CPU_STATE_COUNTED |
+					(s->scaled[i] ? CTRL_CPU_STATE_SCALED : 0) |
+					(s->user_only[i] ? CTRL_CPU_STATE_USER_ONLY : 0));
+		c->value[i] = s->value[i];
+	}
+}
+
+void ctrl_cpu_to_sample(const struct ctrl_cpu *c, struct pc_sample *s)
+{
+	memset(s, 0, sizeof(*s));
+	for (int i = 0; i < PC_NEVENTS; i++) {
+		s->valid[i] = (c->state[i] & CTRL_CPU_STATE_COUNTED) != 0;
+		s->scaled[i] = (c->state[i] & CTRL_CPU_STATE_SCALED) != 0;
+		s->user_only[i] = (c->state[i] & CTRL_CPU_STATE_USER_ONLY) != 0;
+		s->value[i] = s->valid[i] ? c->value[i] : 0;
+		if (!s->valid[i])
+			snprintf(s->reason[i], PC_REASON_MAX, "server: %.100s",
+				 c->reason[0] ? c->reason : "not counted");
+	}
 }
 
 int ctrl_decode_header(const uint8_t *buf, size_t len, uint16_t *type, uint32_t *plen,
@@ -460,6 +512,59 @@ static int decode_go(struct cur *c, struct ctrl_go *g, char *err, size_t errlen)
 	return 0;
 }
 
+/* CPU's counters: states known, an uncounted event 0, the ticks'
+ * parts within their total, counts within their caps. */
+static int decode_cpu(struct cur *c, struct ctrl_cpu *cp, char *err, size_t errlen)
+{
+	int rc;
+
+	cp->span_ns = get_u64(c);
+	cp->threads = get_u32(c);
+	for (int i = 0; i < PC_NEVENTS; i++) {
+		cp->state[i] = get_u8(c);
+		cp->value[i] = get_u64(c);
+	}
+	struct cs_delta *d = &cp->stat;
+	d->ncpus = get_u32(c);
+	d->user = get_u64(c);
+	d->system = get_u64(c);
+	d->irq = get_u64(c);
+	d->softirq = get_u64(c);
+	d->total = get_u64(c);
+	if ((rc = get_str(c, cp->reason, CTRL_CPU_REASON_CAP)))
+		return rb_fail(err, errlen, "CPU: reason %s (cap %u)", str_problem(rc),
+			    CTRL_CPU_REASON_CAP);
+	guard_str_escape(cp->reason);
+	if (c->bad)
+		return 0;   /* ctrl_decode reports the truncation */
+	if (cp->threads < 1 || cp->threads > RB_MAX_THREADS + 1)
+		return rb_fail(err, errlen, "CPU: threads %u outside 1..%u", cp->threads,
+			    RB_MAX_THREADS + 1);
+	for (int i = 0; i < PC_NEVENTS; i++) {
+		if (cp->state[i] > 7)
+			return rb_fail(err, errlen, "CPU: event %d state %u unknown (bits 0..2)", i,
+				    cp->state[i]);
+		if (!(cp->state[i] & CTRL_CPU_STATE_COUNTED) && (cp->state[i] || cp->value[i]))
+			return rb_fail(err, errlen, "CPU: event %d not counted but state %u value %llu",
+				    i, cp->state[i], (unsigned long long)cp->value[i]);
+	}
+	if (d->ncpus > CTRL_CPU_MAX_CPUS)
+		return rb_fail(err, errlen, "CPU: %u CPUs, limit %u", d->ncpus, CTRL_CPU_MAX_CPUS);
+	if (d->ncpus == 0 && (d->user || d->system || d->irq || d->softirq || d->total))
+		return rb_fail(err, errlen, "CPU: ticks without a CPU (ncpus 0)");
+	/* each part within what the ones before left of the total: no sum
+	 * is formed, so none can wrap */
+	uint64_t left = d->total;
+	const uint64_t parts[] = { d->user, d->system, d->irq, d->softirq };
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		if (parts[i] > left)
+			return rb_fail(err, errlen, "CPU: busy ticks above the total %llu",
+				    (unsigned long long)d->total);
+		left -= parts[i];
+	}
+	return 0;
+}
+
 int ctrl_decode(const uint8_t *buf, size_t len, struct ctrl_msg *out, char *err, size_t errlen)
 {
 	uint16_t type;
@@ -521,6 +626,10 @@ int ctrl_decode(const uint8_t *buf, size_t len, struct ctrl_msg *out, char *err,
 		break;
 	case CTRL_TIME:
 		out->u.time.ns = get_u64(&c);
+		break;
+	case CTRL_CPU:
+		if (decode_cpu(&c, &out->u.cpu, err, errlen))
+			return -1;
 		break;
 	case CTRL_READY:
 	case CTRL_BYE:

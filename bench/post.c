@@ -996,6 +996,8 @@ static int barrier(struct rb_worker *w)
 	if (atomic_fetch_add(&c->arrived, 1) + 1 == c->nw) {
 		if (c->ctr_before)
 			dev_counters_read(c->dev->name, c->dev->port, c->ctr_before);
+		if (c->cs_before)
+			cs_take(c->cs_before);
 		if (!c->gated) {
 			atomic_store(&c->go, 1);
 			return 0;
@@ -1134,11 +1136,22 @@ void *worker_server_main(void *arg)
 	for (unsigned k = 0; k < w->nqp; k++)
 		w->qps[k].posted = w->qps[k].completed = 0;
 	enum rb_verb_serve serve = verb_row(t->verb)->serve;
+	/* this thread's perf counters over its whole run (the server does not
+	 * see the client's window): read once before the loop and once after
+	 * it, nothing inside (the session thread sends the sum in CPU) */
+	struct perfcount pc;
+	uint64_t t0 = timing_now_ns();
+	pc_open(&pc, NULL, NULL);
+	pc_start(&pc);
 
 	if (serve == RB_SERVE_RECVS)
 		(void)serve_recvs(w);
 	else if (t->test == RB_TEST_LAT && serve == RB_SERVE_PONG_LAT)
 		(void)serve_write_pong(w);
+	pc_stop(&pc, &w->pc);
+	pc_close(&pc);
+	w->pc_span_ns = timing_now_ns() - t0;
+	w->pc_done = true;
 	return NULL;
 }
 

@@ -413,6 +413,50 @@ static void bound_text(const struct pm_result *r, char *buf, size_t len)
 		 r->limit_is_responder ? "responder" : "requester");
 }
 
+/* "X ns/op" (3 significant digits below 100) or "not counted". */
+static void ns_per_op_text(double ns, char *buf, size_t len)
+{
+	if (isnan(ns))
+		snprintf(buf, len, "not counted");
+	else
+		snprintf(buf, len, ns >= 100 ? "%.0f ns/op" : "%.3g ns/op", ns);
+}
+
+/* " (CPUs 45 % busy, softirq 30 %)" from a /proc/stat window, or "". */
+static void busy_text(const struct cs_delta *d, char *buf, size_t len)
+{
+	struct cs_util u;
+	buf[0] = '\0';
+	if (d && cs_util(d, &u) == 0)
+		snprintf(buf, len, " (CPUs %.0f %% busy, softirq %.0f %%)", u.busy_pct, u.softirq_pct);
+}
+
+/* --explain's CPU part: each side's perf task-clock per op (the client's
+ * over its measured phase, the server's over READY .. DONE per op of all
+ * phases) and the /proc/stat busy share of each host's CPUs. */
+static void explain_cpu(const struct rb_point_info *p, const struct rb_measure *m, bool meas,
+			char *out, size_t len)
+{
+	const struct pc_sample *s = meas ? m->pc : NULL;
+	char cns[32], sns[32], cb[64] = "", sb[64] = "", why[CS_REASON_MAX];
+	struct cs_delta d;
+	struct pc_sample ss;
+	double sv = NAN;
+
+	ns_per_op_text(s && s->valid[PC_TASK_CLOCK] && m->pc_ops > 0 ?
+		       (double)s->value[PC_TASK_CLOCK] / (double)m->pc_ops : NAN, cns, sizeof(cns));
+	if (meas && cs_window(&p->cs_before, &p->cs_after, &d, why, sizeof(why)) == 0)
+		busy_text(&d, cb, sizeof(cb));
+	if (meas && p->have_server_cpu) {
+		ctrl_cpu_to_sample(&p->server_cpu, &ss);
+		if (ss.valid[PC_TASK_CLOCK] && p->client_ops_all > 0)
+			sv = (double)ss.value[PC_TASK_CLOCK] / (double)p->client_ops_all;
+		busy_text(p->server_cpu.stat.ncpus ? &p->server_cpu.stat : NULL, sb, sizeof(sb));
+	}
+	ns_per_op_text(sv, sns, sizeof(sns));
+	snprintf(out, len, "client CPU %s%s, server CPU %s%s", cns, cb, sns, sb);
+}
+
 int report_explain(const struct rb_point_info *p, const struct rb_measure *m, char *out, size_t len)
 {
 	struct model_view v;
@@ -445,17 +489,9 @@ int report_explain(const struct rb_point_info *p, const struct rb_measure *m, ch
 		EXPLAIN_ADD("; no PCI device: CPU/software-bound (paper's link, %s: %.4g Mops, %s)",
 			    v.wqe_path, v.rp.limit_mops, bound);
 	}
-	const struct pc_sample *s = meas ? m->pc : NULL;
-	if (s && s->valid[PC_TASK_CLOCK] && m->pc_ops > 0) {
-		double ns = (double)s->value[PC_TASK_CLOCK] / (double)m->pc_ops;
-		if (ns >= 100)
-			EXPLAIN_ADD("; client CPU %.0f ns/op", ns);
-		else
-			EXPLAIN_ADD("; client CPU %.3g ns/op", ns);
-	}
-	else
-		EXPLAIN_ADD("; client CPU not counted");
-	EXPLAIN_ADD(", server CPU not counted");
+	char cpu[160];
+	explain_cpu(p, m, meas, cpu, sizeof(cpu));
+	EXPLAIN_ADD("; %s", cpu);
 	if (!p->have_counters)
 		EXPLAIN_ADD("; port counters not read");
 	else if (report_trouble(&p->before, &p->after, trouble, sizeof(trouble)) > 0)
@@ -564,6 +600,84 @@ static void set_u64_if(struct row *r, const char *col, bool have, uint64_t v)
 		row_set_u64(r, col, v);
 	else
 		row_set_na(r, col);
+}
+
+/*
+ * The CPU utilisation columns (docs/csv.md, "CPU utilisation and the
+ * server's counters"), after the perf columns, process row only: this
+ * host's CPUs from /proc/stat (cpustat.h) between the start barrier and
+ * the workers' end, then the server's (its CPU message): /proc/stat ticks,
+ * perf counts summed over its session thread and workers from READY to
+ * the client's DONE, per op over this process's ops of all phases (the
+ * span holds its warm-up too). cpu_stat_reason says why the client's
+ * /proc/stat columns are empty, server_perf_reason why a server column is.
+ */
+/* Column names are kept by pointer in the row (output.h): static tables. */
+static const char *const stat_cols[2][4] = {
+	{ "cpu_busy_pct", "cpu_irq_pct", "cpu_softirq_pct", "cpu_stat_cpus" },
+	{ "server_cpu_busy_pct", "server_cpu_irq_pct", "server_cpu_softirq_pct",
+	  "server_cpu_stat_cpus" },
+};
+static const char *const server_perf_cols[PC_NEVENTS] = {
+	"server_perf_task_clock_ns", "server_perf_context_switches", "server_perf_cpu_migrations",
+	"server_perf_page_faults", "server_perf_cycles", "server_perf_instructions",
+	"server_perf_cache_misses",
+};
+
+/* side 0: this host, 1: the server; d NULL: empty. */
+static void set_stat_columns(struct row *r, int side, const struct cs_delta *d)
+{
+	const char *const *cols = stat_cols[side];
+	struct cs_util u;
+	int ok = d != NULL && cs_util(d, &u) == 0;
+
+	row_set_double(r, cols[0], ok ? u.busy_pct : NAN, 1);
+	row_set_double(r, cols[1], ok ? u.irq_pct : NAN, 1);
+	row_set_double(r, cols[2], ok ? u.softirq_pct : NAN, 1);
+	set_u64_if(r, cols[3], ok, ok ? d->ncpus : 0);
+}
+
+static void set_server_perf_columns(struct row *r, const struct rb_point_info *p, bool have)
+{
+	const struct ctrl_cpu *cp = have ? &p->server_cpu : NULL;
+	struct pc_sample s;
+	double span = cp ? (double)cp->span_ns / 1e9 : NAN;
+
+	if (cp)
+		ctrl_cpu_to_sample(cp, &s);
+	for (int i = 0; i < PC_NEVENTS; i++)
+		set_u64_if(r, server_perf_cols[i], cp && s.valid[i], cp ? s.value[i] : 0);
+	set_u64_if(r, "server_perf_threads", cp != NULL, cp ? cp->threads : 0);
+	row_set_double(r, "server_perf_span_s", span, 6);
+	struct pc_per_op po = { NAN, NAN, NAN };
+	if (cp)
+		pc_per_op(&s, p->client_ops_all, &po);
+	bool clk = cp && s.valid[PC_TASK_CLOCK] && span > 0;
+	row_set_double(r, "server_cpu_util_pct",
+		       clk ? (double)s.value[PC_TASK_CLOCK] / 1e7 / span : NAN, 1);
+	set_rate(r, "server_cpu_ns_per_op", po.cpu_ns_per_op);
+	set_rate(r, "server_instructions_per_op", po.instructions_per_op);
+	set_rate(r, "server_cycles_per_op", po.cycles_per_op);
+	row_set_text(r, "server_perf_reason", cp ? cp->reason :
+		     "no server counters for this row (thread row, or the point ended before the "
+		     "server's DONE)");
+}
+
+static void set_cpu_columns(struct row *r, const struct rb_point_info *p, int thread,
+			    const struct rb_measure *m)
+{
+	bool proc = thread < 0 && m && m->valid;
+	struct cs_delta d;
+	char why[CS_REASON_MAX] = "";
+
+	bool have = proc && cs_window(&p->cs_before, &p->cs_after, &d, why, sizeof(why)) == 0;
+	if (!proc)
+		snprintf(why, sizeof(why), "process row only (host-wide CPUs)");
+	set_stat_columns(r, 0, have ? &d : NULL);
+	row_set_text(r, "cpu_stat_reason", why);
+	bool srv = proc && p->have_server_cpu;
+	set_stat_columns(r, 1, srv && p->server_cpu.stat.ncpus ? &p->server_cpu.stat : NULL);
+	set_server_perf_columns(r, p, srv);
 }
 
 /* Who measured: the run, the process, the repetition, the thread. */
@@ -841,8 +955,10 @@ void report_build_row(struct row *r, const struct rb_point_info *p, int thread,
 	row_set_text(r, "reason", p->reason ? p->reason : "");
 	report_environment(r, p);
 	report_added_columns(r, p, thread, m);
-	/* after accel: the perf counters (perfcount.h) and the PCIe model's
-	 * columns (pcie_model.h), model_link last */
+	/* after accel: the perf counters (perfcount.h), the CPU utilisation
+	 * and the server's counters (cpustat.h, ctrl.h CPU), and the PCIe
+	 * model's columns (pcie_model.h), model_link last */
 	set_perf_columns(r, m && m->valid ? m : NULL);
+	set_cpu_columns(r, p, thread, m);
 	set_model_columns(r, p, thread, m);
 }

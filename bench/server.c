@@ -488,6 +488,12 @@ struct spoint {
 	struct rb_dev cmdev;       /* -R: the device on rdma_cm's context */
 	struct rb_cm_session cms;  /* -R only */
 	struct ctrl_msg m;         /* the client's last message (points into s->rb) */
+	/* this session thread's CPU counting, READY to the client's DONE
+	 * (point_serve; sent in CPU by point_cpu) */
+	struct pc_sample pc;
+	bool pc_done;
+	uint64_t t_ready, t_done;
+	struct cs_reading cs0, cs1;
 };
 
 /* Stage 1, validate: the client's point is a valid test, fits this device
@@ -610,11 +616,25 @@ static int point_serve(struct session *s, struct spoint *p, char *err, size_t er
 	struct rb_ctx *c = &p->c;
 	char e2[512];
 
+	struct perfcount pc;
+
 	if (ctx_side_active(&p->t, RB_ROLE_SERVER) &&
 	    workers_start(c, worker_server_main, err, errlen))
 		return -1;
-	if (ctrl_send_simple(s->fd, CTRL_READY, (int)p->t.timeout_ms, err, errlen) ||
-	    wait_done(s, c, p->done_ms, &p->m, err, errlen)) {
+	/* this thread's counters and the CPUs' ticks from READY to the
+	 * client's DONE: opened and read here, outside the client's window */
+	pc_open(&pc, NULL, NULL);
+	cs_take(&p->cs0);
+	p->t_ready = timing_now_ns();
+	pc_start(&pc);
+	int rc = ctrl_send_simple(s->fd, CTRL_READY, (int)p->t.timeout_ms, err, errlen) ||
+		 wait_done(s, c, p->done_ms, &p->m, err, errlen);
+	pc_stop(&pc, &p->pc);
+	p->t_done = timing_now_ns();
+	cs_take(&p->cs1);
+	pc_close(&pc);
+	p->pc_done = rc == 0;
+	if (rc) {
 		atomic_store(&c->stop, 1);
 		(void)workers_join(c, e2, sizeof(e2));
 		return -1;
@@ -658,6 +678,28 @@ static void point_collect(struct rb_ctx *c, struct ctrl_done *d, uint64_t *first
 	}
 }
 
+/* The server's CPU counters of the point into cp: this thread's and the
+ * workers' perf counts summed, the /proc/stat ticks of READY .. DONE. */
+static void point_cpu(const struct spoint *p, struct ctrl_cpu *cp)
+{
+	struct pc_sample sum = p->pc;
+	char why[CS_REASON_MAX];
+
+	memset(cp, 0, sizeof(*cp));
+	cp->span_ns = p->t_done > p->t_ready ? p->t_done - p->t_ready : 0;
+	cp->threads = 1;
+	for (unsigned i = 0; i < p->c.nw; i++) {
+		const struct rb_worker *w = &p->c.w[i];
+		if (!w->pc_done)
+			continue;
+		pc_sample_add(&sum, &w->pc);
+		cp->threads++;
+	}
+	ctrl_cpu_from_sample(cp, &sum);
+	if (cs_window(&p->cs0, &p->cs1, &cp->stat, why, sizeof(why)) && !cp->reason[0])
+		snprintf(cp->reason, sizeof(cp->reason), "%s", why);
+}
+
 /* Stage 4, report: DONE with what this side saw, and its log line (the
  * receive rate for verbs that consume receives). -1 with err. */
 static int point_done(struct session *s, struct spoint *p, char *err, size_t errlen)
@@ -668,8 +710,14 @@ static int point_done(struct session *s, struct spoint *p, char *err, size_t err
 	struct ctrl_done d = { 0 };
 	uint64_t first, last, want = p->m.u.done.sends;
 
+	struct ctrl_cpu cpu;
+
 	point_collect(&p->c, &d, &first, &last);
 	size_t n = ctrl_encode_done(small, sizeof(small), &d);
+	if (!n || ctrl_send(s->fd, small, n, (int)t->timeout_ms, err, errlen))
+		return -1;
+	point_cpu(p, &cpu);
+	n = ctrl_encode_cpu(small, sizeof(small), &cpu);
 	if (!n || ctrl_send(s->fd, small, n, (int)t->timeout_ms, err, errlen))
 		return -1;
 	if (!verb_needs_recv(t->verb)) {

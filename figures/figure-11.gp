@@ -11,6 +11,11 @@
 load figdir."/common.gp"
 limits = figdir."/reference/model-limits.csv"
 lim(s) = (strcol("figure") eq "fig11" && strcol("series") eq s) ? column("y") : NaN
+# the same model on the measured hosts' own link (figures/plot: hostlim
+# from the rows' model_limit_mops, hostlink "" on soft-RoCE: no PCI device)
+if (!exists("hostlim")) { hostlim = limits; hostlink = "" }
+hostsel(pl) = (strcol("verb") eq "send" && strcol("transport") eq "ud" && column("postlist") == pl && strcol("y") ne "") ? column("y") : NaN
+hosttitle(t) = hostlink ne "" ? "PCIe model (these hosts' link, ".hostlink."): ".t : ""
 sel(v, pl, q) = (column("postlist") == pl && column("qps_per_thread") == q) ? okv(v) : NaN
 # the server's receive rate of a series (NaN without the receiver side)
 rcv(c, pl, q) = hasrecv ? sel(column("server_recv_mops_".c), pl, q) : NaN
@@ -54,7 +59,9 @@ plot data using (column("size_bytes")):(sel(column("mops_median"), 16, 1)):(colu
      data using (column("size_bytes")):(column("qps_per_thread") == 1 ? noisy(column("mops_median")) : NaN) with points ls 20 title ((nk("16:1") || nk("1:1")) ? ntitle : ""), \
      paper using (xlo):(isref("fig11", "point") ? column("y") : NaN):(smallhi - xlo):(0) with vectors nohead ls 19 title "paper text (CIB), small payloads (drawn to ".smallhi." B)", \
      limits using (column("x")):(lim("pcie-dma-limit")) with lines lc rgb "#999999" dt 4 title "PCIe model (paper's hardware): DMA limit, postlist 16", \
-     limits using (column("x")):(lim("pcie-mmio-limit")) with lines lc rgb "#999999" dt 2 title "PCIe model (paper's hardware): MMIO limit, WQE-by-MMIO"
+     limits using (column("x")):(lim("pcie-mmio-limit")) with lines lc rgb "#999999" dt 2 title "PCIe model (paper's hardware): MMIO limit, WQE-by-MMIO", \
+     hostlim using (column("size_bytes")):(hostsel(16)) with lines ls 1 dt 4 title hosttitle("limit, postlist 16"), \
+     hostlim using (column("size_bytes")):(hostsel(1)) with lines ls 2 dt 2 title hosttitle("limit, postlist 1")
 unset label 1
 # the caption line once (common.gp)
 unset label 90

@@ -2,12 +2,18 @@
 # vs payload, many clients to one server. Left: Mops; right: Gb/s of payload
 # with the paper's stated inbound READ bandwidth and the PCIe limits the
 # model computes for the paper's hardware at the server
-# (figures/reference/model-limits.csv, figures/model-limits).
-# Run by figures/plot.
+# (figures/reference/model-limits.csv, figures/model-limits), and, when
+# the measured hosts reported a PCIe link, the same limits on their link
+# (dashed; figures/host-limits.awk). Run by figures/plot.
 load figdir."/common.gp"
 limits = figdir."/reference/model-limits.csv"
 # a model limit in Gb/s of payload: Mops x bytes x 8 / 1000
 limgbps(s) = (strcol("figure") eq "fig12" && strcol("series") eq s) ? column("y") * column("x") * 8 / 1000 : NaN
+# the same on the measured hosts' own link (figures/plot: hostlim, from the
+# rows' model_limit_mops where the hosts reported a PCIe link; empty on
+# soft-RoCE: no PCI device)
+if (!exists("hostlim")) { hostlim = limits; hostlink = "" }
+hostgbps(vb, tr) = (strcol("verb") eq vb && strcol("transport") eq tr && strcol("y") ne "") ? column("y") * column("size_bytes") * 8 / 1000 : NaN
 sel(v, vb, tr) = (strcol("verb") eq vb && strcol("transport") eq tr) ? okv(v) : NaN
 # no measured data: the Gb/s panel alone (the Mops panel has no reference)
 set multiplot layout 1,(hasdata ? 2 : 1) title (exists("figtitle") ? figtitle : "Figure 12: inbound READ (RC) and UC WRITE throughput vs payload")."\n".subtitle noenhanced
@@ -36,6 +42,8 @@ plot data using (column("size_bytes")):(sel(column("gbps_median"), "read", "rc")
      data using (column("size_bytes")):(noisy(column("gbps_median"))) with points ls 20 notitle, \
      limits using (column("x")):(limgbps("read-rc")) with lines ls 11 title "PCIe model (paper's hardware): READ limit at the server", \
      limits using (column("x")):(limgbps("write-uc")) with lines ls 12 title "PCIe model (paper's hardware): WRITE limit at the server", \
+     hostlim using (column("size_bytes")):(hostgbps("read", "rc")) with lines ls 11 dt 2 title (hostlink ne "" ? "PCIe model (these hosts' link, ".hostlink."): READ limit" : ""), \
+     hostlim using (column("size_bytes")):(hostgbps("write", "uc")) with lines ls 12 dt 2 title (hostlink ne "" ? "PCIe model (these hosts' link, ".hostlink."): WRITE limit" : ""), \
      paper using (column("x")):(isref("fig12", "point") ? column("y") : NaN) with points ls 19 title "paper text (CIB): inbound READ", \
      paper using (column("x")):(isref("fig12", "point") ? column("y") : NaN):(sprintf(" %s %s, %s", strcol("y"), strcol("unit"), strcol("cluster"))) with labels left offset 1,0 font ",8" notitle
 unset multiplot

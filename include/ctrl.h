@@ -3,7 +3,7 @@
  *
  * Wire format (all integers big-endian, no padding):
  *
- *   header, 12 bytes:  u32 magic 0x52424331 ("RBC1") | u16 version (2)
+ *   header, 12 bytes:  u32 magic 0x52424331 ("RBC1") | u16 version (3)
  *                      | u16 type | u32 payload length (bytes after header)
  *   payload:           type-specific, fixed order, described per type below.
  *   strings:           u16 length + bytes (no NUL), length <= the field cap.
@@ -28,7 +28,7 @@
  *   C->S HELLO, S->C HELLO
  *   per point: C->S TEST; S->C SETUP (or ERROR); C->S SETUP; S->C READY;
  *              the test runs; C->S DONE (client counts); S->C DONE (server
- *              counts and checks)
+ *              counts and checks); S->C CPU (the server's CPU counters)
  *   with --procs N > 1 (N client processes share the run id), after READY
  *   and the client's warm-up: C->S GATE (ready at the start barrier); the
  *   server answers GO when all N processes of that run id and point have
@@ -37,7 +37,8 @@
  *   GATE, and after the window before DONE, the client may send TIME probes,
  *   each answered at once with TIME (the server's clock), to learn the
  *   offset of the two clocks.
- * Version 2 added GATE, GO and TIME (version 1 had types 1..7 only).
+ * Version 2 added GATE, GO and TIME (version 1 had types 1..7 only);
+ * version 3 added CPU (a version 2 peer is refused at its HELLO).
  *   C->S BYE.  Either side may send ERROR (reason) at any time, then closes.
  */
 #ifndef RDMA_BENCH_CTRL_H
@@ -46,10 +47,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cpustat.h"
 #include "options.h"
+#include "perfcount.h"
 
 #define CTRL_MAGIC        UINT32_C(0x52424331)
-#define CTRL_VERSION      2u
+#define CTRL_VERSION      3u
 #define CTRL_HDR_LEN      12u
 #define CTRL_MAX_QPS      RB_MAX_QPS_TOTAL
 #define CTRL_SETUP_FIXED  76u                     /* SETUP bytes before the QP list */
@@ -70,8 +73,9 @@ enum ctrl_type {
 	CTRL_GATE = 8,
 	CTRL_GO = 9,
 	CTRL_TIME = 10,
+	CTRL_CPU = 11,
 };
-#define CTRL_TYPE_LAST CTRL_TIME   /* types are 1..CTRL_TYPE_LAST */
+#define CTRL_TYPE_LAST CTRL_CPU   /* types are 1..CTRL_TYPE_LAST */
 
 /* Client processes one start barrier can hold (--procs). */
 #define CTRL_MAX_PROCS    4096u
@@ -172,6 +176,45 @@ struct ctrl_done {
 	char note[CTRL_REASON_CAP + 1];
 };
 
+/*
+ * CPU (server -> client, right after the server's DONE): the server's own
+ * CPU counters over its served span, so that one row holds both ends.
+ *   u64 span_ns | u32 threads | PC_NEVENTS x (u8 state | u64 value) |
+ *   u32 ncpus | u64 user | u64 system | u64 irq | u64 softirq | u64 total |
+ *   str reason (<= CTRL_CPU_REASON_CAP)
+ * span_ns: from the server's READY to the client's DONE arriving (the
+ * client's warm-up and window; CLOCK_MONOTONIC_RAW ns). threads: the
+ * threads whose perf counters are summed (the session's control thread and
+ * its workers), 1..RB_MAX_THREADS + 1. Per event in enum pc_event order:
+ * state bit 0 counted, bit 1 scaled (multiplexed), bit 2 user space only;
+ * an event not counted has state 0 and value 0. ncpus .. total: the
+ * /proc/stat ticks of the server's CPUs over the span (struct cs_delta;
+ * ncpus 0: not measured, every tick field 0; else user + system + irq +
+ * softirq <= total). reason: why the first uncounted event, or the CPU
+ * ticks, are missing ("" when nothing is); control bytes replaced by '?'.
+ */
+#define CTRL_CPU_REASON_CAP 256u
+#define CTRL_CPU_MAX_CPUS   65536u
+#define CTRL_CPU_STATE_COUNTED   1u
+#define CTRL_CPU_STATE_SCALED    2u
+#define CTRL_CPU_STATE_USER_ONLY 4u
+#define CTRL_CPU_LEN(reason_len) \
+	(8u + 4u + PC_NEVENTS * 9u + 4u + 5u * 8u + 2u + (reason_len))
+struct ctrl_cpu {
+	uint64_t span_ns;
+	uint32_t threads;
+	uint8_t state[PC_NEVENTS];
+	uint64_t value[PC_NEVENTS];
+	struct cs_delta stat;
+	char reason[CTRL_CPU_REASON_CAP + 1];
+};
+
+/* A summed perf sample into c's events (state, value; the first invalid
+ * event's reason into c->reason when it is empty), and back: a sample
+ * whose invalid events carry c->reason prefixed "server: ". Pure. */
+void ctrl_cpu_from_sample(struct ctrl_cpu *c, const struct pc_sample *s);
+void ctrl_cpu_to_sample(const struct ctrl_cpu *c, struct pc_sample *s);
+
 /* Copy a decoded SETUP (whose qps point into the receive buffer, which a
  * later receive reuses) to *dst, its QP list into *qps (nqp x CTRL_QP_LEN
  * bytes, malloc'd here, freed by the caller; dst->qps points at it).
@@ -196,6 +239,7 @@ struct ctrl_msg {
 		struct ctrl_gate gate;
 		struct ctrl_go go;
 		struct ctrl_time time;
+		struct ctrl_cpu cpu;
 	} u;
 };
 
@@ -238,6 +282,7 @@ size_t ctrl_encode_empty(uint8_t *buf, size_t cap, uint16_t type); /* READY, BYE
 size_t ctrl_encode_gate(uint8_t *buf, size_t cap, const struct ctrl_gate *g);
 size_t ctrl_encode_go(uint8_t *buf, size_t cap, const struct ctrl_go *g);
 size_t ctrl_encode_time(uint8_t *buf, size_t cap, uint64_t ns);
+size_t ctrl_encode_cpu(uint8_t *buf, size_t cap, const struct ctrl_cpu *c);
 /* Bytes a SETUP with nqp QPs needs. */
 size_t ctrl_setup_size(uint32_t nqp);
 

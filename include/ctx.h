@@ -127,7 +127,8 @@ struct rb_worker {
 	uint64_t bad_payloads;
 	uint64_t atomic_success;
 	/* perf counters of this thread over its measured phase (perfcount.h):
-	 * the phase's completed ops and its span, for per-op figures */
+	 * the phase's completed ops and its span, for per-op figures. A
+	 * server worker: over its whole run (start to stop), ops unused */
 	struct pc_sample pc;
 	bool pc_done;
 	uint64_t pc_ops, pc_span_ns;
@@ -177,6 +178,7 @@ struct rb_ctx {
 	uint64_t win_start_ns, win_end_ns;  /* 0 = not gated: each thread's own window */
 	_Atomic unsigned finished;   /* client workers done (ok or not) */
 	struct rb_counters *ctr_before; /* read at the barrier when non-NULL */
+	struct cs_reading *cs_before;   /* /proc/stat read there too when non-NULL (cpustat.h) */
 	const int *cpus;             /* pinning list (client) */
 	int ncpus;
 	bool cpus_spread;

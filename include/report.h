@@ -87,6 +87,14 @@ struct rb_point_info {
 	/* server's view */
 	bool have_server;
 	struct ctrl_done server;
+	/* the server's CPU counters (ctrl.h CPU), READY to the client's DONE */
+	bool have_server_cpu;
+	struct ctrl_cpu server_cpu;
+	uint64_t client_ops_all;       /* this process's ops of all phases (its DONE's ops):
+					* the server's per-op divisor */
+	/* /proc/stat of this host's CPUs (cpustat.h) at the start barrier and
+	 * after the workers ended (rc 1: not read) */
+	struct cs_reading cs_before, cs_after;
 	/* end-to-end check: 0 not checked, 1 passed, 2 failed */
 	int checked;
 	/* counters around the window */

@@ -184,6 +184,24 @@ static inline int cc_check_fields(struct cc_result *r, const uint8_t *buf, size_
 		if (m->u.go.arrive_ns > m->u.go.release_ns || m->u.go.release_ns > m->u.go.start_ns)
 			return cc_fail(r, "GO times out of order accepted");
 		break;
+	case CTRL_CPU: {
+		const struct ctrl_cpu *c = &m->u.cpu;
+		if (c->threads < 1 || c->threads > RB_MAX_THREADS + 1)
+			return cc_fail(r, "CPU threads %u accepted", c->threads);
+		for (int i = 0; i < PC_NEVENTS; i++)
+			if (c->state[i] > 7 || (!(c->state[i] & CTRL_CPU_STATE_COUNTED) &&
+						(c->state[i] || c->value[i])))
+				return cc_fail(r, "CPU event %d state %u value %llu accepted", i,
+					       c->state[i], (unsigned long long)c->value[i]);
+		if (c->stat.ncpus > CTRL_CPU_MAX_CPUS)
+			return cc_fail(r, "CPU ncpus %u accepted", c->stat.ncpus);
+		if ((unsigned __int128)c->stat.user + c->stat.system + c->stat.irq +
+		    c->stat.softirq > c->stat.total)
+			return cc_fail(r, "CPU busy ticks above the total accepted");
+		if (strlen(c->reason) > CTRL_CPU_REASON_CAP || cc_has_ctl(c->reason))
+			return cc_fail(r, "CPU reason above its cap or with a control byte");
+		break;
+	}
 	default:
 		break;
 	}
@@ -233,6 +251,9 @@ static inline int cc_check_roundtrip(struct cc_result *r, const uint8_t *buf, si
 	case CTRL_TIME:
 		n = ctrl_encode_time(out, len, m->u.time.ns);
 		break;
+	case CTRL_CPU:
+		n = ctrl_encode_cpu(out, len, &m->u.cpu);
+		break;
 	default:
 		n = ctrl_encode_empty(out, len, m->type);
 		break;
@@ -241,8 +262,9 @@ static inline int cc_check_roundtrip(struct cc_result *r, const uint8_t *buf, si
 		rc = cc_fail(r, "%s re-encodes to %zu bytes, input was %zu", ctrl_type_name(m->type),
 			     n, len);
 	else if (memcmp(out, buf, len) != 0) {
-		/* ERROR and DONE text: a control byte of the input comes back as '?' */
-		int escaped_only = m->type == CTRL_ERROR || m->type == CTRL_DONE;
+		/* ERROR, DONE and CPU text: a control byte of the input comes back as '?' */
+		int escaped_only = m->type == CTRL_ERROR || m->type == CTRL_DONE ||
+				   m->type == CTRL_CPU;
 		for (size_t i = 0; i < len && escaped_only; i++)
 			if (out[i] != buf[i] &&
 			    !(out[i] == '?' && (buf[i] < 0x20 || buf[i] == 0x7f)))
@@ -262,6 +284,7 @@ static inline int cc_check_roundtrip(struct cc_result *r, const uint8_t *buf, si
 		case CTRL_GATE: n2 = ctrl_encode_gate(out, len - 1, &m->u.gate); break;
 		case CTRL_GO: n2 = ctrl_encode_go(out, len - 1, &m->u.go); break;
 		case CTRL_TIME: n2 = ctrl_encode_time(out, len - 1, m->u.time.ns); break;
+		case CTRL_CPU: n2 = ctrl_encode_cpu(out, len - 1, &m->u.cpu); break;
 		default: n2 = ctrl_encode_empty(out, len - 1, m->type); break;
 		}
 		if (n2 != 0)

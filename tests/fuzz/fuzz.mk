@@ -77,7 +77,7 @@ fuzz-merge: fuzz-build
 # Linked with the few objects it uses, not the whole library, so it builds
 # while other parts of the binary are being written.
 GEN_OBJ := $(BUILD)/ctrl.o $(BUILD)/options.o $(BUILD)/units.o $(BUILD)/errbuf.o \
-           $(BUILD)/guard_str.o
+           $(BUILD)/guard_str.o $(BUILD)/verb.o
 $(BUILD)/gen_ctrl_corpus: tests/fuzz/gen_ctrl_corpus.c $(GEN_OBJ) $(wildcard include/*.h)
 	$(CC) $(CFLAGS) -o $@ $< $(GEN_OBJ)
 

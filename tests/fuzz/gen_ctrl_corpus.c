@@ -556,6 +556,116 @@ static void malformed_messages(void)
 	bb_write("bad-error-no-reason", &b);
 }
 
+/* A CPU message's bytes before its reason: span, threads, the events
+ * (state, value), the ticks. */
+static void bb_cpu_fixed(struct bb *b, uint32_t threads, uint8_t state0, uint64_t value0,
+			 uint32_t ncpus, uint64_t busy, uint64_t total)
+{
+	bb_hdr(b, CTRL_MAGIC, CTRL_VERSION, CTRL_CPU, 0);
+	bb_u64(b, 1000000000ull);
+	bb_u32(b, threads);
+	bb_u8(b, state0);
+	bb_u64(b, value0);
+	for (int i = 1; i < PC_NEVENTS; i++) {
+		bb_u8(b, 0);
+		bb_u64(b, 0);
+	}
+	bb_u32(b, ncpus);
+	bb_u64(b, busy);   /* user */
+	bb_u64(b, 0);
+	bb_u64(b, 0);
+	bb_u64(b, busy);   /* softirq */
+	bb_u64(b, total);
+}
+
+/* CPU (the server's counters): valid ones from the encoder, and each of
+ * the decoder's refusals made byte by byte. */
+static void cpu_messages(void)
+{
+	uint8_t buf[1024];
+	struct bb b;
+	struct ctrl_cpu c = { .span_ns = 1500000000ull, .threads = 2,
+			      .stat = { .ncpus = 2, .user = 10, .system = 20, .irq = 3,
+					.softirq = 60, .total = 200 } };
+
+	c.state[PC_TASK_CLOCK] = CTRL_CPU_STATE_COUNTED;
+	c.value[PC_TASK_CLOCK] = 1400000000ull;
+	c.state[PC_CTX_SWITCHES] = CTRL_CPU_STATE_COUNTED | CTRL_CPU_STATE_USER_ONLY;
+	c.value[PC_CTX_SWITCHES] = 17;
+	snprintf(c.reason, sizeof(c.reason), "cycles: not offered by this CPU's PMU");
+	write_file("ok-cpu-software-only", buf, ctrl_encode_cpu(buf, sizeof(buf), &c));
+	for (int i = 0; i < PC_NEVENTS; i++) {
+		c.state[i] = CTRL_CPU_STATE_COUNTED | CTRL_CPU_STATE_SCALED;
+		c.value[i] = UINT64_MAX;
+	}
+	c.threads = RB_MAX_THREADS + 1;
+	c.stat = (struct cs_delta){ .ncpus = CTRL_CPU_MAX_CPUS, .user = UINT64_MAX / 4,
+				    .system = UINT64_MAX / 4, .irq = UINT64_MAX / 4,
+				    .softirq = UINT64_MAX / 4, .total = UINT64_MAX };
+	memset(c.reason, 'r', CTRL_CPU_REASON_CAP);
+	write_file("ok-cpu-at-caps", buf, ctrl_encode_cpu(buf, sizeof(buf), &c));
+	c = (struct ctrl_cpu){ .threads = 1 };
+	snprintf(c.reason, sizeof(c.reason), "line\nCPU forged\x1b[2J");
+	write_file("ok-cpu-nothing-counted-reason-escaped", buf, ctrl_encode_cpu(buf, sizeof(buf), &c));
+
+	bb_cpu_fixed(&b, 0, 1, 5, 1, 1, 2);
+	bb_u16(&b, 0);
+	bb_fix_len(&b);
+	bb_write("bad-cpu-threads-0", &b);
+	bb_cpu_fixed(&b, RB_MAX_THREADS + 2, 1, 5, 1, 1, 2);
+	bb_u16(&b, 0);
+	bb_fix_len(&b);
+	bb_write("bad-cpu-threads-above-max", &b);
+	bb_cpu_fixed(&b, 1, 8, 5, 1, 1, 2);
+	bb_u16(&b, 0);
+	bb_fix_len(&b);
+	bb_write("bad-cpu-state-8", &b);
+	bb_cpu_fixed(&b, 1, 0, 5, 1, 1, 2);
+	bb_u16(&b, 0);
+	bb_fix_len(&b);
+	bb_write("bad-cpu-uncounted-with-value", &b);
+	bb_cpu_fixed(&b, 1, 2, 0, 1, 1, 2);
+	bb_u16(&b, 0);
+	bb_fix_len(&b);
+	bb_write("bad-cpu-uncounted-but-scaled", &b);
+	bb_cpu_fixed(&b, 1, 1, 5, CTRL_CPU_MAX_CPUS + 1, 1, 2);
+	bb_u16(&b, 0);
+	bb_fix_len(&b);
+	bb_write("bad-cpu-ncpus-above-cap", &b);
+	bb_cpu_fixed(&b, 1, 1, 5, 0, 0, 7);
+	bb_u16(&b, 0);
+	bb_fix_len(&b);
+	bb_write("bad-cpu-ticks-without-cpus", &b);
+	bb_cpu_fixed(&b, 1, 1, 5, 1, 2, 3);   /* user 2 + softirq 2 > total 3 */
+	bb_u16(&b, 0);
+	bb_fix_len(&b);
+	bb_write("bad-cpu-busy-above-total", &b);
+	bb_cpu_fixed(&b, 1, 1, 5, 1, UINT64_MAX / 2 + 1, UINT64_MAX);  /* the sum wraps */
+	bb_u16(&b, 0);
+	bb_fix_len(&b);
+	bb_write("bad-cpu-busy-sum-wraps", &b);
+	bb_cpu_fixed(&b, 1, 1, 5, 1, 1, 2);
+	bb_u16(&b, CTRL_CPU_REASON_CAP + 1);
+	memset(b.b + b.n, 'r', CTRL_CPU_REASON_CAP + 1);
+	b.n += CTRL_CPU_REASON_CAP + 1;
+	bb_fix_len(&b);
+	bb_write("bad-cpu-reason-above-cap", &b);
+	bb_cpu_fixed(&b, 1, 1, 5, 1, 1, 2);
+	bb_u16(&b, 3);
+	bb_bytes(&b, "a\0b", 3);
+	bb_fix_len(&b);
+	bb_write("bad-cpu-reason-with-nul", &b);
+	bb_cpu_fixed(&b, 1, 1, 5, 1, 1, 2);
+	b.n -= 8;
+	bb_fix_len(&b);
+	bb_write("bad-cpu-cut-in-ticks", &b);
+	bb_cpu_fixed(&b, 1, 1, 5, 1, 1, 2);
+	bb_u16(&b, 0);
+	bb_u8(&b, 0);
+	bb_fix_len(&b);
+	bb_write("bad-cpu-trailing-byte", &b);
+}
+
 /* Streams for the receive path: messages back to back, cut, or garbage after. */
 static void streams(void)
 {
@@ -587,6 +697,7 @@ int main(int argc, char **argv)
 	valid_messages();
 	wire_only_tests();
 	malformed_messages();
+	cpu_messages();
 	streams();
 	printf("gen_ctrl_corpus: wrote %d files to %s\n", nfiles, dir);
 	return 0;

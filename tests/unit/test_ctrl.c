@@ -405,7 +405,7 @@ static void gate_and_go_round_trip_and_refusals(void **state)
 	n = ctrl_encode_gate(buf, sizeof(buf), &g);
 	buf[5] = 1;
 	assert_int_equal(decode(n), -1);
-	assert_err_has(err, "version 1 from the peer, this binary speaks 2");
+	assert_err_has(err, "version 1 from the peer, this binary speaks 3");
 	/* TIME: one clock reading either way */
 	n = ctrl_encode_time(buf, sizeof(buf), 0x1122334455667788ull);
 	assert_int_equal(n, CTRL_HDR_LEN + 8);
@@ -415,14 +415,109 @@ static void gate_and_go_round_trip_and_refusals(void **state)
 	be32_put(buf + 8, 4);
 	assert_int_equal(decode(n - 4), -1);
 	assert_err_has(err, "TIME truncated");
-	/* the type after TIME is unknown */
+	/* the type after CPU (the last) is unknown */
 	n = ctrl_encode_empty(buf, sizeof(buf), CTRL_READY);
 	buf[7] = CTRL_TYPE_LAST + 1;
 	assert_int_equal(decode(n), -1);
-	assert_err_has(err, "unknown control message type 11");
+	assert_err_has(err, "unknown control message type 12");
 	/* encoders refuse a buffer one byte short */
 	assert_int_equal(ctrl_encode_gate(buf, CTRL_HDR_LEN + 11, &g), 0);
 	assert_int_equal(ctrl_encode_go(buf, CTRL_HDR_LEN + 27, &go), 0);
+}
+
+/* CPU: the server's counters round-trip, a perf sample goes through it
+ * and back, and truncated or hostile ones are refused. */
+static void cpu_round_trip_and_refusals(void **state)
+{
+	(void)state;
+	struct pc_sample s, back;
+	struct ctrl_cpu c = { .span_ns = 2000000000ull, .threads = 3,
+			      .stat = { .ncpus = 2, .user = 50, .system = 30, .irq = 5,
+					.softirq = 100, .total = 400 } };
+
+	pc_sample_zero(&s);
+	s.value[PC_TASK_CLOCK] = 1500000000ull;
+	s.value[PC_CTX_SWITCHES] = 42;
+	s.scaled[PC_CTX_SWITCHES] = 1;
+	s.user_only[PC_PAGE_FAULTS] = 1;
+	s.value[PC_PAGE_FAULTS] = 7;
+	for (int i = PC_CYCLES; i < PC_NEVENTS; i++) {
+		s.valid[i] = 0;
+		snprintf(s.reason[i], PC_REASON_MAX, "%s: not offered by this CPU's PMU",
+			 pc_event_name((enum pc_event)i));
+	}
+	ctrl_cpu_from_sample(&c, &s);
+	assert_string_equal(c.reason, "cycles: not offered by this CPU's PMU");
+	assert_int_equal(c.state[PC_CTX_SWITCHES], CTRL_CPU_STATE_COUNTED | CTRL_CPU_STATE_SCALED);
+	assert_int_equal(c.state[PC_PAGE_FAULTS], CTRL_CPU_STATE_COUNTED | CTRL_CPU_STATE_USER_ONLY);
+	assert_int_equal(c.state[PC_CYCLES], 0);
+	size_t n = ctrl_encode_cpu(buf, sizeof(buf), &c);
+	assert_int_equal(n, CTRL_HDR_LEN + CTRL_CPU_LEN(strlen(c.reason)));
+	assert_int_equal(buf[5], 3);   /* protocol version 3 carries CPU */
+	assert_int_equal(decode(n), 0);
+	assert_int_equal(m.type, CTRL_CPU);
+	assert_int_equal(m.u.cpu.span_ns, 2000000000ull);
+	assert_int_equal(m.u.cpu.threads, 3);
+	assert_int_equal(m.u.cpu.stat.softirq, 100);
+	assert_int_equal(m.u.cpu.stat.total, 400);
+	ctrl_cpu_to_sample(&m.u.cpu, &back);
+	for (int i = 0; i < PC_NEVENTS; i++) {
+		assert_int_equal(back.valid[i], s.valid[i]);
+		assert_int_equal(back.value[i], s.valid[i] ? s.value[i] : 0);
+		assert_int_equal(back.scaled[i], s.scaled[i]);
+		assert_int_equal(back.user_only[i], s.user_only[i]);
+	}
+	assert_string_equal(back.reason[PC_INSTRUCTIONS], "server: cycles: not offered by this CPU's PMU");
+	assert_string_equal(back.reason[PC_TASK_CLOCK], "");
+
+	/* truncated at every length short of the whole: refused, never read past */
+	for (size_t k = CTRL_HDR_LEN; k < n; k++) {
+		be32_put(buf + 8, (uint32_t)(k - CTRL_HDR_LEN));
+		assert_int_equal(decode(k), -1);
+		assert_err_has(err, "CPU truncated");
+	}
+	be32_put(buf + 8, (uint32_t)(n - CTRL_HDR_LEN));
+	/* hostile: a control byte in the reason comes back as '?' */
+	snprintf(c.reason, sizeof(c.reason), "a\nb\x1b");
+	n = ctrl_encode_cpu(buf, sizeof(buf), &c);
+	assert_int_equal(decode(n), 0);
+	assert_string_equal(m.u.cpu.reason, "a?b?");
+	c.reason[0] = '\0';
+	/* an uncounted event with a value; a state bit beyond the three */
+	c.value[PC_CYCLES] = 9;
+	n = ctrl_encode_cpu(buf, sizeof(buf), &c);
+	assert_int_equal(decode(n), -1);
+	assert_err_has(err, "event 4 not counted but state 0 value 9");
+	c.value[PC_CYCLES] = 0;
+	c.state[PC_TASK_CLOCK] = 9;
+	n = ctrl_encode_cpu(buf, sizeof(buf), &c);
+	assert_int_equal(decode(n), -1);
+	assert_err_has(err, "event 0 state 9 unknown");
+	c.state[PC_TASK_CLOCK] = 1;
+	/* thread count: 0 and above the workers' cap + the control thread */
+	c.threads = 0;
+	n = ctrl_encode_cpu(buf, sizeof(buf), &c);
+	assert_int_equal(decode(n), -1);
+	assert_err_has(err, "threads 0 outside 1..257");
+	c.threads = 1;
+	/* ticks: busy parts whose sum wraps, parts without a CPU */
+	c.stat = (struct cs_delta){ .ncpus = 1, .user = UINT64_MAX / 2 + 1,
+				    .softirq = UINT64_MAX / 2 + 1, .total = UINT64_MAX };
+	n = ctrl_encode_cpu(buf, sizeof(buf), &c);
+	assert_int_equal(decode(n), -1);
+	assert_err_has(err, "busy ticks above the total");
+	c.stat = (struct cs_delta){ .ncpus = 0, .total = 5 };
+	n = ctrl_encode_cpu(buf, sizeof(buf), &c);
+	assert_int_equal(decode(n), -1);
+	assert_err_has(err, "ticks without a CPU");
+	/* a header claiming more than CPU's own limit is refused before the payload */
+	c.stat = (struct cs_delta){ 0 };
+	n = ctrl_encode_cpu(buf, sizeof(buf), &c);
+	be32_put(buf + 8, CTRL_CPU_LEN(CTRL_CPU_REASON_CAP) + 1);
+	assert_int_equal(decode(n), -1);
+	assert_err_has(err, "oversized control message: CPU payload");
+	/* the encoder refuses a buffer one byte short */
+	assert_int_equal(ctrl_encode_cpu(buf, n - 1, &c), 0);
 }
 
 /* HELLO carries the token; its strings are printed, so control bytes are refused. */
@@ -668,6 +763,7 @@ int main(void)
 		cmocka_unit_test(reasons_and_notes_are_escaped),
 		cmocka_unit_test(per_type_limits_on_the_header),
 		cmocka_unit_test(encoders_refuse_small_buffers),
+		cmocka_unit_test(cpu_round_trip_and_refusals),
 		cmocka_unit_test(sockets_carry_whole_messages_and_errors),
 		cmocka_unit_test(oversized_header_on_a_socket_allocates_nothing),
 	};

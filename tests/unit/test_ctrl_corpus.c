@@ -194,7 +194,7 @@ static void test_corpus_has_every_group(void **state)
 	assert_true(count_prefix("bad-") >= 40);
 	assert_true(count_prefix("stream-") >= 4);
 	const char *types[] = { "ok-hello", "ok-test", "ok-setup", "ok-ready", "ok-done",
-				"ok-error", "ok-bye" };
+				"ok-error", "ok-bye", "ok-cpu" };
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
 		if (!count_prefix(types[i]))
 			fail_msg("no %s-* seed in %s", types[i], corpus_dir);
@@ -288,6 +288,16 @@ static const struct {
 	{ "bad-error-reason-above", "oversized" },   /* ERROR's own limit */
 	{ "bad-error-reason-with-nul", "NUL" },
 	{ "bad-error-no-reason", "truncated" },
+	{ "bad-cpu-threads", "threads" },
+	{ "bad-cpu-state", "state" },
+	{ "bad-cpu-uncounted", "not counted" },
+	{ "bad-cpu-ncpus", "CPUs, limit" },
+	{ "bad-cpu-ticks-without", "without a CPU" },
+	{ "bad-cpu-busy", "above the total" },
+	{ "bad-cpu-reason-above", "oversized" },      /* CPU's own limit */
+	{ "bad-cpu-reason-with-nul", "NUL" },
+	{ "bad-cpu-cut", "truncated" },
+	{ "bad-cpu-trailing", "inconsistent" },
 };
 
 static void test_malformed_messages_refused_with_reason(void **state)

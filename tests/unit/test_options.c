@@ -670,9 +670,10 @@ static void pattern_never_produces_the_read_sentinel(void **state)
 }
 
 /* The columns after accel: 14 perf counter columns (report.c
- * set_perf_columns), 8 PCIe model columns and explain (set_model_columns; the last
- * is model_link, never empty). */
-#define PERF_COLS 23
+ * set_perf_columns), 23 CPU utilisation and server counter columns
+ * (set_cpu_columns), 8 PCIe model columns and explain (set_model_columns;
+ * the last is model_link, never empty). */
+#define PERF_COLS 46
 
 /* What report_build_row needs beside the test: empty options and
  * environment (the clock not measured). */

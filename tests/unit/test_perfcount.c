@@ -278,8 +278,11 @@ static void test_kernel_source(void **state)
 		print_message("# %s: %s\n", pc_event_name((enum pc_event)i),
 			      s.valid[i] ? "counted" : s.reason[i]);
 	}
-	if (s.valid[PC_TASK_CLOCK] && s.value[PC_TASK_CLOCK] < 20000000u) {
-		print_error("task_clock_ns %llu below the 20 ms of CPU spent\n",
+	/* task-clock and CLOCK_THREAD_CPUTIME_ID are accounted apart: task-clock
+	 * was seen 73 us short of 20 ms of thread CPU time on a loaded host, so
+	 * 5 % of slack (a counter that does not count fails either way) */
+	if (s.valid[PC_TASK_CLOCK] && s.value[PC_TASK_CLOCK] < 19000000u) {
+		print_error("task_clock_ns %llu below 95 %% of the 20 ms of CPU spent\n",
 			    (unsigned long long)s.value[PC_TASK_CLOCK]);
 		fail();
 	}
@@ -324,7 +327,8 @@ static void test_row_columns(void **state)
 	assert_has(row_get(&r, "perf_reason"), "cycles: not offered");
 	assert_string_equal(row_get(&r, "perf_counted"),
 			    "task_clock_ns+context_switches+cpu_migrations+page_faults");
-	assert_string_equal(r.cols[r.ncols - 10].name, "perf_counted");
+	/* after it: 23 CPU utilisation and server columns, then 9 model columns */
+	assert_string_equal(r.cols[r.ncols - 33].name, "perf_counted");
 
 	/* a point that failed before its window: every perf column empty but
 	 * the reason and perf_counted */
