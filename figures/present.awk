@@ -1,6 +1,6 @@
 # figures/present.awk: which measured series of a summary.csv have a
 # drawable point (status not failed, a numeric mops_median or
-# gbps_median), for figures/plot. Prints " K1 K2 ... |N": each K the
+# gbps_median, or mrps_median: rdma_seq's rate), for figures/plot. Prints " K1 K2 ... |N": each K the
 # values of the columns `cols` (space-separated names) joined by ":", and
 # N 1 when some point is noisy (column noisy = yes), else 0.
 # -v want=COLUMN: a drawable point is one with a numeric COLUMN instead
@@ -16,7 +16,8 @@ NR == 1 { n = split(cols, c, " "); m = csv_split($0, hd); for (i = 1; i <= m; i+
     else
         ok = (("status" in h) ? csv_val(f[h["status"]]) != "failed" : 1) &&
              ((("mops_median" in h) && csv_val(f[h["mops_median"]]) ~ num) ||
-              (("gbps_median" in h) && csv_val(f[h["gbps_median"]]) ~ num))
+              (("gbps_median" in h) && csv_val(f[h["gbps_median"]]) ~ num) ||
+              (("mrps_median" in h) && csv_val(f[h["mrps_median"]]) ~ num))
     isnoisy = ("noisy" in h) && csv_val(f[h["noisy"]]) == "yes"
     if (isnoisy) noisy = 1
     if (noisyonly && !isnoisy) next

@@ -60,7 +60,7 @@ struct kv_client {
 	uint64_t ring[SEQ_MAX_SERVER_THREADS];     /* free slots per server thread */
 	uint64_t *key_of;                          /* per (t, k): key number asked */
 	uint8_t *op_of;                            /* per (t, k): KV_GET or KV_PUT */
-	uint64_t puts, gets, hits, checked;
+	uint64_t version;                          /* PUTs posted: the next value's version */
 	uint8_t mark;
 };
 
@@ -224,7 +224,7 @@ static int post_request(struct seq_thread *th, unsigned unused, uint64_t now)
 	uint64_t s = t * c->window + (unsigned)k;
 	uint8_t *slot = th->area + s * KV_SLOT_BYTES;
 	if (op == KV_PUT)
-		mica_value_fill(v, vlen, id, ((uint64_t)th->index << 40) | ++kc->puts);
+		mica_value_fill(v, vlen, id, ((uint64_t)th->index << 40) | ++kc->version);
 	if (++kc->mark == 0)
 		kc->mark = 1;
 	kv_req_encode(slot, op, &key, v, vlen, kc->mark, &off, &len);
@@ -260,10 +260,12 @@ static int take_response(struct seq_thread *th, const struct ibv_wc *wc, uint64_
 	uint64_t s = t * c->window + k;
 	memcpy(&v, p, 8);
 	seq_vals_add(&th->vals, v);
+	if (kc->op_of[s] == KV_PUT)
+		th->puts++;
 	if (kc->op_of[s] == KV_GET) {
-		kc->gets++;
+		th->gets++;
 		if (!(imm & IMM_MISS)) {
-			kc->hits++;
+			th->get_hits++;
 			if (plen - 8 != c->kv.value_bytes)
 				return seq_thread_fail(th, "GET of key %" PRIu64 " returned %u value bytes, "
 						       "expected %" PRIu64, kc->key_of[s], plen - 8,
@@ -271,7 +273,7 @@ static int take_response(struct seq_thread *th, const struct ibv_wc *wc, uint64_
 			if (c->kv.validate && mica_value_check(p + 8, plen - 8, kc->key_of[s], &ver,
 							       th->err, sizeof(th->err)))
 				return th->rc = -1;
-			kc->checked += c->kv.validate;
+			th->checked += c->kv.validate;
 		}
 	}
 	kc->op_of[s] = 0;

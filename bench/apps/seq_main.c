@@ -686,6 +686,7 @@ struct seq_result {
 	bool measured, have_server;
 	double window_s;
 	uint64_t responses, received, outstanding;
+	uint64_t gets, puts, get_hits, checked;   /* herd-kv: the clients' counts (seq_rt.h) */
 	struct hist hist;
 	struct ctrl_done server;
 	int verdict;               /* seq_check_unique; 2 = not checked */
@@ -782,6 +783,21 @@ static void row_counts(struct row *row, const struct seq_cfg *c, const struct se
 	}
 }
 
+/* herd-kv's operations over the whole point, as the clients counted their
+ * responses; NA for the sequencer variants and a point not measured. */
+static void row_kv_counts(struct row *row, const struct seq_cfg *c, const struct seq_result *res)
+{
+	static const char *const cols[] = { "gets", "puts", "get_hits", "get_checked" };
+	const uint64_t v[] = { res->gets, res->puts, res->get_hits, res->checked };
+
+	for (unsigned i = 0; i < sizeof(cols) / sizeof(cols[0]); i++) {
+		if (res->measured && c->variant == SEQ_HERD_KV)
+			row_set_u64(row, cols[i], v[i]);
+		else
+			row_set_na(row, cols[i]);
+	}
+}
+
 /* Latency per request (round trip at the client), the check, the host. */
 static void row_latency_env(struct row *row, const struct rb_env *e, const struct rb_dev *d,
 			    const struct seq_result *res)
@@ -830,6 +846,7 @@ static void build_row(struct row *row, const struct seq_opts *o, const struct rb
 	row_init(row);
 	row_config(row, o, e, rep);
 	row_counts(row, &o->cfg, res);
+	row_kv_counts(row, &o->cfg, res);
 	row_latency_env(row, e, d, res);
 }
 
@@ -908,6 +925,10 @@ static int point_collect(struct seq_run *r, int fd, int tmo, struct ctrl_rbuf *r
 		res->responses += r->th[i].resp_window;
 		res->received += r->th[i].vals.count;
 		res->outstanding += r->th[i].outstanding;
+		res->gets += r->th[i].gets;
+		res->puts += r->th[i].puts;
+		res->get_hits += r->th[i].get_hits;
+		res->checked += r->th[i].checked;
 		hist_merge(&res->hist, r->th[i].hist);
 		lists[i] = r->th[i].vals;
 	}

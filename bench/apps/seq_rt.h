@@ -55,6 +55,9 @@ struct seq_thread {
 	struct seq_vals vals;         /* client: values received (whole run) */
 	uint64_t resp_window;         /* client: responses completed inside the window */
 	uint64_t outstanding;         /* client: requests without a response at the end */
+	uint64_t gets, puts;          /* client, herd-kv: GET and PUT responses (whole run) */
+	uint64_t get_hits, checked;   /* client, herd-kv: GETs that found their key; hit values
+	                                 checked against key and version (--kv validate) */
 	struct seq_batch batch;       /* server: responses and doorbells */
 	uint64_t requests;            /* server: requests seen */
 	uint64_t bad;                 /* server: requests naming no client */

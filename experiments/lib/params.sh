@@ -155,7 +155,7 @@ rb_known_setting() {
   local known
   case $1 in
     roles) known="server clients" ;;
-    run) known="bin repetitions noisy_cv_pct timeout_s point_s overhead_s qp_setup_ms port server_scope ready ready_timeout_s ready_pattern hook hook_roles hook_knobs summary_keys summary_metrics group_sizes" ;;
+    run) known="bin repetitions noisy_cv_pct timeout_s point_s overhead_s qp_setup_ms port server_scope ready ready_timeout_s ready_pattern hook hook_roles hook_knobs summary_keys summary_metrics group_sizes companion" ;;
   esac
   if [ $# -eq 1 ]; then echo "$known"; return 0; fi
   [[ " $known " == *" $2 "* ]]

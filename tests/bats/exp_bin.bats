@@ -92,3 +92,30 @@ run_co() { run "$CO/experiments/run" seqtiny --quick --out "$BATS_TEST_TMPDIR/re
   [ "$status" -eq 2 ]
   [[ $output == *"unknown option --postlist"* ]]
 }
+
+@test "companion = DIR: run after the sweep with its own binary, on the same hosts and grid kind, into RUN/companion/DIR/ID" {
+  cp "$FIX/fake_rdma_bench" "$CO/rdma_bench"
+  sed -i 's/^bin = fake_seq$/bin = fake_seq\ncompanion = rb/' "$CO/experiments/seqtiny/params"
+  mkdir -p "$CO/experiments/seqtiny/rb"
+  cp "$FIX/tiny/params" "$CO/experiments/seqtiny/rb/params"
+  run_co --local --run-id comp1
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  local c=$BATS_TEST_TMPDIR/results/seqtiny/comp1/companion/rb
+  [ "$(readlink "$c/latest-quick")" = comp1 ]
+  [ "$(cat "$c/comp1/grid.kind")" = quick ]
+  [ "$(csv_col "$c/comp1/summary.csv" status | sort -u)" = ok ]
+  # its own binary (rdma_bench of the checkout), not the run's fake_seq
+  grep -q '"binary": "'"$CO"'/rdma_bench"' "$c/comp1/manifest.json"
+  grep -q '"binary": "'"$CO"'/fake_seq"' "$BATS_TEST_TMPDIR/results/seqtiny/comp1/manifest.json"
+  # a companion that fails: a warning, the run's own result stands
+  rm "$CO/rdma_bench"
+  run_co --local --run-id comp2
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [[ $output == *"warning: companion rb ended with status 2"* ]] || { echo "$output"; false; }
+  # a companion folder without params: refused before the sweep
+  rm -r "$CO/experiments/seqtiny/rb"
+  run_co --local --run-id comp3
+  [ "$status" -eq 2 ]
+  [[ $output == *"[run] companion = rb: no $CO/experiments/seqtiny/rb/params"* ]] || { echo "$output"; false; }
+  [ ! -e "$BATS_TEST_TMPDIR/results/seqtiny/comp3/joblog" ]
+}

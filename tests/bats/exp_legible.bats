@@ -300,3 +300,35 @@ ud_summary() {
   # every panel's y axis starts at 0 (the signal interval 4 panel started at 5)
   run ! grep -qE '^YRANGE [1-9]' "$GNUPLOT_LOG"
 }
+
+@test "figure 9: the READ-based bound from the run's companion, named in the key; without one, a note; rdma_seq's series keyed" {
+  # a run folder whose companion (read-bound) measured the inbound READ rate
+  local r=$BATS_TEST_TMPDIR/run mops
+  mkdir -p "$r/companion/read-bound/c1"
+  cp "$FIX/summary-figure-9.csv" "$r/summary.csv"
+  cp "$FIX/companion-figure-9-read.csv" "$r/companion/read-bound/c1/summary.csv"
+  ln -s c1 "$r/companion/read-bound/latest"
+  mops=$(awk -f "$LIB/csv.awk" -f "$LIB/col.awk" -v want=mops_median "$FIX/companion-figure-9-read.csv" | awk '{ printf "%.4g", $1 }')
+  [ -n "$mops" ]
+  plot figure-9 "$r/summary.csv"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  grep -qF "companion='$r/companion/read-bound/latest/summary.csv'" "$GNUPLOT_LOG"
+  grep -qF "TEXT (READ-based store's bound: 1/2 x inbound READ 64 B, $mops Mops measured)" "$GNUPLOT_LOG"
+  # rdma_seq's rate (mrps) makes a drawable point: both series keyed, and the ring
+  grep -qF 'TEXT (HERD + doorbell batching \(batch on\))' "$GNUPLOT_LOG"
+  grep -qF 'TEXT (HERD, one post per response \(batch off\))' "$GNUPLOT_LOG"
+  grep -q "^TEXT (ring: noisy point" "$GNUPLOT_LOG"
+  run ! grep -q "^TEXT (no READ-based bound" "$GNUPLOT_LOG"
+  # the same summary without a companion: a note, no bound in the key
+  : > "$GNUPLOT_LOG"
+  plot figure-9 "$FIX/summary-figure-9.csv"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  grep -q "^TEXT (no READ-based bound: no trusted inbound READ rate" "$GNUPLOT_LOG"
+  run ! grep -q "^TEXT (READ-based store's bound" "$GNUPLOT_LOG"
+  # reference only: the paper's panel alone, its bound from Figure 12's 64 B READ
+  : > "$GNUPLOT_LOG"
+  plot figure-9 --reference-only
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  grep -qF 'TEXT (READ-based bound: 1/2 x 218.8 Mops inbound READ 64 B \(Figure 12\))' "$GNUPLOT_LOG"
+  run ! grep -q "^TEXT (measured" "$GNUPLOT_LOG"
+}

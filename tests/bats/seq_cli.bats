@@ -70,3 +70,23 @@ refused() {
     ! grep -q "ibv_" <<< "$output" || false
   fi
 }
+
+@test "herd-kv's bad knobs are refused before the device, naming the value, the limit and the fix" {
+  refused -c localhost --variant herd-kv --kv value=65
+  grep -qF -- "--kv value=65 is outside 1..64: a request slot (128 B) carries at most 64 value bytes" <<< "$output"
+  grep -qF -- "give 64 or less" <<< "$output"
+  for g in 1.2 -0.1; do
+    refused -c localhost --variant herd-kv --kv get=$g
+    grep -qF -- "--kv get=$g is outside 0..1: give the share of GETs" <<< "$output"
+  done
+  refused -c localhost --variant herd-kv --kv get=lots
+  grep -qF -- "--kv get='lots' is not a number" <<< "$output"
+  refused -c localhost --variant herd-kv --kv keys=0
+  grep -qF -- "--kv keys=0: the keyspace needs at least 1 key" <<< "$output"
+  refused -c localhost --variant herd-kv --kv value=8,validate
+  grep -qF -- "--kv validate with value=8" <<< "$output"
+  # more server threads than the limit is refused by the client; more than
+  # the server's CPUs by the server (test_seq, smoke seq.refuse-server-threads)
+  refused -c localhost --variant herd-kv --server-threads 65
+  grep -qF -- "--server-threads: 65 is above the maximum 64" <<< "$output"
+}

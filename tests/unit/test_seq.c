@@ -210,6 +210,10 @@ static void config_checks_name_value_and_fix(void **state)
 	assert_int_equal(seq_cfg_validate(&c, 3, err, sizeof(err)), 0);
 	assert_int_equal(seq_cfg_validate(&c, 2, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "--server-threads 3 is more than the server's 2 online CPUs"));
+	c.variant = SEQ_HERD_KV;                              /* each thread owns a partition */
+	assert_int_equal(seq_cfg_validate(&c, 2, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--server-threads 3 is more than the server's 2 online CPUs"));
+	assert_int_equal(seq_cfg_validate(&c, 3, err, sizeof(err)), 0);
 	seq_cfg_defaults(&c);
 	c.ud_qps = SEQ_MAX_UD_QPS + 1;
 	assert_int_equal(seq_cfg_validate(&c, 0, err, sizeof(err)), -1);
