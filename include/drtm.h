@@ -55,7 +55,7 @@
 #define DRTM_MAX_ITEMS    (UINT64_C(1) << 25)     /* 2 GiB of items; the paper's hardware
                                                      setting is 16M (DRTM_PAPER_ITEMS) */
 #define DRTM_PAPER_ITEMS  (UINT64_C(1) << 24)
-#define DRTM_DEF_ITEMS    (UINT64_C(1) << 20)     /* VM default: 64 MiB on the server */
+#define DRTM_DEF_ITEMS    (UINT64_C(1) << 16)     /* VM default: 4 MiB on the server */
 #define DRTM_CACHE_MAX    (UINT64_C(1) << 20)     /* header words cached per client thread */
 
 /* ---- the lock word ------------------------------------------------------- */
@@ -146,6 +146,9 @@ int drtm_cfg_validate(const struct drtm_cfg *c, uint64_t client_threads, char *e
  * the item (ranges are drtm_cfg_validate's).
  */
 int drtm_parse_opts(const char *list, struct drtm_cfg *c, char *err, size_t errlen);
+/* A PUT fraction v in 0..1; opt prefixes the value in the message
+ * ("--drtm put=", "--put-fraction "). 0, or -1 with err. */
+int drtm_parse_fraction(const char *opt, const char *v, double *f, char *err, size_t errlen);
 /* The knobs as such a list (the row's drtm column); returns buf. */
 const char *drtm_describe(const struct drtm_cfg *c, char *buf, size_t len);
 /*

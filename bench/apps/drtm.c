@@ -90,17 +90,17 @@ int drtm_cfg_validate(const struct drtm_cfg *c, uint64_t client_threads, char *e
 	return 0;
 }
 
-static int parse_fraction(const char *v, double *f, char *err, size_t errlen)
+int drtm_parse_fraction(const char *opt, const char *v, double *f, char *err, size_t errlen)
 {
 	char *end;
 	errno = 0;
 	double x = strtod(v, &end);
 	if (end == v || *end || errno || !isfinite(x))
-		return rb_fail(err, errlen, "--drtm put='%s' is not a number: give a share in 0..1, "
-			       "e.g. 0.1", v);
+		return rb_fail(err, errlen, "%s'%s' is not a number: give a share in 0..1, e.g. 0.1",
+			       opt, v);
 	if (!(x >= 0 && x <= 1))
-		return rb_fail(err, errlen, "--drtm put=%s is outside 0..1: give the share of PUTs, "
-			       "e.g. 0.1 (10 %% PUTs) or 0 (GETs only)", v);
+		return rb_fail(err, errlen, "%s%s is outside 0..1: give the share of PUTs, e.g. 0.1 "
+			       "(10 %% PUTs) or 0 (GETs only)", opt, v);
 	*f = x;
 	return 0;
 }
@@ -119,7 +119,7 @@ static int parse_item(char *item, struct drtm_cfg *c, char *err, size_t errlen)
 		return rb_fail(err, errlen, "--drtm %s: give NAME=VALUE (put, items, dist, theta), "
 			       "put-writes or validate", item);
 	if (strcmp(item, "put") == 0)
-		return parse_fraction(v, &c->put_fraction, err, errlen);
+		return drtm_parse_fraction("--drtm put=", v, &c->put_fraction, err, errlen);
 	if (strcmp(item, "items") == 0) {
 		errno = 0;
 		c->items = strtoull(v, &end, 10);

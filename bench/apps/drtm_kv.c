@@ -22,6 +22,7 @@
  *   counter_sum the versions' sum, atomic_success stale stamps.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -395,6 +396,9 @@ static void drtm_server_done(struct seq_run *r, struct ctrl_done *d)
 	d->bad_payloads = t.locked;
 	d->counter_sum = t.versions;
 	d->atomic_success = t.stamp_stale;
+	fprintf(stderr, "INFO drtm-kv items: %llu scanned, %llu left locked, versions sum %llu, "
+		"%llu stale stamps\n", (unsigned long long)t.items, (unsigned long long)t.locked,
+		(unsigned long long)t.versions, (unsigned long long)t.stamp_stale);
 }
 
 int drtm_client_done(const struct seq_run *r, const struct ctrl_done *srv,

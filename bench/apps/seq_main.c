@@ -112,9 +112,10 @@ static void usage(FILE *f)
 		"                      0.95), keys=N (65536), value=B (1..64 bytes, 32),\n"
 		"                      dist=uniform|zipf, theta=X (0.99), validate\n"
 		"  --drtm LIST         drtm-kv only (GET = READ, PUT = CAS lock + FETCH_AND_ADD\n"
-		"                      release): put=F (PUT fraction 0..1, 0.1), items=N (1048576;\n"
+		"                      release): put=F (PUT fraction 0..1, 0.1), items=N (65536;\n"
 		"                      16777216 on hardware), dist=uniform|zipf, theta=X (0.99),\n"
 		"                      put-writes (WRITE the value between the atomics), validate\n"
+		"  --put-fraction F    drtm-kv: the same as --drtm put=F (one word, for sweeps)\n"
 		"  --rep-first N       the first row's rep (default 0; then N+1, ...)\n"
 		"  --token-file F      both ends: a shared token (guard.h rules: mode 0600, 16..64\n"
 		"                      printable bytes); the server refuses a client without it\n"
@@ -151,7 +152,7 @@ static int parse_secs(const char *s, const char *opt, uint64_t min_ms, uint64_t 
  * words; their ranges are the sequencer's (seq.h). */
 enum { O_VARIANT = 1000, O_STHREADS, O_THREADS, O_BATCH, O_UDQPS, O_START, O_WARMUP,
        O_TIMEOUT, O_REPS, O_VALUES, O_CSV, O_JSON, O_RUNID, O_ONCE, O_IDLE, O_BIND, O_KV,
-       O_REPFIRST, O_PROCIDX, O_PROCS, O_TOKEN, O_DRTM };
+       O_REPFIRST, O_PROCIDX, O_PROCS, O_TOKEN, O_DRTM, O_PUTFRAC };
 static const struct option seq_longopts[] = {
 	{ "server", no_argument, NULL, 's' },
 	{ "client", required_argument, NULL, 'c' },
@@ -178,6 +179,7 @@ static const struct option seq_longopts[] = {
 	{ "values-cap", required_argument, NULL, O_VALUES },
 	{ "kv", required_argument, NULL, O_KV },
 	{ "drtm", required_argument, NULL, O_DRTM },
+	{ "put-fraction", required_argument, NULL, O_PUTFRAC },
 	{ "csv", required_argument, NULL, O_CSV },
 	{ "json", required_argument, NULL, O_JSON },
 	{ "run-id", required_argument, NULL, O_RUNID },
@@ -284,6 +286,10 @@ static int parse_knob(int ch, const char *arg, struct seq_opts *o, char *err, si
 		rc = drtm_parse_opts(arg, &o->cfg.drtm, err, errlen);
 		o->drtm_given = true;
 		break;
+	case O_PUTFRAC:
+		rc = drtm_parse_fraction("--put-fraction ", arg, &o->cfg.drtm.put_fraction, err, errlen);
+		o->drtm_given = true;
+		break;
 	default: return 1;
 	}
 	return rc;
@@ -339,7 +345,8 @@ static int check_role(struct seq_opts *o, char *err, size_t errlen)
 		return rb_fail(err, errlen, "--kv with --variant %s: only herd-kv uses --kv; drop it or "
 			       "use --variant herd-kv", seq_variant_name(o->cfg.variant));
 	if (o->drtm_given && o->cfg.variant != SEQ_DRTM_KV)
-		return rb_fail(err, errlen, "--drtm with --variant %s: only drtm-kv uses --drtm; drop it "
+		return rb_fail(err, errlen, "--drtm/--put-fraction with --variant %s: only drtm-kv uses "
+			       "them; drop them "
 			       "or use --variant drtm-kv", seq_variant_name(o->cfg.variant));
 	if ((o->cfg.variant == SEQ_ATOMICS || o->cfg.variant == SEQ_DRTM_KV) &&
 	    !o->server_threads_given)

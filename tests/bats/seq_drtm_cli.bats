@@ -26,6 +26,9 @@ refused() {
   grep -qF -- "--drtm put=-0.5 is outside 0..1" <<< "$output"
   refused --variant drtm-kv --drtm put=half
   grep -qF -- "--drtm put='half' is not a number" <<< "$output"
+  # the sweeps' one-word form (experiments/figure-10)
+  refused --variant drtm-kv --put-fraction 1.01
+  grep -qF -- "--put-fraction 1.01 is outside 0..1: give the share of PUTs" <<< "$output"
 }
 
 @test "items=0 and too many items are refused with the fix" {
@@ -37,7 +40,9 @@ refused() {
 
 @test "--drtm belongs to drtm-kv, which has no server threads" {
   refused --variant atomics --drtm put=0.5
-  grep -qF -- "--drtm with --variant atomics: only drtm-kv uses --drtm" <<< "$output"
+  grep -qF -- "--drtm/--put-fraction with --variant atomics: only drtm-kv uses them" <<< "$output"
+  refused --variant herd-kv --put-fraction 0.5
+  grep -qF -- "--drtm/--put-fraction with --variant herd-kv: only drtm-kv uses them" <<< "$output"
   refused --variant drtm-kv --server-threads 1
   grep -qF -- "--server-threads 1 with --variant drtm-kv: it uses no server CPU" <<< "$output"
   refused --variant drtm-kv --drtm dist=pareto

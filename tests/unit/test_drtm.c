@@ -124,7 +124,7 @@ static void knobs_parse_describe_and_round_trip(void **state)
 	drtm_cfg_from_test(&t, &b);
 	assert_memory_equal(&c, &b, sizeof(c));
 	drtm_cfg_defaults(&c);
-	assert_string_equal(drtm_describe(&c, buf, sizeof(buf)), "put=0.1,items=1048576,dist=uniform");
+	assert_string_equal(drtm_describe(&c, buf, sizeof(buf)), "put=0.1,items=65536,dist=uniform");
 	assert_int_equal(drtm_cfg_validate(&c, 64, err, sizeof(err)), 0);
 	/* the variant's configuration through a TEST message: drtm-kv named */
 	struct seq_cfg s, s2;
