@@ -5,7 +5,8 @@
 #                                                 (QUICK=1|yes|true|on: figure-12-quick.{png,pdf};
 #                                                 0|no|false|off|empty: the full sweep; else refused)
 #   make figure-7 figure-8 figure-11 figure-13     the same for the other figures
-#   make figure-14 table-3 table-5                 (figure-7, figure-8, table-3: the sequencer, rdma_seq)
+#   make figure-14 table-3 table-5 figure-10       (figure-7, figure-8, table-3: the sequencer, rdma_seq;
+#                                                 figure-10: emulated DrTM-KV, rdma_seq --variant drtm-kv)
 #   make swarm-32b_read allsig-varsize_reads ...  the original artifact's presets
 #   make figures-reference                        every figure from the shipped reference data alone
 #   make compare-12 [QUICK=1]                     the paper's shape claims (exit 3 when one fails) and
@@ -29,7 +30,7 @@ $(error QUICK=$(QUICK): not a yes/no value; use QUICK=1 (or yes, true, on) for t
 endif
 RB_QUICK := $(if $(filter $(RB_QUICK_ON),$(QUICK)),1,0)
 
-EXP_FIGURES := figure-7 figure-8 figure-9 figure-11 figure-12 figure-13 figure-14 table-3 table-5
+EXP_FIGURES := figure-7 figure-8 figure-9 figure-10 figure-11 figure-12 figure-13 figure-14 table-3 table-5
 EXP_PRESETS := $(sort $(filter-out $(EXP_FIGURES),$(patsubst experiments/%/params,%,$(wildcard experiments/*/params))))
 EXP_ALL     := $(EXP_FIGURES) $(EXP_PRESETS)
 EXP_COMPARE := $(patsubst figure-%,compare-%,$(filter figure-%,$(EXP_FIGURES))) compare-table-3 compare-table-5 \

@@ -18,6 +18,9 @@
  *             run against their MICA-style partitions (mica.h); each
  *             response also carries a number, so the uniqueness check
  *             proves every request was answered once
+ *   drtm-kv   bench/apps/drtm_kv.c      case study 2's emulated DrTM-KV (drtm.h):
+ *             GET = one READ of the item, PUT = CMP_AND_SWAP lock and
+ *             FETCH_AND_ADD release on its header word (no server CPU)
  *
  * This header holds the pure parts (bench/apps/seq.c: no verbs, no I/O,
  * unit-tested in tests/unit/test_seq.c) and the shapes the variant files
@@ -30,6 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "drtm.h"
 #include "kv.h"
 #include "options.h"
 
@@ -42,7 +46,8 @@
                                           (one poll pass; RB_POLL_BATCH receives) */
 #define SEQ_SLOT_BYTES          64u    /* herd-rpc request slot: one cache line */
 
-enum seq_variant { SEQ_ATOMICS = 0, SEQ_HERD_RPC, SEQ_SPEC_S0, SEQ_HERD_KV, SEQ_VARIANT_COUNT };
+enum seq_variant { SEQ_ATOMICS = 0, SEQ_HERD_RPC, SEQ_SPEC_S0, SEQ_HERD_KV, SEQ_DRTM_KV,
+		   SEQ_VARIANT_COUNT };
 
 /* "atomics", "herd-rpc", "spec-s0"; "?" for an unknown value. */
 const char *seq_variant_name(uint64_t v);
@@ -61,6 +66,7 @@ struct seq_cfg {
 	uint64_t duration_ms, warmup_ms, timeout_ms;
 	uint64_t idle_yield;       /* 1: a poll that finds nothing calls sched_yield() */
 	struct kv_cfg kv;          /* herd-kv: the key-value knobs (kv.h; seq_kv.c) */
+	struct drtm_cfg drtm;      /* drtm-kv: its knobs (drtm.h; drtm_kv.c) */
 };
 
 void seq_cfg_defaults(struct seq_cfg *c);
@@ -75,8 +81,9 @@ int seq_cfg_validate(const struct seq_cfg *c, long online_cpus, char *err, size_
 /*
  * The configuration travels in a control-channel TEST message (ctrl.h), whose
  * fields take these values (one table, seq.c):
- *   verb, transport  the variant's request: fetch_add/rc, write/uc, send_imm/ud
- *   size             request payload bytes (8, 8, 0)
+ *   verb, transport  the variant's request: fetch_add/rc, write/uc, send_imm/ud,
+ *                    write/uc, read/rc
+ *   size             request payload bytes (8, 8, 0, KV_SLOT_BYTES, DRTM_ITEM_BYTES)
  *   threads          client_threads       window          window
  *   emulated_peers   server_threads       qps_per_thread  ud_qps
  *   postlist         SEQ_BATCH_MAX with batch on, 1 off
@@ -85,6 +92,8 @@ int seq_cfg_validate(const struct seq_cfg *c, long online_cpus, char *err, size_
  *   atomic_counters  kv.keys              stride          kv.value_bytes
  *   validate         kv.validate          recv_batch      kv.get_fraction x 10^6
  *   iters            kv.theta x 10^6      warmup_iters    kv.zipf (1 Zipf, 0 uniform)
+ *   signal_interval, cq_depth, retry_cnt, ack_timeout, rnr_retry, min_rnr_timer:
+ *                    drtm (drtm.h, drtm_cfg_to_test)
  * seq_cfg_from_test() refuses a TEST that is no sequencer point.
  */
 void seq_cfg_to_test(const struct seq_cfg *c, struct rb_test *t);

@@ -15,6 +15,7 @@ static const char *const variant_names[SEQ_VARIANT_COUNT] = {
 	[SEQ_HERD_RPC] = "herd-rpc",
 	[SEQ_SPEC_S0] = "spec-s0",
 	[SEQ_HERD_KV] = "herd-kv",
+	[SEQ_DRTM_KV] = "drtm-kv",
 };
 
 /* The request each variant's clients send (verb, transport, payload bytes). */
@@ -25,6 +26,7 @@ static const struct {
 	[SEQ_HERD_RPC] = { RB_VERB_WRITE, RB_TR_UC, 8 },
 	[SEQ_SPEC_S0] = { RB_VERB_SEND_IMM, RB_TR_UD, 0 },
 	[SEQ_HERD_KV] = { RB_VERB_WRITE, RB_TR_UC, KV_SLOT_BYTES },
+	[SEQ_DRTM_KV] = { RB_VERB_READ, RB_TR_RC, DRTM_ITEM_BYTES },
 };
 
 const char *seq_variant_name(uint64_t v)
@@ -40,7 +42,7 @@ int seq_variant_parse(const char *s, uint64_t *v, char *err, size_t errlen)
 			return 0;
 		}
 	}
-	return rb_fail(err, errlen, "--variant %s: unknown variant; use atomics, herd-rpc, spec-s0 or herd-kv",
+	return rb_fail(err, errlen, "--variant %s: unknown variant; use atomics, herd-rpc, spec-s0, herd-kv or drtm-kv",
 		       s);
 }
 
@@ -60,12 +62,13 @@ void seq_cfg_defaults(struct seq_cfg *c)
 		.idle_yield = 1,
 	};
 	kv_cfg_defaults(&c->kv);
+	drtm_cfg_defaults(&c->drtm);
 }
 
 int seq_cfg_validate(const struct seq_cfg *c, long online_cpus, char *err, size_t errlen)
 {
 	if (c->variant >= SEQ_VARIANT_COUNT)
-		return rb_fail(err, errlen, "variant %llu is unknown; use atomics, herd-rpc, spec-s0 or herd-kv",
+		return rb_fail(err, errlen, "variant %llu is unknown; use atomics, herd-rpc, spec-s0, herd-kv or drtm-kv",
 			       (unsigned long long)c->variant);
 	if (c->window < 1 || c->window > SEQ_MAX_WINDOW)
 		return rb_fail(err, errlen, "--window %llu is out of range: each client keeps 1..%u "
@@ -75,21 +78,21 @@ int seq_cfg_validate(const struct seq_cfg *c, long online_cpus, char *err, size_
 		return rb_fail(err, errlen, "--threads %llu is out of range 1..%u; run more client "
 			       "processes for more clients", (unsigned long long)c->client_threads,
 			       SEQ_MAX_CLIENT_THREADS);
-	if (c->variant == SEQ_ATOMICS) {
+	if (c->variant == SEQ_ATOMICS || c->variant == SEQ_DRTM_KV) {
 		if (c->server_threads != 0)
-			return rb_fail(err, errlen, "--server-threads %llu with --variant atomics: the "
-				       "atomics sequencer uses no server CPU; use --server-threads 0",
-				       (unsigned long long)c->server_threads);
+			return rb_fail(err, errlen, "--server-threads %llu with --variant %s: it uses "
+				       "no server CPU (the NIC does the work); use --server-threads 0",
+				       (unsigned long long)c->server_threads, seq_variant_name(c->variant));
 		/* no server thread, so no responses to batch or send on UD QPs;
 		 * the defaults (on, 1) are accepted: they change nothing */
 		if (c->batch != 1)
-			return rb_fail(err, errlen, "--batch off with --variant atomics: the atomics "
-				       "sequencer sends no responses to batch (the NIC answers each "
-				       "fetch-and-add); drop --batch");
+			return rb_fail(err, errlen, "--batch off with --variant %s: it sends no "
+				       "responses to batch (the NIC answers each one-sided verb); drop "
+				       "--batch", seq_variant_name(c->variant));
 		if (c->ud_qps != 1)
-			return rb_fail(err, errlen, "--ud-qps %llu with --variant atomics: the atomics "
-				       "sequencer has no response UD QPs; drop --ud-qps",
-				       (unsigned long long)c->ud_qps);
+			return rb_fail(err, errlen, "--ud-qps %llu with --variant %s: it has no "
+				       "response UD QPs; drop --ud-qps", (unsigned long long)c->ud_qps,
+				       seq_variant_name(c->variant));
 	} else {
 		if (c->server_threads < 1 || c->server_threads > SEQ_MAX_SERVER_THREADS)
 			return rb_fail(err, errlen, "--server-threads %llu is out of range 1..%u for "
@@ -106,6 +109,8 @@ int seq_cfg_validate(const struct seq_cfg *c, long online_cpus, char *err, size_
 				       online_cpus, online_cpus);
 	}
 	if (c->variant == SEQ_HERD_KV && kv_cfg_validate(&c->kv, c->window, err, errlen))
+		return -1;
+	if (c->variant == SEQ_DRTM_KV && drtm_cfg_validate(&c->drtm, c->client_threads, err, errlen))
 		return -1;
 	if (c->idle_yield > 1)
 		return rb_fail(err, errlen, "--idle %llu: use spin or yield", (unsigned long long)c->idle_yield);
@@ -143,6 +148,7 @@ void seq_cfg_to_test(const struct seq_cfg *c, struct rb_test *t)
 	t->recv_batch = (uint64_t)llround(c->kv.get_fraction * 1e6);
 	t->iters = (uint64_t)llround(c->kv.theta * 1e6);
 	t->warmup_iters = c->kv.zipf;
+	drtm_cfg_to_test(&c->drtm, t);
 }
 
 int seq_cfg_from_test(const struct rb_test *t, struct seq_cfg *c, char *err, size_t errlen)
@@ -180,6 +186,7 @@ int seq_cfg_from_test(const struct rb_test *t, struct seq_cfg *c, char *err, siz
 	c->kv.get_fraction = (double)t->recv_batch / 1e6;
 	c->kv.zipf = t->warmup_iters != 0;
 	c->kv.theta = (double)t->iters / 1e6;
+	drtm_cfg_from_test(t, &c->drtm);
 	return 0;
 }
 

@@ -4,7 +4,7 @@
  * stages, clock, histogram, rows).
  *
  *   rdma_seq -s [-p PORT] [--bind ADDR] [-d DEV] [-i IBPORT] [-x GIDIDX] [--once]
- *   rdma_seq -c HOST --variant atomics|herd-rpc|spec-s0 [knobs]  (--help)
+ *   rdma_seq -c HOST --variant atomics|herd-rpc|spec-s0|herd-kv|drtm-kv [knobs]  (--help)
  *
  * The server takes no test flags: the client sends each point's
  * configuration (seq.h: seq_cfg_to_test). One TCP connection per point:
@@ -54,7 +54,7 @@ struct seq_opts {
 	unsigned ib_port;
 	int gid_index;
 	struct seq_cfg cfg;
-	bool server_threads_given, variant_given, kv_given;
+	bool server_threads_given, variant_given, kv_given, drtm_given;
 	char client_only[256];     /* client options given, as "--window --batch" (refused with -s) */
 	unsigned reps, rep_first;  /* rows' rep: rep_first, rep_first + 1, ... */
 	uint64_t values_cap;
@@ -74,6 +74,7 @@ static const struct seq_variant_ops *seq_ops(uint64_t variant)
 	case SEQ_HERD_RPC: return &seq_herd_ops;
 	case SEQ_HERD_KV: return &seq_kv_ops;
 	case SEQ_SPEC_S0: return &seq_spec_ops;
+	case SEQ_DRTM_KV: return &seq_drtm_ops;
 	default: return NULL;
 	}
 }
@@ -83,10 +84,10 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: rdma_seq -s [-p PORT] [--bind ADDR] [-d DEV] [-i IBPORT] [-x GIDIDX] [--once]\n"
 		"                   [--token-file F]\n"
-		"       rdma_seq -c HOST --variant atomics|herd-rpc|spec-s0|herd-kv [options]\n"
+		"       rdma_seq -c HOST --variant atomics|herd-rpc|spec-s0|herd-kv|drtm-kv [options]\n"
 		"  --variant V         the sequencer to measure; --variant is required (no\n"
 		"                      default): atomics (NIC fetch-and-add), herd-rpc, spec-s0,\n"
-		"                      herd-kv. The options below are the client's; -s takes\n"
+		"                      herd-kv, drtm-kv. The options below are the client's; -s takes\n"
 		"                      none of them (the client sends each point's configuration)\n"
 		"  --server-threads T  server polling threads (herd-rpc, spec-s0; default 1;\n"
 		"                      atomics: 0, no server CPU)\n"
@@ -110,6 +111,11 @@ static void usage(FILE *f)
 		"  --kv LIST           herd-kv only: its knobs, comma-separated: get=F (GET fraction 0..1,\n"
 		"                      0.95), keys=N (65536), value=B (1..64 bytes, 32),\n"
 		"                      dist=uniform|zipf, theta=X (0.99), validate\n"
+		"  --drtm LIST         drtm-kv only (GET = READ, PUT = CAS lock + FETCH_AND_ADD\n"
+		"                      release): put=F (PUT fraction 0..1, 0.1), items=N (65536;\n"
+		"                      16777216 on hardware), dist=uniform|zipf, theta=X (0.99),\n"
+		"                      put-writes (WRITE the value between the atomics), validate\n"
+		"  --put-fraction F    drtm-kv: the same as --drtm put=F (one word, for sweeps)\n"
 		"  --rep-first N       the first row's rep (default 0; then N+1, ...)\n"
 		"  --token-file F      both ends: a shared token (guard.h rules: mode 0600, 16..64\n"
 		"                      printable bytes); the server refuses a client without it\n"
@@ -146,7 +152,7 @@ static int parse_secs(const char *s, const char *opt, uint64_t min_ms, uint64_t 
  * words; their ranges are the sequencer's (seq.h). */
 enum { O_VARIANT = 1000, O_STHREADS, O_THREADS, O_BATCH, O_UDQPS, O_START, O_WARMUP,
        O_TIMEOUT, O_REPS, O_VALUES, O_CSV, O_JSON, O_RUNID, O_ONCE, O_IDLE, O_BIND, O_KV,
-       O_REPFIRST, O_PROCIDX, O_PROCS, O_TOKEN };
+       O_REPFIRST, O_PROCIDX, O_PROCS, O_TOKEN, O_DRTM, O_PUTFRAC };
 static const struct option seq_longopts[] = {
 	{ "server", no_argument, NULL, 's' },
 	{ "client", required_argument, NULL, 'c' },
@@ -172,6 +178,8 @@ static const struct option seq_longopts[] = {
 	{ "rep-first", required_argument, NULL, O_REPFIRST },
 	{ "values-cap", required_argument, NULL, O_VALUES },
 	{ "kv", required_argument, NULL, O_KV },
+	{ "drtm", required_argument, NULL, O_DRTM },
+	{ "put-fraction", required_argument, NULL, O_PUTFRAC },
 	{ "csv", required_argument, NULL, O_CSV },
 	{ "json", required_argument, NULL, O_JSON },
 	{ "run-id", required_argument, NULL, O_RUNID },
@@ -274,6 +282,14 @@ static int parse_knob(int ch, const char *arg, struct seq_opts *o, char *err, si
 		rc = kv_parse_opts(arg, &o->cfg.kv, err, errlen);
 		o->kv_given = true;
 		break;
+	case O_DRTM:
+		rc = drtm_parse_opts(arg, &o->cfg.drtm, err, errlen);
+		o->drtm_given = true;
+		break;
+	case O_PUTFRAC:
+		rc = drtm_parse_fraction("--put-fraction ", arg, &o->cfg.drtm.put_fraction, err, errlen);
+		o->drtm_given = true;
+		break;
 	default: return 1;
 	}
 	return rc;
@@ -323,12 +339,17 @@ static int check_role(struct seq_opts *o, char *err, size_t errlen)
 	if (o->server)
 		return 0;
 	if (!o->variant_given)
-		return rb_fail(err, errlen, "-c needs --variant atomics, herd-rpc, spec-s0 or herd-kv "
+		return rb_fail(err, errlen, "-c needs --variant atomics, herd-rpc, spec-s0, herd-kv or drtm-kv "
 			       "(the sequencer to measure; there is no default)");
 	if (o->kv_given && o->cfg.variant != SEQ_HERD_KV)
 		return rb_fail(err, errlen, "--kv with --variant %s: only herd-kv uses --kv; drop it or "
 			       "use --variant herd-kv", seq_variant_name(o->cfg.variant));
-	if (o->cfg.variant == SEQ_ATOMICS && !o->server_threads_given)
+	if (o->drtm_given && o->cfg.variant != SEQ_DRTM_KV)
+		return rb_fail(err, errlen, "--drtm/--put-fraction with --variant %s: only drtm-kv uses "
+			       "them; drop them "
+			       "or use --variant drtm-kv", seq_variant_name(o->cfg.variant));
+	if ((o->cfg.variant == SEQ_ATOMICS || o->cfg.variant == SEQ_DRTM_KV) &&
+	    !o->server_threads_given)
 		o->cfg.server_threads = 0;
 	return seq_cfg_validate(&o->cfg, 0, err, errlen);
 }
@@ -373,7 +394,8 @@ static int parse_args(int argc, char **argv, struct seq_opts *o, char *err, size
 static uint64_t point_qps(const struct seq_cfg *c, bool server)
 {
 	switch (c->variant) {
-	case SEQ_ATOMICS: return c->client_threads;
+	case SEQ_ATOMICS:
+	case SEQ_DRTM_KV: return c->client_threads;
 	case SEQ_HERD_RPC:
 	case SEQ_HERD_KV:
 		return server ? c->client_threads + c->server_threads * c->ud_qps : 2 * c->client_threads;
@@ -391,9 +413,9 @@ static int check_device(const struct seq_cfg *c, const struct rb_dev *d, bool se
 			       (unsigned long long)c->ud_qps, (unsigned long long)c->server_threads,
 			       (unsigned long long)c->client_threads, (unsigned long long)need,
 			       server ? "server" : "client", d->name, d->attr.max_qp);
-	if (c->variant == SEQ_ATOMICS && !d->caps.atomics)
-		return rb_fail(err, errlen, "--variant atomics: %s has no atomic operations "
-			       "(atomic_cap NONE)", d->name);
+	if ((c->variant == SEQ_ATOMICS || c->variant == SEQ_DRTM_KV) && !d->caps.atomics)
+		return rb_fail(err, errlen, "--variant %s: %s has no atomic operations "
+			       "(atomic_cap NONE)", seq_variant_name(c->variant), d->name);
 	return 0;
 }
 
@@ -573,6 +595,8 @@ static int serve_point(int fd, struct rb_dev *dev, const char *token, char *err,
 		d.bad_payloads += r.th[i].bad;
 		d.active_ns += r.th[i].cpu_ns;
 	}
+	if (ops->server_done)
+		ops->server_done(&r, &d);
 	uint8_t out[CTRL_HDR_LEN + 64 + CTRL_REASON_CAP];
 	size_t n = ctrl_encode_done(out, sizeof(out), &d);
 	if (!n || ctrl_send(fd, out, n, tmo, err, errlen))
@@ -690,6 +714,9 @@ struct seq_result {
 	struct hist hist;
 	struct ctrl_done server;
 	int verdict;               /* seq_check_unique; 2 = not checked */
+	bool have_drtm;            /* drtm-kv: its counts (drtm_client_done) */
+	struct drtm_counts drtm;
+	struct drtm_tally tally;
 };
 
 static void row_lat(struct row *row, const char *name, const struct hist *h, double p)
@@ -700,6 +727,12 @@ static void row_lat(struct row *row, const char *name, const struct hist *h, dou
 	}
 	double ns = p < 0 ? hist_min(h) : p > 100 ? hist_max(h) : hist_percentile(h, p);
 	row_set_double(row, name, ns / 1e3, 3);
+}
+
+/* Variants whose server threads answer requests (batch, UD QPs). */
+static bool rpc_variant(uint64_t v)
+{
+	return v != SEQ_ATOMICS && v != SEQ_DRTM_KV;
 }
 
 /* The row's configuration columns (docs/csv.md, "rdma_seq rows"). */
@@ -720,7 +753,7 @@ static void row_config(struct row *row, const struct seq_opts *o, const struct r
 	row_set_u64(row, "client_threads", c->client_threads);
 	row_set_u64(row, "clients", c->client_threads);   /* processes (1) x threads */
 	row_set_u64(row, "window", c->window);
-	if (c->variant != SEQ_ATOMICS) {
+	if (rpc_variant(c->variant)) {
 		row_set_str(row, "batch", c->batch ? "on" : "off");
 		row_set_u64(row, "ud_qps", c->ud_qps);
 	} else {
@@ -734,13 +767,21 @@ static void row_config(struct row *row, const struct seq_opts *o, const struct r
 	}
 	else
 		row_set_na(row, "kv");
+	if (c->variant == SEQ_DRTM_KV) {
+		char dbuf[128];
+		row_set_text(row, "drtm", drtm_describe(&c->drtm, dbuf, sizeof(dbuf)));
+		row_set_double(row, "put_fraction", c->drtm.put_fraction, 6);
+	} else {
+		row_set_na(row, "drtm");
+		row_set_na(row, "put_fraction");
+	}
 	row_set_u64(row, "start", c->start);
 }
 
 /* Rates and the server's counts; NA what was not measured. */
 static void row_counts(struct row *row, const struct seq_cfg *c, const struct seq_result *res)
 {
-	bool rpc = c->variant != SEQ_ATOMICS;
+	bool rpc = rpc_variant(c->variant);
 	const struct ctrl_done *s = &res->server;
 	double mrps = res->measured ? units_mops(res->responses, res->window_s) : NAN;
 
@@ -770,7 +811,7 @@ static void row_counts(struct row *row, const struct seq_cfg *c, const struct se
 		row_set_na(row, "server_requests");
 		row_set_na(row, "server_cpu_ns_per_req");
 	}
-	if (res->have_server)
+	if (res->have_server && c->variant != SEQ_DRTM_KV)
 		row_set_u64(row, "handed_out", s->counter_sum);
 	else
 		row_set_na(row, "handed_out");
@@ -839,6 +880,21 @@ static void row_latency_env(struct row *row, const struct rb_env *e, const struc
 	row_set_str(row, "timestamp", buf);
 }
 
+/* drtm-kv's counts (drtm.h); NA for the other variants and before the check. */
+static void row_drtm(struct row *row, const struct seq_result *res)
+{
+	static const char *const cols[] = { "gets", "puts", "cas_failures", "cas_locked",
+					    "items_locked", "versions" };
+	const uint64_t v[] = { res->drtm.gets, res->drtm.puts, res->drtm.cas_failures,
+			       res->drtm.cas_locked, res->tally.locked, res->tally.versions };
+	for (unsigned i = 0; i < sizeof(cols) / sizeof(cols[0]); i++) {
+		if (res->have_drtm)
+			row_set_u64(row, cols[i], v[i]);
+		else
+			row_set_na(row, cols[i]);
+	}
+}
+
 /* One row of a point (schema: docs/csv.md, "rdma_seq rows"). */
 static void build_row(struct row *row, const struct seq_opts *o, const struct rb_env *e,
 		      const struct rb_dev *d, unsigned rep, const struct seq_result *res)
@@ -847,6 +903,7 @@ static void build_row(struct row *row, const struct seq_opts *o, const struct rb
 	row_config(row, o, e, rep);
 	row_counts(row, &o->cfg, res);
 	row_kv_counts(row, &o->cfg, res);
+	row_drtm(row, res);
 	row_latency_env(row, e, d, res);
 }
 
@@ -941,6 +998,11 @@ static int point_collect(struct seq_run *r, int fd, int tmo, struct ctrl_rbuf *r
 	}
 	res->server = m.u.done;
 	res->have_server = true;
+	if (r->cfg.variant == SEQ_DRTM_KV) {
+		free(lists);
+		res->have_drtm = true;
+		return drtm_client_done(r, &res->server, &res->drtm, &res->tally, err, errlen);
+	}
 	res->verdict = seq_check_unique(lists, r->nth, r->cfg.start, res->server.counter_sum, why,
 					sizeof(why));
 	free(lists);

@@ -105,12 +105,25 @@ struct seq_variant_ops {
 	int (*connect)(struct seq_run *r, char *err, size_t errlen);
 	void *(*client_main)(void *arg);   /* arg: struct seq_thread * */
 	void *(*server_main)(void *arg);   /* NULL: no server threads */
+	/* NULL, or the server's own counts of the point into its DONE, after
+	 * its threads ended (drtm-kv: the scan of its items) */
+	void (*server_done)(struct seq_run *r, struct ctrl_done *d);
 };
 
 extern const struct seq_variant_ops seq_atomics_ops;  /* seq_atomics.c */
 extern const struct seq_variant_ops seq_herd_ops;     /* seq_herd.c */
 extern const struct seq_variant_ops seq_spec_ops;     /* seq_spec.c */
 extern const struct seq_variant_ops seq_kv_ops;       /* seq_kv.c */
+extern const struct seq_variant_ops seq_drtm_ops;     /* drtm_kv.c */
+
+/*
+ * drtm-kv, client, after the server's DONE (drtm_kv.c): the threads'
+ * counts summed into *c, the server's scan (its DONE: drtm_kv.c says
+ * which field is which) into *t, and drtm_check over both. 0, or -1 with
+ * err saying which count does not add up.
+ */
+int drtm_client_done(const struct seq_run *r, const struct ctrl_done *srv,
+		     struct drtm_counts *c, struct drtm_tally *t, char *err, size_t errlen);
 
 /* ---- helpers (bench/apps/seq_rt.c) -------------------------------------- */
 

@@ -36,7 +36,7 @@ refused() {
 
 @test "-c without --variant is refused (no silent default)" {
   refused -c localhost
-  grep -qF -- "-c needs --variant atomics, herd-rpc, spec-s0 or herd-kv" <<< "$output"
+  grep -qF -- "-c needs --variant atomics, herd-rpc, spec-s0, herd-kv or drtm-kv" <<< "$output"
   run "$SEQ" --help
   grep -qF -- "--variant is required" <<< "$output"
 }
