@@ -25,7 +25,7 @@ declare -gA RB_CONF=()
 declare -ga RB_KNOB_NAMES=() RB_KNOB_VALUES=()
 
 rb_params_load() {
-  local file=$1 quick=${2:-0} section="" line key val n=0 i
+  local file=$1 quick=${2:-0} section="" line key val n=0 i colons
   local -a qnames=() qvalues=()
   [ -r "$file" ] || rb_die "parameter file $file not found"
   RB_CONF=() RB_KNOB_NAMES=() RB_KNOB_VALUES=()
@@ -55,9 +55,13 @@ rb_params_load() {
         [[ $key =~ ^(--)?[a-z][a-z0-9_-]*(:(--)?[a-z][a-z0-9_-]*)*$ ]] ||
           rb_die "$file:$n: knob name '$key' is not a plain name"
         [ -n "$val" ] || rb_die "$file:$n: knob $key has no values"
+        # one part per knob: as many ':' in each value as in the name,
+        # counted without a process (every job of a sweep loads this file,
+        # and experiments/search's combined knob lists a batch's points)
+        colons=${key//[^:]/}
         for i in $val; do
           rb_check_word "${i//:/}" "$file:$n: value of $key"
-          [ "$(rb_count_parts "$i")" = "$(rb_count_parts "$key")" ] ||
+          [ "${i//[^:]/}" = "$colons" ] ||
             rb_die "$file:$n: value '$i' of $key needs one part per knob (separated by ':')"
         done
         if [ "$section" = knobs ]; then
@@ -144,10 +148,9 @@ rb_params_check_values() {
   done
 }
 
-# rb_is_hook_knob NAME: a knob handed to the hook, not to rdma_bench
-rb_is_hook_knob() { [[ " $(rb_conf run.hook_knobs "") " == *" $1 "* ]]; }
-
-rb_count_parts() { local s=${1//[^:]/}; echo $(( ${#s} + 1 )); }
+# rb_is_hook_knob NAME: a knob handed to the hook, not to rdma_bench (no
+# subshell: every job calls it per knob)
+rb_is_hook_knob() { [[ " ${RB_CONF[run.hook_knobs]:-} " == *" $1 "* ]]; }
 
 # rb_known_setting SECTION [KEY]: is KEY a setting of [roles] or [run]?
 # (without KEY: print the known ones)
