@@ -50,6 +50,9 @@ struct client {
 	int refused;            /* points whose configuration was refused (status skipped) */
 	int points_done;        /* points that ran to a row (any status) */
 	char token[CTRL_TOKEN_CAP + 1];  /* --token-file: sent in every HELLO */
+	/* the start barrier of the current point (timing_now_ns, 0 = not yet):
+	 * GATE sent, GO received, the common window on our clock */
+	uint64_t gate_ns, go_ns, win_start_ns, win_end_ns;
 };
 
 static int client_connect(struct client *cl, char *err, size_t errlen)
@@ -358,6 +361,7 @@ static int monitor(struct client *cl, struct rb_ctx *c, struct rb_point_info *pi
 			if (gate_send(cl, point, &c_send, err, errlen))
 				return -1;
 			sent = true;
+			cl->gate_ns = c_send;
 		}
 		bool waiting = c->gated && !released;
 		struct pollfd p = { .fd = cl->fd, .events = POLLIN };
@@ -379,6 +383,9 @@ static int monitor(struct client *cl, struct rb_ctx *c, struct rb_point_info *pi
 				uint64_t now = timing_now_ns();
 				gate_go(c, pi, &m.u.go, c_send, now);
 				released = true;
+				cl->go_ns = now;
+				cl->win_start_ns = c->win_start_ns;
+				cl->win_end_ns = c->win_end_ns;
 				/* the window starts now: so does the point's time limit */
 				deadline = now + limit_ms * 1000000ull;
 				continue;
@@ -835,6 +842,45 @@ static int point_report(struct client *cl, struct cpoint *p, enum stage st)
 	return rc;
 }
 
+/* Seconds from a to b on this process's clock ("-" when either is
+ * unknown or out of order). */
+static const char *stage_s(char *buf, size_t len, uint64_t a, uint64_t b)
+{
+	if (!a || !b || b < a)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.3f", timing_elapsed_s(a, b));
+	return buf;
+}
+
+/*
+ * Where a point's time went, one info line (the sweep runner's harness
+ * benchmark, ci/harness-overhead, reads it): at[] are timing_now_ns at the
+ * point's start, the server's SETUP, READY, workers joined (with the clock
+ * probes after the window), DONE, rows written, teardown done. Gated
+ * points split the run at GATE, GO and the common window.
+ */
+enum { AT_START, AT_REQUEST, AT_SETUP, AT_MEASURE, AT_DONE, AT_ROWS, AT_TEARDOWN, AT_N };
+static void log_stages(const struct client *cl, uint64_t point, const uint64_t at[AT_N])
+{
+	char b[10][16];
+	bool gated = cl->go_ns != 0;
+
+	rb_info("point %llu stages (s): request %s setup %s to-gate %s gate-wait %s lead %s "
+		"window %s after %s done %s rows %s teardown %s", (unsigned long long)point,
+		stage_s(b[0], 16, at[AT_START], at[AT_REQUEST]),
+		stage_s(b[1], 16, at[AT_REQUEST], at[AT_SETUP]),
+		stage_s(b[2], 16, at[AT_SETUP], gated ? cl->gate_ns : 0),
+		stage_s(b[3], 16, cl->gate_ns, cl->go_ns),
+		stage_s(b[4], 16, cl->go_ns, cl->win_start_ns),
+		gated ? stage_s(b[5], 16, cl->win_start_ns, cl->win_end_ns)
+		      : stage_s(b[5], 16, at[AT_SETUP], at[AT_MEASURE]),
+		stage_s(b[6], 16, gated ? cl->win_end_ns : 0, at[AT_MEASURE]),
+		stage_s(b[7], 16, at[AT_MEASURE], at[AT_DONE]),
+		stage_s(b[8], 16, at[AT_DONE], at[AT_ROWS]),
+		stage_s(b[9], 16, at[AT_ROWS], at[AT_TEARDOWN]));
+}
+
 /* Run one point (point: its number in this process's order, from 0: the
  * start barrier's key with the run id), stage by stage. Returns 0 ok, -1
  * failed (row written), -2 refused (row written, status skipped), -3
@@ -842,22 +888,29 @@ static int point_report(struct client *cl, struct cpoint *p, enum stage st)
 static int run_point(struct client *cl, const struct rb_test *tin, uint64_t point)
 {
 	struct cpoint p = { .t = *tin };
+	uint64_t at[AT_N] = { timing_now_ns() };
 	int rc;
 
 	p.pi = (struct rb_point_info){
 		.o = cl->o, .t = &p.t, .env = &cl->env, .dev = &cl->dev, .inline_used = -1,
 		.setup_us_per_qp = NAN, .gate_wait_s = NAN, .status = "failed", .reason = "",
 	};
+	cl->gate_ns = cl->go_ns = cl->win_start_ns = cl->win_end_ns = 0;
 	enum stage st = point_request(cl, &p);
+	at[AT_REQUEST] = timing_now_ns();
 	if (st == STAGE_OK)
 		st = point_setup(cl, &p);
+	at[AT_SETUP] = timing_now_ns();
 	if (st == STAGE_OK)
 		st = point_measure(cl, &p, point);
+	at[AT_MEASURE] = timing_now_ns();
 	if (st == STAGE_OK)
 		st = point_results(cl, &p);
+	at[AT_DONE] = timing_now_ns();
 	if (st == STAGE_CLOSE)
 		client_disconnect(cl, p.err);
 	rc = point_report(cl, &p, st);
+	at[AT_ROWS] = timing_now_ns();
 
 	free(p.srv_qps);
 	if (p.t.use_cm)
@@ -866,6 +919,9 @@ static int run_point(struct client *cl, const struct rb_test *tin, uint64_t poin
 		ctx_destroy(&p.c);
 	if (p.t.use_cm)
 		cm_client_destroy(&p.cc);
+	at[AT_TEARDOWN] = timing_now_ns();
+	if (st == STAGE_OK)
+		log_stages(cl, point, at);
 	return rc;
 }
 
