@@ -269,7 +269,8 @@ static int gate_send(struct client *cl, uint64_t point, uint64_t *c_send, char *
 
 /* An offset error (ns) per second of window that needs no more probes
  * after the window: the runner's overlap check shrinks each window by its
- * error, so 250 us per s costs at most 0.05 % of the 99 % it asks for. */
+ * error at both ends, so two processes at 250 us per s cost at most 0.05 %
+ * of the common interval, of the 1 % the check allows. */
 #define CLOCK_ERR_PER_S 250000ull
 
 /* Keep the sample (offset, err) if it is better than what *pi holds. */
