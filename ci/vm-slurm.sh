@@ -47,6 +47,8 @@ slurm_conf_write() {
   slurm_sockdir=/tmp/rb-slurm-$$
   mkdir -p "$slurm_sockdir"
   chmod 755 "$slurm_sockdir"
+  # for a check after the run that it is gone (ci/vm-exit-paths)
+  echo "$slurm_sockdir" > "$d/sockdir"
   rm -f "$d/munge.key"
   head -c 1024 /dev/urandom > "$d/munge.key"
   chmod 400 "$d/munge.key"
