@@ -184,7 +184,7 @@ rc_both() {
   [ "$status" -eq 2 ]
 }
 
-# set_col FILE COL VALUE (fixtures/rowcheck/helper.bash)
+# breaks FIXTURE KIND COL VALUE TEXT (fixtures/rowcheck/helper.bash)
 load fixtures/rowcheck/helper
 
 @test "--expect: real bed rows pass ci/smoke.expect; a zeroed or absurd metric fails" {
@@ -192,36 +192,14 @@ load fixtures/rowcheck/helper
   [ "$status" -eq 0 ]
   run "$RC" "$FIX/bed-lat.csv" --expect lat
   [ "$status" -eq 0 ]
-  local t=$BATS_TEST_TMPDIR
-  set_col "$FIX/bed-bw.csv" mops 0 > "$t/zero.csv"
-  run "$RC" "$t/zero.csv" --expect bw
-  [ "$status" -eq 1 ]
-  [[ "$output" == *"'0<mops<10' does not hold: mops=0"* ]]
-  set_col "$FIX/bed-bw.csv" mops 42 > "$t/fast.csv"
-  run "$RC" "$t/fast.csv" --expect bw
-  [ "$status" -eq 1 ]
-  [[ "$output" == *"mops=42"* ]]
-  set_col "$FIX/bed-bw.csv" mops "" > "$t/na.csv"
-  run "$RC" "$t/na.csv" --expect bw
-  [ "$status" -eq 1 ]
-  [[ "$output" == *"mops=NA"* ]]
+  breaks bed-bw.csv bw mops 0 "'0<mops<10' does not hold: mops=0"
+  breaks bed-bw.csv bw mops 42 "mops=42"
+  breaks bed-bw.csv bw mops "" "mops=NA"
   # a latency below the cost of one clock read (76 ns) is not a measurement
-  set_col "$FIX/bed-lat.csv" lat_min_us 0.05 > "$t/min.csv"
-  run "$RC" "$t/min.csv" --expect lat
-  [ "$status" -eq 1 ]
-  [[ "$output" == *"'1000*lat_min_us>clock_read_ns' does not hold: lat_min_us=0.05 clock_read_ns="* ]]
-  set_col "$FIX/bed-lat.csv" lat_p50_us 0 > "$t/p50.csv"
-  run "$RC" "$t/p50.csv" --expect lat
-  [ "$status" -eq 1 ]
-  [[ "$output" == *"'lat_min_us<=lat_p50_us<=lat_max_us' does not hold"* ]]
-  set_col "$FIX/bed-lat.csv" lat_samples 99 > "$t/samples.csv"
-  run "$RC" "$t/samples.csv" --expect lat
-  [ "$status" -eq 1 ]
-  [[ "$output" == *"'lat_samples==ops' does not hold: lat_samples=99 ops=100"* ]]
-  set_col "$FIX/bed-bw.csv" status failed > "$t/failed.csv"
-  run "$RC" "$t/failed.csv" --expect bw
-  [ "$status" -eq 1 ]
-  [[ "$output" == *"'status=ok' does not hold: status=failed"* ]]
+  breaks bed-lat.csv lat lat_min_us 0.05 "'1000*lat_min_us>clock_read_ns' does not hold: lat_min_us=0.05 clock_read_ns="
+  breaks bed-lat.csv lat lat_p50_us 0 "'lat_min_us<=lat_p50_us<=lat_max_us' does not hold"
+  breaks bed-lat.csv lat lat_samples 99 "'lat_samples==ops' does not hold: lat_samples=99 ops=100"
+  breaks bed-bw.csv bw status failed "'status=ok' does not hold: status=failed"
   # a bw row is not a lat row: its samples are the signaled WRs only
   run "$RC" "$FIX/bed-bw.csv" --expect lat
   [ "$status" -eq 1 ]

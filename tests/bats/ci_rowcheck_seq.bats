@@ -9,7 +9,7 @@ ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 FIX=$ROOT/tests/bats/fixtures/rowcheck
 RC=$ROOT/ci/rowcheck
 
-# set_col FILE COL VALUE (fixtures/rowcheck/helper.bash)
+# breaks FIXTURE KIND COL VALUE TEXT (fixtures/rowcheck/helper.bash)
 load fixtures/rowcheck/helper
 
 @test "seq: the bed's spec-s0 row passes --expect seq" {
@@ -18,25 +18,9 @@ load fixtures/rowcheck/helper
 }
 
 @test "seq: a failed check, a lost value, a zero rate or a short sample count fails" {
-  local t=$BATS_TEST_TMPDIR
-  set_col "$FIX/bed-seq.csv" unique failed > "$t/u.csv"
-  run "$RC" "$t/u.csv" --expect seq
-  [ "$status" -eq 1 ]
-  [[ "$output" == *"'unique=exact' does not hold: unique=failed"* ]]
-  set_col "$FIX/bed-seq.csv" outstanding 2 > "$t/o.csv"
-  run "$RC" "$t/o.csv" --expect seq
-  [ "$status" -eq 1 ]
-  [[ "$output" == *"'outstanding==0' does not hold"* ]]
-  set_col "$FIX/bed-seq.csv" received 1 > "$t/r.csv"
-  run "$RC" "$t/r.csv" --expect seq
-  [ "$status" -eq 1 ]
-  [[ "$output" == *"'received==handed_out' does not hold"* ]]
-  set_col "$FIX/bed-seq.csv" mrps 0 > "$t/m.csv"
-  run "$RC" "$t/m.csv" --expect seq
-  [ "$status" -eq 1 ]
-  [[ "$output" == *"'0<mrps<10' does not hold: mrps=0"* ]]
-  set_col "$FIX/bed-seq.csv" lat_samples 1 > "$t/s.csv"
-  run "$RC" "$t/s.csv" --expect seq
-  [ "$status" -eq 1 ]
-  [[ "$output" == *"'lat_samples==responses' does not hold"* ]]
+  breaks bed-seq.csv seq unique failed "'unique=exact' does not hold: unique=failed"
+  breaks bed-seq.csv seq outstanding 2 "'outstanding==0' does not hold"
+  breaks bed-seq.csv seq received 1 "'received==handed_out' does not hold"
+  breaks bed-seq.csv seq mrps 0 "'0<mrps<10' does not hold: mrps=0"
+  breaks bed-seq.csv seq lat_samples 1 "'lat_samples==responses' does not hold"
 }

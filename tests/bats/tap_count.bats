@@ -128,6 +128,26 @@ EOF2
   [ "$output" = "counts 4 5 3" ]
 }
 
+@test "smoke-run --from/--base: a resumed run starts at the named case, numbers on, and its plan counts the results before it" {
+  export FIX
+  # the first boot printed results 1 and 2, then its guest froze in sub.three.tap
+  printf 'ok 1 plain.ok (0 s)\nnot ok 2 plain.fail (exit 1)\n' > "$BATS_TEST_TMPDIR/smoke.log"
+  RB_OUT=$BATS_TEST_TMPDIR RB_SMOKE_MATRIX=$FIX/matrix "$ROOT/ci/smoke-run" --from sub.three.tap --base 2 1 \
+    >> "$BATS_TEST_TMPDIR/smoke.log" 2> /dev/null
+  run grep -cE '^(not )?ok [0-9]+ plain\.' "$BATS_TEST_TMPDIR/smoke.log"
+  [ "$output" = 2 ]    # the cases before --from did not run again
+  run grep -E '^ok 3 |^1\.\.' "$BATS_TEST_TMPDIR/smoke.log"
+  [ "${lines[0]}" = "ok 3 sub.three.tap: first" ]
+  [ "${lines[1]}" = "1..12" ]
+  # counted as one run: the same numbers as the uninterrupted run above
+  run "$ROOT/ci/tap-count" --rc 1 "$BATS_TEST_TMPDIR/smoke.log"
+  [ "$output" = "counts 4 5 3" ]
+  # a --from naming no case is a failure of its own, not a silent empty run
+  RB_OUT=$BATS_TEST_TMPDIR RB_SMOKE_MATRIX=$FIX/matrix run "$ROOT/ci/smoke-run" --from no.such.case 1
+  [ "${lines[0]}" = "not ok 1 smoke-run: --from no.such.case names no case of this matrix, VM count and pattern" ]
+  [ "${lines[1]}" = "1..1" ]
+}
+
 @test "SMOKE=0: ci/smoke --count gives the matrix's cases, one bed cleanup check per VM count and the figure run, counted as skipped" {
   local cases beds
   cases=$(grep -cvE '^[[:space:]]*(#|$)' "$ROOT/ci/smoke.matrix")
