@@ -19,6 +19,9 @@
 #
 # Where a sweep runs (experiments/reproduce): HOSTS=FILE, else an ACTIVE
 # local RDMA port, else the soft-RoCE VM bed (ci/vm, two VMs; VMS=1: one).
+# LAUNCHER=slurm: the nodes of the Slurm allocation it runs in (salloc,
+# sbatch experiments/slurm.sbatch NAME), else the VM bed with a real Slurm
+# (VMS=2..4).
 
 # QUICK: 1, yes, true or on = the reduced grid; 0, no, false, off or empty =
 # the full one; anything else is refused here (make exits 2), before a
@@ -47,7 +50,7 @@ experiments-deps:
 	@$(MAKE) --no-print-directory all
 
 $(EXP_ALL): experiments-deps
-	QUICK=$(RB_QUICK) HOSTS=$(HOSTS) VMS=$(VMS) experiments/reproduce $@
+	QUICK=$(RB_QUICK) HOSTS=$(HOSTS) VMS=$(VMS) LAUNCHER=$(LAUNCHER) experiments/reproduce $@
 
 # loss injection: netem on the client's link (experiments/fault-loss); its
 # failed points (RC that gives up) are results, so exit 3 (some points

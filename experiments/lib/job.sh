@@ -96,7 +96,7 @@ rb_point() {
   # a client that left no row: failed, or skipped when rdma_bench refused
   # the point's knobs up front (exit 2, "rdma_bench: error: ...")
   local -a files=() missing=()
-  local crc refused
+  local crc refused said
   for ((k = 0; k < procs; k++)); do
     crc=$(cat "$pdir/client-$k.rc" 2>/dev/null || echo '?')
     refused=$(grep -m 1 '^rdma_bench: error: ' "$pdir/client-$k.log" 2>/dev/null | tr -d ',"\n' || true)
@@ -112,6 +112,9 @@ rb_point() {
       # ssh's own failure (exit 255), not the client's: name it, with ssh's
       # words where it left them, not the client's last INFO line
       missing+=("$k=failed=$(rb_ssh_failure "$(cat "$pdir/client-$k.host")" "$pdir/client-$k.log" "client $k" | tr -d ',"\n')")
+    elif [ "${RB_LAUNCHER:-ssh}" = slurm ] && said=$(rb_slurm_failure "$pdir/client-$k.log" "client $k exited $crc without a row"); then
+      # the Slurm launcher: the client's step was cancelled or killed
+      missing+=("$k=failed=$(tr -d ',"\n' <<< "$said")")
     else
       missing+=("$k=failed=client $k exited $crc without a row: $(tail -n 1 "$pdir/client-$k.log" 2>/dev/null | tr -d ',"\n')")
     fi

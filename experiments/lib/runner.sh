@@ -32,6 +32,9 @@
 #   job.sh     one job: server, clients, rows, progress line
 #   manifest.sh  the hosts' load before and after each point (columns),
 #              manifest.json (what the run was measured on)
+#   slurm.sh   the Slurm launcher: the allocation's nodes as the hosts,
+#              every process one job step (srun-ssh), scancel of the
+#              run's own steps
 #   sweep.sh   step 4 (GNU parallel or the runner's own loop, resume) and 5
 #              (merge, aggregate: csv.awk, tag.awk, merge.awk,
 #              joblog_failed.awk, aggregate.awk)
@@ -146,3 +149,5 @@ RB_LIB=${RB_LIB:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
 . "$RB_LIB/sweep.sh"
 # shellcheck source=manifest.sh
 . "$RB_LIB/manifest.sh"
+# shellcheck source=slurm.sh
+. "$RB_LIB/slurm.sh"

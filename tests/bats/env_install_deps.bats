@@ -29,7 +29,7 @@ no_apt_calls() { [ -z "$(apt_calls)" ]; }
 	mark_installed base test vm
 	run "$ROOT/env/install-deps" --test --vm
 	[ "$status" -eq 0 ]
-	[[ $output == *"all 31 packages present (base test vm): nothing to do"* ]]
+	[[ $output == *"all 35 packages present (base test vm): nothing to do"* ]]
 	no_apt_calls
 	! grep -q '^npm ' "$RB_FAKE/calls" || false
 	grep -q '^dpkg -s qemu-system-x86$' "$RB_FAKE/calls"
@@ -128,12 +128,12 @@ no_apt_calls() { [ -z "$(apt_calls)" ]; }
 	[[ $output == *"apt-get install"*" npm"* ]]
 }
 
-@test "install-deps: --vm installs qemu-system-x86 without recommends, in its own call" {
+@test "install-deps: --vm installs qemu-system-x86 and Slurm (slurmd, slurmctld, slurm-client, munge) without recommends, in their own call" {
 	mark_installed base
 	run "$ROOT/env/install-deps" --vm
 	[ "$status" -eq 0 ]
 	apt_calls | grep -q '^apt-get install -y -q .* busybox-static cpio kmod dropbear-bin openssh-client perl rsync iproute2 time \['
-	apt_calls | grep -q '^apt-get install -y -q .* --no-install-recommends qemu-system-x86 \['
+	apt_calls | grep -q '^apt-get install -y -q .* --no-install-recommends qemu-system-x86 slurmd slurmctld slurm-client munge \['
 	[ "$(apt_calls | grep -c 'qemu-system-x86')" -eq 1 ]
 	[ "$(apt_calls | grep 'no-install-recommends' | grep -c busybox)" -eq 0 ]
 }
@@ -187,7 +187,7 @@ no_apt_calls() { [ -z "$(apt_calls)" ]; }
 	run "$ROOT/env/install-deps" --vm
 	[ "$status" -eq 0 ]
 	grep -q '^dnf install -y rdma-core-devel rdma-core libibverbs libibverbs-utils librdmacm-utils perftest parallel gnuplot pkgconf-pkg-config xxhash-devel busybox' "$RB_FAKE/calls"
-	grep -q '^dnf install -y --setopt=install_weak_deps=False qemu-system-x86-core$' "$RB_FAKE/calls"
+	grep -q '^dnf install -y --setopt=install_weak_deps=False qemu-system-x86-core slurm-slurmd slurm-slurmctld slurm munge$' "$RB_FAKE/calls"
 	[ "$(grep -c '^dnf ' "$RB_FAKE/calls")" -eq 2 ]
 	no_apt_calls
 }
