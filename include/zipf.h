@@ -17,6 +17,7 @@
 #ifndef RDMA_BENCH_ZIPF_H
 #define RDMA_BENCH_ZIPF_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 static inline uint64_t zipf_splitmix64(uint64_t *state)
@@ -51,5 +52,25 @@ static inline uint64_t zipf_uniform(uint64_t n, uint64_t *state)
 {
 	return (uint64_t)(((unsigned __int128)zipf_splitmix64(state) * n) >> 64);
 }
+
+/*
+ * The key-choice items shared by the --kv and --drtm lists of rdma_seq.
+ * zipf_parse_dist: NAME=V is dist=uniform|zipf (*zipf 0 or 1) or theta=X
+ * (0 < X < 10, *theta). Returns 1 when NAME is one of them and V was
+ * stored, 0 when NAME is neither (the caller goes on), -1 with err naming
+ * FLAG, the value and the fix when V is bad.
+ */
+int zipf_parse_dist(const char *flag, const char *name, const char *v, uint64_t *zipf,
+		    double *theta, char *err, size_t errlen);
+
+/*
+ * zipf_list_each: ITEM(item, cfg, err, errlen) on each comma-separated item
+ * of LIST (a copy of at most 255 characters; ITEM may write into it).
+ * 0, or -1 at the first item that fails (err from ITEM), or when LIST is
+ * too long (err naming FLAG and the limit).
+ */
+int zipf_list_each(const char *flag, const char *list,
+		   int (*item)(char *item, void *cfg, char *err, size_t errlen), void *cfg,
+		   char *err, size_t errlen);
 
 #endif /* RDMA_BENCH_ZIPF_H */

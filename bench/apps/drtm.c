@@ -11,6 +11,7 @@
 
 #include "drtm.h"
 #include "errbuf.h"
+#include "zipf.h"
 
 static uint64_t get64(const uint8_t *p)
 {
@@ -105,8 +106,9 @@ int drtm_parse_fraction(const char *opt, const char *v, double *f, char *err, si
 	return 0;
 }
 
-static int parse_item(char *item, struct drtm_cfg *c, char *err, size_t errlen)
+static int parse_item(char *item, void *cfg, char *err, size_t errlen)
 {
+	struct drtm_cfg *c = cfg;
 	char *eq = strchr(item, '='), *end;
 	const char *v = eq ? eq + 1 : NULL;
 	if (eq)
@@ -127,35 +129,16 @@ static int parse_item(char *item, struct drtm_cfg *c, char *err, size_t errlen)
 			return rb_fail(err, errlen, "--drtm items=%s: not a whole number", v);
 		return 0;
 	}
-	if (strcmp(item, "dist") == 0) {
-		if (strcmp(v, "uniform") && strcmp(v, "zipf"))
-			return rb_fail(err, errlen, "--drtm dist=%s: use uniform or zipf", v);
-		c->zipf = strcmp(v, "zipf") == 0;
-		return 0;
-	}
-	if (strcmp(item, "theta") == 0) {
-		c->theta = strtod(v, &end);
-		if (end == v || *end || !(c->theta > 0 && c->theta < 10))
-			return rb_fail(err, errlen, "--drtm theta=%s: give a number in (0, 10), e.g. 0.99",
-				       v);
-		return 0;
-	}
+	int d = zipf_parse_dist("--drtm", item, v, &c->zipf, &c->theta, err, errlen);
+	if (d)
+		return d < 0 ? -1 : 0;
 	return rb_fail(err, errlen, "--drtm %s: unknown knob; use put, items, dist, theta, "
 		       "put-writes or validate", item);
 }
 
 int drtm_parse_opts(const char *list, struct drtm_cfg *c, char *err, size_t errlen)
 {
-	char buf[256], *save = NULL;
-
-	if (strlen(list) >= sizeof(buf))
-		return rb_fail(err, errlen, "--drtm: the list is longer than %zu characters",
-			       sizeof(buf) - 1);
-	snprintf(buf, sizeof(buf), "%s", list);
-	for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save))
-		if (parse_item(item, c, err, errlen))
-			return -1;
-	return 0;
+	return zipf_list_each("--drtm", list, parse_item, c, err, errlen);
 }
 
 const char *drtm_describe(const struct drtm_cfg *c, char *buf, size_t len)

@@ -77,17 +77,7 @@ static int drtm_create_server(struct seq_run *r, char *err, size_t errlen)
 		return -1;
 	for (uint64_t i = 0; i < c->drtm.items; i++)
 		drtm_item_init(r->buf + drtm_item_offset(i), i);
-	r->pcq = ibv_create_cq(r->dev->ctx, 16, NULL, NULL, 0);
-	r->passive = calloc(nc, sizeof(*r->passive));
-	if (!r->pcq || !r->passive)
-		return rb_fail(err, errlen, "ibv_create_cq / memory for %u passive QPs failed: %s",
-			       nc, strerror(errno));
-	r->npassive = nc;
-	for (unsigned i = 0; i < nc; i++)
-		if (seq_qp_create(r, &r->passive[i], RB_TR_RC, RB_VERB_FETCH_ADD, r->pcq, NULL,
-				  16, 0, i, err, errlen))
-			return -1;
-	return 0;
+	return seq_passive_qps(r, nc, err, errlen);
 }
 
 /* Client thread i's own state: slots, header cache, generator (seed: i). */

@@ -11,6 +11,7 @@
 
 #include "errbuf.h"
 #include "kv.h"
+#include "zipf.h"
 
 #define CTRL_OP    0u
 #define CTRL_VLEN  1u
@@ -131,8 +132,9 @@ static int parse_u64(const char *item, const char *v, uint64_t *out, char *err, 
 	return 0;
 }
 
-static int parse_item(char *item, struct kv_cfg *c, char *err, size_t errlen)
+static int parse_item(char *item, void *cfg, char *err, size_t errlen)
 {
+	struct kv_cfg *c = cfg;
 	char *eq = strchr(item, '=');
 	const char *v = eq ? eq + 1 : NULL;
 	if (eq)
@@ -150,36 +152,16 @@ static int parse_item(char *item, struct kv_cfg *c, char *err, size_t errlen)
 		return parse_u64("keys", v, &c->keys, err, errlen);
 	if (strcmp(item, "value") == 0)
 		return parse_u64("value", v, &c->value_bytes, err, errlen);
-	if (strcmp(item, "dist") == 0) {
-		if (strcmp(v, "uniform") && strcmp(v, "zipf"))
-			return rb_fail(err, errlen, "--kv dist=%s: use uniform or zipf", v);
-		c->zipf = strcmp(v, "zipf") == 0;
-		return 0;
-	}
-	if (strcmp(item, "theta") == 0) {
-		char *end;
-		c->theta = strtod(v, &end);
-		if (end == v || *end || !(c->theta > 0 && c->theta < 10))
-			return rb_fail(err, errlen, "--kv theta=%s: give a number in (0, 10), e.g. 0.99",
-				       v);
-		return 0;
-	}
+	int d = zipf_parse_dist("--kv", item, v, &c->zipf, &c->theta, err, errlen);
+	if (d)
+		return d < 0 ? -1 : 0;
 	return rb_fail(err, errlen, "--kv %s: unknown knob; use get, keys, value, dist, theta or "
 		       "validate", item);
 }
 
 int kv_parse_opts(const char *list, struct kv_cfg *c, char *err, size_t errlen)
 {
-	char buf[256], *save = NULL;
-
-	if (strlen(list) >= sizeof(buf))
-		return rb_fail(err, errlen, "--kv: the list is longer than %zu characters",
-			       sizeof(buf) - 1);
-	snprintf(buf, sizeof(buf), "%s", list);
-	for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save))
-		if (parse_item(item, c, err, errlen))
-			return -1;
-	return 0;
+	return zipf_list_each("--kv", list, parse_item, c, err, errlen);
 }
 
 const char *kv_describe(const struct kv_cfg *c, char *buf, size_t len)

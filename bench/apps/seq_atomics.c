@@ -29,17 +29,7 @@ static int atomics_create_server(struct seq_run *r, char *err, size_t errlen)
 	if (seq_run_alloc(r, 64, IBV_ACCESS_REMOTE_ATOMIC, err, errlen))
 		return -1;
 	memcpy(r->buf, &c->start, sizeof(c->start));   /* the counter */
-	r->pcq = ibv_create_cq(r->dev->ctx, 16, NULL, NULL, 0);
-	r->passive = calloc(nc, sizeof(*r->passive));
-	if (!r->pcq || !r->passive)
-		return rb_fail(err, errlen, "ibv_create_cq / memory for %u passive QPs failed: %s",
-			       nc, strerror(errno));
-	r->npassive = nc;
-	for (unsigned i = 0; i < nc; i++)
-		if (seq_qp_create(r, &r->passive[i], RB_TR_RC, RB_VERB_FETCH_ADD, r->pcq, NULL,
-				  16, 0, i, err, errlen))
-			return -1;
-	return 0;
+	return seq_passive_qps(r, nc, err, errlen);
 }
 
 /* Client: per thread, one RC QP and window 8-byte slots the NIC writes the old values into. */

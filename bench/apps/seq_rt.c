@@ -223,6 +223,21 @@ static void shell_ctx(const struct seq_run *r, struct rb_ctx *c, uint64_t transp
 	c->remote_qkey = RB_QKEY;
 }
 
+int seq_passive_qps(struct seq_run *r, unsigned nc, char *err, size_t errlen)
+{
+	r->pcq = ibv_create_cq(r->dev->ctx, 16, NULL, NULL, 0);
+	r->passive = calloc(nc, sizeof(*r->passive));
+	if (!r->pcq || !r->passive)
+		return rb_fail(err, errlen, "ibv_create_cq / memory for %u passive QPs failed: %s",
+			       nc, strerror(errno));
+	r->npassive = nc;
+	for (unsigned i = 0; i < nc; i++)
+		if (seq_qp_create(r, &r->passive[i], RB_TR_RC, RB_VERB_FETCH_ADD, r->pcq, NULL,
+				  16, 0, i, err, errlen))
+			return -1;
+	return 0;
+}
+
 int seq_qp_create(struct seq_run *r, struct rb_qp *q, uint64_t transport, uint64_t verb,
 		  struct ibv_cq *scq, struct ibv_cq *rcq, uint32_t sq, uint32_t rq, unsigned gindex,
 		  char *err, size_t errlen)

@@ -146,6 +146,13 @@ int seq_client_threads(struct seq_run *r, uint64_t area_bytes, int access, unsig
 int seq_qp_create(struct seq_run *r, struct rb_qp *q, uint64_t transport, uint64_t verb,
 		  struct ibv_cq *scq, struct ibv_cq *rcq, uint32_t sq, uint32_t rq, unsigned gindex,
 		  char *err, size_t errlen);
+/*
+ * The server side of the one-sided variants (atomics, drtm-kv): r->pcq and
+ * nc passive RC QPs on it (r->passive, r->npassive), one per client
+ * thread, granting the atomics' access; the NIC serves them, no thread
+ * polls. 0, or -1 with err naming what failed.
+ */
+int seq_passive_qps(struct seq_run *r, unsigned nc, char *err, size_t errlen);
 /* INIT->RTR->RTS (qp_to_rtr_rts) against the peer QP ep (UD: an AH to the
  * peer's port). */
 int seq_qp_connect(struct seq_run *r, struct rb_qp *q, uint64_t transport, uint64_t verb,

@@ -6,7 +6,11 @@
  * probability, else tried again (acceptance above 0.9 for theta near 1).
  */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "errbuf.h"
 #include "zipf.h"
 
 /* log1p(x) / x, with its series near 0 */
@@ -66,4 +70,40 @@ uint64_t zipf_next(const struct zipf *z, uint64_t *state)
 		if (kd - x <= z->s || u >= h_integral(z, kd + 0.5) - h(z, kd))
 			return (uint64_t)kd - 1;
 	}
+}
+
+int zipf_parse_dist(const char *flag, const char *name, const char *v, uint64_t *zipf,
+		    double *theta, char *err, size_t errlen)
+{
+	char *end;
+
+	if (strcmp(name, "dist") == 0) {
+		if (strcmp(v, "uniform") && strcmp(v, "zipf"))
+			return rb_fail(err, errlen, "%s dist=%s: use uniform or zipf", flag, v);
+		*zipf = strcmp(v, "zipf") == 0;
+		return 1;
+	}
+	if (strcmp(name, "theta") != 0)
+		return 0;
+	*theta = strtod(v, &end);
+	if (end == v || *end || !(*theta > 0 && *theta < 10))
+		return rb_fail(err, errlen, "%s theta=%s: give a number in (0, 10), e.g. 0.99",
+			       flag, v);
+	return 1;
+}
+
+int zipf_list_each(const char *flag, const char *list,
+		   int (*item)(char *item, void *cfg, char *err, size_t errlen), void *cfg,
+		   char *err, size_t errlen)
+{
+	char buf[256], *save = NULL;
+
+	if (strlen(list) >= sizeof(buf))
+		return rb_fail(err, errlen, "%s: the list is longer than %zu characters", flag,
+			       sizeof(buf) - 1);
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (char *it = strtok_r(buf, ",", &save); it; it = strtok_r(NULL, ",", &save))
+		if (item(it, cfg, err, errlen))
+			return -1;
+	return 0;
 }
