@@ -2,6 +2,8 @@
  * drtm.c - emulated DrTM-KV's pure parts (include/drtm.h says the item
  * layout, the lock word and where they come from). No verbs, no I/O.
  */
+#include "drtm.h"   /* first: the header stands on its own */
+
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -9,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "drtm.h"
 #include "errbuf.h"
 #include "zipf.h"
 

@@ -114,11 +114,8 @@ static int drtm_create_client(struct seq_run *r, char *err, size_t errlen)
 		return -1;
 	for (unsigned i = 0; i < r->nth; i++) {
 		struct seq_thread *th = &r->th[i];
-		th->post_ts = calloc(w, sizeof(*th->post_ts));
-		th->wr = calloc((size_t)w * WR_PER_SLOT, sizeof(*th->wr));
-		th->sge = calloc((size_t)w * WR_PER_SLOT, sizeof(*th->sge));
-		if (!th->post_ts || !th->wr || !th->sge)
-			return rb_fail(err, errlen, "out of memory for client thread %u", i);
+		if (seq_client_arrays(r, i, (size_t)w * WR_PER_SLOT, err, errlen))
+			return -1;
 		if (client_state(r, th, err, errlen) ||
 		    seq_qp_create(r, &th->qps[0], RB_TR_RC, RB_VERB_FETCH_ADD, th->scq, NULL,
 				  2 * w + 16, 0, i, err, errlen))
@@ -176,30 +173,18 @@ static int drtm_connect(struct seq_run *r, char *err, size_t errlen)
 {
 	unsigned nc = (unsigned)r->cfg.client_threads;
 
-	if (r->remote.nqp != nc)
-		return rb_fail(err, errlen, "peer SETUP has %u QPs, expected %u (one per client thread)",
-			       r->remote.nqp, nc);
-	if (r->role == RB_ROLE_SERVER) {
-		for (unsigned i = 0; i < nc; i++)
-			if (seq_qp_connect(r, &r->passive[i], RB_TR_RC, RB_VERB_FETCH_ADD,
-					   &r->remote_eps[i], err, errlen) ||
-			    grant_all(&r->passive[i], err, errlen))
-				return -1;
+	if (seq_connect_pairs(r, grant_all, err, errlen))
+		return -1;
+	if (r->role == RB_ROLE_SERVER)
 		return 0;
-	}
 	if (r->remote.buf_len < drtm_region_bytes(r->cfg.drtm.items))
 		return rb_fail(err, errlen, "the server's region has %llu bytes, %llu items need %llu",
 			       (unsigned long long)r->remote.buf_len,
 			       (unsigned long long)r->cfg.drtm.items,
 			       (unsigned long long)drtm_region_bytes(r->cfg.drtm.items));
-	for (unsigned i = 0; i < nc; i++) {
-		struct seq_thread *th = &r->th[i];
-		if (seq_qp_connect(r, &th->qps[0], RB_TR_RC, RB_VERB_FETCH_ADD, &r->remote_eps[i],
-				   err, errlen))
-			return -1;
+	for (unsigned i = 0; i < nc; i++)
 		for (unsigned k = 0; k < r->cfg.window; k++)
-			build_slot(r, th, k);
-	}
+			build_slot(r, &r->th[i], k);
 	return 0;
 }
 
@@ -359,18 +344,18 @@ static void *drtm_client_main(void *arg)
 			return NULL;
 	for (;;) {
 		uint64_t now;
-		int n = seq_client_poll(th, th->scq, "send CQ", wc, &now);
+		const int n = seq_client_poll(th, th->scq, "drtm-kv send CQ", wc, &now);
 		if (n < 0)
 			return NULL;
-		for (int i = 0; i < n; i++) {
-			if (wc[i].status != IBV_WC_SUCCESS)
+		for (const struct ibv_wc *e = wc; e < wc + n; e++) {
+			if (e->status != IBV_WC_SUCCESS)
 				return seq_thread_fail(th, "drtm-kv completion failed: %s (opcode %d, "
-						       "qpn 0x%x)", ibv_wc_status_str(wc[i].status),
-						       (int)wc[i].opcode, wc[i].qp_num);
-			if (wc[i].wr_id >= w || step(th, c, (unsigned)wc[i].wr_id, now))
+						       "qpn 0x%x)", ibv_wc_status_str(e->status),
+						       (int)e->opcode, e->qp_num);
+			if (e->wr_id >= w || step(th, c, (unsigned)e->wr_id, now))
 				return th->rc ? NULL
 					      : seq_thread_fail(th, "completion names slot %llu of %u",
-								(unsigned long long)wc[i].wr_id, w);
+								(unsigned long long)e->wr_id, w);
 		}
 		if (seq_client_done(th, now))
 			break;

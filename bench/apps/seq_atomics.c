@@ -42,10 +42,9 @@ static int atomics_create_client(struct seq_run *r, char *err, size_t errlen)
 		return -1;
 	for (unsigned i = 0; i < r->nth; i++) {
 		struct seq_thread *th = &r->th[i];
-		th->post_ts = calloc(w, sizeof(*th->post_ts));
-		th->wr = calloc(w, sizeof(*th->wr));
-		th->sge = calloc(w, sizeof(*th->sge));
-		if (!th->post_ts || !th->wr || !th->sge || seq_vals_init(&th->vals, r->values_cap))
+		if (seq_client_arrays(r, i, w, err, errlen))
+			return -1;
+		if (seq_vals_init(&th->vals, r->values_cap))
 			return rb_fail(err, errlen, "out of memory for client thread %u", i);
 		if (seq_qp_create(r, &th->qps[0], RB_TR_RC, RB_VERB_FETCH_ADD, th->scq, NULL,
 				  w + 16, 0, i, err, errlen))
@@ -65,21 +64,12 @@ static int atomics_connect(struct seq_run *r, char *err, size_t errlen)
 	const struct seq_cfg *c = &r->cfg;
 	unsigned nc = (unsigned)c->client_threads;
 
-	if (r->remote.nqp != nc)
-		return rb_fail(err, errlen, "peer SETUP has %u QPs, expected %u (one per client thread)",
-			       r->remote.nqp, nc);
-	if (r->role == RB_ROLE_SERVER) {
-		for (unsigned i = 0; i < nc; i++)
-			if (seq_qp_connect(r, &r->passive[i], RB_TR_RC, RB_VERB_FETCH_ADD,
-					   &r->remote_eps[i], err, errlen))
-				return -1;
+	if (seq_connect_pairs(r, NULL, err, errlen))
+		return -1;
+	if (r->role == RB_ROLE_SERVER)
 		return 0;
-	}
 	for (unsigned i = 0; i < nc; i++) {
 		struct seq_thread *th = &r->th[i];
-		if (seq_qp_connect(r, &th->qps[0], RB_TR_RC, RB_VERB_FETCH_ADD, &r->remote_eps[i],
-				   err, errlen))
-			return -1;
 		for (unsigned k = 0; k < c->window; k++) {
 			th->sge[k] = (struct ibv_sge){
 				.addr = (uintptr_t)(th->area + (uint64_t)k * 8),

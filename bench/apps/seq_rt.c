@@ -223,6 +223,37 @@ static void shell_ctx(const struct seq_run *r, struct rb_ctx *c, uint64_t transp
 	c->remote_qkey = RB_QKEY;
 }
 
+int seq_client_arrays(struct seq_run *r, unsigned i, size_t nwr, char *err, size_t errlen)
+{
+	struct seq_thread *th = &r->th[i];
+
+	th->post_ts = calloc((size_t)r->cfg.window, sizeof(*th->post_ts));
+	th->wr = calloc(nwr, sizeof(*th->wr));
+	th->sge = calloc(nwr, sizeof(*th->sge));
+	if (!th->post_ts || !th->wr || !th->sge)
+		return rb_fail(err, errlen, "out of memory for client thread %u", i);
+	return 0;
+}
+
+int seq_connect_pairs(struct seq_run *r, int (*after)(struct rb_qp *q, char *err, size_t errlen),
+		      char *err, size_t errlen)
+{
+	unsigned nc = (unsigned)r->cfg.client_threads;
+	struct rb_qp *q;
+
+	if (r->remote.nqp != nc)
+		return rb_fail(err, errlen, "peer SETUP has %u QPs, expected %u (one per client thread)",
+			       r->remote.nqp, nc);
+	for (unsigned i = 0; i < nc; i++) {
+		q = r->role == RB_ROLE_SERVER ? &r->passive[i] : &r->th[i].qps[0];
+		if (seq_qp_connect(r, q, RB_TR_RC, RB_VERB_FETCH_ADD, &r->remote_eps[i], err,
+				   errlen) ||
+		    (r->role == RB_ROLE_SERVER && after && after(q, err, errlen)))
+			return -1;
+	}
+	return 0;
+}
+
 int seq_passive_qps(struct seq_run *r, unsigned nc, char *err, size_t errlen)
 {
 	r->pcq = ibv_create_cq(r->dev->ctx, 16, NULL, NULL, 0);

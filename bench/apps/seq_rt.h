@@ -153,6 +153,20 @@ int seq_qp_create(struct seq_run *r, struct rb_qp *q, uint64_t transport, uint64
  * polls. 0, or -1 with err naming what failed.
  */
 int seq_passive_qps(struct seq_run *r, unsigned nc, char *err, size_t errlen);
+/*
+ * Client thread i's WR arrays: th->post_ts (window entries), th->wr and
+ * th->sge (nwr entries each), zeroed. 0, or -1 with err (out of memory).
+ */
+int seq_client_arrays(struct seq_run *r, unsigned i, size_t nwr, char *err, size_t errlen);
+/*
+ * The one-sided variants' connection: one RC QP pair per client thread
+ * (the server's r->passive[i], the client's th[i].qps[0]) to the peer's
+ * endpoints r->remote_eps; the peer must have sent one per client thread.
+ * On the server, after(q) (when not NULL) runs on each QP once in RTS.
+ * 0, or -1 with err.
+ */
+int seq_connect_pairs(struct seq_run *r, int (*after)(struct rb_qp *q, char *err, size_t errlen),
+		      char *err, size_t errlen);
 /* INIT->RTR->RTS (qp_to_rtr_rts) against the peer QP ep (UD: an AH to the
  * peer's port). */
 int seq_qp_connect(struct seq_run *r, struct rb_qp *q, uint64_t transport, uint64_t verb,

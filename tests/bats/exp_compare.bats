@@ -62,7 +62,7 @@ setup() { command -v python3 > /dev/null || skip "python3 is not installed"; }
            swarm-16b_uc_write swarm-48b_read swarm-384b_read swarm-32b_rc_write_allsig allsig-32b_reads-varnum_vms; do
     run make -n -C "$ROOT" "$t" QUICK=1
     [ "$status" -eq 0 ] || { echo "$t: $output"; false; }
-    [[ $output == *"QUICK=1 HOSTS= VMS= experiments/reproduce $t"* ]]
+    [[ $output == *"QUICK=1 HOSTS= VMS= LAUNCHER= experiments/reproduce $t"* ]]
   done
 }
 

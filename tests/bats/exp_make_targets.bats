@@ -19,13 +19,13 @@ ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
   for q in 1 yes true on YES; do
     run make -C "$ROOT" --no-print-directory -n figure-12 compare-12 QUICK="$q"
     [ "$status" -eq 0 ] || { echo "$output"; false; }
-    [[ $output == *"QUICK=1 HOSTS= VMS= experiments/reproduce figure-12"* ]] || { echo "$q: $output"; false; }
+    [[ $output == *"QUICK=1 HOSTS= VMS= LAUNCHER= experiments/reproduce figure-12"* ]] || { echo "$q: $output"; false; }
     [[ $output == *"experiments/compare figure-12 --quick"* ]] || { echo "$q: $output"; false; }
   done
   for q in 0 no false off ""; do
     run make -C "$ROOT" --no-print-directory -n figure-12 compare-12 QUICK="$q"
     [ "$status" -eq 0 ] || { echo "$output"; false; }
-    [[ $output == *"QUICK=0 HOSTS= VMS= experiments/reproduce figure-12"* ]] || { echo "$q: $output"; false; }
+    [[ $output == *"QUICK=0 HOSTS= VMS= LAUNCHER= experiments/reproduce figure-12"* ]] || { echo "$q: $output"; false; }
     [[ $output != *"--quick"* ]] || { echo "$q: $output"; false; }
   done
 }
