@@ -700,6 +700,16 @@ static void point_cpu(const struct spoint *p, struct ctrl_cpu *cp)
 		snprintf(cp->reason, sizeof(cp->reason), "%s", why);
 }
 
+/* A failed send of this side's DONE or CPU message (the phase named, as a
+ * client killed in teardown shows it): -1 with err. n 0: it did not encode. */
+static int done_send_failed(const char *what, size_t n, char *err, size_t errlen)
+{
+	char why[512];
+
+	snprintf(why, sizeof(why), "%.400s", n ? err : "message did not encode");
+	return rb_fail(err, errlen, "sending our %s after the client's DONE: %s", what, why);
+}
+
 /* Stage 4, report: DONE with what this side saw, and its log line (the
  * receive rate for verbs that consume receives). -1 with err. */
 static int point_done(struct session *s, struct spoint *p, char *err, size_t errlen)
@@ -715,11 +725,11 @@ static int point_done(struct session *s, struct spoint *p, char *err, size_t err
 	point_collect(&p->c, &d, &first, &last);
 	size_t n = ctrl_encode_done(small, sizeof(small), &d);
 	if (!n || ctrl_send(s->fd, small, n, (int)t->timeout_ms, err, errlen))
-		return -1;
+		return done_send_failed("DONE", n, err, errlen);
 	point_cpu(p, &cpu);
 	n = ctrl_encode_cpu(small, sizeof(small), &cpu);
 	if (!n || ctrl_send(s->fd, small, n, (int)t->timeout_ms, err, errlen))
-		return -1;
+		return done_send_failed("CPU", n, err, errlen);
 	if (!verb_needs_recv(t->verb)) {
 		rb_info("session %lu: %s %s %s %llu B done (client %s pid %u run_id '%s' proc_index "
 			"%llu)%s", s->id, verb_name(t->verb), transport_name(t->transport),
