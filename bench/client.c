@@ -50,11 +50,6 @@ struct client {
 	int refused;            /* points whose configuration was refused (status skipped) */
 	int points_done;        /* points that ran to a row (any status) */
 	char token[CTRL_TOKEN_CAP + 1];  /* --token-file: sent in every HELLO */
-	/* the start barrier of the current point (timing_now_ns, 0 = not yet):
-	 * GATE sent, GO received, the common window on our clock */
-	uint64_t gate_ns, go_ns, win_start_ns, win_end_ns;
-	uint64_t joined_ns, counted_ns;  /* workers joined, port counters read */
-	bool probed_after;      /* the clock probes after the window done (monitor) */
 };
 
 static int client_connect(struct client *cl, char *err, size_t errlen)
@@ -267,12 +262,6 @@ static int gate_send(struct client *cl, uint64_t point, uint64_t *c_send, char *
  * add to a point when there is no warm-up). */
 #define CLOCK_PROBES 5
 
-/* An offset error (ns) per second of window that needs no more probes
- * after the window: the runner's overlap check shrinks each window by its
- * error at both ends, so two processes at 250 us per s cost at most 0.05 %
- * of the common interval, of the 1 % the check allows. */
-#define CLOCK_ERR_PER_S 250000ull
-
 /* Keep the sample (offset, err) if it is better than what *pi holds. */
 static void offset_sample(struct rb_point_info *pi, uint64_t c_send, uint64_t s_arrive,
 			  uint64_t s_send, uint64_t c_recv)
@@ -346,31 +335,8 @@ static void gate_go(struct rb_ctx *c, struct rb_point_info *pi, const struct ctr
 }
 
 /*
- * How long the monitor sleeps in poll (ms): 2 before GATE is sent (the
- * workers' warm-up flag is polled), until the common window's end once
- * released (the clock probes after it start then), 5 after the window
- * (the workers' end, seen at the next wake-up, is on the point's critical
- * path), else 50.
- */
-static int monitor_wait_ms(const struct rb_ctx *c, bool before_gate, bool released,
-			   bool probed_after)
-{
-	if (before_gate)
-		return 2;
-	if (released && probed_after)
-		return 5;
-	if (released) {
-		uint64_t now = timing_now_ns();
-		uint64_t left = c->win_end_ns > now ? (c->win_end_ns - now) / 1000000ull + 1 : 0;
-		return left < 50 ? (int)left : 50;
-	}
-	return 50;
-}
-
-/*
  * Watch the control connection while the workers run (and hold the start
- * barrier when gated); 0 or -1 with err. Gated: the clock probes after the
- * window are sent here, as soon as it ends (cl->probed_after).
+ * barrier when gated); 0 or -1 with err.
  */
 static int monitor(struct client *cl, struct rb_ctx *c, struct rb_point_info *pi,
 		   uint64_t point, char *err, size_t errlen)
@@ -382,7 +348,6 @@ static int monitor(struct client *cl, struct rb_ctx *c, struct rb_point_info *pi
 	uint64_t c_send = 0, gate_limit_ms = t->timeout_ms + GATE_GRACE_MS;
 	bool probed = false, sent = false, released = false;
 
-	cl->probed_after = false;
 	while (atomic_load(&c->finished) < c->nw) {
 		if (c->gated && !probed) {
 			if (clock_probes(cl, pi, err, errlen))
@@ -393,16 +358,6 @@ static int monitor(struct client *cl, struct rb_ctx *c, struct rb_point_info *pi
 			if (gate_send(cl, point, &c_send, err, errlen))
 				return -1;
 			sent = true;
-			cl->gate_ns = c_send;
-		}
-		if (released && !cl->probed_after && timing_now_ns() >= c->win_end_ns) {
-			/* the window is over: the clock probes after it run while the
-			 * workers drain their last ops (nothing of the window is left
-			 * to disturb) */
-			if (clock_probes(cl, pi, err, errlen))
-				return -1;
-			cl->probed_after = true;
-			continue;
 		}
 		bool waiting = c->gated && !released;
 		struct pollfd p = { .fd = cl->fd, .events = POLLIN };
@@ -411,7 +366,7 @@ static int monitor(struct client *cl, struct rb_ctx *c, struct rb_point_info *pi
 				 signals_name(rb_interrupt_signal));
 			return -1;
 		}
-		int rc = poll(&p, 1, monitor_wait_ms(c, waiting && !sent, released, cl->probed_after));
+		int rc = poll(&p, 1, waiting && !sent ? 2 : 50);
 		if (rc < 0 && errno != EINTR) {
 			snprintf(err, errlen, "poll on control socket: %s", strerror(errno));
 			return -1;
@@ -424,9 +379,6 @@ static int monitor(struct client *cl, struct rb_ctx *c, struct rb_point_info *pi
 				uint64_t now = timing_now_ns();
 				gate_go(c, pi, &m.u.go, c_send, now);
 				released = true;
-				cl->go_ns = now;
-				cl->win_start_ns = c->win_start_ns;
-				cl->win_end_ns = c->win_end_ns;
 				/* the window starts now: so does the point's time limit */
 				deadline = now + limit_ms * 1000000ull;
 				continue;
@@ -804,18 +756,12 @@ static enum stage point_measure(struct client *cl, struct cpoint *p, uint64_t po
 	}
 	if (workers_join(c, p->err, sizeof(p->err)))
 		return STAGE_CLOSE;
-	cl->joined_ns = timing_now_ns();
 	dev_counters_read(cl->dev.name, cl->dev.port, &p->pi.after);
 	cs_take(&p->pi.cs_after);
-	cl->counted_ns = timing_now_ns();
 	/* more clock probes now that the window is over (the machine is quieter
 	 * than during the others' setup): the best of all maps the window onto
-	 * the server's clock in the row. The monitor sent them while the
-	 * workers drained; once more here, with the workers gone, when the
-	 * best offset is still coarser than CLOCK_ERR_PER_S of the window */
-	if (c->gated && (!cl->probed_after || !p->pi.have_offset ||
-			 p->pi.clock_err_ns > CLOCK_ERR_PER_S * c->t.duration_ms / 1000) &&
-	    clock_probes(cl, &p->pi, p->err, sizeof(p->err)))
+	 * the server's clock in the row */
+	if (c->gated && clock_probes(cl, &p->pi, p->err, sizeof(p->err)))
 		return STAGE_CLOSE;
 	p->pi.have_counters = p->pi.before.n > 0 || p->pi.after.n > 0;
 	p->measured = true;
@@ -898,49 +844,6 @@ static int point_report(struct client *cl, struct cpoint *p, enum stage st)
 	return rc;
 }
 
-/* Seconds from a to b on this process's clock ("-" when either is
- * unknown or out of order). */
-static const char *stage_s(char *buf, size_t len, uint64_t a, uint64_t b)
-{
-	if (!a || !b || b < a)
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%.3f", timing_elapsed_s(a, b));
-	return buf;
-}
-
-/*
- * Where a point's time went, one info line (the sweep runner's harness
- * benchmark, ci/harness-overhead, reads it): at[] are timing_now_ns at the
- * point's start, the server's SETUP, READY, the measurement's end (workers
- * joined, port counters read, clock probes after the window), DONE, rows
- * written, teardown done. Gated points split the run at GATE, GO and the
- * common window.
- */
-enum { AT_START, AT_REQUEST, AT_SETUP, AT_MEASURE, AT_DONE, AT_ROWS, AT_TEARDOWN, AT_N };
-static void log_stages(const struct client *cl, uint64_t point, const uint64_t at[AT_N])
-{
-	char b[12][16];
-	bool gated = cl->go_ns != 0;
-
-	rb_info("point %llu stages (s): request %s setup %s to-gate %s gate-wait %s lead %s "
-		"window %s drain %s counters %s probes %s done %s rows %s teardown %s",
-		(unsigned long long)point,
-		stage_s(b[0], 16, at[AT_START], at[AT_REQUEST]),
-		stage_s(b[1], 16, at[AT_REQUEST], at[AT_SETUP]),
-		stage_s(b[2], 16, at[AT_SETUP], gated ? cl->gate_ns : 0),
-		stage_s(b[3], 16, cl->gate_ns, cl->go_ns),
-		stage_s(b[4], 16, cl->go_ns, cl->win_start_ns),
-		gated ? stage_s(b[5], 16, cl->win_start_ns, cl->win_end_ns)
-		      : stage_s(b[5], 16, at[AT_SETUP], at[AT_MEASURE]),
-		stage_s(b[6], 16, gated ? cl->win_end_ns : 0, cl->joined_ns),
-		stage_s(b[10], 16, cl->joined_ns, cl->counted_ns),
-		stage_s(b[11], 16, cl->counted_ns, at[AT_MEASURE]),
-		stage_s(b[7], 16, at[AT_MEASURE], at[AT_DONE]),
-		stage_s(b[8], 16, at[AT_DONE], at[AT_ROWS]),
-		stage_s(b[9], 16, at[AT_ROWS], at[AT_TEARDOWN]));
-}
-
 /* Run one point (point: its number in this process's order, from 0: the
  * start barrier's key with the run id), stage by stage. Returns 0 ok, -1
  * failed (row written), -2 refused (row written, status skipped), -3
@@ -948,7 +851,6 @@ static void log_stages(const struct client *cl, uint64_t point, const uint64_t a
 static int run_point(struct client *cl, const struct rb_test *tin, uint64_t point)
 {
 	struct cpoint p = { .t = *tin };
-	uint64_t at[AT_N] = { timing_now_ns() };
 	int rc;
 
 	p.pi = (struct rb_point_info){
@@ -956,23 +858,16 @@ static int run_point(struct client *cl, const struct rb_test *tin, uint64_t poin
 		.setup_us_per_qp = NAN, .gate_wait_s = NAN, .status = "failed", .reason = "",
 		.cs_before.rc = 1, .cs_after.rc = 1,
 	};
-	cl->gate_ns = cl->go_ns = cl->win_start_ns = cl->win_end_ns = 0;
-	cl->joined_ns = cl->counted_ns = 0;
 	enum stage st = point_request(cl, &p);
-	at[AT_REQUEST] = timing_now_ns();
 	if (st == STAGE_OK)
 		st = point_setup(cl, &p);
-	at[AT_SETUP] = timing_now_ns();
 	if (st == STAGE_OK)
 		st = point_measure(cl, &p, point);
-	at[AT_MEASURE] = timing_now_ns();
 	if (st == STAGE_OK)
 		st = point_results(cl, &p);
-	at[AT_DONE] = timing_now_ns();
 	if (st == STAGE_CLOSE)
 		client_disconnect(cl, p.err);
 	rc = point_report(cl, &p, st);
-	at[AT_ROWS] = timing_now_ns();
 
 	free(p.srv_qps);
 	if (p.t.use_cm)
@@ -981,9 +876,6 @@ static int run_point(struct client *cl, const struct rb_test *tin, uint64_t poin
 		ctx_destroy(&p.c);
 	if (p.t.use_cm)
 		cm_client_destroy(&p.cc);
-	at[AT_TEARDOWN] = timing_now_ns();
-	if (st == STAGE_OK)
-		log_stages(cl, point, at);
 	return rc;
 }
 

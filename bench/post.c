@@ -228,15 +228,12 @@ static inline uint64_t next_rand(struct rb_worker *w)
 	return x;
 }
 
-/* The next counter of an atomic WR: random, or the next one in order
- * (wrapping without a division: this runs once per WR). */
 static inline uint32_t next_counter(struct rb_worker *w, const struct rb_test *t)
 {
 	if (t->access == RB_ACCESS_RANDOM)
 		return (uint32_t)(next_rand(w) % t->atomic_counters);
-	uint32_t i = (uint32_t)w->seq_ctr;
-	if (++w->seq_ctr >= t->atomic_counters)
-		w->seq_ctr = 0;
+	uint32_t i = (uint32_t)(w->seq_ctr % t->atomic_counters);
+	w->seq_ctr++;
 	return i;
 }
 
@@ -287,11 +284,7 @@ static inline int post_batch(struct rb_worker *w, struct rb_qp *q, unsigned n, u
 			q->ssge[i].addr = (uintptr_t)(q->send + slot * 8);
 			q->ctr[slot] = idx;
 			q->cmp[slot] = expect;
-			/* operands that depend on the expectation (CMP_SWAP); the
-			 * others (FETCH_ADD's add of 1) were set once with the WRs
-			 * (qp.c): no indirect call per WR for them */
-			if (row->counts_success)
-				row->atomic_operands(wr, expect);
+			row->atomic_operands(wr, expect);
 		}
 	}
 	int rc = ibv_post_send(q->qp, &q->swr[0], &bad);
@@ -453,11 +446,6 @@ static uint64_t phase_stop_quotas(struct rb_worker *w)
  * End of a phase: the window's numbers (measured phase only) and the
  * thread's running total. Gated (--procs): the common window and the ops
  * seen completing inside it (win_ops); else [t_start, t_last] and all.
- * A thread released after the common window's start (GO came late: the
- * server's lead was too short for this host's load) posted nothing before
- * its release: its window starts there, so that the row says which part
- * of the common window it covered (the runner's overlap check then flags
- * the point) instead of a rate over time it did not measure.
  */
 static void phase_record(struct rb_worker *w, bool measure, uint64_t t_start, uint64_t t_last,
 			 uint64_t win_ops, uint64_t done)
@@ -467,7 +455,7 @@ static void phase_record(struct rb_worker *w, bool measure, uint64_t t_start, ui
 	if (measure) {
 		bool gated = c->win_end_ns != 0;
 		uint64_t ops = gated ? win_ops : done;
-		w->t_start = gated && t_start < c->win_start_ns ? c->win_start_ns : t_start;
+		w->t_start = gated ? c->win_start_ns : t_start;
 		w->t_end = gated ? c->win_end_ns : t_last;
 		w->ops = ops;
 		w->bytes = ops * c->t.size;

@@ -132,6 +132,11 @@ int verb_by_name(const char *name)
 	return -1;
 }
 
+const char *verb_name(uint64_t v)
+{
+	return v < RB_VERB_COUNT ? rb_verb_rows[v].name : "?";
+}
+
 bool verb_on_transport(uint64_t v, uint64_t tr)
 {
 	return v < RB_VERB_COUNT && tr < RB_TR_COUNT && rb_verb_rows[v].on[tr];

@@ -80,10 +80,7 @@ struct rb_verb_row {
 	enum rb_verb_serve serve;  /* what the server's workers do */
 	enum rb_verb_slot slot;    /* local slot of its SGE */
 	/* Hooks (NULL: the verb has none). */
-	/* The atomic operands of wr for the counter's expected value (a
-	 * function of expect only): set with expect 0 when the WRs are built
-	 * (qp.c), and again per post only for a verb that counts successes
-	 * (the others always pass 0: no call per WR on the data path). */
+	/* Per post: the atomic operands of wr for the counter's expected value. */
 	void (*atomic_operands)(struct ibv_send_wr *wr, uint64_t expect);
 	/* End of test: bytes of the peer's pattern this side's region must hold
 	 * (server: the server's side; lat: a lat test; size: --size); false
@@ -109,13 +106,8 @@ static inline const struct rb_verb_row *verb_row(uint64_t v)
 /* Verb code of a --verb name, or -1 for an unknown name. */
 int verb_by_name(const char *name);
 
-/* The row's name, "?" for an unknown code. Inline: the latency loops name
- * the verb per op (for an error message they may have to write), and a
- * call per op was a measurable part of their instructions per op. */
-static inline const char *verb_name(uint64_t v)
-{
-	return v < RB_VERB_COUNT ? rb_verb_rows[v].name : "?";
-}
+/* The row's name, "?" for an unknown code. */
+const char *verb_name(uint64_t v);
 
 /* Does transport tr (RB_TR_*) have verb v? Out-of-range codes: false. */
 bool verb_on_transport(uint64_t v, uint64_t tr);
