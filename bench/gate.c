@@ -35,12 +35,22 @@ static struct gate_slot *take(struct gate_table *t)
 	return NULL;
 }
 
+/* Time since the slot's first arrival; 0 when now_ns is earlier. Two
+ * sessions read the clock before they take the table's lock, so the later
+ * one to lock can carry the earlier time: an unsigned difference would wrap
+ * and fail a barrier that had just opened (seen as "already failed (1 of 2
+ * processes were ready in time)" on a 2-process point). */
+static uint64_t waited_ns(const struct gate_slot *s, uint64_t now_ns)
+{
+	return now_ns > s->first_ns ? now_ns - s->first_ns : 0;
+}
+
 static int fail_timeout(struct gate_slot *s, uint64_t now_ns, char *err, size_t errlen)
 {
 	s->state = GATE_FAILED;
 	return rb_fail(err, errlen, "%u of %u processes of run '%s' point %llu ready after %.1f s "
 		       "(start barrier, --procs %u; --timeout bounds the wait)", s->arrived, s->procs,
-		       s->run_id, (unsigned long long)s->point, (double)(now_ns - s->first_ns) / 1e9,
+		       s->run_id, (unsigned long long)s->point, (double)waited_ns(s, now_ns) / 1e9,
 		       s->procs);
 }
 
@@ -56,7 +66,7 @@ int gate_arrive(struct gate_table *t, const char *run_id, uint64_t point, uint32
 	if (!run_id[0])
 		return rb_fail(err, errlen, "start barrier without a run id: give every process "
 			       "of the point the same --run-id");
-	if (s && s->state == GATE_WAITING && now_ns - s->first_ns > s->timeout_ns)
+	if (s && s->state == GATE_WAITING && waited_ns(s, now_ns) > s->timeout_ns)
 		(void)fail_timeout(s, now_ns, err, errlen);
 	if (s && s->state == GATE_FAILED)
 		return rb_fail(err, errlen, "the start barrier of run '%s' point %llu already failed "
@@ -108,7 +118,7 @@ int gate_poll(struct gate_table *t, int slot, uint64_t now_ns, uint64_t *release
 		*release_ns = s->release_ns;
 		return GATE_OPEN;
 	case GATE_WAITING:
-		if (now_ns - s->first_ns > s->timeout_ns)
+		if (waited_ns(s, now_ns) > s->timeout_ns)
 			return fail_timeout(s, now_ns, err, errlen);
 		return GATE_WAIT;
 	case GATE_FAILED:

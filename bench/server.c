@@ -352,10 +352,13 @@ static int serve_gate(struct session *s, const struct rb_test *t, const struct c
 		      char *err, size_t errlen)
 {
 	struct server *srv = s->srv;
-	uint64_t arrive = timing_now_ns(), release = 0;
+	uint64_t arrive, release = 0;
 	int slot = -1, rc;
 
+	/* the arrival time is read under the table's lock, so arrivals are in
+	 * time order as the table sees them (gate.c's waited_ns also copes) */
 	pthread_mutex_lock(&srv->lock);
+	arrive = timing_now_ns();
 	rc = gate_arrive(&srv->gates, s->hello.run_id, g->point, g->procs, arrive,
 			 t->timeout_ms * 1000000ull, &slot, &release, err, errlen);
 	if (rc == GATE_OPEN)

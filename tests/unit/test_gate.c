@@ -89,6 +89,24 @@ static void a_missing_process_times_out_with_the_count(void **state)
 	assert_err_has(err, "already failed");
 }
 
+/* The second process to take the table's lock may carry an earlier clock
+ * reading than the first (both read it before the lock): the barrier opens,
+ * it does not time out (the unsigned difference once wrapped to ~584 years). */
+static void an_arrival_stamped_before_the_first_opens_the_barrier(void **state)
+{
+	(void)state;
+	int a, b;
+	uint64_t rel;
+	assert_int_equal(arrive("R", 0, 2, 10 * S, &a, &rel), GATE_WAIT);
+	assert_int_equal(arrive("R", 0, 2, 10 * S - 3, &b, &rel), GATE_OPEN);
+	assert_int_equal(b, a);
+	assert_int_equal(gate_poll(&t, a, 10 * S - 1, &rel, err, sizeof(err)), GATE_OPEN);
+	/* a poll stamped before the first arrival does not fail a waiting one */
+	int c;
+	assert_int_equal(arrive("Q", 0, 2, 20 * S, &c, &rel), GATE_WAIT);
+	assert_int_equal(gate_poll(&t, c, 20 * S - 5, &rel, err, sizeof(err)), GATE_WAIT);
+}
+
 /* Another --procs than the processes already waiting, and one process too many. */
 static void mismatched_counts_are_refused(void **state)
 {
@@ -186,6 +204,7 @@ int main(void)
 		cmocka_unit_test_setup(the_last_arrival_releases_everyone, setup),
 		cmocka_unit_test_setup(run_ids_and_points_do_not_mix, setup),
 		cmocka_unit_test_setup(a_missing_process_times_out_with_the_count, setup),
+		cmocka_unit_test_setup(an_arrival_stamped_before_the_first_opens_the_barrier, setup),
 		cmocka_unit_test_setup(mismatched_counts_are_refused, setup),
 		cmocka_unit_test_setup(leaving_early_takes_the_arrival_back, setup),
 		cmocka_unit_test_setup(a_full_table_refuses_then_reuses_failed_slots, setup),
