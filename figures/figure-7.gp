@@ -2,8 +2,9 @@
 # threads (rdma_seq, case study 1). Left: measured, one line per series
 # (atomics at 0 server threads: no server CPU; herd-rpc without and with
 # doorbell batching, with 3 response UD QPs per thread; spec-s0), median
-# of the repetitions with min..max bars; the subtitle states the spread
-# (CV of Mrps over the repetitions: figures/subtitle.awk). Right: the paper's values
+# of the repetitions with min..max bars, each series dodged a little in x;
+# the subtitle states the spread (CV of Mrps over the repetitions:
+# figures/subtitle.awk), a ring marks a noisy point (the same CV). Right: the paper's values
 # (CIB, 70 client processes; figures/reference/paper-atc16.csv rows fig7).
 # Run by figures/plot.
 load figdir."/common.gp"
@@ -33,11 +34,20 @@ set yrange [0:*]
 set offsets 0, 0.3, graph 0.25, 0
 if (hasdata) {
     set title "measured".mtag noenhanced
-    plot data using (column("server_threads")):(ser("atomics", "", "")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 5 title "atomics (FETCH_AND_ADD, one counter)", \
-         data using (column("server_threads")):(ser("herd-rpc", "off", "1")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 1 title "herd-rpc baseline (one post per response)", \
-         data using (column("server_threads")):(ser("herd-rpc", "on", "1")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 2 title "herd-rpc + doorbell batching", \
-         data using (column("server_threads")):(ser("herd-rpc", "on", "3")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 3 title "herd-rpc + batching + 3 UD QPs", \
-         data using (column("server_threads")):(ser("spec-s0", "on", "")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 4 title "spec-s0 (header-only UD, batched)"
+    # server threads are whole numbers; the herd-rpc series and spec-s0
+    # share their x values, so each is drawn dodged by a few hundredths of
+    # a thread (dx) and none hides another's mark or bar
+    set xtics 1
+    dx(x, i) = x + 0.07 * i
+    # key entries only for the series with a drawn point (has: figures/plot)
+    plot data using (dx(column("server_threads"), 0)):(ser("atomics", "", "")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 5 title kt("atomics::", "atomics (FETCH_AND_ADD, one counter)"), \
+         data using (dx(column("server_threads"), -1.5)):(ser("herd-rpc", "off", "1")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 1 title kt("herd-rpc:off:1", "herd-rpc baseline (one post per response)"), \
+         data using (dx(column("server_threads"), -0.5)):(ser("herd-rpc", "on", "1")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 2 title kt("herd-rpc:on:1", "herd-rpc + doorbell batching"), \
+         data using (dx(column("server_threads"), 0.5)):(ser("herd-rpc", "on", "3")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 3 title kt("herd-rpc:on:3", "herd-rpc + batching + 3 UD QPs"), \
+         data using (dx(column("server_threads"), 1.5)):(ser("spec-s0", "on", "")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 4 title kt("spec-s0:on:1", "spec-s0 (header-only UD, batched)"), \
+         data using (dx(column("server_threads"), strcol("variant") eq "atomics" ? 0 : (strcol("variant") eq "spec-s0" ? 1.5 : (strcol("batch") eq "off" ? -1.5 : (strcol("ud_qps") eq "3" ? 0.5 : -0.5))))):(noisy(column("mrps_median"))) with points ls 20 title ntitle
+    unset xtics
+    set xtics
     # the caption line once (common.gp)
     unset label 90
 }

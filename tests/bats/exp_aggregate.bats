@@ -184,6 +184,22 @@ bats_require_minimum_version 1.5.0
   [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" noisy | tr '\n' ' ')" = "yes yes yes  " ]
 }
 
+@test "noisy: rdma_seq's points (Mrps, no Mops) are judged by Mrps, as the subtitle's spread is" {
+  # point 1: mrps 1, 2, 3 (CV 50 %) with a steady latency; point 2: mrps
+  # steady (9.1 %) with a latency CV of 50 % (mrps is a metric of the
+  # sequencer's experiments: [run] summary_metrics -> sums_extra)
+  {
+    echo "app,variant,exp_point,exp_rep,status,mrps,lat_p50_us"
+    for r in 1 2 3; do echo "seq,spec-s0,1,$r,ok,$r,100"; done
+    for r in 1 2 3; do echo "seq,spec-s0,2,$r,ok,$((r + 9)),$((r * 10))"; done
+  } > "$BATS_TEST_TMPDIR/raw.csv"
+  run awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" -v sums_extra=mrps "$BATS_TEST_TMPDIR/raw.csv"
+  [ "$status" -eq 0 ]
+  printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/s.csv"
+  [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" mrps_cv_pct | tr '\n' ' ')" = "50.0 9.1 " ]
+  [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" noisy | tr '\n' ' ')" = "yes no " ]
+}
+
 @test "[run] noisy_cv_pct must be a number" {
   run bash -c 'RB_LIB=$1; . "$1/runner.sh"; RB_CONF=([run.noisy_cv_pct]=lots); RB_KNOB_NAMES=(); rb_params_check_values' _ "$LIB"
   [ "$status" -ne 0 ]
