@@ -27,16 +27,20 @@ if (hasdata) {
     # Mops: no reference on this panel, so linear where the data span less
     # than a decade (figures/plot: dylog); the Gb/s panel keeps log (the
     # paper's 112 Gb/s is decades above soft-RoCE)
-    if (exists("dylog") && !dylog) { unset logscale y }
+    # and from 0 (a flat result must not fill the panel from 3.96 to 4.04)
+    if (exists("dylog") && !dylog) { unset logscale y; set yrange [0:*]; set offsets 0, 0, graph 0.08, 0 }
     plot data using (column("size_bytes")):(sel(column("mops_median"), "read", "rc")):(column("mops_min")):(column("mops_max")) with yerrorlines ls 1 title kt("read:rc", "READ (RC), measured".mtag), \
          data using (column("size_bytes")):(sel(column("mops_median"), "write", "uc")):(column("mops_min")):(column("mops_max")) with yerrorlines ls 2 title kt("write:uc", "WRITE (UC), measured".mtag), \
          data using (column("size_bytes")):(noisy(column("mops_median"))) with points ls 20 title ntitle
     # the caption line once (common.gp)
     unset label 90
+    set autoscale y
+    set offsets 0, 0, 0, 0
 }
 set ylabel "throughput (Gb/s of payload)"
 set logscale y
 if (reflin) { unset logscale y; set yrange [0:*] }
+# the paper's point is labelled above it (the model's lines pass beside it)
 plot data using (column("size_bytes")):(sel(column("gbps_median"), "read", "rc")):(column("gbps_min")):(column("gbps_max")) with yerrorlines ls 1 title kt("read:rc", "READ (RC), measured".mtag), \
      data using (column("size_bytes")):(sel(column("gbps_median"), "write", "uc")):(column("gbps_min")):(column("gbps_max")) with yerrorlines ls 2 title kt("write:uc", "WRITE (UC), measured".mtag), \
      data using (column("size_bytes")):(noisy(column("gbps_median"))) with points ls 20 notitle, \
@@ -45,5 +49,5 @@ plot data using (column("size_bytes")):(sel(column("gbps_median"), "read", "rc")
      hostlim using (column("size_bytes")):(hostgbps("read", "rc")) with lines ls 11 dt 2 title (hostlink ne "" ? "PCIe model (these hosts' link, ".hostlink."): READ limit" : ""), \
      hostlim using (column("size_bytes")):(hostgbps("write", "uc")) with lines ls 12 dt 2 title (hostlink ne "" ? "PCIe model (these hosts' link, ".hostlink."): WRITE limit" : ""), \
      paper using (column("x")):(isref("fig12", "point") ? column("y") : NaN) with points ls 19 title "paper text (CIB): inbound READ", \
-     paper using (column("x")):(isref("fig12", "point") ? column("y") : NaN):(sprintf(" %s %s, %s", strcol("y"), strcol("unit"), strcol("cluster"))) with labels left offset 1,0 font ",8" notitle
+     paper using (column("x")):(isref("fig12", "point") ? column("y") : NaN):(sprintf(" %s %s, %s", strcol("y"), strcol("unit"), strcol("cluster"))) with labels center offset 0,1.2 font ",8" notitle
 unset multiplot

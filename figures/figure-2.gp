@@ -8,13 +8,12 @@
 load figdir."/common.gp"
 set multiplot layout 1,2 title "Figure 2: PCIe from the PCIe model (analytic, no measurement)\n".linkdesc."\n " noenhanced
 set title "(a) per generation: one lane's payload rate and TLP overhead" noenhanced
-set style fill solid 0.6 border -1
-set boxwidth 0.5
 set xlabel "PCIe generation"
 set ylabel "payload rate of one lane (MB/s, after 8b/10b or 128b/130b)"
 set y2label "TLP overhead (bytes: header + sequence + LCRC + framing)"
 set logscale y
-# bars in the lower half, the overhead lines above them
+# the lane rates as a dot plot with their values (a bar's length means
+# nothing on a log axis), in the lower half; the overhead lines above them
 set yrange [100:100000]
 set y2range [0:28]
 set ytics nomirror
@@ -22,7 +21,7 @@ set y2tics
 set xrange [0.4:5.6]
 set xtics 1
 # the key above the panel (common.gp), not over the bars or the lines
-plot lanes using (column("gen")):(column("lane_mb_per_s")) with boxes ls 1 title "lane payload rate (MB/s)", \
+plot lanes using (column("gen")):(column("lane_mb_per_s")) with points ls 1 pt 7 ps 1.6 title "lane payload rate (MB/s)", \
      lanes using (column("gen")):(column("lane_mb_per_s")):(sprintf("%.0f", column("lane_mb_per_s"))) with labels offset 0,0.8 font ",8" notitle, \
      lanes using (column("gen") - 0.12):(column("request_header_bytes")) axes x1y2 with linespoints ls 2 title "request TLP overhead (B)", \
      lanes using (column("gen") + 0.12):(column("completion_header_bytes")) axes x1y2 with linespoints ls 3 title "completion TLP overhead (B)", \
@@ -32,7 +31,6 @@ unset y2label
 unset y2tics
 set ytics mirror
 set title "(b) bytes on the bus to move N bytes host -> NIC" noenhanced
-set style fill empty
 set logscale x 2
 set logscale y 2
 set autoscale x

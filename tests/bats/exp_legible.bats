@@ -332,3 +332,22 @@ ud_summary() {
   grep -qF 'TEXT (READ-based bound: 1/2 x 218.8 Mops inbound READ 64 B \(Figure 12\))' "$GNUPLOT_LOG"
   run ! grep -q "^TEXT (measured" "$GNUPLOT_LOG"
 }
+
+@test "figure 12: a linear Mops panel starts at 0 (a flat result does not fill the panel from 3.96 to 4.04)" {
+  plot figure-12 "$FIX/summary-figure-12.csv"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  # the Mops panel's tick labels: 0 among them, no hundredths around 4
+  grep -qx 'TEXT (0)' "$GNUPLOT_LOG" || { grep '^TEXT ([0-9.]*)$' "$GNUPLOT_LOG"; false; }
+  run ! grep -qx 'TEXT (3.96)' "$GNUPLOT_LOG"
+}
+
+@test "no figure script draws bars on a log y axis (a bar's length means nothing there)" {
+  # figure 2's lane rates were bars on a log y axis
+  run awk -f "$ROOT/tests/lib/gp-log-bars.awk" "$ROOT"/figures/*.gp
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  # the check finds a planted case, and leaves a linear axis alone
+  printf 'set logscale x 2\nplot x with boxes\nset logscale xy\nunset logscale y\nplot x with boxes\nif (1) { set logscale y }\nplot x with boxes\n' > "$BATS_TEST_TMPDIR/planted.gp"
+  run awk -f "$ROOT/tests/lib/gp-log-bars.awk" "$BATS_TEST_TMPDIR/planted.gp"
+  [ "$status" -eq 1 ]
+  [ "$output" = "$BATS_TEST_TMPDIR/planted.gp:7: bars (with boxes) on a log y axis" ]
+}
