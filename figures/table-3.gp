@@ -17,24 +17,38 @@ print subtitle
 print ""
 unset print
 system(sprintf("%s -v fmt=md '%s' '%s' >> '%s.md'", tawk, data, paper, out))
-set multiplot layout 1,2 title (exists("figtitle") ? figtitle : "Table 3: sequencer summary")."\n".subtitle noenhanced
+# no measured run: the paper's panel alone (no empty panel)
+set multiplot layout 1,(hasdata ? 2 : 1) title (exists("figtitle") ? figtitle : "Table 3: sequencer summary")."\n".subtitle noenhanced
 set style fill solid 0.6 border -1
 set boxwidth 0.6
 set xtics rotate by -20 noenhanced
 set yrange [0:*]
+# headroom above the tallest bar for its two-line label
+set offsets 0, 0, graph 0.2, 0
 unset key
+# the rotated series names take two lines below the axis; the caption
+# (common.gp, label 90) goes below them
+if (strlen(caption) > 0) { set bmargin 6.5 }
 set datafile separator comma
-set title "measured".mtag.": peak over the server threads, min..max bars; label: Mrps per thread" noenhanced
+tab = out.".csv"
+# each bar's label: its value, and Mrps per server thread where the series
+# has server threads, placed above the bar's min..max error bar
+lab(v, pt) = sprintf("%.3g", v).(pt eq "" ? "" : sprintf("\n%.3g/thread", real(pt)))
+top(v, hi) = (hi > v ? hi : v)
+if (hasdata) {
+    set title "measured".mtag.": peak over the server threads (Mrps), min..max bars" noenhanced
+    set ylabel "throughput (Mrps)"
+    set xrange [-0.7:4.7]
+    plot tab using 0:(column("peak_mrps")):xtic(strcol("series")) with boxes ls 1, \
+         tab using 0:(column("peak_mrps")):(column("peak_mrps_min")):(column("peak_mrps_max")) with yerrorbars ls 19 pt 0, \
+         tab using 0:(top(column("peak_mrps"), column("peak_mrps_max"))):(lab(column("peak_mrps"), strcol("mrps_per_server_thread"))) with labels offset 0,1.4 font ",8"
+    # the caption line once (common.gp)
+    unset label 90
+}
+set yrange [0:*]
 set ylabel "throughput (Mrps)"
 set xrange [-0.7:4.7]
-# reference data alone: a fixed range, so the empty panel still draws
-if (!hasdata) { set yrange [0:1] }
-tab = out.".csv"
-plot tab using 0:(column("peak_mrps")):xtic(strcol("series")) with boxes ls 1, \
-     tab using 0:(column("peak_mrps")):(column("peak_mrps_min")):(column("peak_mrps_max")) with yerrorbars ls 19 pt 0, \
-     tab using 0:(column("peak_mrps")):(strcol("mrps_per_server_thread") eq "" ? "" : sprintf("%.3g/thread", column("mrps_per_server_thread"))) with labels offset 0,1 font ",8"
-set yrange [0:*]
 set title "paper: Connect-IB, 70 client processes (Figure 7's points)" noenhanced
 plot tab using 0:(column("paper_peak_mrps")):xtic(strcol("series")) with boxes ls 2, \
-     tab using 0:(column("paper_peak_mrps")):(strcol("paper_cores_at_peak") eq "" ? "no server CPU" : sprintf("%s cores, %s/core", strcol("paper_cores_at_peak"), strcol("paper_mrps_per_core"))) with labels offset 0,1 font ",8"
+     tab using 0:(column("paper_peak_mrps")):(strcol("paper_cores_at_peak") eq "" ? sprintf("%s\nno server CPU", strcol("paper_peak_mrps")) : sprintf("%s\n%s cores, %s/core", strcol("paper_peak_mrps"), strcol("paper_cores_at_peak"), strcol("paper_mrps_per_core"))) with labels offset 0,1.4 font ",8"
 unset multiplot

@@ -351,3 +351,20 @@ ud_summary() {
   [ "$status" -eq 1 ]
   [ "$output" = "$BATS_TEST_TMPDIR/planted.gp:7: bars (with boxes) on a log y axis" ]
 }
+
+@test "table 3: no empty measured panel without a run; every bar labelled with its value" {
+  plot table-3 --reference-only
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  grep -qF "TEXT (paper: Connect-IB, 70 client processes" "$GNUPLOT_LOG"
+  run ! grep -q "^TEXT (measured" "$GNUPLOT_LOG"
+  # the paper's bars carry their value (atomics: 2.24, no server CPU)
+  grep -qx 'TEXT (2.24)' "$GNUPLOT_LOG" || { grep '^TEXT' "$GNUPLOT_LOG"; false; }
+  : > "$GNUPLOT_LOG"
+  # measured: the golden figure-7 summary as table-3's; atomics (no server
+  # thread) is labelled with its peak too
+  sed '2,$s/^figure-7,/table-3,/' "$FIX/summary-figure-7.csv" > "$BATS_TEST_TMPDIR/s.csv"
+  plot table-3 "$BATS_TEST_TMPDIR/s.csv"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  grep -q "^TEXT (measured" "$GNUPLOT_LOG"
+  grep -qx 'TEXT (0.00147)' "$GNUPLOT_LOG" || { grep '^TEXT' "$GNUPLOT_LOG"; false; }
+}
