@@ -129,6 +129,21 @@ JSON
   grep -q '^TEXT (the paper.s claims \\(make compare-table-5\\): header_only NOT MEASURED, inline_helps NOT MEASURED)' "$GNUPLOT_LOG"
 }
 
+@test "the caption says where a measured claim is judged when this run may not judge it (device, one host)" {
+  command -v python3 > /dev/null || skip "python3 is not installed"
+  # the golden figure-7 summary: rxe0 across two VMs, no manifest.json
+  plot figure-7 "$FIX/summary-figure-7.csv"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  grep -qF "batching_pays NOT MEASURED (judged on mlx4/mlx5 only)" "$GNUPLOT_LOG"
+  grep -qF "spec_over_rpc NOT MEASURED (judged on soft-RoCE in one host only)" "$GNUPLOT_LOG"
+  # nothing measured: no such note (there is nothing to judge anywhere)
+  : > "$GNUPLOT_LOG"
+  plot figure-7 --reference-only
+  [ "$status" -eq 0 ]
+  grep -qF "batching_pays NOT MEASURED," "$GNUPLOT_LOG"
+  run ! grep -qF "judged on" "$GNUPLOT_LOG"
+}
+
 # ud_summary FILE: a figure-11 / table-5 like summary of UD SENDs, with the
 # receiver side (server_recv_mops_*, recv_loss_pct_*) as aggregate.awk
 # writes it with server_recv_mops among the summed metrics
