@@ -22,6 +22,12 @@ if (!exists("figtitle")) figtitle = name
 div(v) = (per eq "process") ? v / column("exp_procs") : v
 at(v, s, p) = (strcol(scol) eq s && (pcol eq "" || strcol(pcol) eq p)) ? div(v) : NaN
 atm(v, s, p) = (strcol("status") eq "failed") ? NaN : at(v, s, p)
+# the reference rows of one original run r (exp_name; figures/plot: rruns,
+# the runs present): a dashed line joins the points of one run only (a
+# preset's log may hold a 6-machine and a 90-machine sweep)
+if (!exists("rruns")) rruns = ""
+nruns = (words(rruns) > 0) ? words(rruns) : 1
+atr(v, s, p, r) = (r eq "" || strcol("exp_name") eq r) ? at(v, s, p) : NaN
 if (!exists("hasref")) hasref = 1
 # the reference note joins the subtitle's last text line ("; "), above the
 # blank line figures/plot ends the subtitle with (the key's room)
@@ -51,7 +57,7 @@ do for [i = 1:np] {
     if (pcol ne "") { set title pcol." = ".p noenhanced } else { unset title }
     plot for [j = 1:words(svals)] data using (column(xcol)):(atm(column("mops_median"), word(svals, j), p)):(at(column("mops_min"), word(svals, j), p)):(at(column("mops_max"), word(svals, j), p)) with yerrorlines lc j lw 2 pt 7 title scol."=".word(svals, j).mtag, \
          data using (column(xcol)):(noisy(at(column("mops_median"), strcol(scol), p))) with points ls 20 title (i == 1 ? ntitle : ""), \
-         for [j = 1:words(svals)] ref using (column(xcol)):(at(column("mops_median"), word(svals, j), p)) with linespoints lc j lw 1 dt 2 pt 6 title (hasref ? scol."=".word(svals, j)." (original)" : "")
+         for [j = 1:words(svals)] for [k = 1:nruns] ref using (column(xcol)):(atr(column("mops_median"), word(svals, j), p, word(rruns, k))) with linespoints lc j lw 1 dt 2 pt 6 title ((hasref && k == 1) ? scol."=".word(svals, j)." (original)" : "")
     # the caption line once (common.gp)
     unset label 90
 }

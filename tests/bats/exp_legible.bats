@@ -392,3 +392,17 @@ ud_summary() {
   # drawn from 12.5 cores on (the script's level), not from 0
   grep -q 'x >= 12.5 ? pbp' "$ROOT/figures/figure-9.gp"
 }
+
+@test "a preset's reference lines join one original run only; its y scale is chosen from the values as drawn (per client process)" {
+  plot swarm-32b_read --reference-only
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  # the 6-machine sweep and the 90-machine 28-thread run: one line each
+  grep -q "rruns='netapp-d77b26e-swarm-32B_read-90_vms-28_threads netapp-e51bd06-swarm-32_byte_read '" "$GNUPLOT_LOG" || { grep -o "rruns='[^']*'" "$GNUPLOT_LOG"; false; }
+  : > "$GNUPLOT_LOG"
+  # per client process the allsig values span 1.2-7.7 (under a decade): a
+  # linear axis from 0, not log 1..100 from the totals over processes
+  plot allsig-32b_reads-varnum_vms --reference-only
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  grep -q "dylog=0;" "$GNUPLOT_LOG"
+  grep -q "^YRANGE 0 " "$GNUPLOT_LOG" || { grep YRANGE "$GNUPLOT_LOG"; false; }
+}

@@ -1,0 +1,13 @@
+# figures/yvals.awk: the y values a figure draws from a summary.csv, one
+# "y VALUE" line per row, for figures/plot's choice of a log or linear y
+# axis: mops_median, divided by the point's client processes (exp_procs)
+# under -v per=process (sweep.gp's per-process values, as the original
+# artifact's per-machine averages). Run with experiments/lib/csv.awk.
+NR == 1 { n = csv_split($0, h); for (i = 1; i <= n; i++) c[h[i]] = i; next }
+("mops_median" in c) {
+    csv_split($0, f)
+    v = csv_val(f[c["mops_median"]])
+    d = ("exp_procs" in c) ? csv_val(f[c["exp_procs"]]) + 0 : 0
+    if (per == "process" && v ~ /^[0-9.eE+-]+$/ && d > 0) v = v / d
+    print "y " v
+}
