@@ -40,7 +40,7 @@ set grid
 # the key below the plot, outside the data: a key inside a panel covers
 # whatever points or reference marks fall in its corner (tests/bats/
 # exp_legible.bats). A figure script does not move it inside.
-set key outside top left Left reverse horizontal maxcols 2 box noenhanced font ",8"
+set key outside top left Left reverse horizontal maxcols 2 box noenhanced font ",8" height 0.8
 set pointsize 0.9
 # measured series: solid lines with min/max error bars; reference: open marks
 set style line 1 lc rgb "#1f77b4" lw 2 pt 7
