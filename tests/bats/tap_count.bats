@@ -16,6 +16,8 @@ tap_count() {
   run "$ROOT/ci/tap-count" "$@" "$BATS_TEST_TMPDIR/suite.log"
 }
 
+bats_require_minimum_version 1.5.0
+
 @test "all passed: counts only, no problem line" {
   tap_count '1..3\nok 1 a\nok 2 b\nok 3 c\n' --rc 0
   [ "$status" -eq 0 ]
@@ -126,6 +128,26 @@ EOF2
   # the closing line's numbers: 4 passed, 5 failed (1 + all-skip + 3 unrun), 3 skipped
   run "$ROOT/ci/tap-count" --rc 1 "$BATS_TEST_TMPDIR/smoke.log"
   [ "$output" = "counts 4 5 3" ]
+}
+
+@test "smoke-run: a case that fails while a guest of the bed froze gets no result; the run exits 123 so that ci/smoke runs it again" {
+  export FIX
+  mkdir -p "$BATS_TEST_TMPDIR/bed"
+  # vm2's heartbeat 100 s old (the guest rewrites it every 5 s), vm1's fresh
+  touch "$BATS_TEST_TMPDIR/bed/heartbeat-vm1"
+  touch -d '-100 seconds' "$BATS_TEST_TMPDIR/bed/heartbeat-vm2"
+  RB_VM_RUN=$BATS_TEST_TMPDIR/bed RB_OUT=$BATS_TEST_TMPDIR RB_SMOKE_MATRIX=$FIX/matrix run "$ROOT/ci/smoke-run" 1
+  [ "$status" -eq 123 ] || { echo "$output"; false; }
+  local out=$output
+  [ "${lines[0]}" = "ok 1 plain.ok (0 s)" ] || { echo "$out"; false; }
+  # plain.fail: no result, the reason instead; nothing after it ran
+  [[ ${lines[1]} == "# smoke-run: plain.fail ended with status 1 after "*" s while vm2's heartbeat is 10"?" s old (RB_SMOKE_FROZEN_S=45): the guest froze; no result for plain.fail here"* ]] || { echo "$out"; false; }
+  run ! grep -qE 'plain.fail \(exit|sub\.three' <<< "$out"
+  # every heartbeat fresh: the failure is the case's own, as before
+  touch "$BATS_TEST_TMPDIR/bed/heartbeat-vm2"
+  RB_VM_RUN=$BATS_TEST_TMPDIR/bed RB_OUT=$BATS_TEST_TMPDIR RB_SMOKE_MATRIX=$FIX/matrix run "$ROOT/ci/smoke-run" 1
+  [ "$status" -eq 0 ]
+  [ "${lines[1]}" = "not ok 2 plain.fail (exit 1)" ]
 }
 
 @test "smoke-run --from/--base: a resumed run starts at the named case, numbers on, and its plan counts the results before it" {
