@@ -35,11 +35,11 @@ static struct gate_slot *take(struct gate_table *t)
 	return NULL;
 }
 
-/* Time since the slot's first arrival; 0 when now_ns is earlier. Two
- * sessions read the clock before they take the table's lock, so the later
- * one to lock can carry the earlier time: an unsigned difference would wrap
- * and fail a barrier that had just opened (seen as "already failed (1 of 2
- * processes were ready in time)" on a 2-process point). */
+/* Time since the slot's first arrival; 0 when now_ns is earlier. The
+ * server reads the clock under the table's lock, but a caller that read it
+ * before locking could pass a time earlier than first_ns: an unsigned
+ * difference would then wrap and fail a barrier that had just opened (seen
+ * as "already failed (1 of 2 processes were ready in time)"). */
 static uint64_t waited_ns(const struct gate_slot *s, uint64_t now_ns)
 {
 	return now_ns > s->first_ns ? now_ns - s->first_ns : 0;

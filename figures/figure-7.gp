@@ -36,16 +36,19 @@ if (hasdata) {
     set title "measured".mtag noenhanced
     # server threads are whole numbers; the herd-rpc series and spec-s0
     # share their x values, so each is drawn dodged by a few hundredths of
-    # a thread (dx) and none hides another's mark or bar
+    # a thread (dx), and the noisy ring over its own mark
     set xtics 1
-    dx(x, i) = x + 0.07 * i
+    # the row's series' place: atomics 0, then the herd-rpc series and
+    # spec-s0 side by side, 0.07 thread apart
+    dodge(unused) = strcol("variant") eq "atomics" ? 0 : (strcol("variant") eq "spec-s0" ? 1.5 : (strcol("batch") eq "off" ? -1.5 : (strcol("ud_qps") eq "3" ? 0.5 : -0.5)))
+    dx(t) = t + 0.07 * dodge(0)
     # key entries only for the series with a drawn point (has: figures/plot)
-    plot data using (dx(column("server_threads"), 0)):(ser("atomics", "", "")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 5 title kt("atomics::", "atomics (FETCH_AND_ADD, one counter)"), \
-         data using (dx(column("server_threads"), -1.5)):(ser("herd-rpc", "off", "1")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 1 title kt("herd-rpc:off:1", "herd-rpc baseline (one post per response)"), \
-         data using (dx(column("server_threads"), -0.5)):(ser("herd-rpc", "on", "1")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 2 title kt("herd-rpc:on:1", "herd-rpc + doorbell batching"), \
-         data using (dx(column("server_threads"), 0.5)):(ser("herd-rpc", "on", "3")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 3 title kt("herd-rpc:on:3", "herd-rpc + batching + 3 UD QPs"), \
-         data using (dx(column("server_threads"), 1.5)):(ser("spec-s0", "on", "")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 4 title kt("spec-s0:on:1", "spec-s0 (header-only UD, batched)"), \
-         data using (dx(column("server_threads"), strcol("variant") eq "atomics" ? 0 : (strcol("variant") eq "spec-s0" ? 1.5 : (strcol("batch") eq "off" ? -1.5 : (strcol("ud_qps") eq "3" ? 0.5 : -0.5))))):(noisy(column("mrps_median"))) with points ls 20 title ntitle
+    plot data using (dx(column("server_threads"))):(ser("atomics", "", "")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 5 title kt("atomics::", "atomics (FETCH_AND_ADD, one counter)"), \
+         data using (dx(column("server_threads"))):(ser("herd-rpc", "off", "1")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 1 title kt("herd-rpc:off:1", "herd-rpc baseline (one post per response)"), \
+         data using (dx(column("server_threads"))):(ser("herd-rpc", "on", "1")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 2 title kt("herd-rpc:on:1", "herd-rpc + doorbell batching"), \
+         data using (dx(column("server_threads"))):(ser("herd-rpc", "on", "3")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 3 title kt("herd-rpc:on:3", "herd-rpc + batching + 3 UD QPs"), \
+         data using (dx(column("server_threads"))):(ser("spec-s0", "on", "")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 4 title kt("spec-s0:on:1", "spec-s0 (header-only UD, batched)"), \
+         data using (dx(column("server_threads"))):(noisy(column("mrps_median"))) with points ls 20 title ntitle
     unset xtics
     set xtics
     # the caption line once (common.gp)

@@ -238,9 +238,8 @@ END {
         # Mops (rdma_bench), else Mrps (rdma_seq's rows have no Mops; the
         # subtitle's spread and the rings then speak of the same number),
         # else p50 latency (latency-only points)
-        cvh = cv_pct(vals["mops"])
-        if (cvh == "" && vals["mops"] == "") cvh = cv_pct(vals["mrps"])
-        if (cvh == "" && vals["mops"] == "" && vals["mrps"] == "") cvh = cv_pct(vals["lat_p50_us"])
+        hm = (vals["mops"] != "") ? "mops" : ((vals["mrps"] != "") ? "mrps" : "lat_p50_us")
+        cvh = cv_pct(vals[hm])
         noisy = (cvh == "") ? "" : (cvh > noisy_cv_pct + 0 ? "yes" : "no")
         line = csv_quote(ename[key]) "," cfg "," nr "," ok "," (failed_rows[key] + 0) "," status "," csv_quote(why) "," noisy
         for (m = 1; m <= nmet; m++) {
