@@ -182,3 +182,61 @@ EOF2
   [ "$output" -eq $((cases + beds + 1)) ]
   grep -q 'skip=$((skip + n))' "$ROOT/ci/test-all"
 }
+
+# figure_tree: a copy of ci/figure-smoke and the TAP helpers in a temporary
+# tree, with a fake make in PATH: each call appends to make.calls; a call
+# whose number is listed in $FREEZE says what ci/vm says of a frozen guest
+# and exits 123, any other writes the figure, the grid and the CSVs
+figure_tree() {
+  T=$BATS_TEST_TMPDIR/tree
+  mkdir -p "$T/ci" "$T/tests/lib" "$T/bin"
+  cp "$ROOT/ci/figure-smoke" "$T/ci/"
+  cp "$ROOT/tests/lib/tap.sh" "$T/tests/lib/"
+  cat > "$T/bin/make" <<'MAKE'
+#!/usr/bin/env bash
+echo x >> make.calls
+n=$(wc -l < make.calls)
+name=$2
+if [[ " $FREEZE " == *" $n "* ]]; then
+  echo "ci/vm: vm2: its heartbeat is 130 s old (limit RB_VM_HEARTBEAT_S=120): the VM froze; stopping the command, then the VMs" >&2
+  echo "[  101.1] watchdog: BUG: soft lockup - CPU#1 stuck for 71s! [rdma_bench:311]"
+  exit 123
+fi
+mkdir -p figures/out "results/$name/latest-quick"
+echo png > "figures/out/$name-quick.png"; echo pdf > "figures/out/$name-quick.pdf"
+printf 'p1\np2\n' > "results/$name/latest-quick/grid.tsv"
+printf 'h\nr1\nr2\n' > "results/$name/latest-quick/summary.csv"
+printf 'h\nr1\nr2\nr3\n' > "results/$name/latest-quick/raw.csv"
+MAKE
+  chmod +x "$T/bin/make"
+}
+
+@test "figure-smoke: a figure run that a frozen guest ended (status 123) runs once more, and passes on a good second boot" {
+  figure_tree
+  FREEZE=1 PATH=$T/bin:$PATH run "$T/ci/figure-smoke" figure-14
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "$(wc -l < "$T/make.calls")" -eq 2 ]
+  [[ ${lines[0]} == "# figure-smoke: make figure-14 QUICK=1 ended with status 123 after "*" s (123: a guest froze; 125: it stopped); its log kept as build/test-logs/figure-smoke-figure-14.log.boot1, booting the bed again" ]] || { echo "$output"; false; }
+  # the guest's and the watchdog's words for it follow, as comments
+  [[ ${lines[1]} == "#   ci/vm: vm2: its heartbeat is 130 s old"* ]] || { echo "$output"; false; }
+  [[ ${lines[2]} == "#   "*"soft lockup"* ]] || { echo "$output"; false; }
+  [[ ${lines[3]} =~ ^ok\ 1\ -\ figure\.figure-14-quick:\ make\ figure-14\ QUICK=1\ \([0-9]+\ s\)$ ]] || { echo "$output"; false; }
+  [ "$(grep -c '^ok ' <<< "$output")" -eq 4 ]
+  [ "${lines[-1]}" = "1..4" ]
+  [ -s "$T/build/test-logs/figure-smoke-figure-14.log.boot1" ]
+}
+
+@test "figure-smoke: a second freeze fails the case; a failure that is no freeze is not run again" {
+  figure_tree
+  FREEZE="1 2" PATH=$T/bin:$PATH run "$T/ci/figure-smoke" figure-14
+  [ "$status" -ne 0 ]
+  [ "$(wc -l < "$T/make.calls")" -eq 2 ]
+  [[ ${lines[3]} == "not ok 1 - figure.figure-14-quick: make figure-14 QUICK=1" ]] || { echo "$output"; false; }
+  # status 123 without ci/vm's word for a frozen guest: the figure's own failure
+  rm -f "$T/make.calls"
+  sed -i 's/the VM froze; stopping/the command failed;/' "$T/bin/make"
+  FREEZE=1 PATH=$T/bin:$PATH run "$T/ci/figure-smoke" figure-14
+  [ "$status" -ne 0 ]
+  [ "$(wc -l < "$T/make.calls")" -eq 1 ]
+  [[ ${lines[0]} == "not ok 1 - figure.figure-14-quick: make figure-14 QUICK=1" ]] || { echo "$output"; false; }
+}
