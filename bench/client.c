@@ -880,14 +880,11 @@ static int run_point(struct client *cl, const struct rb_test *tin, uint64_t poin
 }
 
 /*
- * Before any test: --csv and --json can be written, and an existing CSV has
- * this binary's header (else every row would be refused at the end of the
- * run). The header is that of a row built the normal way.
+ * Before the device is opened: --csv and --json can be written (a bad path
+ * costs no device set-up and no measurement), and --csv is no symbolic link.
  */
-static int check_outputs(struct client *cl, char *err, size_t errlen)
+static int check_output_paths(const struct rb_opts *o, char *err, size_t errlen)
 {
-	const struct rb_opts *o = cl->o;
-
 	if (o->json[0] && output_path_writable("--json", o->json, err, errlen))
 		return -1;
 	if (!o->csv[0])
@@ -901,6 +898,20 @@ static int check_outputs(struct client *cl, char *err, size_t errlen)
 			 "path of the file", o->csv);
 		return -1;
 	}
+	return 0;
+}
+
+/*
+ * Before any test: an existing CSV has this binary's header (else every
+ * row would be refused at the end of the run). The header is that of a row
+ * built the normal way, which needs the opened device.
+ */
+static int check_outputs(struct client *cl, char *err, size_t errlen)
+{
+	const struct rb_opts *o = cl->o;
+
+	if (!o->csv[0])
+		return 0;
 	FILE *f = fopen(o->csv, "r");
 	if (!f)
 		return 0; /* created on the first row */
@@ -984,6 +995,10 @@ static int client_start(struct client *cl)
 	signal(SIGPIPE, SIG_IGN);
 	if (signals_install_interrupt()) {
 		rb_error("sigaction(SIGINT/SIGTERM/SIGHUP) failed: %s", strerror(errno));
+		return -1;
+	}
+	if (check_output_paths(o, err, sizeof(err))) {
+		rb_error("%s", err);
 		return -1;
 	}
 	env_collect(&cl->env);

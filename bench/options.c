@@ -744,6 +744,7 @@ static const struct rb_knob knobs[] = {
 	   * the QPs per thread's maximum (2^32; the field is 64-bit); the rule
 	   * for the values given is validate_posting's sq_depth x QPs */
 	  .hi = (uint64_t)RB_MAX_DEPTH * RB_MAX_QPS_THREAD, .flags = RB_KF_AUTO, G(window), .col = "window",
+	  .hi_rule = "--sq-depth x QPs per thread (128 x 1 unless given)",
 	  .help = "outstanding ops per thread (bw default 64; lat 1)" },
 	{ .name = "read-completion", .arg = "M", E(read_completion_names), T(read_completion),
 	  .def = RB_READ_CQE, .col = "read_completion",
@@ -1259,8 +1260,13 @@ static int parse_knob(const struct rb_knob *k, const char *a, struct rb_opts *o,
 	knob_display(k, name, sizeof(name));
 	if (k->act)
 		rc = k->act(a, o, ps, err, errlen);
-	else if (k->type == RB_KT_NUM)
+	else if (k->type == RB_KT_NUM) {
 		rc = parse_num(a, k->lo, k->hi, name, &v, err, errlen);
+		/* the static hi (e.g. 2^32 for -w) would mislead: name the rule */
+		if (rc && k->hi_rule)
+			return rb_fail(err, errlen, "%s '%s': use an integer from %llu to %s",
+				       name, a, (unsigned long long)k->lo, k->hi_rule);
+	}
 	else if (k->type == RB_KT_SECS)
 		rc = parse_secs(a, k->lo, k->hi, name, &v, err, errlen);
 	else if (k->type == RB_KT_SIZE && (k->flags & RB_KF_NOWIRE))

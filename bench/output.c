@@ -784,6 +784,12 @@ int output_path_writable(const char *opt, const char *path, char *err, size_t er
 			 "create it or choose another path", opt, path, dir, strerror(errno));
 		return -1;
 	}
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s %.400s: is a directory; give a file's path (e.g. "
+			 "%.400s/out.%s)", opt, path, path, strstr(opt, "json") ? "json" : "csv");
+		return -1;
+	}
 	if (access(path, F_OK) == 0 && access(path, W_OK)) {
 		snprintf(err, errlen, "%s %.400s: cannot open for writing: %s", opt, path,
 			 strerror(errno));

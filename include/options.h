@@ -266,6 +266,9 @@ struct rb_knob {
 	const char *col;           /* CSV column of its (effective) value; NULL: none */
 	const char *knob;          /* the runner's name when it is not col */
 	const char *note;          /* appended to a wire range refusal */
+	const char *hi_rule;       /* RB_KT_NUM whose real maximum depends on other
+				    * options: a refused value's message gives the
+				    * range as lo to this rule, not lo to hi */
 	const char *section;       /* --help heading printed before it */
 	const char *help;          /* --help text; NULL: not listed */
 	/* its own parsing (role, -m, --cpus, --run-id, --help ...); NULL: by type */

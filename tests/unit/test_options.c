@@ -1245,7 +1245,7 @@ static void numeric_options_at_the_edges_of_their_range(void **state)
 		{ "-c h", "--reps", "--reps", "from 1 to 100000", "0", "1", "100000", "100001" },
 		{ "-c h", "-l", "-l/--postlist", "from 1 to 65536", "0", "1", "", "65537" },
 		{ "-c h", "--signal-interval", "--signal-interval", "from 1 to 65536", "0", "1", "", "65537" },
-		{ "-c h", "-w", "-w/--window", "from 1 to 4294967296", "0", "1", "", "4294967297" },
+		{ "-c h", "-w", "-w/--window", "from 1 to --sq-depth x QPs per thread (128 x 1 unless given)", "0", "1", "", "4294967297" },
 		{ "-c h", "-q", "-q/--qps", "from 1 to 65536", "0", "1", "", "65537" },
 		{ "-c h", "--qps-per-thread", "--qps-per-thread", "from 1 to 65536", "0", "1", "", "65537" },
 		{ "-c h", "--threads", "--threads", "from 1 to 256", "0", "1", "256", "257" },

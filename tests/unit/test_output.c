@@ -427,6 +427,29 @@ static void json_replaces_a_link_not_its_target(void **state)
 	assert_int_equal(n, 0);
 }
 
+/* output_path_writable, the check made before the device is opened: a
+ * missing directory and a directory given as the file are refused naming
+ * the option, the path and the fix; a new file in a writable directory is
+ * accepted. */
+static void output_path_writable_refuses_a_directory_and_a_missing_one(void **state)
+{
+	struct fx *fx = *state;
+	char err[1024], path[600];
+
+	assert_int_equal(output_path_writable("--json", fx->dir, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--json"));
+	assert_non_null(strstr(err, "is a directory; give a file's path"));
+	assert_non_null(strstr(err, "/out.json"));
+	assert_int_equal(output_path_writable("--csv", fx->dir, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "/out.csv"));
+	snprintf(path, sizeof(path), "%s/no/such.csv", fx->dir);
+	assert_int_equal(output_path_writable("--csv", path, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "cannot open for writing: directory"));
+	assert_non_null(strstr(err, "create it or choose another path"));
+	snprintf(path, sizeof(path), "%s/new.csv", fx->dir);
+	assert_int_equal(output_path_writable("--csv", path, err, sizeof(err)), 0);
+}
+
 /* --json to a FIFO (as to /dev/null or a pipe) is written into it: the
  * node stays a FIFO. Renaming a file over it, as for a regular path, would
  * replace the node (as root, /dev/null itself). */
@@ -1119,6 +1142,7 @@ int main(void)
 		T(csv_refuses_a_symbolic_link),
 		T(json_replaces_a_link_not_its_target),
 		T(json_writes_into_a_fifo_and_keeps_it),
+		T(output_path_writable_refuses_a_directory_and_a_missing_one),
 		T(csv_refuses_a_different_header_naming_the_column),
 		T(csv_refuses_extra_or_missing_columns),
 		T(csv_quotes_values_per_rfc_4180),
