@@ -57,8 +57,11 @@
 
 # ---- messages ----------------------------------------------------------------
 rb_log()  { printf '%s\n' "$*" >&2; [ ! -d "${RB_RUN_DIR:-/nonexistent}" ] || printf '%s\n' "$*" 2> /dev/null >> "$RB_RUN_DIR/run.log" || true; }
-rb_warn() { rb_log "warning: $*"; }
-rb_die()  { rb_log "error: $*"; exit 2; }
+# errors and warnings name the script that says them, as
+# "experiments/run: error: ..." (the path from the checkout's top)
+rb_me() { local p=${0#"${0%experiments/*}"}; printf '%s' "${p:-${0##*/}}"; }
+rb_warn() { rb_log "$(rb_me): warning: $*"; }
+rb_die()  { rb_log "$(rb_me): error: $*"; exit 2; }
 
 # rb_quick_env: QUICK from the environment as 1 (1|yes|true|on) or 0
 # (0|no|false|off|empty), any case, exported; anything else refused (exit 2)

@@ -73,4 +73,7 @@ setup() {
   run "$R/figures/plot" no-such-experiment --out "$BATS_TEST_TMPDIR/out"
   [ "$status" -eq 2 ]
   [[ $output == *"no figure script for no-such-experiment"* ]]
+  # the names that would work, the copied experiment among them; no helper script
+  [[ $output == *"; known: "*"atomics-wide"*"figure-14"*"table-5"* ]] || { echo "$output"; false; }
+  run ! grep -qE 'known:.* (sweep|common)( |$)' <<< "$output"
 }
