@@ -3,7 +3,11 @@
 # throughput falls to 0.3x only when window > 64 and size 1025..2048 and
 # postlist > 1, in a space of nine moving knobs (fixtures/search/space).
 # With seed 7 and 200 points the search must report that cliff shrunk to
-# exactly those three knobs, and nothing on the smooth fake.
+# exactly those three knobs, and nothing on the smooth fake. These two run
+# in direct mode (--server: one client invocation per point, the fake's
+# client needs no server; 240 jobs in seconds); the resume test goes
+# through the runner (experiments/run per batch), which gives the same
+# points for the same seed (checked on a short search below).
 
 load fixtures/exp/helpers
 bats_require_minimum_version 1.5.0
@@ -11,9 +15,24 @@ bats_require_minimum_version 1.5.0
 SFIX=$ROOT/tests/bats/fixtures/search
 export FAKE_RB_SLEEP=0
 
+# search [ARGS...]: the search on the fixture space, measured through the
+# runner (experiments/run --local)
 search() {
-  run "$ROOT/experiments/search/run" "$SFIX/space" --local --out "$BATS_TEST_TMPDIR/results" \
+  run "$ROOT/experiments/search/run" "${SPACE:-$SFIX/space}" --local --out "$BATS_TEST_TMPDIR/results" \
     --bin "$SFIX/fake_cliff_rdma_bench" "$@"
+}
+
+# direct [ARGS...]: the same in direct mode (no runner)
+direct() {
+  run "$ROOT/experiments/search/run" "${SPACE:-$SFIX/space}" --server 127.0.0.1 --out "$BATS_TEST_TMPDIR/results" \
+    --bin "$SFIX/fake_cliff_rdma_bench" "$@"
+}
+
+# small_space: the fixture space with batches of 10 (a search of 30 points
+# is 3 batches) in $SPACE
+small_space() {
+  SPACE=$BATS_TEST_TMPDIR/space
+  sed 's/^batch .*/batch        = 10/' "$SFIX/space" > "$SPACE"
 }
 
 # the fake's Mops for a client command line (SERVER -> the loopback)
@@ -22,7 +41,7 @@ fake_mops() {
 }
 
 @test "the planted cliff is found and shrunk to window, size_bytes, postlist; fewer points than the grid" {
-  search --run-id planted
+  direct --run-id planted
   [ "$status" -eq 0 ]
   local sout=$output
   local d=$BATS_TEST_TMPDIR/results/search/planted
@@ -63,15 +82,48 @@ fake_mops() {
 }
 
 @test "no anomaly on the smooth fake" {
-  FAKE_SHAPE=smooth search --run-id smooth --budget 100 --no-plot
+  FAKE_SHAPE=smooth direct --run-id smooth --budget 100 --no-plot
   [ "$status" -eq 0 ]
   local d=$BATS_TEST_TMPDIR/results/search/smooth
   grep -q '^0 anomalies;' "$d/anomalies.md"
   [[ $output == *"explore: 100/100 points"* ]]
 }
 
+@test "through the runner and in direct mode, the same seed measures the same points with the same numbers" {
+  small_space
+  search --run-id viarun --budget 30 --no-plot
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  direct --run-id direct --budget 30 --no-plot
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  local r=$BATS_TEST_TMPDIR/results/search
+  [ "$(wc -l < "$r/viarun/points.csv")" -gt 30 ]
+  cmp "$r/viarun/points.csv" "$r/direct/points.csv"
+  # the runner's rows carry its columns; both have one client row per job
+  [ "$(csv_col "$r/viarun/raw.csv" thread | grep -c all)" -eq "$(csv_col "$r/direct/raw.csv" thread | grep -c all)" ]
+}
+
+@test "direct mode: a point the binary refuses (exit 2) is skipped with its reason, a crashing one failed; the search goes on" {
+  FAKE_REFUSE_WINDOW=256 FAKE_CRASH_SIZE=8192 direct --run-id bad --budget 50 --no-plot
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  local d=$BATS_TEST_TMPDIR/results/search/bad
+  awk -F, 'NR > 1 && $2 == "skipped"' "$d"/runs/*/m/summary.csv | grep -q 'refused by rdma_bench: -w/--window 256: planted refusal'
+  awk -F, 'NR > 1 && $2 == "failed"' "$d"/runs/*/m/summary.csv | grep -q 'exit 3: planted crash at -m 8192'
+  # neither kind is reported as an anomaly of the fake's smooth-or-cliff shape
+  run ! grep -q '8192\|-w 256' "$d/anomalies.md"
+  # refused and crashed points are in points.csv with their status
+  [ "$(csv_col "$d/points.csv" status | sort -u | tr '\n' ' ')" = "failed ok skipped " ]
+  # direct mode refuses what it cannot do, naming why
+  run "$ROOT/experiments/search/run" "$SFIX/space" --server 127.0.0.1 --local --out "$BATS_TEST_TMPDIR/results"
+  [ "$status" -eq 2 ]
+  [[ $output == *"not both"* ]]
+  run "$ROOT/experiments/search/run" "$SFIX/space" --client-args '-p 1' --local --out "$BATS_TEST_TMPDIR/results"
+  [ "$status" -eq 2 ]
+  [[ $output == *"--client-args goes with --server"* ]]
+}
+
 @test "a search goes on after an interruption: measured batches are read back, not run again" {
-  FAKE_SHAPE=smooth search --run-id r1 --budget 75 --no-plot
+  small_space
+  FAKE_SHAPE=smooth search --run-id r1 --budget 30 --no-plot
   [ "$status" -eq 0 ]
   local d=$BATS_TEST_TMPDIR/results/search/r1
   cp "$d/points.csv" "$BATS_TEST_TMPDIR/points-before.csv"
@@ -86,7 +138,7 @@ fake_mops() {
   rm -r "${d:?}/runs/${b[n - 1]}"
   rm "$d/runs/${b[n - 2]}/m/summary.csv" "$d/anomalies.md"
   export FAKE_RB_LOG=$BATS_TEST_TMPDIR/fake.log
-  FAKE_SHAPE=smooth search --resume r1 --budget 75 --no-plot
+  FAKE_SHAPE=smooth search --resume r1 --budget 30 --no-plot
   [ "$status" -eq 0 ]
   [ -s "$d/anomalies.md" ]
   [ -s "$d/runs/${b[n - 2]}/m/summary.csv" ]
@@ -95,7 +147,7 @@ fake_mops() {
   # the interrupted one's finished jobs were kept by experiments/run --resume
   [ "$(grep -c '^client' "$FAKE_RB_LOG")" -eq "$jobs" ]
   # other settings on the same run are refused
-  FAKE_SHAPE=smooth search --resume r1 --budget 100 --no-plot
+  FAKE_SHAPE=smooth search --resume r1 --budget 40 --no-plot
   [ "$status" -eq 2 ]
   [[ $output == *"was started with other settings"* ]]
 }
