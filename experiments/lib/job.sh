@@ -64,9 +64,11 @@ rb_point() {
   trap 'rb_hook_teardown; rb_stop_all' EXIT
   trap 'echo "terminated (point timeout or interrupt)" > "$pdir/reason"; exit 143' TERM INT HUP
 
-  # knob values -> client flags
+  # knob values -> client flags; the knob table loaded once in this shell
+  # (rb_knob_flag inside $(...) would read lib/knobs.tsv again per knob)
   local -a cargs=() names vals
-  local procs=1 desc=""
+  local procs=1 desc="" flag
+  rb_knobs_load
   for i in "${!RB_KNOB_NAMES[@]}"; do
     IFS=: read -r -a names <<< "${RB_KNOB_NAMES[i]}"
     IFS=: read -r -a vals <<< "$1"
@@ -81,7 +83,9 @@ rb_point() {
       desc="$desc $name=$val"
       if [ "$name" = procs ]; then procs=$val; continue; fi
       if rb_is_hook_knob "$name"; then RB_HOOK_ARGS+=("$name=$val"); continue; fi
-      cargs+=("$(rb_knob_flag "$name")" "$val")
+      case $name in --*) flag=$name ;; *) flag=${RB_KNOB_FLAG[$name]:-} ;; esac
+      [ -n "$flag" ] || rb_die "knob $name has no rdma_bench flag (lib/knobs.tsv)"
+      cargs+=("$flag" "$val")
     done
   done
   [[ $procs =~ ^[1-9][0-9]*$ ]] || rb_die "procs must be a positive number, got $procs"
