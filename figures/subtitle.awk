@@ -10,6 +10,8 @@
 # the median and largest CV, and how many of the points with a CV exceed
 # the threshold (-v cvpct: the run's, 20 if not given); points without a
 # CV (fewer than 2 rated repetitions) are counted apart.
+# With -v servers=LIST (figures/plot: the server rows' hosts in the run's
+# raw.csv), the first line names the server before the client hosts.
 # With -v bed=TEXT (figures/plot: the run's manifest.json in one line:
 # hosts, cores, load, accelerator), a third line.
 # Soft-RoCE (rxe) and soft-iWARP (siw) devices are labelled as functional
@@ -49,6 +51,7 @@ END {
     if (dev ~ /(^|, )rxe/) s = s " = soft-RoCE (functional, not a hardware claim)"
     else if (dev ~ /(^|, )siw/) s = s " = soft-iWARP, software RDMA (functional, not a hardware claim)"
     if (list["kernel"] != "") s = s "; kernel " list["kernel"]
+    if (servers != "") s = s "; server " servers
     if (list["host"] != "") s = s "; client hosts " list["host"]
     # how each point was measured (grid: "quick" or "full", from the run folder)
     if (nk == 0) s = s "\n" (reps > 1 ? "each point: median of its repetitions, bars min..max" : "each point: 1 repetition (no spread shown)")

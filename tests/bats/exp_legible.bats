@@ -85,6 +85,22 @@ JSON
   grep -qF "; client hosts vm2" "$GNUPLOT_LOG"
 }
 
+@test "without manifest.json the subtitle still names the server: its rows' host in the run's raw.csv" {
+  local d=$BATS_TEST_TMPDIR/run
+  mkdir -p "$d"
+  cp "$FIX/summary-figure-14.csv" "$d/summary.csv"
+  cp "$FIX/golden-raw.csv" "$d/raw.csv"
+  plot figure-14 "$d/summary.csv"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  grep -qF "; server vm1; client hosts vm2" "$GNUPLOT_LOG"
+  # no raw.csv beside the summary: no server named, nothing made up
+  rm "$d/raw.csv"
+  : > "$GNUPLOT_LOG"
+  plot figure-14 "$d/summary.csv"
+  [ "$status" -eq 0 ]
+  run ! grep -qF "; server " "$GNUPLOT_LOG"
+}
+
 # fig11_run DIR BATCHED: a figure-11 run folder measured on one host (its
 # manifest.json), one 32 B UD SEND point not batched at 4 Mops, one batched
 # at BATCHED Mops
