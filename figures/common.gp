@@ -42,6 +42,18 @@ set grid
 # exp_legible.bats). A figure script does not move it inside.
 set key outside top left Left reverse horizontal maxcols 2 box noenhanced font ",8" height 0.8
 set pointsize 0.9
+# the colours of `lc N` (series drawn by number, as sweep.gp does): dark
+# enough on white for thin dashed lines and small marks; gnuplot's own 5th
+# (yellow) and 3rd (pale sky blue) were hard to see
+set linetype 1 lc rgb "#1f77b4"
+set linetype 2 lc rgb "#d62728"
+set linetype 3 lc rgb "#2ca02c"
+set linetype 4 lc rgb "#9467bd"
+set linetype 5 lc rgb "#8c564b"
+set linetype 6 lc rgb "#e377c2"
+set linetype 7 lc rgb "#7f7f7f"
+set linetype 8 lc rgb "#ff7f0e"
+set linetype cycle 8
 # measured series: solid lines with min/max error bars; reference: open marks
 set style line 1 lc rgb "#1f77b4" lw 2 pt 7
 set style line 2 lc rgb "#d62728" lw 2 pt 5

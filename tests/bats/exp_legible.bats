@@ -427,3 +427,18 @@ ud_summary() {
   grep -q "dylog=0;" "$GNUPLOT_LOG"
   grep -q "^YRANGE 0 " "$GNUPLOT_LOG" || { grep YRANGE "$GNUPLOT_LOG"; false; }
 }
+
+@test "a preset's points from another original run are labelled with the knob they differ in (swarm-32b_read: 90 emulated machines)" {
+  run awk -f "$ROOT/experiments/lib/csv.awk" -f "$ROOT/figures/runtags.awk" -v x=threads -v s=window \
+    -v p=signal_interval -v per=process "$ROOT/figures/reference/imported/swarm-32b_read.csv"
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = "panel,x,y,text" ]
+  # one label per panel holding the 28-thread run, at its highest point per process
+  [ "${#lines[@]}" -eq 5 ]
+  [[ ${lines[1]} =~ ^(4|8|32|64),28,2[0-9.]+,emulated_peers=90\ \(another\ original\ run\)$ ]] || { echo "$output"; false; }
+  run ! grep -q 'threads=\|window=\|signal_interval=' <<< "$output"
+  # a reference with one run: the header only
+  awk -F, 'NR == 1 || $1 !~ /90_vms/' "$ROOT/figures/reference/imported/swarm-32b_read.csv" > "$BATS_TEST_TMPDIR/one.csv"
+  run awk -f "$ROOT/experiments/lib/csv.awk" -f "$ROOT/figures/runtags.awk" -v x=threads -v s=window -v p=signal_interval "$BATS_TEST_TMPDIR/one.csv"
+  [ "$output" = "panel,x,y,text" ]
+}

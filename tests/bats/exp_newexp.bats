@@ -38,6 +38,8 @@ setup() {
   [ -s "$BATS_TEST_TMPDIR/out/atomics-wide.png" ]
   grep -q "^SCRIPT $R/figures/sweep.gp$" "$GNUPLOT_LOG"
   grep -q "figtitle='atomics-wide: Atomics on up to 4096 counters'" "$GNUPLOT_LOG"
+  # the x axis in a reader's words, not the column name
+  grep -q "xlab='atomic counters (distinct 8 B targets)'" "$GNUPLOT_LOG"
   grep -q "dxlo=1; dxhi=4096; dxlog=1; dylog=1" "$GNUPLOT_LOG"
   # gnuplot's own account of the axes it drew
   grep -q "logscaling on  x (base 2) y" "$GNUPLOT_LOG"
