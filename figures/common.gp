@@ -40,7 +40,7 @@ set grid
 # the key below the plot, outside the data: a key inside a panel covers
 # whatever points or reference marks fall in its corner (tests/bats/
 # exp_legible.bats). A figure script does not move it inside.
-set key outside top left Left reverse horizontal maxcols 2 box noenhanced font ",8" height 0.8
+set key outside top left Left reverse horizontal maxcols 2 box noenhanced font ",8" height 0.8 spacing 1.2
 set pointsize 0.9
 # the colours of `lc N` (series drawn by number, as sweep.gp does): dark
 # enough on white for thin dashed lines and small marks; gnuplot's own 5th
