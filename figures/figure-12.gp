@@ -40,7 +40,9 @@ if (hasdata) {
 set ylabel "throughput (Gb/s of payload)"
 set logscale y
 if (reflin) { unset logscale y; set yrange [0:*] }
-# the paper's point is labelled above it (the model's lines pass beside it)
+# the paper's point is labelled above it (the model's lines pass beside it);
+# its key entry says why it sits above the READ limit (docs/model.md: 112
+# Gb/s is the two FDR ports' line rate, not 64-byte READ payload)
 plot data using (column("size_bytes")):(sel(column("gbps_median"), "read", "rc")):(column("gbps_min")):(column("gbps_max")) with yerrorlines ls 1 title kt("read:rc", "READ (RC), measured".mtag), \
      data using (column("size_bytes")):(sel(column("gbps_median"), "write", "uc")):(column("gbps_min")):(column("gbps_max")) with yerrorlines ls 2 title kt("write:uc", "WRITE (UC), measured".mtag), \
      data using (column("size_bytes")):(noisy(column("gbps_median"))) with points ls 20 notitle, \
@@ -48,6 +50,6 @@ plot data using (column("size_bytes")):(sel(column("gbps_median"), "read", "rc")
      limits using (column("x")):(limgbps("write-uc")) with lines ls 12 title "PCIe model (paper's hardware): WRITE limit at the server", \
      hostlim using (column("size_bytes")):(hostgbps("read", "rc")) with lines ls 11 dt 2 title (hostlink ne "" ? "PCIe model (these hosts' link, ".hostlink."): READ limit" : ""), \
      hostlim using (column("size_bytes")):(hostgbps("write", "uc")) with lines ls 12 dt 2 title (hostlink ne "" ? "PCIe model (these hosts' link, ".hostlink."): WRITE limit" : ""), \
-     paper using (column("x")):(isref("fig12", "point") ? column("y") : NaN) with points ls 19 title "paper text (CIB): inbound READ", \
+     paper using (column("x")):(isref("fig12", "point") ? column("y") : NaN) with points ls 19 title "paper text (CIB): inbound READ = 2 ports x 56 Gb/s line rate (docs/model.md)", \
      paper using (column("x")):(isref("fig12", "point") ? column("y") : NaN):(sprintf(" %s %s, %s", strcol("y"), strcol("unit"), strcol("cluster"))) with labels center offset 0,1.2 font ",8" notitle
 unset multiplot
