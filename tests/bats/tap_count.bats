@@ -211,7 +211,7 @@ MAKE
   chmod +x "$T/bin/make"
 }
 
-@test "figure-smoke: a figure run that a frozen guest ended (status 123) runs once more, and passes on a good second boot" {
+@test "figure-smoke: a figure run that a frozen guest ended (status 123) runs again, and passes on a good second boot" {
   figure_tree
   FREEZE=1 PATH=$T/bin:$PATH run "$T/ci/figure-smoke" figure-14
   [ "$status" -eq 0 ] || { echo "$output"; false; }
@@ -226,12 +226,17 @@ MAKE
   [ -s "$T/build/test-logs/figure-smoke-figure-14.log.boot1" ]
 }
 
-@test "figure-smoke: a second freeze fails the case; a failure that is no freeze is not run again" {
+@test "figure-smoke: a third freeze fails the case; a failure that is no freeze is not run again" {
   figure_tree
   FREEZE="1 2" PATH=$T/bin:$PATH run "$T/ci/figure-smoke" figure-14
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "$(wc -l < "$T/make.calls")" -eq 3 ]
+  [ -s "$T/build/test-logs/figure-smoke-figure-14.log.boot2" ]
+  rm -f "$T/make.calls"
+  FREEZE="1 2 3" PATH=$T/bin:$PATH run "$T/ci/figure-smoke" figure-14
   [ "$status" -ne 0 ]
-  [ "$(wc -l < "$T/make.calls")" -eq 2 ]
-  [[ ${lines[3]} == "not ok 1 - figure.figure-14-quick: make figure-14 QUICK=1" ]] || { echo "$output"; false; }
+  [ "$(wc -l < "$T/make.calls")" -eq 3 ]
+  [[ ${lines[6]} == "not ok 1 - figure.figure-14-quick: make figure-14 QUICK=1" ]] || { echo "$output"; false; }
   # status 123 without ci/vm's word for a frozen guest: the figure's own failure
   rm -f "$T/make.calls"
   sed -i 's/the VM froze; stopping/the command failed;/' "$T/bin/make"
