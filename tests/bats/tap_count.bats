@@ -185,8 +185,9 @@ EOF2
 
 # figure_tree: a copy of ci/figure-smoke and the TAP helpers in a temporary
 # tree, with a fake make in PATH: each call appends to make.calls; a call
-# whose number is listed in $FREEZE says what ci/vm says of a frozen guest
-# and exits 123, any other writes the figure, the grid and the CSVs
+# whose number is listed in $FREEZE says what ci/vm and experiments/reproduce
+# say of a frozen guest and exits 2 as make does, any other writes the
+# figure, the grid and the CSVs
 figure_tree() {
   T=$BATS_TEST_TMPDIR/tree
   mkdir -p "$T/ci" "$T/tests/lib" "$T/bin"
@@ -200,7 +201,9 @@ name=$2
 if [[ " $FREEZE " == *" $n "* ]]; then
   echo "ci/vm: vm2: its heartbeat is 130 s old (limit RB_VM_HEARTBEAT_S=120): the VM froze; stopping the command, then the VMs" >&2
   echo "[  101.1] watchdog: BUG: soft lockup - CPU#1 stuck for 71s! [rdma_bench:311]"
-  exit 123
+  # as experiments/reproduce says it, and make's own status for a failed recipe
+  echo "reproduce: $name finished in 2:46 (exit 123)"
+  exit 2
 fi
 mkdir -p figures/out "results/$name/latest-quick"
 echo png > "figures/out/$name-quick.png"; echo pdf > "figures/out/$name-quick.pdf"
@@ -211,12 +214,12 @@ MAKE
   chmod +x "$T/bin/make"
 }
 
-@test "figure-smoke: a figure run that a frozen guest ended (status 123) runs again, and passes on a good second boot" {
+@test "figure-smoke: a figure run that a frozen guest ended (reproduce's exit 123, make's 2) runs again, and passes on a good second boot" {
   figure_tree
   FREEZE=1 PATH=$T/bin:$PATH run "$T/ci/figure-smoke" figure-14
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   [ "$(wc -l < "$T/make.calls")" -eq 2 ]
-  [[ ${lines[0]} == "# figure-smoke: make figure-14 QUICK=1 ended with status 123 after "*" s (123: a guest froze; 125: it stopped); its log kept as build/test-logs/figure-smoke-figure-14.log.boot1, booting the bed again" ]] || { echo "$output"; false; }
+  [[ ${lines[0]} == "# figure-smoke: make figure-14 QUICK=1 ended with status 2 after "*" s (the bed: 123 a guest froze, 125 it stopped); its log kept as build/test-logs/figure-smoke-figure-14.log.boot1, booting the bed again" ]] || { echo "$output"; false; }
   # the guest's and the watchdog's words for it follow, as comments
   [[ ${lines[1]} == "#   ci/vm: vm2: its heartbeat is 130 s old"* ]] || { echo "$output"; false; }
   [[ ${lines[2]} == "#   "*"soft lockup"* ]] || { echo "$output"; false; }
