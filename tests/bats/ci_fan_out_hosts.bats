@@ -86,11 +86,23 @@ check() { run "$ROOT/ci/fan-out-hosts" --check "$D" --procs 3; }
   [[ $output == *"FAIL overlap_flag 'unknown'"* ]]
 }
 
+@test "a low-overlap point (its one repetition below 0.99, no rate) passes with flag low, fails without it" {
+  sed -i '2s/,ok,,,0.000608,0.000608,0.000608,/,low-overlap,overlap 0.98 < 0.99: rate not trusted (1 of 1 repetitions),,,,,/; 2s/,$/,low/' "$D/summary.csv"
+  grep -q ',low-overlap,' "$D/summary.csv"
+  check
+  [ "$status" -eq 0 ]
+  [[ $output == *"note: the windows overlapped by less than 0.99"* ]]
+  sed -i '2s/,low$/,/' "$D/summary.csv"
+  check
+  [ "$status" -eq 1 ]
+  [[ $output == *"FAIL summary status 'low-overlap' (overlap_flag ''), want ok, or low-overlap with overlap_flag low"* ]]
+}
+
 @test "a failed point fails, no point fails" {
   sed -i '2s/,1,1,0,ok,/,1,0,3,failed,/' "$D/summary.csv"
   check
   [ "$status" -eq 1 ]
-  [[ $output == *"FAIL summary status 'failed', want ok"* ]]
+  [[ $output == *"FAIL summary status 'failed' (overlap_flag ''), want ok, or low-overlap with overlap_flag low"* ]]
   head -n 1 "$FIX/summary.csv" > "$D/summary.csv"
   check
   [ "$status" -eq 1 ]
