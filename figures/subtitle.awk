@@ -3,7 +3,8 @@
 # and a second line: how many repetitions stand behind each point's median
 # (reps_rated when the summary has it: the repetitions whose rates counted,
 # aggregate.awk; else reps_ok), with -v grid=quick that the run used the
-# reduced QUICK grid, the points with no trusted rate and why (status
+# reduced QUICK grid (and, with -v quickgrid=, what it left out: one line
+# of figures/quickgrid.awk), the points with no trusted rate and why (status
 # low-overlap), and the spread of the headline metric over the
 # repetitions: the CV of Mops (Mrps for rdma_seq's rows) over the points that have a rate, or,
 # only when no point has one, the CV of p50 latency (never the two mixed):
@@ -78,7 +79,7 @@ END {
                       what, med, cvs[ncv], nnoisy, ncv, th)
         if (judged > ncv) s = s sprintf(", %d without a CV (fewer than 2 repetitions)", judged - ncv)
     }
-    if (grid == "quick") s = s "; QUICK grid (reduced, a smoke test: not the figure's full sweep)"
+    if (grid == "quick") s = s "; QUICK grid (reduced, a smoke test: not the figure's full sweep)" (quickgrid == "" ? "" : ": " quickgrid)
     if (bed != "") s = s "\n" bed
     print s
 }

@@ -54,6 +54,16 @@ is_pdf() { [ "$(head -c 5 "$1")" = "%PDF-" ]; }
   [ "${lines[1]}" = "each point: median of $reps repetitions, bars min..max" ]
   run awk -f "$LIB/csv.awk" -f "$ROOT/figures/subtitle.awk" -v grid=quick "$FIX/summary-figure-12.csv"
   [[ ${lines[1]} == *"; QUICK grid (reduced, a smoke test: not the figure's full sweep)" ]]
+  # what QUICK left out (figures/quickgrid.awk): figure 13's QUICK grid has READ only
+  run awk -f "$ROOT/figures/quickgrid.awk" "$ROOT/experiments/figure-13/params"
+  [ "$status" -eq 0 ]
+  [[ $output == "verb = read (full: read write); window = 2 16 (full: 10 values); "* ]]
+  [[ $output != *repetitions* ]]
+  run awk -f "$LIB/csv.awk" -f "$ROOT/figures/subtitle.awk" -v grid=quick -v quickgrid="verb = read (full: read write)" "$FIX/summary-figure-12.csv"
+  [[ ${lines[1]} == *"; QUICK grid (reduced, a smoke test: not the figure's full sweep): verb = read (full: read write)" ]]
+  printf '[knobs]\nverb = read write\n[quick]\nverb = read write\nrepetitions = 1\n' > "$BATS_TEST_TMPDIR/same.params"
+  run awk -f "$ROOT/figures/quickgrid.awk" "$BATS_TEST_TMPDIR/same.params"
+  [ -z "$output" ]
   # one repetition: no spread to show, and the figure says so
   awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "reps" || $i == "reps_ok") c[i] = 1; print; next } { for (i in c) $i = 1; print }' \
     "$FIX/summary-figure-12.csv" > "$BATS_TEST_TMPDIR/one.csv"
