@@ -7,10 +7,13 @@
 # and panel columns (not part of a tag); -v per=process: y per client
 # process (exp_procs), as sweep.gp draws it. Output, tab-separated, one line per
 # (other run, panel): panel value ("-" without panels), x and y of the
-# run's highest point in that panel, and the tag: the knobs whose value in
+# run's highest point in that panel, the tag: the knobs whose value in
 # that run is none of the main run's ("emulated_peers=90", "; " between), then
-# "(another original run)". A run whose knobs all occur in the main run
-# gets no line.
+# "(another original run)", and the side the text goes from the point: l
+# (text starts there, running right) when the point is in the left half of
+# the rows' x range (on a log scale when every x is positive), r (text ends
+# there) when in the right half; a label never runs over the y axis or off
+# the right edge. A run whose knobs all occur in the main run gets no line.
 NR == 1 {
     n = csv_split($0, h)
     for (i = 1; i <= n; i++) {
@@ -33,11 +36,16 @@ NR == 1 {
     }
     pv = (p == "") ? "-" : csv_val(f[idx[p]])
     xv = csv_val(f[idx[x]])
+    if (xv != "") {
+        if (nx++ == 0 || xv + 0 < xlo) xlo = xv + 0
+        if (nx == 1 || xv + 0 > xhi) xhi = xv + 0
+    }
     if (!((r, pv) in ymax) || y + 0 > ymax[r, pv] + 0) { ymax[r, pv] = y; xat[r, pv] = xv }
     if (!((r SUBSEP pv) in havep)) { havep[r SUBSEP pv] = 1; plist[r] = plist[r] SUBSEP pv }
 }
 END {
-    print "panel,x,y,text"    # a header: common.gp reads every file's first line as one
+    print "panel,x,y,text,side"    # a header: common.gp reads every file's first line as one
+    logx = (xlo > 0)
     for (r in rows) if (main == "" || rows[r] > rows[main]) main = r
     for (r in rows) {
         if (r == main) continue
@@ -50,7 +58,10 @@ END {
         if (tag == "") continue
         gsub(/,/, ";", tag)
         np = split(substr(plist[r], 2), ps, SUBSEP)
-        for (i = 1; i <= np; i++)
-            printf "%s,%s,%s,%s (another original run)\n", ps[i], xat[r, ps[i]], ymax[r, ps[i]], tag
+        for (i = 1; i <= np; i++) {
+            xv = xat[r, ps[i]] + 0
+            mid = logx ? sqrt(xlo * xhi) : (xlo + xhi) / 2
+            printf "%s,%s,%s,%s (another original run),%s\n", ps[i], xat[r, ps[i]], ymax[r, ps[i]], tag, (xv < mid ? "l" : "r")
+        }
     }
 }

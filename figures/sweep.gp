@@ -30,7 +30,10 @@ nruns = (words(rruns) > 0) ? words(rruns) : 1
 atr(v, s, p, r) = (r eq "" || strcol("exp_name") eq r) ? at(v, s, p) : NaN
 if (!exists("hasref")) hasref = 1
 # labels of the reference points of original runs other than the main one
-# (figures/plot: rtags, a file from figures/runtags.awk: panel, x, y, text;
+# (figures/plot: rtags, a file from figures/runtags.awk: panel, x, y, text,
+# side: l = the text starts at the point, r = it ends there; one labels
+# plot per side, the other side's text empty: a labels plot whose every y
+# is NaN beside another one crashed gnuplot 5.4;
 # empty when there is none; no file: /dev/null, never '' = the last file)
 if (!exists("rtags")) rtags = ""
 rtagf = (strlen(rtags) > 0) ? rtags : "/dev/null"
@@ -63,7 +66,8 @@ do for [i = 1:np] {
     plot for [j = 1:words(svals)] data using (column(xcol)):(atm(column("mops_median"), word(svals, j), p)):(at(column("mops_min"), word(svals, j), p)):(at(column("mops_max"), word(svals, j), p)) with yerrorlines lc j lw 2 pt 7 title scol."=".word(svals, j).mtag, \
          data using (column(xcol)):(noisy(at(column("mops_median"), strcol(scol), p))) with points ls 20 title (i == 1 ? ntitle : ""), \
          for [j = 1:words(svals)] for [k = 1:nruns] ref using (column(xcol)):(atr(column("mops_median"), word(svals, j), p, word(rruns, k))) with linespoints lc j lw 1 dt 2 pt 6 title ((hasref && k == 1) ? scol."=".word(svals, j)." (original)" : ""), \
-         rtagf using 2:((pcol eq "" || strcol(1) eq p) ? $3 : NaN):4 with labels right offset char 0.5, char -1.5 font ",7" noenhanced notitle
+         rtagf using 2:((pcol eq "" || strcol(1) eq p) ? $3 : NaN):(strcol(5) eq "r" ? strcol(4) : "") with labels right offset char -0.5, char 0.8 font ",7" noenhanced notitle, \
+         rtagf using 2:((pcol eq "" || strcol(1) eq p) ? $3 : NaN):(strcol(5) eq "l" ? strcol(4) : "") with labels left offset char 0.5, char 0.8 font ",7" noenhanced notitle
     # the caption line once (common.gp)
     unset label 90
 }

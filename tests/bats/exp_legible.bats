@@ -432,13 +432,19 @@ ud_summary() {
   run awk -f "$ROOT/experiments/lib/csv.awk" -f "$ROOT/figures/runtags.awk" -v x=threads -v s=window \
     -v p=signal_interval -v per=process "$ROOT/figures/reference/imported/swarm-32b_read.csv"
   [ "$status" -eq 0 ]
-  [ "${lines[0]}" = "panel,x,y,text" ]
-  # one label per panel holding the 28-thread run, at its highest point per process
+  [ "${lines[0]}" = "panel,x,y,text,side" ]
+  # one label per panel holding the 28-thread run, at its highest point per
+  # process; x 28 is in the right half of 2..28: the text ends at the point
   [ "${#lines[@]}" -eq 5 ]
-  [[ ${lines[1]} =~ ^(4|8|32|64),28,2[0-9.]+,emulated_peers=90\ \(another\ original\ run\)$ ]] || { echo "$output"; false; }
+  [[ ${lines[1]} =~ ^(4|8|32|64),28,2[0-9.]+,emulated_peers=90\ \(another\ original\ run\),r$ ]] || { echo "$output"; false; }
   run ! grep -q 'threads=\|window=\|signal_interval=' <<< "$output"
   # a reference with one run: the header only
   awk -F, 'NR == 1 || $1 !~ /90_vms/' "$ROOT/figures/reference/imported/swarm-32b_read.csv" > "$BATS_TEST_TMPDIR/one.csv"
   run awk -f "$ROOT/experiments/lib/csv.awk" -f "$ROOT/figures/runtags.awk" -v x=threads -v s=window -v p=signal_interval "$BATS_TEST_TMPDIR/one.csv"
-  [ "$output" = "panel,x,y,text" ]
+  [ "$output" = "panel,x,y,text,side" ]
+  # allsig's 11-machine run peaks at x 11, the left end of 11..96: the text
+  # starts at the point (ending there, it ran over the y axis)
+  run awk -f "$ROOT/experiments/lib/csv.awk" -f "$ROOT/figures/runtags.awk" -v x=emulated_peers -v s=window \
+    -v per=process "$ROOT/figures/reference/imported/allsig-32b_reads-varnum_vms.csv"
+  [ "${lines[1]}" = "-,11,7.67,exp_procs=11 (another original run),l" ] || { echo "$output"; false; }
 }
