@@ -26,11 +26,11 @@ if (!hasdata) {
     set label 1 "paper (Section 5.1, Figure 8, Connect-IB): response batching raises Spec-S0's\nthroughput and costs at most about 1 us of latency at the same load" at graph 0.98, graph 0.95 right font ",8"
     # each point's load (clients x window) beside its mark: batch on above
     # it, batch off below it, so that the two series' labels at one load
-    # do not overprint each other
+    # do not overprint each other; each in its series' colour
     plot data using (column("mrps_median")):(sel(column("lat_mean_us_median"), "on")):(column("mrps_min")):(column("mrps_max")) with xerrorlines ls 1 title "batch on: mean".mtag, \
          data using (column("mrps_median")):(sel(column("lat_p99_us_median"), "on")) with linespoints ls 11 title "batch on: p99", \
          data using (column("mrps_median")):(sel(column("lat_mean_us_median"), "off")):(column("mrps_min")):(column("mrps_max")) with xerrorlines ls 2 title "batch off: mean".mtag, \
          data using (column("mrps_median")):(sel(column("lat_p99_us_median"), "off")) with linespoints ls 12 title "batch off: p99", \
-         data using (column("mrps_median")):(sel(column("lat_mean_us_median"), "on")):(sprintf("%sx%s", strcol("clients"), strcol("window"))) with labels left offset 0.7,0.8 font ",7" notitle, \
-         data using (column("mrps_median")):(sel(column("lat_mean_us_median"), "off")):(sprintf("%sx%s", strcol("clients"), strcol("window"))) with labels left offset 0.7,-0.8 font ",7" notitle
+         data using (column("mrps_median")):(sel(column("lat_mean_us_median"), "on")):(sprintf("%sx%s", strcol("clients"), strcol("window"))) with labels left offset 0.7,0.8 font ",7" textcolor ls 1 notitle, \
+         data using (column("mrps_median")):(sel(column("lat_mean_us_median"), "off")):(sprintf("%sx%s", strcol("clients"), strcol("window"))) with labels left offset 0.7,-0.8 font ",7" textcolor ls 2 notitle
 }
