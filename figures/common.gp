@@ -109,3 +109,13 @@ if (!exists("rylog")) rylog = 1
 reflin = (!hasdata && !rylog)
 # plain numbers on log axes (1000, 0.001), not 1000.000000
 set format y "%g"
+# linfmt(hi): the tick format of a linear axis whose values reach hi: "%g",
+# but below 0.01 (soft-RoCE's rates in Mops), where %g writes 5e-05 beside
+# 0.0001, fixed decimals enough for a tick step of an eighth of hi or more
+# (gnuplot steps 1, 2, 5 x 10^k over at most about 8 ticks: "%.5f" for 0.0005)
+# mfmt: that format for the measured values as drawn (figures/plot: mhi,
+# the tops of their min..max bars); a script sets it on its linear
+# measured panel (set format y mfmt) and "%g" back after
+linfmt(hi) = (hi == hi && hi > 0 && hi < 0.01) ? sprintf("%%.%df", ceil(-log10(hi / 8))) : "%g"
+if (!exists("mhi")) mhi = NaN
+mfmt = linfmt(mhi)

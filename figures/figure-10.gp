@@ -33,9 +33,11 @@ if (hasdata) {
     set title "measured".mtag." (absolute)" noenhanced
     set ylabel "throughput (Mrps, GETs + PUTs)"
     set yrange [0:*]
+    set format y mfmt
     plot data using (pct(column("put_fraction"))):(meas(column("mrps_median"))):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 1 title "drtm-kv, measured (median, min..max)", \
          data using (pct(column("put_fraction"))):(noisy(column("mrps_median"))) with points ls 20 title ntitle
     unset label 90
+    set format y "%g"
 }
 set title (hasdata ? "normalised to GET-only: measured".mtag." beside the paper (Section 5.2)" : "the paper (Section 5.2): throughput as % of GET-only, the two stated points per NIC") noenhanced
 set ylabel "throughput (% of the GET-only rate)"

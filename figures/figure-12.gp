@@ -28,7 +28,7 @@ if (hasdata) {
     # than a decade (figures/plot: dylog); the Gb/s panel keeps log (the
     # paper's 112 Gb/s is decades above soft-RoCE)
     # and from 0 (a flat result must not fill the panel from 3.96 to 4.04)
-    if (exists("dylog") && !dylog) { unset logscale y; set yrange [0:*]; set offsets 0, 0, graph 0.08, 0 }
+    if (exists("dylog") && !dylog) { unset logscale y; set yrange [0:*]; set offsets 0, 0, graph 0.08, 0; set format y mfmt }
     plot data using (column("size_bytes")):(sel(column("mops_median"), "read", "rc")):(column("mops_min")):(column("mops_max")) with yerrorlines ls 1 title kt("read:rc", "READ (RC), measured".mtag), \
          data using (column("size_bytes")):(sel(column("mops_median"), "write", "uc")):(column("mops_min")):(column("mops_max")) with yerrorlines ls 2 title kt("write:uc", "WRITE (UC), measured".mtag), \
          data using (column("size_bytes")):(noisy(column("mops_median"))) with points ls 20 title ntitle
@@ -36,6 +36,7 @@ if (hasdata) {
     unset label 90
     set autoscale y
     set offsets 0, 0, 0, 0
+    set format y "%g"
 }
 set ylabel "throughput (Gb/s of payload)"
 set logscale y

@@ -34,6 +34,7 @@ set yrange [0:*]
 set offsets 0, 0.3, graph 0.25, 0
 if (hasdata) {
     set title "measured".mtag noenhanced
+    set format y mfmt
     # server threads are whole numbers; the herd-rpc series and spec-s0
     # share their x values, so each is drawn dodged by a few hundredths of
     # a thread (dx), and the noisy ring over its own mark
@@ -53,6 +54,7 @@ if (hasdata) {
     set xtics
     # the caption line once (common.gp)
     unset label 90
+    set format y "%g"
 }
 set title "paper (Section 5.1, Figure 7): Connect-IB, 70 client processes" noenhanced
 set xlabel "server cores (atomics: no server CPU, drawn at 0)"

@@ -4,7 +4,9 @@
 # replaces) and prints one line, the knobs whose QUICK values differ from
 # the full grid's, e.g.
 #   verb = read (full: read write); window = 2 16 (full: 10 values)
-# A full list longer than 6 values is given as its count. Keys of [quick]
+# A list longer than 6 values, or 40 characters, is given as its count
+# ("9 values"; a QUICK list so long: "5 values (full: 9 values)"), and a
+# knob's leading "--" (rdma_seq's flags) is dropped. Keys of [quick]
 # that are not knobs (repetitions, overhead_s) are left out; nothing is
 # printed when no knob differs.
 /^[[:space:]]*(#|$)/ { next }
@@ -15,14 +17,22 @@
     if (sec == "knobs") { full[k] = v; order[++n] = k }
     else if (sec == "quick") quick[k] = v
 }
+# brief V -> V, or "N values" when V has more than 6 values or 40 characters
+function brief(v,    c, a) {
+    c = split(v, a, " ")
+    return (c > 6 || length(v) > 40) ? c " values" : v
+}
+# name K -> K without the leading "--" of each ':'-joined part
+function name(k) {
+    gsub(/(^|:)--/, "&", k); gsub(/--/, "", k)
+    return k
+}
 END {
     s = ""
     for (i = 1; i <= n; i++) {
         k = order[i]
         if (!(k in quick) || quick[k] == full[k]) continue
-        c = split(full[k], a, " ")
-        f = (c > 6) ? c " values" : full[k]
-        s = s (s == "" ? "" : "; ") k " = " quick[k] " (full: " f ")"
+        s = s (s == "" ? "" : "; ") name(k) " = " brief(quick[k]) " (full: " brief(full[k]) ")"
     }
     if (s != "") print s
 }

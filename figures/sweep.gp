@@ -55,7 +55,7 @@ if (per eq "process") {
 # reference data alone: its own y range (common.gp fixes one for an empty plot);
 # a linear axis starts at 0 in every panel, so panels compare
 if (hasref) { set autoscale y }
-if (!dylog) { set yrange [0:*] }
+if (!dylog) { set yrange [0:*]; set format y mfmt }
 # the key (common.gp: outside, above the panel) names the series column in
 # every entry ("window=8"): a key title overprints the key's box
 set key font ",7" noenhanced

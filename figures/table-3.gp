@@ -36,14 +36,21 @@ tab = out.".csv"
 lab(v, pt) = sprintf("%.3g", v).(pt eq "" ? "" : sprintf("\n%.3g/thread", real(pt)))
 top(v, hi) = (hi > v ? hi : v)
 if (hasdata) {
-    set title "measured".mtag.": peak over the server threads (Mrps), min..max bars" noenhanced
+    # min..max bars solid, with caps, off the bar's centre line (a dotted
+    # grey bar there could not be told from the grid); a ring over a bar
+    # whose CV exceeds the run's noisy_cv_pct (the subtitle's count)
+    set title "measured".mtag.": peak over the server threads (Mrps), min..max bars; ring: noisy (CV > ".cvpct." %)" noenhanced
     set ylabel "throughput (Mrps)"
     set xrange [-0.7:4.7]
+    set errorbars 2
+    set format y mfmt
     plot tab using 0:(column("peak_mrps")):xtic(strcol("series")) with boxes ls 1, \
-         tab using 0:(column("peak_mrps")):(column("peak_mrps_min")):(column("peak_mrps_max")) with yerrorbars ls 19 pt 0, \
+         tab using 0:(column("peak_mrps")):(column("peak_mrps_min")):(column("peak_mrps_max")) with yerrorbars lc rgb "#000000" lw 1.5 pt 0, \
+         tab using 0:(strcol("peak_mrps_cv_pct") ne "" && column("peak_mrps_cv_pct") > cvpct ? column("peak_mrps") : NaN) with points ls 20, \
          tab using 0:(top(column("peak_mrps"), column("peak_mrps_max"))):(lab(column("peak_mrps"), strcol("mrps_per_server_thread"))) with labels offset 0,1.4 font ",8"
     # the caption line once (common.gp)
     unset label 90
+    set format y "%g"
 }
 set yrange [0:*]
 set ylabel "throughput (Mrps)"

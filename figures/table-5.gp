@@ -37,10 +37,19 @@ set yrange [0:*]
 # the paper's rows are a few rows of paper-atc16.csv: show just those
 stats paper using (isref("table5", "point") ? $0 : NaN) nooutput
 set xrange [STATS_min - 0.7 : STATS_max + 0.7]
+# the paper's panel and the model's share one y range (same unit, read
+# side by side): up to the larger of the two panels' tallest bars
+tlim(v) = (strcol("figure") eq "table5") ? v : NaN
+stats paper using (isref("table5", "point") ? column("y") : NaN) nooutput
+ytop = STATS_max
+stats limits using (tlim(column("y"))) nooutput
+ytop = (STATS_max > ytop ? STATS_max : ytop) * 1.15
+set yrange [0:ytop]
 plot paper using 0:(isref("table5", "point") ? column("y") : NaN):xticlabels(strcol("figure") eq "table5" ? sprintf("%s (%s)", strcol("series"), strcol("cluster")) : "") with boxes ls 12 notitle, \
      paper using 0:(isref("table5", "point") ? column("y") : NaN):(sprintf("%s", strcol("y"))) with labels offset 0,0.8 font ",8" notitle
+# the caption line once (common.gp), also when there is no measured panel
+unset label 90
 set title "PCIe model, paper's hardware: RECV-side limit" noenhanced
-tlim(v) = (strcol("figure") eq "table5") ? v : NaN
 stats limits using (tlim($0)) nooutput
 set xrange [STATS_min - 0.7 : STATS_max + 0.7]
 # room above the tallest bar for its value

@@ -116,6 +116,16 @@ EOF
   [ "$status" -eq 2 ]
 }
 
+@test "figures/plot figure-2 hands the analytic figure to figures/figure-2; a summary for it is refused" {
+  [ -x "$ROOT/build/rb_model" ] || skip "build/rb_model not built (make model)"
+  run "$ROOT/figures/plot" figure-2 --out "$BATS_TEST_TMPDIR/f2"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ -s "$BATS_TEST_TMPDIR/f2/figure-2.png" ]
+  run "$ROOT/figures/plot" figure-2 "$FIX/summary-figure-12.csv" --out "$BATS_TEST_TMPDIR/f2"
+  [ "$status" -eq 2 ]
+  [[ $output == *"figure-2 is drawn from the PCIe model, not from a run: no SUMMARY.csv"* ]]
+}
+
 @test "rows of a series are drawn in x order even where an effective value (inline) changes along x" {
   {
     echo "verb,size_bytes,inline,mops_median"
