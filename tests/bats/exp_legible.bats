@@ -448,3 +448,17 @@ ud_summary() {
     -v per=process "$ROOT/figures/reference/imported/allsig-32b_reads-varnum_vms.csv"
   [ "${lines[1]}" = "-,11,7.67,exp_procs=11 (another original run),l" ] || { echo "$output"; false; }
 }
+
+@test "a linear panel of tiny measured rates labels its ticks in one format (common.gp linfmt), not %g's 2e-05 beside 0.0001" {
+  # figure 10's measured drtm-kv rates reach 9.8e-05 Mrps (the fixture)
+  plot figure-10 "$FIX/summary-figure-10.csv"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  grep -qE "mhi=9.79{6,}[0-9]*e-05" "$GNUPLOT_LOG" || { grep -o "mhi=[^;]*;" "$GNUPLOT_LOG"; false; }
+  grep -q '^TEXT (0.00002)$' "$GNUPLOT_LOG"
+  grep -q '^TEXT (0.00010)$' "$GNUPLOT_LOG"
+  run ! grep -E '^TEXT \([0-9.]+e-0[0-9]\)$' "$GNUPLOT_LOG"
+  # the rule itself: %g from 0.01 on, fixed decimals for an eighth of the top below
+  grep '^linfmt(hi) = ' "$ROOT/figures/common.gp" > "$BATS_TEST_TMPDIR/linfmt.gp"
+  run "$REAL_GNUPLOT" -e "load '$BATS_TEST_TMPDIR/linfmt.gp'; print linfmt(0.0005).' '.linfmt(0.0045).' '.linfmt(0.3).' '.linfmt(NaN)"
+  [ "$output" = "%.5f %.4f %g %g" ] || { echo "$output"; false; }
+}
