@@ -52,5 +52,5 @@ plot data using (column("size_bytes")):(sel(column("gbps_median"), "read", "rc")
      hostlim using (column("size_bytes")):(hostgbps("read", "rc")) with lines ls 11 dt 2 title (hostlink ne "" ? "PCIe model (these hosts' link, ".hostlink."): READ limit" : ""), \
      hostlim using (column("size_bytes")):(hostgbps("write", "uc")) with lines ls 12 dt 2 title (hostlink ne "" ? "PCIe model (these hosts' link, ".hostlink."): WRITE limit" : ""), \
      paper using (column("x")):(isref("fig12", "point") ? column("y") : NaN) with points ls 19 title "paper text (CIB): inbound READ = 2 ports x 56 Gb/s line rate (docs/model.md)", \
-     paper using (column("x")):(isref("fig12", "point") ? column("y") : NaN):(sprintf(" %s %s, %s", strcol("y"), strcol("unit"), strcol("cluster"))) with labels center offset 0,1.2 font ",8" notitle
+     paper using (column("x")):(isref("fig12", "point") ? column("y") : NaN):(sprintf(" %s %s, %s", strcol("y"), (strcol("unit") eq "Gbps" ? "Gb/s" : strcol("unit")), strcol("cluster"))) with labels center offset 0,1.2 font ",8" notitle
 unset multiplot

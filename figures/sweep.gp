@@ -31,7 +31,9 @@ atr(v, s, p, r) = (r eq "" || strcol("exp_name") eq r) ? at(v, s, p) : NaN
 if (!exists("hasref")) hasref = 1
 # labels of the reference points of original runs other than the main one
 # (figures/plot: rtags, a file from figures/runtags.awk: panel, x, y, text,
-# side: l = the text starts at the point, r = it ends there; one labels
+# side: l = the text starts at the point, above it; r = it ends there,
+# below it (swarm-32b_read's 28-thread points sit right of and below the
+# main run's lines: text above them crossed the window=8 line); one labels
 # plot per side, the other side's text empty: a labels plot whose every y
 # is NaN beside another one crashed gnuplot 5.4;
 # empty when there is none; no file: /dev/null, never '' = the last file)
@@ -55,7 +57,11 @@ if (per eq "process") {
 # reference data alone: its own y range (common.gp fixes one for an empty plot);
 # a linear axis starts at 0 in every panel, so panels compare
 if (hasref) { set autoscale y }
+# linear: from 0, every panel to the same top (the largest value drawn in
+# any panel, figures/plot: dyhi, with room for the labels above it), so
+# that panels side by side compare (swarm-32b_read's ran to 60 and to 70)
 if (!dylog) { set yrange [0:*]; set format y mfmt }
+if (!dylog && exists("dyhi") && np > 1) { set yrange [0:dyhi * 1.3] }
 # the key (common.gp: outside, above the panel) names the series column in
 # every entry ("window=8"): a key title overprints the key's box
 set key font ",7" noenhanced
@@ -66,7 +72,7 @@ do for [i = 1:np] {
     plot for [j = 1:words(svals)] data using (column(xcol)):(atm(column("mops_median"), word(svals, j), p)):(at(column("mops_min"), word(svals, j), p)):(at(column("mops_max"), word(svals, j), p)) with yerrorlines lc j lw 2 pt 7 title scol."=".word(svals, j).mtag, \
          data using (column(xcol)):(noisy(at(column("mops_median"), strcol(scol), p))) with points ls 20 title (i == 1 ? ntitle : ""), \
          for [j = 1:words(svals)] for [k = 1:nruns] ref using (column(xcol)):(atr(column("mops_median"), word(svals, j), p, word(rruns, k))) with linespoints lc j lw 1 dt 2 pt 6 title ((hasref && k == 1) ? scol."=".word(svals, j)." (original)" : ""), \
-         rtagf using 2:((pcol eq "" || strcol(1) eq p) ? $3 : NaN):(strcol(5) eq "r" ? strcol(4) : "") with labels right offset char -0.5, char 0.8 font ",7" noenhanced notitle, \
+         rtagf using 2:((pcol eq "" || strcol(1) eq p) ? $3 : NaN):(strcol(5) eq "r" ? strcol(4) : "") with labels right offset char -0.5, char -1.2 font ",7" noenhanced notitle, \
          rtagf using 2:((pcol eq "" || strcol(1) eq p) ? $3 : NaN):(strcol(5) eq "l" ? strcol(4) : "") with labels left offset char 0.5, char 0.8 font ",7" noenhanced notitle
     # the caption line once (common.gp)
     unset label 90
