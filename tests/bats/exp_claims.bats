@@ -55,6 +55,27 @@ fig11() {
   [[ $output == *"1 claims: 1 hold, 0 fail, 0 not measured"* ]]
 }
 
+@test "a verdict read from noisy or partial points says so, also in --verdicts (the figure's caption); steady points add nothing" {
+  local d=$BATS_TEST_TMPDIR/r
+  manifest "$d" localhost localhost
+  fig11 "$d" 8 4
+  run "$ROOT/experiments/compare" figure-11 "$d" --verdicts
+  [ "$output" = "batching	HOLDS" ] || { echo "$output"; false; }
+  # the non-batched point noisy, the batched one partial
+  sed -i '2s/,ok,,no,/,ok,,yes,/; 3s/,3,3,0,ok,,no,/,3,2,0,partial,,no,/' "$d/summary.csv"
+  run "$ROOT/experiments/compare" figure-11 "$d"
+  [ "$status" -eq 0 ]
+  [[ $output == *"HOLDS        batching           ratio 2 [1.8..2.2] >= 1.1; on 1 of 2 points noisy, 1 partial: a verdict on shaky data"* ]] || { echo "$output"; false; }
+  run "$ROOT/experiments/compare" figure-11 "$d" --verdicts
+  [ "$output" = "batching	HOLDS	1 of 2 points noisy, 1 partial" ] || { echo "$output"; false; }
+  # a failing verdict keeps its exit status with the caveat
+  fig11 "$d" 4 4
+  sed -i '2s/,ok,,no,/,ok,,yes,/' "$d/summary.csv"
+  run "$ROOT/experiments/compare" figure-11 "$d"
+  [ "$status" -eq 3 ]
+  [[ $output == *"FAILS        batching"*"; on 1 of 2 points noisy: a verdict on shaky data"* ]]
+}
+
 @test "a software-path claim on the two-VM bed is NOT MEASURED, even when it would fail" {
   local d=$BATS_TEST_TMPDIR/r
   manifest "$d" vm1 vm2 2
