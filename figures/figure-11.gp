@@ -39,9 +39,13 @@ do for [s in "pcie-dma-limit pcie-mmio-limit"] {
     stats limits using (column("x") == 4 ? lim(s) : NaN) nooutput
     paperlist = paperlist.sprintf("%s: %.4g Mops\n", pname(s), STATS_max)
 }
-set label 1 "paper (CIB, small payloads):\n".paperlist at graph 0.98, graph 0.72 right font ",7" noenhanced
-# x range from the data (figures/plot: dxlo, dxhi), else the paper's 4 to 1024 bytes
-xlo = exists("dxlo") ? dxlo : 4; xhi = exists("dxhi") ? dxhi : 1024
+# x range from the data (figures/plot: dxlo, dxhi); else, with no measured
+# data, the payloads the paper states these values for (4 to smallhi
+# bytes), or 4 to 1024
+xlo = exists("dxlo") ? dxlo : 4; xhi = exists("dxhi") ? dxhi : (hasdata ? 1024 : smallhi)
+# the values block: right of the panel, under the reference lines when they
+# span the whole panel (reference only)
+set label 1 "paper (CIB, small payloads):\n".paperlist at graph 0.98, graph (hasdata ? 0.72 : 0.4) right font ",7" noenhanced
 # no measured data: panel (a) alone (panel b has no reference)
 set multiplot layout 1,(hasdata ? (hasrecv ? 3 : 2) : 1) title (exists("figtitle") ? figtitle : "Figure 11: UD SEND throughput vs payload")."\n".subtitle noenhanced
 set logscale x 2
@@ -51,7 +55,8 @@ if (reflin) { unset logscale y; set yrange [0:*] }
 set xrange [xlo * 0.8 : xhi * 1.25]
 set xlabel "payload (bytes)"
 set ylabel "throughput (Mops, 10^6 SENDs/s)"
-set title "(a) doorbell batching (postlist), 1 QP" noenhanced
+# the title names panel (b): a reference-only figure has panel (a) alone
+set title "(a) doorbell batching (postlist), 1 QP".(hasdata ? "" : "; (b) QPs per thread: with a measured run (the paper states no values)") noenhanced
 plot data using (column("size_bytes")):(sel(column("mops_median"), 16, 1)):(column("mops_min")):(column("mops_max")) with yerrorlines ls 1 title kt("16:1", "batched (postlist 16), measured".mtag), \
      data using (column("size_bytes")):(sel(column("mops_median"), 1, 1)):(column("mops_min")):(column("mops_max")) with yerrorlines ls 2 title kt("1:1", "not batched (postlist 1), measured".mtag), \
      data using (column("size_bytes")):(rcv("median", 16, 1)):(rcv("min", 16, 1)):(rcv("max", 16, 1)) with yerrorlines ls 11 title rt("16:1", "batched, received at the server"), \

@@ -58,6 +58,10 @@ plot() { PATH=$BATS_TEST_TMPDIR/bin:$PATH run "$ROOT/figures/plot" "$@" --out "$
   # people's words, not the reference file's series tags
   run ! grep -qE "^TEXT .*(pcie-mmio-limit|pcie-dma-limit|ud-send-batched|ud-send-nonbatched)" "$GNUPLOT_LOG"
   grep -q "drawn to 64 B" "$GNUPLOT_LOG"
+  # reference only: x over the payloads the paper states (4-64 B, not to
+  # 1024 with the lines stopping at 64), and the title says where (b) is
+  grep -q "^XRANGE 3.2 80$" "$GNUPLOT_LOG" || { grep XRANGE "$GNUPLOT_LOG"; false; }
+  grep -qF 'TEXT (\(a\) doorbell batching \(postlist\), 1 QP; \(b\) QPs per thread: with a measured run' "$GNUPLOT_LOG" || { grep '^TEXT (.(a' "$GNUPLOT_LOG"; false; }
 }
 
 @test "figure 14: the CX3 value across the counters, the CIB peak at the largest count only" {
