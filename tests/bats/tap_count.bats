@@ -205,6 +205,17 @@ if [[ " $FREEZE " == *" $n "* ]]; then
   echo "reproduce: $name finished in 2:46 (exit 123)"
   exit 2
 fi
+if [[ " ${LOSTNET:-} " == *" $n "* ]]; then
+  # a guest's network lost in the last job: the point timeout killed it,
+  # and the run's clean-up could not reach vm2 (its deploy.log)
+  r=results/$name/20261202-044419-quick
+  mkdir -p "$r"
+  echo "sweep: one server for the jobs on vm1 port 18515 (pid 9200; log $PWD/$r/server.log)"
+  echo "write      uc         32         on         partial     0.012096 [0.011392..0.0128]  0.00309657  (killed (signal 0, exit 143) after 43.753 s; point timeout 42 s)"
+  printf 'root@vm2 /tmp/rdma_bench.x\tdeployed\nssh: connect to host %s port 22: Connection timed out\n' "${LOSTHOST:-vm2}" > "$r/deploy.log"
+  echo "reproduce: $name finished in 2:14 (exit 3)"
+  exit 2
+fi
 mkdir -p figures/out "results/$name/latest-quick"
 echo png > "figures/out/$name-quick.png"; echo pdf > "figures/out/$name-quick.pdf"
 printf 'p1\np2\n' > "results/$name/latest-quick/grid.tsv"
@@ -247,4 +258,19 @@ MAKE
   [ "$status" -ne 0 ]
   [ "$(wc -l < "$T/make.calls")" -eq 1 ]
   [[ ${lines[0]} == "not ok 1 - figure.figure-14-quick: make figure-14 QUICK=1" ]] || { echo "$output"; false; }
+}
+
+@test "figure-smoke: a run in which ssh lost a guest (vm2's port 22 timed out, the run's deploy.log) runs again; a point failure without that does not" {
+  figure_tree
+  LOSTNET=1 PATH=$T/bin:$PATH run "$T/ci/figure-smoke" figure-12
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "$(wc -l < "$T/make.calls")" -eq 2 ]
+  [[ ${lines[0]} == "# figure-smoke: make figure-12 QUICK=1 ended with status 2 after "*" s: a guest's network stopped answering (ssh: connect to host vm2 port 22: Connection timed out); its log kept as build/test-logs/figure-smoke-figure-12.log.boot1, booting the bed again" ]] || { echo "$output"; false; }
+  [ -s "$T/build/test-logs/figure-smoke-figure-12.log.boot1" ]
+  # ssh to a host that is not a VM of the bed: the figure's own failure, not run again
+  rm -f "$T/make.calls"
+  LOSTNET=1 LOSTHOST=node2 PATH=$T/bin:$PATH run "$T/ci/figure-smoke" figure-12
+  [ "$status" -ne 0 ]
+  [ "$(wc -l < "$T/make.calls")" -eq 1 ]
+  [[ ${lines[0]} == "not ok 1 - figure.figure-12-quick: make figure-12 QUICK=1" ]] || { echo "$output"; false; }
 }
