@@ -43,6 +43,9 @@ rb_hosts_load() {
 # rb_host_index N -> 0-based index of hosts-file host N (wraps: with one host,
 # every role runs on it)
 rb_host_index() { echo $(( ($1 - 1) % ${#RB_H_ADDR[@]} )); }
+# rb_host_index_v VAR N: the same into VAR, without a subshell (a fork costs
+# 5-20 ms on a loaded 2-core machine; the job's path calls it per process)
+rb_host_index_v() { printf -v "$1" '%d' $(( ($2 - 1) % ${#RB_H_ADDR[@]} )); }
 # rb_client_hosts: the hosts-file line numbers of the client role; `others`
 # means every host but the server's (a line number past the end wraps)
 rb_client_hosts() {
@@ -150,9 +153,14 @@ rb_spawn() {
 }
 
 # rb_alive PID: the process exists and is not a zombie waiting to be reaped
+# (read in this shell: no subshell, no sed; called in every stop's wait loop)
 rb_alive() {
+  local k v
   kill -0 "$1" 2>/dev/null || return 1
-  [ "$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null)" != Z ]
+  { while read -r k v _; do
+      [ "$k" != State: ] || { [ "$v" != Z ]; return; }
+    done < "/proc/$1/status"; } 2> /dev/null
+  return 0
 }
 
 # rb_stop "host:pid:log": stop one started process by its PID (remote: the
@@ -169,8 +177,9 @@ rb_stop() {
   if rb_alive "$pid"; then
     kill -TERM "$pid" 2>/dev/null || true
     # 20 ms steps first (the usual case: gone at once), then 100 ms; 5 s in all
-    for _ in $(seq 25); do rb_alive "$pid" || break; sleep 0.02; done
-    for _ in $(seq 45); do rb_alive "$pid" || break; sleep 0.1; done
+    local i
+    for ((i = 0; i < 25; i++)); do rb_alive "$pid" || break; sleep 0.02; done
+    for ((i = 0; i < 45; i++)); do rb_alive "$pid" || break; sleep 0.1; done
     if rb_alive "$pid"; then
       [ -z "$rpid" ] || rb_on "$h" kill -KILL "$rpid" > /dev/null 2>&1 || true
       kill -KILL "$pid" 2>/dev/null || true
@@ -236,11 +245,17 @@ rb_bin_on() { if rb_host_is_local "$1"; then echo "$RB_BIN"; else echo "$(rb_rdi
 # the deploy step (rb_remote_dir_make, check.sh) and listed in
 # $RB_RUN_DIR/remote-dirs as "HOST_INDEX PATH"; status 1 if there is none
 rb_rdir() {
+  local d
+  rb_rdir_v d "$1" || return 1
+  echo "$d"
+}
+# rb_rdir_v VAR HOST_INDEX: the same into VAR, in this shell (no subshell)
+rb_rdir_v() {
   local i p
   if [ -r "$RB_RUN_DIR/remote-dirs" ]; then
-    while read -r i p; do [ "$i" != "$1" ] || { echo "$p"; return 0; }; done < "$RB_RUN_DIR/remote-dirs"
+    while read -r i p; do [ "$i" != "$2" ] || { printf -v "$1" '%s' "$p"; return 0; }; done < "$RB_RUN_DIR/remote-dirs"
   fi
-  echo "rdma_bench: no deployed folder for host $(( $1 + 1 )) (${RB_H_ADDR[$1]})" >&2
+  echo "rdma_bench: no deployed folder for host $(( $2 + 1 )) (${RB_H_ADDR[$2]})" >&2
   return 1
 }
 # rb_token_on HOST_INDEX -> this run's token file (--token-file) on that host
@@ -258,6 +273,23 @@ rb_dev_args() {
 rb_numa_prefix() {
   local h=$1
   [ "${RB_H_NUMA[h]}" = - ] || printf '%s\n' numactl "--cpunodebind=${RB_H_NUMA[h]}" "--membind=${RB_H_NUMA[h]}"
+}
+# rb_argv_v ARRAY HOST_INDEX WORD...: ARRAY = the command of a process on
+# that host: rb_numa_prefix's words, the binary (rb_bin_on), WORDs, then
+# rb_dev_args's words; built in this shell (the job's path: no subshell per
+# process).
+rb_argv_v() {
+  local -n _a=$1
+  local h=$2 d
+  shift 2
+  _a=()
+  [ "${RB_H_NUMA[h]}" = - ] || _a+=(numactl "--cpunodebind=${RB_H_NUMA[h]}" "--membind=${RB_H_NUMA[h]}")
+  # (no folder: the message, and a path that does not exist, as rb_bin_on)
+  if rb_host_is_local "$h"; then _a+=("$RB_BIN"); else rb_rdir_v d "$h" || d=""; _a+=("$d/${RB_BIN##*/}"); fi
+  _a+=("$@")
+  [ "${RB_H_DEV[h]}" = - ] || _a+=(-d "${RB_H_DEV[h]}")
+  [ "${RB_H_GID[h]}" = - ] || _a+=(-x "${RB_H_GID[h]}")
+  return 0
 }
 
 

@@ -37,10 +37,10 @@ rb_server_ready() {
 rb_point() {
   local seq=$1 rep=$2; shift 2
   local npoints point pdir t0 name val i j jobs_rep job points sizemap=""
-  npoints=$(wc -l < "$RB_RUN_DIR/grid.tsv")
+  rb_count_lines npoints "$RB_RUN_DIR/grid.tsv"
   point=$(( (seq - 1) % npoints + 1 )) points=$point
   if [ -s "$RB_RUN_DIR/jobs.tsv" ]; then
-    jobs_rep=$(wc -l < "$RB_RUN_DIR/jobs.tsv")
+    rb_count_lines jobs_rep "$RB_RUN_DIR/jobs.tsv"
     job=$(( (seq - 1) % jobs_rep + 1 ))
     points=$(awk -F'\t' -v j="$job" '$1 == j { print $2 }' "$RB_RUN_DIR/jobs.tsv")
     point=${points%% *}
@@ -52,7 +52,7 @@ rb_point() {
   # job does not run; it leaves no rows and runs on --resume
   if [ -s "$RB_RUN_DIR/halt" ]; then return 75; fi
   pdir="$RB_RUN_DIR/points/$seq"
-  rm -rf "$pdir"
+  [ ! -e "$pdir" ] || rm -rf "$pdir"
   mkdir -p "$pdir"
   t0=$EPOCHREALTIME
   RB_STAMPS="$pdir/stamps"
@@ -102,11 +102,14 @@ rb_point() {
   local -a files=() missing=()
   local crc refused said
   for ((k = 0; k < procs; k++)); do
-    crc=$(cat "$pdir/client-$k.rc" 2>/dev/null || echo '?')
-    refused=$(grep -m 1 '^rdma_bench: error: ' "$pdir/client-$k.log" 2>/dev/null | tr -d ',"\n' || true)
     if [ -s "$pdir/client-$k.csv" ]; then
       files+=("$pdir/client-$k.csv")
-    elif [ -f "$pdir/skip" ]; then
+      continue
+    fi
+    crc='?'
+    { read -r crc < "$pdir/client-$k.rc"; } 2> /dev/null || true
+    refused=$(grep -m 1 '^rdma_bench: error: ' "$pdir/client-$k.log" 2>/dev/null | tr -d ',"\n' || true)
+    if [ -f "$pdir/skip" ]; then
       missing+=("$k=skipped=$(tr -d ',"\n' < "$pdir/skip")")
     elif [ -f "$pdir/reason" ]; then
       missing+=("$k=failed=$(tr -d ',"\n' < "$pdir/reason")")
@@ -127,7 +130,11 @@ rb_point() {
   # the hook's knobs and what its teardown reported: columns of every row
   local extra="${RB_HOOK_ARGS[*]}"
   # every host's load before and after the point (manifest.sh)
-  [ ! -s "$pdir/load.cols" ] || extra="$extra $(tr '\n' ' ' < "$pdir/load.cols")"
+  if [ -s "$pdir/load.cols" ]; then
+    local -a lc
+    mapfile -t lc < "$pdir/load.cols"
+    extra="$extra ${lc[*]} "
+  fi
   [ ! -s "$pdir/hook.cols" ] || extra="$extra $(awk -F= '
     !($1 in v) { o[++n] = $1; v[$1] = $2; next }
     v[$1] ~ /^[0-9]+(\.[0-9]*)?$/ && $2 ~ /^[0-9]+(\.[0-9]*)?$/ { v[$1] += $2 }
@@ -147,13 +154,18 @@ rb_point() {
   fi
 
   # progress: job i/N, elapsed, ETA
-  local now dt total elapsed done_n eta
+  # (in this shell: microseconds from EPOCHREALTIME, no awk per job)
+  local now dt total elapsed done_n eta us
   now=$EPOCHREALTIME
-  total=$(cat "$RB_RUN_DIR/njobs")
+  read -r total < "$RB_RUN_DIR/njobs"
   echo "$seq" >> "$RB_RUN_DIR/progress"
-  done_n=$(wc -l < "$RB_RUN_DIR/progress")
-  read -r dt elapsed eta <<< "$(awk -v t0="$t0" -v now="$now" -v s0="$RB_SWEEP_T0" -v d="$done_n" -v left=$((total - seq)) \
-    'BEGIN { e = now - s0; printf "%.1f %d %d\n", now - t0, e, e / d * left }')"
+  rb_count_lines done_n "$RB_RUN_DIR/progress"
+  local now_us t0_us s0_us
+  rb_usec_v now_us "$now"; rb_usec_v t0_us "$t0"; rb_usec_v s0_us "$RB_SWEEP_T0"
+  us=$(( now_us - t0_us + 50000 ))
+  printf -v dt '%d.%d' $(( us / 1000000 )) $(( us / 100000 % 10 ))
+  elapsed=$(( (now_us - s0_us) / 1000000 ))
+  eta=$(( (now_us - s0_us) / (done_n > 0 ? done_n : 1) * (total - seq) / 1000000 ))
   local pname="point $point/$npoints"
   [ "$points" = "$point" ] || pname="points ${points// /,}/$npoints"
   rb_log "[$RB_EXP] job $seq/$total ($pname, rep $rep):$desc: $status in ${dt} s | elapsed $(rb_fmt_time "$elapsed") | ETA $(rb_fmt_time "$eta")"
@@ -184,15 +196,17 @@ rb_unreachable_track() {
   local -A bad=() good=() badlog=()
   for ((k = 0; k < procs; k++)); do
     [ -s "$pdir/client-$k.host" ] || continue
-    h=$(cat "$pdir/client-$k.host")
+    read -r h < "$pdir/client-$k.host"
     rb_host_is_local "$h" && continue
-    crc=$(cat "$pdir/client-$k.rc" 2> /dev/null || echo '?')
+    crc='?'
+    { read -r crc < "$pdir/client-$k.rc"; } 2> /dev/null || true
     if [ "$crc" = 255 ]; then bad[$h]=1 badlog[$h]=$pdir/client-$k.log; else good[$h]=1; fi
   done
-  limit=$(rb_conf run.unreachable_jobs 2)
+  rb_conf_v limit run.unreachable_jobs 2
   [[ $limit =~ ^[1-9][0-9]*$ ]] || rb_die "[run] unreachable_jobs = $limit: a positive number of jobs"
-  mkdir -p "$RB_RUN_DIR/unreachable"
-  for h in "${!good[@]}"; do rm -f "$RB_RUN_DIR/unreachable/$h"; done
+  # only remote hosts are tracked: a local sweep makes no folder
+  [ "${#good[@]}${#bad[@]}" = 00 ] || [ -d "$RB_RUN_DIR/unreachable" ] || mkdir -p "$RB_RUN_DIR/unreachable"
+  for h in "${!good[@]}"; do [ ! -e "$RB_RUN_DIR/unreachable/$h" ] || rm -f "$RB_RUN_DIR/unreachable/$h"; done
   for h in "${!bad[@]}"; do
     [ -z "${good[$h]:-}" ] || continue
     : > "$pdir/unreachable"
@@ -211,14 +225,15 @@ rb_unreachable_track() {
 
 # rb_point_run: the processes of one job (uses rb_point's locals)
 rb_point_run() {
-  local srv port server_proc server_pid slog own=1 log_off=0
-  srv=$(rb_host_index "$(rb_conf roles.server 1)")
-  port=$(rb_conf run.port 18515)
+  local srv port server_proc server_pid slog own=1 log_off=0 sline
+  rb_conf_v sline roles.server 1
+  rb_host_index_v srv "$sline"
+  rb_conf_v port run.port 18515
 
   # the server: the sweep's (server_scope = sweep, the default: started by
   # experiments/run before the first job, see rb_shared_server_start) if it
   # still runs; else the job's own, started here and stopped at its end
-  if server_proc=$(rb_shared_server_get); then
+  if rb_shared_server_v server_proc; then
     own=0
     slog=${server_proc#*:*:}
     log_off=$(stat -c %s "$slog" 2> /dev/null || echo 0)
@@ -240,7 +255,7 @@ rb_point_run() {
   # every client process of the point at once
   local -a clients client_procs=() chosts=() ca
   read -r -a clients <<< "$(rb_client_hosts)"
-  local saddr ch csv
+  local saddr ch csv rd tok
   saddr=${RB_H_ADDR[srv]}
   if rb_host_is_local "$srv"; then saddr=127.0.0.1; fi
   # the job's run id for rdma_bench (the server sums the receives of a run
@@ -248,12 +263,17 @@ rb_point_run() {
   local rid="$RB_RUN_ID-j$seq"
   [ "${#rid}" -le 64 ] || rid=${RB_RUN_ID:0:$((63 - ${#seq}))}j$seq
   for ((k = 0; k < procs; k++)); do
-    ch=$(rb_host_index "${clients[k % ${#clients[@]}]}")
-    if rb_host_is_local "$ch"; then csv="$pdir/client-$k.csv"; else csv="$(rb_rdir "$ch")/p$seq-k$k.csv"; fi
-    mapfile -t ca <<< "$(rb_numa_prefix "$ch"; rb_bin_on "$ch"; echo -c; echo "$saddr"; echo -p; echo "$port"; rb_dev_args "$ch")"
+    rb_host_index_v ch "${clients[k % ${#clients[@]}]}"
+    if rb_host_is_local "$ch"; then
+      csv="$pdir/client-$k.csv" tok=$RB_RUN_DIR/token
+    else
+      rb_rdir_v rd "$ch" || rd=""
+      csv="$rd/p$seq-k$k.csv" tok=$rd/token
+    fi
+    rb_argv_v ca "$ch" -c "$saddr" -p "$port"
     # --procs: with more than one process, the server's start barrier
     # (per run id) lets them all start and end their windows together
-    ca+=("${cargs[@]}" --run-id "$rid" --proc-index "$k" --procs "$procs" --csv "$csv" --token-file "$(rb_token_on "$ch")")
+    ca+=("${cargs[@]}" --run-id "$rid" --proc-index "$k" --procs "$procs" --csv "$csv" --token-file "$tok")
     rb_spawn_rows "$ch" "$pdir/client-$k.log" "$csv" "${ca[@]}"
     client_procs+=("$RB_SPAWNED") chosts+=("$ch")
     echo "$ch" > "$pdir/client-$k.host"
@@ -377,7 +397,19 @@ rb_server_start() {
 # $RB_RUN_DIR/pids too, for rb_reap_stale after a killed run.
 
 # rb_proc_start_time PID -> the process's start time in clock ticks
-rb_proc_start_time() { awk '{ sub(/^.*\) /, ""); print $20 }' "/proc/$1/stat" 2> /dev/null; }
+rb_proc_start_time() { local t; rb_proc_start_time_v t "$1" && echo "$t"; }
+# rb_proc_start_time_v VAR PID: the same into VAR (empty, status 1, if the
+# process is gone), read in this shell: every job looks at the sweep's server
+rb_proc_start_time_v() {
+  local line
+  local -a fields
+  printf -v "$1" '%s' ""
+  { read -r line < "/proc/$2/stat"; } 2> /dev/null || return 1
+  # fields after the command name "(...)", which may hold spaces: the 22nd
+  # field of the line is the 20th after it
+  read -r -a fields <<< "${line##*) }"
+  printf -v "$1" '%s' "${fields[19]:-}"
+}
 
 # rb_shared_server_start: before the sweep (scope sweep only); a server that
 # does not get ready is only a warning: the jobs then start their own and
@@ -407,14 +439,18 @@ rb_shared_server_start() {
 
 # rb_shared_server_get: print the sweep's server ("host:pid:log") if it
 # still runs; status 1 if there is none
-rb_shared_server_get() {
-  local f=$RB_RUN_DIR/server.proc proc st="" pid
+rb_shared_server_get() { local p; rb_shared_server_v p && echo "$p"; }
+# rb_shared_server_v VAR: the same into VAR, in this shell (every job asks)
+rb_shared_server_v() {
+  local f=$RB_RUN_DIR/server.proc proc st="" pid now
+  printf -v "$1" '%s' ""
   [ -r "$f" ] || return 1
   { read -r proc; read -r st; } < "$f" || true
   pid=${proc#*:}
   pid=${pid%%:*}
-  [[ $pid =~ ^[0-9]+$ ]] && [ -n "$st" ] && rb_alive "$pid" && [ "$(rb_proc_start_time "$pid")" = "$st" ] || return 1
-  echo "$proc"
+  [[ $pid =~ ^[0-9]+$ ]] && [ -n "$st" ] && rb_alive "$pid" || return 1
+  rb_proc_start_time_v now "$pid" && [ "$now" = "$st" ] || return 1
+  printf -v "$1" '%s' "$proc"
 }
 
 # rb_shared_server_stop: after the sweep (and on every way out of
@@ -517,6 +553,8 @@ rb_hook_each() {
 rb_hook_setup() {
   local t h role rc f why
   local -a targets
+  # no hook: nothing to ask (rb_hook_targets in a subshell costs a fork)
+  [ -n "${RB_CONF[run.hook]:-}" ] || return 0
   mapfile -t targets <<< "$(rb_hook_targets "$1")"
   [ -n "${targets[0]}" ] || return 0
   RB_HOOK_PENDING=("${targets[@]}")

@@ -68,8 +68,11 @@ rb_load_sample() {
 # ---- the run manifest ---------------------------------------------------------------
 # rb_json_str TEXT: TEXT as a JSON string, quotes included (backslash,
 # quote and control characters escaped; RFC 8259 section 7)
-rb_json_str() {
-  local s=$1 out="" c i
+rb_json_str() { local q; rb_json_str_v q "$1"; printf '%s' "$q"; }
+# rb_json_str_v VAR TEXT: the same into VAR, in this shell (the manifest
+# writes ~40 of them: a subshell each cost ~0.5 s on a loaded machine)
+rb_json_str_v() {
+  local s=$2 out="" c i
   s=${s//\\/\\\\}
   s=${s//\"/\\\"}
   s=${s//$'\n'/\\n}
@@ -86,7 +89,7 @@ rb_json_str() {
     done
     s=$out
   fi
-  printf '"%s"' "$s"
+  printf -v "$1" '"%s"' "$s"
 }
 
 # rb_json_num TEXT: TEXT if it is a JSON number, else null
@@ -144,8 +147,17 @@ rb_host_facts() {
   fi
 }
 
-# rb_kv FILE KEY: the value of KEY= in FILE (the last one), empty if none
-rb_kv() { [ -r "$1" ] && sed -n "s/^$2=//p" "$1" | tail -n 1; }
+# rb_kv_load ARRAY FILE: every KEY=VALUE line of FILE into the associative
+# ARRAY (the last one of a KEY wins); nothing if FILE is unreadable
+rb_kv_load() {
+  local -n _kv=$1
+  local line
+  [ -r "$2" ] || return 0
+  while IFS= read -r line || [ -n "$line" ]; do
+    [[ $line == [A-Za-z_]*=* ]] || continue
+    _kv[${line%%=*}]=${line#*=}
+  done < "$2"
+}
 
 # rb_manifest_write OUT CMDLINE...: OUT (RB_RUN_DIR/manifest.json): the suite's git
 # revision (and whether the tree had changes), the exact command, QUICK,
@@ -168,57 +180,74 @@ rb_manifest_write() {
     if [ -n "$(git -C "$RB_ROOT" status --porcelain --untracked-files=no 2> /dev/null)" ]; then dirty=true; else dirty=false; fi
   fi
   # inside a VM of the bed there is no git: the bed read it on the host
-  if [ "$rev" = unknown ] && [ -n "$bed" ] && [ -r "$bed" ] && [ -n "$(rb_kv "$bed" git_rev)" ]; then
-    rev=$(rb_kv "$bed" git_rev)
-    case $(rb_kv "$bed" git_dirty) in true|false) dirty=$(rb_kv "$bed" git_dirty) ;; esac
+  local -A bedkv=()
+  [ -z "$bed" ] || rb_kv_load bedkv "$bed"
+  if [ "$rev" = unknown ] && [ -n "${bedkv[git_rev]:-}" ]; then
+    rev=${bedkv[git_rev]}
+    case ${bedkv[git_dirty]:-} in true|false) dirty=${bedkv[git_dirty]} ;; esac
   fi
   for f in "${pids[@]}"; do wait "$f" || true; done
+  # every value printed by a function of this shell (rb_json_str,
+  # rb_json_num), the files read into arrays once: no subshell per value
+  local -a clients
+  local kind="" quick=false
+  { read -r kind < "$RB_RUN_DIR/grid.kind"; } 2> /dev/null || true
+  [ "$kind" != quick ] || quick=true
+  read -r -a clients <<< "$(rb_client_hosts)"
   {
     printf '{\n'
     printf '  "schema": 1,\n'
-    printf '  "experiment": %s,\n' "$(rb_json_str "$RB_EXP")"
-    printf '  "run_id": %s,\n' "$(rb_json_str "$RB_RUN_ID")"
-    printf '  "started_utc": %s,\n' "$(rb_json_str "$(date -u +%Y-%m-%dT%H:%M:%SZ)")"
-    printf '  "git_rev": %s,\n' "$(rb_json_str "$rev")"
+    printf '  "experiment": '; rb_json_str "$RB_EXP"; printf ',\n'
+    printf '  "run_id": '; rb_json_str "$RB_RUN_ID"; printf ',\n'
+    printf '  "started_utc": '; rb_json_str "$(date -u +%Y-%m-%dT%H:%M:%SZ)"; printf ',\n'
+    printf '  "git_rev": '; rb_json_str "$rev"; printf ',\n'
     printf '  "git_dirty": %s,\n' "$dirty"
     printf '  "command": ['
     sep=""
-    for k in "$@"; do printf '%s%s' "$sep" "$(rb_json_str "$k")"; sep=", "; done
+    for k in "$@"; do printf '%s' "$sep"; rb_json_str "$k"; sep=", "; done
     printf '],\n'
-    printf '  "cwd": %s,\n' "$(rb_json_str "$PWD")"
-    printf '  "env": {"QUICK": %s, "RB_HOSTS": %s, "RB_ACCEL": %s, "RB_VM_RUN": %s},\n' "$(rb_json_str "${QUICK:-}")" \
-      "$(rb_json_str "${RB_HOSTS:-}")" "$(rb_json_str "${RB_ACCEL:-}")" "$(rb_json_str "${RB_VM_RUN:-}")"
-    printf '  "quick": %s,\n' "$([ "$(cat "$RB_RUN_DIR/grid.kind" 2> /dev/null)" = quick ] && echo true || echo false)"
-    printf '  "repetitions": %s,\n' "$(rb_json_num "$(rb_conf run.repetitions 3)")"
-    printf '  "noisy_cv_pct": %s,\n' "$(rb_json_num "$(rb_conf run.noisy_cv_pct 20)")"
-    printf '  "binary": %s,\n' "$(rb_json_str "$RB_BIN")"
-    printf '  "roles": {"server": %s, "clients": %s},\n' "$(rb_json_str "$(rb_conf roles.server 1)")" \
-      "$(rb_json_str "$(rb_client_hosts | xargs)")"
+    printf '  "cwd": '; rb_json_str "$PWD"; printf ',\n'
+    printf '  "env": {"QUICK": '; rb_json_str "${QUICK:-}"
+    printf ', "RB_HOSTS": '; rb_json_str "${RB_HOSTS:-}"
+    printf ', "RB_ACCEL": '; rb_json_str "${RB_ACCEL:-}"
+    printf ', "RB_VM_RUN": '; rb_json_str "${RB_VM_RUN:-}"; printf '},\n'
+    printf '  "quick": %s,\n' "$quick"
+    printf '  "repetitions": '; rb_json_num "${RB_CONF[run.repetitions]:-3}"; printf ',\n'
+    printf '  "noisy_cv_pct": '; rb_json_num "${RB_CONF[run.noisy_cv_pct]:-20}"; printf ',\n'
+    printf '  "binary": '; rb_json_str "$RB_BIN"; printf ',\n'
+    printf '  "roles": {"server": '; rb_json_str "${RB_CONF[roles.server]:-1}"
+    printf ', "clients": '; rb_json_str "${clients[*]}"; printf '},\n'
     printf '  "hosts": [\n'
     sep=""
     for h in "${!RB_H_ADDR[@]}"; do
       f=$tmp/host-$h
-      printf '%s    {"line": %d, "address": %s, "device": %s, "answered": %s' "$sep" "$((h + 1))" \
-        "$(rb_json_str "${RB_H_ADDR[h]}")" "$(rb_json_str "${RB_H_DEV[h]}")" "$([ -s "$f" ] && echo true || echo false)"
+      local -A fact=()
+      rb_kv_load fact "$f"
+      printf '%s    {"line": %d, "address": ' "$sep" "$((h + 1))"; rb_json_str "${RB_H_ADDR[h]}"
+      printf ', "device": '; rb_json_str "${RB_H_DEV[h]}"
+      printf ', "answered": %s' "$([ -s "$f" ] && echo true || echo false)"
       for k in hostname kernel cpu_model hypervisor rdma_device driver fw_ver node_type link_layer port_rate pcie_link load; do
-        printf ', "%s": %s' "$k" "$(rb_json_str "$(rb_kv "$f" "$k")")"
+        printf ', "%s": ' "$k"; rb_json_str "${fact[$k]:-}"
       done
       for k in cores mem_kib load1; do
-        printf ', "%s": %s' "$k" "$(rb_json_num "$(rb_kv "$f" "$k")")"
+        printf ', "%s": ' "$k"; rb_json_num "${fact[$k]:-}"
       done
       printf '}'
       sep=$',\n'
     done
     printf '\n  ],\n'
     if [ -n "$bed" ] && [ -r "$bed" ]; then
-      printf '  "vm_bed": {"vm_run": %s, "vms": %s, "accel": %s, "accel_requested": %s, "qemu": %s, "vcpus_per_vm": %s, "mem_mib_per_vm": %s, "host_cores": %s, "host_cpu_model": %s, "host_kernel": %s, "host_load": %s, "image": %s}\n' \
-        "$(rb_json_str "$(rb_kv "$bed" vm_run)")" "$(rb_json_num "$(rb_kv "$bed" vms)")" \
-        "$(rb_json_str "$(rb_kv "$bed" accel)")" "$(rb_json_str "$(rb_kv "$bed" accel_requested)")" \
-        "$(rb_json_str "$(rb_kv "$bed" qemu)")" "$(rb_json_num "$(rb_kv "$bed" vcpus_per_vm)")" \
-        "$(rb_json_num "$(rb_kv "$bed" mem_mib_per_vm)")" "$(rb_json_num "$(rb_kv "$bed" host_cores)")" \
-        "$(rb_json_str "$(rb_kv "$bed" host_cpu_model)")" "$(rb_json_str "$(rb_kv "$bed" host_kernel)")" \
-        "$(rb_json_str "$(rb_kv "$bed" host_load)")" \
-        "$(rb_json_str "$(rb_kv "$bed" image)")"
+      printf '  "vm_bed": {'
+      sep=""
+      for k in vm_run vms accel accel_requested qemu vcpus_per_vm mem_mib_per_vm host_cores host_cpu_model host_kernel host_load image; do
+        printf '%s"%s": ' "$sep" "$k"
+        case $k in
+          vms|vcpus_per_vm|mem_mib_per_vm|host_cores) rb_json_num "${bedkv[$k]:-}" ;;
+          *) rb_json_str "${bedkv[$k]:-}" ;;
+        esac
+        sep=", "
+      done
+      printf '}\n'
     else
       printf '  "vm_bed": null\n'
     fi
@@ -226,5 +255,5 @@ rb_manifest_write() {
   } > "$m.tmp"
   rm -rf "$tmp"
   mv "$m.tmp" "$m"
-  if [ -n "$bed" ] && [ -r "$bed" ]; then ln -sfn "$(rb_kv "$bed" vm_run)" "$RB_RUN_DIR/vm-run"; fi
+  if [ -n "$bed" ] && [ -r "$bed" ]; then ln -sfn "${bedkv[vm_run]:-}" "$RB_RUN_DIR/vm-run"; fi
 }

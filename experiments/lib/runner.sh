@@ -127,6 +127,24 @@ rb_run_unlock() {
   RB_LOCKED=0
 }
 
+# rb_usec_v VAR TIME: TIME ($EPOCHREALTIME's "SECONDS.FRACTION", C locale)
+# as whole microseconds into VAR, in this shell (no awk, no subshell)
+rb_usec_v() {
+  local t=$2 s f
+  s=${t%.*} f=${t#*.}
+  [ "$f" != "$t" ] || f=0
+  f=${f}000000
+  printf -v "$1" '%d' $(( s * 1000000 + 10#${f:0:6} ))
+}
+
+# rb_count_lines VAR FILE: the number of lines of FILE into VAR (0 if it
+# cannot be read), in this shell (no wc, no subshell)
+rb_count_lines() {
+  local -a l=()
+  { mapfile -t l < "$2"; } 2> /dev/null || true
+  printf -v "$1" '%d' "${#l[@]}"
+}
+
 # rb_fmt_time SECONDS -> H:MM:SS or M:SS
 rb_fmt_time() {
   local s=${1%.*}
