@@ -41,7 +41,7 @@ LIB_OBJ  := $(LIB_SRC:bench/%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all bench-harness debug test unit bats smoke bench clean deps sanitize rdma_bench rdma_seq \
+.PHONY: all bench-harness debug test unit bats smoke bench clean deps sanitize \
         mutate coverage model
 all: rdma_bench rdma_seq experiments/lib/knobs.tsv $(BUILD)/rb_model
 
@@ -61,16 +61,23 @@ $(BUILD)/rb_model: $(BUILD)/model_main.o $(BUILD)/pcie_model.o $(BUILD)/units.o
 figure-2: $(BUILD)/rb_model
 	figures/figure-2
 
-# Always relinked (cheap), so ./rdma_bench matches the last `make` or
-# `make debug`, whichever ran last.
+# Relinked when its objects change or when the other build (`make` vs
+# `make debug`) linked it last (build/variant names the BUILD folder of the
+# last link), so ./rdma_bench matches the last `make` or `make debug`; a
+# `make` with nothing changed links nothing.
 # Linked to a temporary name and renamed into place, so a program still
 # running the old binary (a test in the VM, a server) is never rewritten.
-rdma_bench: $(BUILD)/main.o $(BUILD)/librdmabench.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@.tmp.$$$$ $^ $(LDLIBS) && mv -f $@.tmp.$$$$ $@
+rdma_bench: $(BUILD)/main.o $(BUILD)/librdmabench.a build/variant
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@.tmp.$$$$ $(filter-out build/variant,$^) $(LDLIBS) && mv -f $@.tmp.$$$$ $@
 
 # the sequencer (bench/apps/seq_main.c): a second program on the same library
-rdma_seq: $(BUILD)/apps/seq_main.o $(BUILD)/librdmabench.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@.tmp.$$$$ $^ $(LDLIBS) && mv -f $@.tmp.$$$$ $@
+rdma_seq: $(BUILD)/apps/seq_main.o $(BUILD)/librdmabench.a build/variant
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@.tmp.$$$$ $(filter-out build/variant,$^) $(LDLIBS) && mv -f $@.tmp.$$$$ $@
+
+# rewritten only when the BUILD folder differs from the last link's
+build/variant: FORCE
+	@mkdir -p build
+	@echo '$(BUILD)' | cmp -s - $@ || echo '$(BUILD)' > $@
 
 $(BUILD)/%.o: bench/%.c $(wildcard include/*.h bench/apps/*.h) | $(BUILD)
 	@mkdir -p $(dir $@)
