@@ -839,7 +839,8 @@ static const struct rb_knob knobs[] = {
 	{ .name = "list-knobs", FLAG, BOTH, .act = act_list,
 	  .help = "every option as one tab-separated line (docs/rdma_bench.md)" },
 	{ .name = "help", .shortopt = 'h', FLAG, BOTH, .act = act_help, .help = "this text" },
-	{ .name = "version", FLAG, BOTH, .act = act_version },
+	{ .name = "version", FLAG, BOTH, .act = act_version,
+	  .help = "the version: git revision and control protocol" },
 };
 #define NKNOBS (sizeof(knobs) / sizeof(knobs[0]))
 #undef T
