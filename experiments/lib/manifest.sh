@@ -55,7 +55,7 @@ rb_load_sample() {
     else
       f=$RB_RUN_DIR/load-h$((h + 1)).log
       for ((i = 0; i < 60; i++)); do [ -s "$f" ] && break; sleep 0.05; done
-      now=$(date +%s)
+      now=$EPOCHSECONDS
       if [ -s "$f" ] && [ $(( now - $(stat -c %Y "$f" 2> /dev/null || echo 0) )) -le 5 ]; then
         l=$(tail -n 1 "$f")
       fi
