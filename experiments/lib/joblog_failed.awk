@@ -30,6 +30,9 @@ grid {
     close(run_dir "/points/" seq "/rows.csv")
     why = ""
     if ((getline why < (run_dir "/points/" seq "/reason")) > 0) close(run_dir "/points/" seq "/reason")
+    # exit 143 = 128 + 15: the job's TERM trap ran (the timeout's TERM, or
+    # an interrupt), and the job log's signal column then says 0: name TERM
+    if (sig == 0 && exitval == 143) sig = 15
     if (sig != 0 || exitval == -1 || exitval == 143)
         why = "killed (signal " sig ", exit " exitval ") after " runtime " s; point timeout " timeout_s " s"
     else if (why == "")

@@ -304,3 +304,18 @@ bats_require_minimum_version 1.5.0
   # every ok point shows its rate, none a bare "-"
   run ! grep -E ' ok +- ' <<< "$output"
 }
+
+@test "a job killed at its timeout (job log: signal 0, exit 143, no rows) gets a failed row naming TERM, not signal 0" {
+  local d=$BATS_TEST_TMPDIR/run
+  mkdir -p "$d/points/1" "$d/points/2"
+  printf '1\tsize_bytes=32\tprocs=1\n2\tsize_bytes=64\tprocs=1\n' > "$d/grid.tsv"
+  printf 'Seq\tHost\tStarttime\tJobRuntime\tSend\tReceive\tExitval\tSignal\tCommand\n' > "$d/joblog"
+  printf '1\t:\t1.0\t43.753\t0\t0\t143\t0\tpoint 1 1 32\n' >> "$d/joblog"
+  printf '2\t:\t2.0\t5.000\t0\t0\t0\t9\tpoint 2 1 64\n' >> "$d/joblog"
+  run awk -f "$LIB/csv.awk" -f "$LIB/joblog_failed.awk" -v run_dir="$d" -v exp_name=t -v run_id=r -v timeout_s=42 \
+    "$d/grid.tsv" /dev/null "$d/joblog"
+  [ "$status" -eq 0 ]
+  [[ $output == *'"killed (signal 15, exit 143) after 43.753 s; point timeout 42 s"'* ]] || { echo "$output"; false; }
+  [[ $output == *'"killed (signal 9, exit 0) after 5.000 s; point timeout 42 s"'* ]] || { echo "$output"; false; }
+  [[ $output != *"signal 0"* ]]
+}
