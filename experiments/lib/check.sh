@@ -126,7 +126,7 @@ rb_remote_dirs_remove() {
 
 rb_deploy_hook() {
   local t h hook d
-  hook=$(rb_conf run.hook "")
+  hook=${RB_CONF[run.hook]:-}
   [ -n "$hook" ] || return 0
   # the experiment's hook is kept with the run (a resumed run has it already)
   if [ ! -x "$RB_RUN_DIR/hook" ]; then
@@ -141,7 +141,7 @@ rb_deploy_hook() {
     d=$(rb_rdir "$t") || rb_die "deploy of the hook: no private folder on $h"
     "${RB_SSH_ARGV[@]}" "$h" "cat > $d/hook && chmod 700 $d/hook && echo hook deployed" \
       < "$RB_RUN_DIR/hook" >> "$RB_RUN_DIR/deploy.log" 2>&1 || rb_die "deploy of the hook to $h failed (see $RB_RUN_DIR/deploy.log)"
-    rb_log "deploy: hook $(rb_conf run.hook "") -> $h:$d/hook"
+    rb_log "deploy: hook ${RB_CONF[run.hook]:-} -> $h:$d/hook"
   done
 }
 

@@ -50,9 +50,9 @@ rb_host_index_v() { printf -v "$1" '%d' $(( ($2 - 1) % ${#RB_H_ADDR[@]} )); }
 # means every host but the server's (a line number past the end wraps)
 rb_client_hosts() {
   local c n srv out=""
-  c=$(rb_conf roles.clients 2)
+  c=${RB_CONF[roles.clients]:-2}
   if [ "$c" != others ]; then echo "$c"; return; fi
-  srv=$(rb_conf roles.server 1)
+  srv=${RB_CONF[roles.server]:-1}
   for ((n = 1; n <= ${#RB_H_ADDR[@]}; n++)); do [ "$n" = "$srv" ] || out="$out $n"; done
   echo "${out:-$srv}"
 }

@@ -14,8 +14,8 @@ rb_stamp() { [ -z "${RB_STAMPS:-}" ] || printf '%s %s\n' "$1" "$EPOCHREALTIME" >
 # line, when there is one, is the quiet way.
 rb_server_ready() {
   local h=$1 log=$2 port=$3 waited=${4:-0} mode pattern addr
-  mode=$(rb_conf run.ready any)
-  pattern=$(rb_conf run.ready_pattern '[Ll]istening')
+  mode=${RB_CONF[run.ready]:-any}
+  pattern=${RB_CONF[run.ready_pattern]:-[Ll]istening}
   if [ "$mode" != port ] && grep -q -e "$pattern" "$log" 2>/dev/null; then return 0; fi
   [ "$mode" != line ] || return 1
   [ "$mode" = port ] || [ "$waited" -ge 2 ] || return 1
@@ -358,7 +358,7 @@ rb_rows_split() {
 # stopped).
 rb_server_start() {
   local srv=$1 port=$2 slog=$3 why=$4 ready_s pid deadline
-  ready_s=$(rb_conf run.ready_timeout_s 20)
+  ready_s=${RB_CONF[run.ready_timeout_s]:-20}
   local -a sargs
   mapfile -t sargs <<< "$(rb_numa_prefix "$srv"; rb_bin_on "$srv"; echo -s; echo -p; echo "$port"; rb_dev_args "$srv")"
   # only the run's clients: its address alone, and the run's token
@@ -417,13 +417,13 @@ rb_proc_start_time_v() {
 # shellcheck disable=SC2034  # RB_PROCS, RB_PIDFILE: read by rb_spawn (hosts.sh)
 rb_shared_server_start() {
   local srv port pid
-  [ "$(rb_conf run.server_scope sweep)" = sweep ] || return 0
+  [ "${RB_CONF[run.server_scope]:-sweep}" = sweep ] || return 0
   rm -f "$RB_RUN_DIR/server.proc"
   # a resumed sweep with no job left needs no server
   [ "$(awk -F'\t' 'NR > 1 && !d[$1]++ { n++ } END { print n + 0 }' "$RB_RUN_DIR/joblog" 2> /dev/null || echo 0)" -lt \
     "$(cat "$RB_RUN_DIR/njobs")" ] || return 0
-  srv=$(rb_host_index "$(rb_conf roles.server 1)")
-  port=$(rb_conf run.port 18515)
+  srv=$(rb_host_index "${RB_CONF[roles.server]:-1}")
+  port=${RB_CONF[run.port]:-18515}
   RB_PROCS=() RB_PIDFILE=$RB_RUN_DIR/pids
   if ! rb_server_start "$srv" "$port" "$RB_RUN_DIR/server.log" "$RB_RUN_DIR/server.reason"; then
     rb_warn "the sweep's server: $(cat "$RB_RUN_DIR/server.reason"); each job starts its own"
@@ -500,9 +500,9 @@ rb_hook_path() { if rb_host_is_local "$1"; then echo "$RB_RUN_DIR/hook"; else ec
 rb_hook_targets() {
   local n=$1 r h k seen=" "
   local -a clients
-  [ -n "$(rb_conf run.hook "")" ] || return 0
-  for r in $(rb_conf run.hook_roles client); do
-    if [ "$r" = server ]; then echo "$(rb_host_index "$(rb_conf roles.server 1)"):server"; continue; fi
+  [ -n "${RB_CONF[run.hook]:-}" ] || return 0
+  for r in ${RB_CONF[run.hook_roles]:-client}; do
+    if [ "$r" = server ]; then echo "$(rb_host_index "${RB_CONF[roles.server]:-1}"):server"; continue; fi
     read -r -a clients <<< "$(rb_client_hosts)"
     for ((k = 0; k < n && k < ${#clients[@]}; k++)); do
       h=$(rb_host_index "${clients[k]}")
@@ -517,7 +517,7 @@ rb_hook_targets() {
 # (RB_HOOK_ARGS: the point's hook knobs); its stdout on stdout, stderr to ERRFILE
 rb_hook_call() {
   local h=$1 role=$2 phase=$3 state=$4 err=$5 here=0
-  [ "$h" != "$(rb_host_index "$(rb_conf roles.server 1)")" ] || here=1
+  [ "$h" != "$(rb_host_index "${RB_CONF[roles.server]:-1}")" ] || here=1
   rb_on "$h" "$(rb_hook_path "$h")" "$phase" "role=$role" "device=${RB_H_DEV[h]}" "server_here=$here" \
     "state=$state" "${RB_HOOK_ARGS[@]}" 2> "$err" < /dev/null
 }
@@ -596,7 +596,7 @@ rb_hook_teardown() {
 # rb_hook_clean: the hook's clean phase on all its hosts (before and after a sweep)
 rb_hook_clean() {
   local t h role rc
-  [ -n "$(rb_conf run.hook "")" ] || return 0
+  [ -n "${RB_CONF[run.hook]:-}" ] || return 0
   RB_HOOK_ARGS=() RB_HOOK_SEQ=0
   local -a targets
   mapfile -t targets <<< "$(rb_hook_targets "${#RB_H_ADDR[@]}")"

@@ -92,17 +92,17 @@ rb_params_load() {
     done
   done
   # the hook's knobs are knobs, and need a hook; its roles are client/server
-  for part in $(rb_conf run.hook_knobs ""); do
+  for part in ${RB_CONF[run.hook_knobs]:-}; do
     [[ " $all " == *" $part "* ]] || rb_die "$file: [run] hook_knobs names '$part', which is not a knob of [knobs]"
     [[ $part =~ ^[a-z][a-z0-9_]*$ ]] || rb_die "$file: hook knob '$part' must be a plain column name (a-z, 0-9, _)"
   done
-  [ -z "$(rb_conf run.hook_knobs "")" ] || [ -n "$(rb_conf run.hook "")" ] ||
+  [ -z "${RB_CONF[run.hook_knobs]:-}" ] || [ -n "${RB_CONF[run.hook]:-}" ] ||
     rb_die "$file: [run] hook_knobs without a hook"
-  case $(rb_conf run.server_scope sweep) in
+  case ${RB_CONF[run.server_scope]:-sweep} in
     sweep|point) ;;
-    *) rb_die "$file: [run] server_scope = $(rb_conf run.server_scope ""): use sweep (one server for the jobs, restarted after a failed one) or point (a server per job)" ;;
+    *) rb_die "$file: [run] server_scope = ${RB_CONF[run.server_scope]:-}: use sweep (one server for the jobs, restarted after a failed one) or point (a server per job)" ;;
   esac
-  for part in $(rb_conf run.hook_roles ""); do
+  for part in ${RB_CONF[run.hook_roles]:-}; do
     [[ $part == client || $part == server ]] || rb_die "$file: [run] hook_roles: '$part' is not client or server"
   done
 }

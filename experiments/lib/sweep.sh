@@ -26,14 +26,14 @@ rb_merge() {
 
 rb_aggregate() {
   awk -f "$RB_LIB/csv.awk" -f "$RB_LIB/aggregate.awk" -v keys_extra="$(rb_summary_keys)" \
-    -v sums_extra="$(rb_conf run.summary_metrics "")" -v noisy_cv_pct="$(rb_conf run.noisy_cv_pct 20)" "$1" > "$2"
+    -v sums_extra="${RB_CONF[run.summary_metrics]:-}" -v noisy_cv_pct="${RB_CONF[run.noisy_cv_pct]:-20}" "$1" > "$2"
 }
 
 # rb_summary_keys: config columns summary.csv adds to its own: the hook's
 # knobs, [run] summary_keys (e.g. retry_cnt) and the swept knobs
 rb_summary_keys() {
   local k n part
-  k="$(rb_conf run.hook_knobs "") $(rb_conf run.summary_keys "")"
+  k="${RB_CONF[run.hook_knobs]:-} ${RB_CONF[run.summary_keys]:-}"
   # every swept knob that is a CSV column is a key too (aggregate.awk
   # skips the ones it has already: e.g. sq_depth, read_completion are added)
   for n in "${RB_KNOB_NAMES[@]}"; do
@@ -47,7 +47,7 @@ rb_summary_keys() {
 
 rb_timeout_s() {
   local t max
-  t=$(rb_conf run.timeout_s "")
+  t=${RB_CONF[run.timeout_s]:-}
   if [ -z "$t" ]; then
     read -r _ max <<< "$(rb_grid_expected "$RB_RUN_DIR/grid.tsv")"
     # a job of several points (group_sizes): its points' times together
@@ -66,7 +66,7 @@ rb_timeout_s() {
 # expected time of each (the rule above rb_grid_expected in params.sh);
 # SECONDS printed with FORMAT (default %.3f)
 rb_grid_point_s() {
-  awk -F'\t' -v fmt="${2:-%.3f}" -v p="$(rb_conf run.point_s "")" -v o="$(rb_conf run.overhead_s 1)" -v q="$(rb_conf run.qp_setup_ms 10)" '
+  awk -F'\t' -v fmt="${2:-%.3f}" -v p="${RB_CONF[run.point_s]:-}" -v o="${RB_CONF[run.overhead_s]:-1}" -v q="${RB_CONF[run.qp_setup_ms]:-10}" '
     { d = 2; n["procs"] = n["threads"] = n["qps_per_thread"] = n["emulated_peers"] = n["qps"] = 1
       for (i = 2; i <= NF; i++) {
         k = $i; sub(/=.*/, "", k); v = substr($i, length(k) + 2)
@@ -85,7 +85,7 @@ rb_grid_point_s() {
 # its own ([knobs] size_bytes = ..., not joined with another as a:b).
 rb_group_sizes() {
   local g i
-  g=$(rb_conf run.group_sizes no)
+  g=${RB_CONF[run.group_sizes]:-no}
   case $g in
     yes) ;;
     no) echo 0; return ;;
@@ -218,7 +218,7 @@ rb_sweep_sequential() {
 # qp_setup_ms); the overhead_s that would have made the estimate right
 rb_overhead_report() {
   local line
-  line=$(awk -F'\t' -v o="$(rb_conf run.overhead_s 1)" -v q="$(rb_conf run.qp_setup_ms 10)" -v p="$(rb_conf run.point_s "")" '
+  line=$(awk -F'\t' -v o="${RB_CONF[run.overhead_s]:-1}" -v q="${RB_CONF[run.qp_setup_ms]:-10}" -v p="${RB_CONF[run.point_s]:-}" '
     FILENAME ~ /grid.tsv$/ {
       d = 2; n["procs"] = n["threads"] = n["qps_per_thread"] = n["emulated_peers"] = n["qps"] = 1
       for (i = 2; i <= NF; i++) { k = $i; sub(/=.*/, "", k); v = substr($i, length(k) + 2)
@@ -253,7 +253,7 @@ rb_overhead_report() {
 # ---- step 4: the sweep -----------------------------------------------------------------
 rb_sweep() {
   local reps npoints njobs timeout expected
-  reps=$(rb_conf run.repetitions 3)
+  reps=${RB_CONF[run.repetitions]:-3}
   [[ $reps =~ ^[1-9][0-9]*$ ]] || rb_die "repetitions must be a positive number, got $reps"
   rb_grid_write "$RB_RUN_DIR/grid.tsv"
   rb_jobs_write
