@@ -76,7 +76,10 @@ rb_quick_env() {
 
 # ---- validation: nothing read from a file reaches a shell unchecked ------------
 RB_WORD_RE='^[A-Za-z0-9._+-]+$'
+# (the next two are read by hosts.sh, which this file sources)
+# shellcheck disable=SC2034
 RB_HOST_RE='^[A-Za-z0-9._:-]+$'
+# shellcheck disable=SC2034
 RB_USER_RE='^[A-Za-z_][A-Za-z0-9_.-]*$'
 
 # rb_check_word VALUE WHAT: die unless VALUE is a plain word.
