@@ -42,7 +42,7 @@ rb_hosts_load() {
 
 # rb_host_index N -> 0-based index of hosts-file host N (wraps: with one host,
 # every role runs on it)
-rb_host_index() { echo $(( ($1 - 1) % ${#RB_H_ADDR[@]} )); }
+rb_host_index() { local i; rb_host_index_v i "$1"; echo "$i"; }
 # rb_host_index_v VAR N: the same into VAR, without a subshell (a fork costs
 # 5-20 ms on a loaded 2-core machine; the job's path calls it per process)
 rb_host_index_v() { printf -v "$1" '%d' $(( ($2 - 1) % ${#RB_H_ADDR[@]} )); }
@@ -239,8 +239,6 @@ rb_stop_all() {
 }
 
 
-# rb_bin_on HOST_INDEX -> path of the binary on that host
-rb_bin_on() { if rb_host_is_local "$1"; then echo "$RB_BIN"; else echo "$(rb_rdir "$1")/$(basename "$RB_BIN")"; fi; }
 # rb_rdir HOST_INDEX -> this run's private folder on a remote host, made by
 # the deploy step (rb_remote_dir_make, check.sh) and listed in
 # $RB_RUN_DIR/remote-dirs as "HOST_INDEX PATH"; status 1 if there is none
@@ -264,27 +262,18 @@ rb_token_on() { if rb_host_is_local "$1"; then echo "$RB_RUN_DIR/token"; else ec
 # which it listens on alone (--bind): the hosts file's address, 127.0.0.1 here
 rb_bind_addr() { if rb_host_is_local "$1"; then echo 127.0.0.1; else echo "${RB_H_ADDR[$1]}"; fi; }
 
-# rb_dev_args HOST_INDEX -> -d DEV [-x GID] and the NUMA prefix (as words)
-rb_dev_args() {
-  local h=$1
-  [ "${RB_H_DEV[h]}" = - ] || printf '%s\n' -d "${RB_H_DEV[h]}"
-  [ "${RB_H_GID[h]}" = - ] || printf '%s\n' -x "${RB_H_GID[h]}"
-}
-rb_numa_prefix() {
-  local h=$1
-  [ "${RB_H_NUMA[h]}" = - ] || printf '%s\n' numactl "--cpunodebind=${RB_H_NUMA[h]}" "--membind=${RB_H_NUMA[h]}"
-}
-# rb_argv_v ARRAY HOST_INDEX WORD...: ARRAY = the command of a process on
-# that host: rb_numa_prefix's words, the binary (rb_bin_on), WORDs, then
-# rb_dev_args's words; built in this shell (the job's path: no subshell per
-# process).
+# rb_argv_v ARRAY HOST_INDEX WORD...: ARRAY = the command of a process
+# (server or client) on that host: numactl --cpunodebind/--membind when the
+# hosts file gives a NUMA node, the binary's path there (this run's private
+# folder on a remote host), WORDs, then -d DEV [-x GID] from the hosts file;
+# built in this shell (the job's path: no subshell per process).
 rb_argv_v() {
   local -n _a=$1
   local h=$2 d
   shift 2
   _a=()
   [ "${RB_H_NUMA[h]}" = - ] || _a+=(numactl "--cpunodebind=${RB_H_NUMA[h]}" "--membind=${RB_H_NUMA[h]}")
-  # (no folder: the message, and a path that does not exist, as rb_bin_on)
+  # (no folder: rb_rdir_v's message, and a path that does not exist)
   if rb_host_is_local "$h"; then _a+=("$RB_BIN"); else rb_rdir_v d "$h" || d=""; _a+=("$d/${RB_BIN##*/}"); fi
   _a+=("$@")
   [ "${RB_H_DEV[h]}" = - ] || _a+=(-d "${RB_H_DEV[h]}")

@@ -202,7 +202,7 @@ rb_unreachable_track() {
     { read -r crc < "$pdir/client-$k.rc"; } 2> /dev/null || true
     if [ "$crc" = 255 ]; then bad[$h]=1 badlog[$h]=$pdir/client-$k.log; else good[$h]=1; fi
   done
-  rb_conf_v limit run.unreachable_jobs 2
+  limit=${RB_CONF[run.unreachable_jobs]:-2}
   [[ $limit =~ ^[1-9][0-9]*$ ]] || rb_die "[run] unreachable_jobs = $limit: a positive number of jobs"
   # only remote hosts are tracked: a local sweep makes no folder
   [ "${#good[@]}${#bad[@]}" = 00 ] || [ -d "$RB_RUN_DIR/unreachable" ] || mkdir -p "$RB_RUN_DIR/unreachable"
@@ -225,10 +225,9 @@ rb_unreachable_track() {
 
 # rb_point_run: the processes of one job (uses rb_point's locals)
 rb_point_run() {
-  local srv port server_proc server_pid slog own=1 log_off=0 sline
-  rb_conf_v sline roles.server 1
-  rb_host_index_v srv "$sline"
-  rb_conf_v port run.port 18515
+  local srv port server_proc server_pid slog own=1 log_off=0
+  rb_host_index_v srv "${RB_CONF[roles.server]:-1}"
+  port=${RB_CONF[run.port]:-18515}
 
   # the server: the sweep's (server_scope = sweep, the default: started by
   # experiments/run before the first job, see rb_shared_server_start) if it
@@ -360,7 +359,7 @@ rb_server_start() {
   local srv=$1 port=$2 slog=$3 why=$4 ready_s pid deadline
   ready_s=${RB_CONF[run.ready_timeout_s]:-20}
   local -a sargs
-  mapfile -t sargs <<< "$(rb_numa_prefix "$srv"; rb_bin_on "$srv"; echo -s; echo -p; echo "$port"; rb_dev_args "$srv")"
+  rb_argv_v sargs "$srv" -s -p "$port"
   # only the run's clients: its address alone, and the run's token
   sargs+=(--bind "$(rb_bind_addr "$srv")" --token-file "$(rb_token_on "$srv")")
   rb_spawn "$srv" "$slog" "${sargs[@]}"

@@ -181,9 +181,6 @@ rb_set_knob() {
 
 # rb_conf KEY DEFAULT
 rb_conf() { local v=${RB_CONF[$1]:-}; printf '%s' "${v:-$2}"; }
-# rb_conf_v VAR KEY DEFAULT: the same into VAR, without a subshell (the
-# job's path: a fork costs 5-20 ms on a loaded 2-core machine)
-rb_conf_v() { local v=${RB_CONF[$2]:-}; printf -v "$1" '%s' "${v:-$3}"; }
 
 # The knob table: rdma_bench's own (bench/options.c), as `rdma_bench
 # --list-knobs` prints it, kept in lib/knobs.tsv by make (tests/bats/
