@@ -15,6 +15,13 @@ limgbps(s) = (strcol("figure") eq "fig12" && strcol("series") eq s) ? column("y"
 if (!exists("hostlim")) { hostlim = limits; hostlink = "" }
 hostgbps(vb, tr) = (strcol("verb") eq vb && strcol("transport") eq tr && strcol("y") ne "") ? column("y") * column("size_bytes") * 8 / 1000 : NaN
 sel(v, vb, tr) = (strcol("verb") eq vb && strcol("transport") eq tr) ? okv(v) : NaN
+# READ and WRITE often measure the same rate (soft-RoCE: the kernel's
+# per-packet cost, whatever the verb), and WRITE, drawn second, would hide
+# READ: READ is a wide line with filled circles, WRITE a narrow line with
+# larger open squares on top of it, so that both show where they coincide
+# (the values are never moved)
+set style line 31 lc rgb "#1f77b4" lw 4 pt 7 ps 0.9
+set style line 32 lc rgb "#d62728" lw 1.5 pt 4 ps 1.6
 # no measured data: the Gb/s panel alone (the Mops panel has no reference)
 set multiplot layout 1,(hasdata ? 2 : 1) title (exists("figtitle") ? figtitle : "Figure 12: inbound READ (RC) and UC WRITE throughput vs payload")."\n".subtitle noenhanced
 set logscale x 2
@@ -29,8 +36,8 @@ if (hasdata) {
     # paper's 112 Gb/s is decades above soft-RoCE)
     # and from 0 (a flat result must not fill the panel from 3.96 to 4.04)
     if (exists("dylog") && !dylog) { unset logscale y; set yrange [0:*]; set offsets 0, 0, graph 0.08, 0; set format y mfmt }
-    plot data using (column("size_bytes")):(sel(column("mops_median"), "read", "rc")):(column("mops_min")):(column("mops_max")) with yerrorlines ls 1 title kt("read:rc", "READ (RC), measured".mtag), \
-         data using (column("size_bytes")):(sel(column("mops_median"), "write", "uc")):(column("mops_min")):(column("mops_max")) with yerrorlines ls 2 title kt("write:uc", "WRITE (UC), measured".mtag), \
+    plot data using (column("size_bytes")):(sel(column("mops_median"), "read", "rc")):(column("mops_min")):(column("mops_max")) with yerrorlines ls 31 title kt("read:rc", "READ (RC), measured".mtag), \
+         data using (column("size_bytes")):(sel(column("mops_median"), "write", "uc")):(column("mops_min")):(column("mops_max")) with yerrorlines ls 32 title kt("write:uc", "WRITE (UC), measured".mtag), \
          data using (column("size_bytes")):(noisy(column("mops_median"))) with points ls 20 title ntitle
     # the caption line once (common.gp)
     unset label 90
@@ -44,8 +51,8 @@ if (reflin) { unset logscale y; set yrange [0:*] }
 # the paper's point is labelled above it (the model's lines pass beside it);
 # its key entry says why it sits above the READ limit (docs/model.md: 112
 # Gb/s is the two FDR ports' line rate, not 64-byte READ payload)
-plot data using (column("size_bytes")):(sel(column("gbps_median"), "read", "rc")):(column("gbps_min")):(column("gbps_max")) with yerrorlines ls 1 title kt("read:rc", "READ (RC), measured".mtag), \
-     data using (column("size_bytes")):(sel(column("gbps_median"), "write", "uc")):(column("gbps_min")):(column("gbps_max")) with yerrorlines ls 2 title kt("write:uc", "WRITE (UC), measured".mtag), \
+plot data using (column("size_bytes")):(sel(column("gbps_median"), "read", "rc")):(column("gbps_min")):(column("gbps_max")) with yerrorlines ls 31 title kt("read:rc", "READ (RC), measured".mtag), \
+     data using (column("size_bytes")):(sel(column("gbps_median"), "write", "uc")):(column("gbps_min")):(column("gbps_max")) with yerrorlines ls 32 title kt("write:uc", "WRITE (UC), measured".mtag), \
      data using (column("size_bytes")):(noisy(column("gbps_median"))) with points ls 20 notitle, \
      limits using (column("x")):(limgbps("read-rc")) with lines ls 11 title "PCIe model (paper's hardware): READ limit at the server", \
      limits using (column("x")):(limgbps("write-uc")) with lines ls 12 title "PCIe model (paper's hardware): WRITE limit at the server", \

@@ -466,3 +466,22 @@ ud_summary() {
   run "$REAL_GNUPLOT" -e "load '$BATS_TEST_TMPDIR/linfmt.gp'; print linfmt(0.0005).' '.linfmt(0.0045).' '.linfmt(0.3).' '.linfmt(NaN)"
   [ "$output" = "%.5f %.4f %g %g" ] || { echo "$output"; false; }
 }
+
+# marks_at LOG PANEL: "X Y" of the places where marks of two or more plots of
+# the panel fall together (the figure's coinciding points)
+marks_at() { awk -v p="$2" '$1 == "MARK" && $2 == p { k = $4 " " $5; if (!((k, $3) in seen)) { seen[k, $3] = 1; n[k]++ } } END { for (k in n) if (n[k] > 1) print k }' "$1"; }
+
+@test "figure 12: READ and WRITE at the same rate both show: WRITE's open marks around READ's filled ones, not over them" {
+  # the fixture's READ and WRITE rates are equal at every payload
+  plot figure-12 "$FIX/summary-figure-12.csv"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "$(marks_at "$GNUPLOT_LOG" 1 | wc -l)" -eq 2 ] || { grep '^MARK' "$GNUPLOT_LOG"; false; }
+  [ "$(marks_at "$GNUPLOT_LOG" 2 | wc -l)" -eq 2 ]
+  run awk -f "$ROOT/tests/lib/gp-hidden-marks.awk" "$GNUPLOT_LOG"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  # the check finds a filled mark over another of its size
+  printf 'MARK 1 1 10 10 CircleF 0.9 a\nMARK 1 2 11 10 BoxF 0.9 b\nMARK 1 3 10 10 Box 1.6 c\n' > "$BATS_TEST_TMPDIR/m"
+  run awk -f "$ROOT/tests/lib/gp-hidden-marks.awk" "$BATS_TEST_TMPDIR/m"
+  [ "$status" -eq 1 ]
+  [ "$output" = "panel 1 at 11 10: plot 2's BoxF (size 0.9, b) hides plot 1's CircleF (size 0.9, a)" ]
+}
