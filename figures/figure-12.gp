@@ -48,16 +48,28 @@ if (hasdata) {
 set ylabel "throughput (Gb/s of payload)"
 set logscale y
 if (reflin) { unset logscale y; set yrange [0:*] }
+# the model's READ and WRITE limits lie within 3 % of each other from 128 B
+# on (there both are the link's rate), so that two lines of one dash type
+# read as one: READ dashed, WRITE dotted (these hosts' link: dash-dot and
+# dash-dot-dot), each named at its right end, READ's name above its line
+# and WRITE's below (READ's limit is the higher one at every payload).
+# lend: the largest payload of the model's table within the x range
+xend = exists("dxhi") ? dxhi * 1.5 : 2048
+stats limits using (strcol("figure") eq "fig12" && column("x") <= xend ? column("x") : NaN) nooutput
+lend = STATS_max
+endlab(s, t) = (column("x") == lend) ? limgbps(s) : NaN
 # the paper's point is labelled above it (the model's lines pass beside it);
 # its key entry says why it sits above the READ limit (docs/model.md: 112
 # Gb/s is the two FDR ports' line rate, not 64-byte READ payload)
 plot data using (column("size_bytes")):(sel(column("gbps_median"), "read", "rc")):(column("gbps_min")):(column("gbps_max")) with yerrorlines ls 31 title kt("read:rc", "READ (RC), measured".mtag), \
      data using (column("size_bytes")):(sel(column("gbps_median"), "write", "uc")):(column("gbps_min")):(column("gbps_max")) with yerrorlines ls 32 title kt("write:uc", "WRITE (UC), measured".mtag), \
      data using (column("size_bytes")):(noisy(column("gbps_median"))) with points ls 20 notitle, \
-     limits using (column("x")):(limgbps("read-rc")) with lines ls 11 title "PCIe model (paper's hardware): READ limit at the server", \
-     limits using (column("x")):(limgbps("write-uc")) with lines ls 12 title "PCIe model (paper's hardware): WRITE limit at the server", \
-     hostlim using (column("size_bytes")):(hostgbps("read", "rc")) with lines ls 11 dt 2 title (hostlink ne "" ? "PCIe model (these hosts' link, ".hostlink."): READ limit" : ""), \
-     hostlim using (column("size_bytes")):(hostgbps("write", "uc")) with lines ls 12 dt 2 title (hostlink ne "" ? "PCIe model (these hosts' link, ".hostlink."): WRITE limit" : ""), \
+     limits using (column("x")):(limgbps("read-rc")) with lines ls 11 dt 2 title "PCIe model (paper's hardware): READ limit at the server", \
+     limits using (column("x")):(limgbps("write-uc")) with lines ls 12 lw 1.5 dt 3 title "PCIe model (paper's hardware): WRITE limit at the server", \
+     limits using (column("x")):(endlab("read-rc", 0)):("model: READ limit") with labels right offset -0.5,0.7 tc rgb "#1f77b4" font ",8" notitle, \
+     limits using (column("x")):(endlab("write-uc", 0)):("model: WRITE limit") with labels right offset -0.5,-0.7 tc rgb "#d62728" font ",8" notitle, \
+     hostlim using (column("size_bytes")):(hostgbps("read", "rc")) with lines ls 11 dt 4 title (hostlink ne "" ? "PCIe model (these hosts' link, ".hostlink."): READ limit" : ""), \
+     hostlim using (column("size_bytes")):(hostgbps("write", "uc")) with lines ls 12 lw 1.5 dt 5 title (hostlink ne "" ? "PCIe model (these hosts' link, ".hostlink."): WRITE limit" : ""), \
      paper using (column("x")):(isref("fig12", "point") ? column("y") : NaN) with points ls 19 title "paper text (CIB): inbound READ = 2 ports x 56 Gb/s line rate (docs/model.md)", \
      paper using (column("x")):(isref("fig12", "point") ? column("y") : NaN):(sprintf(" %s %s, %s", strcol("y"), (strcol("unit") eq "Gbps" ? "Gb/s" : strcol("unit")), strcol("cluster"))) with labels center offset 0,1.2 font ",8" notitle
 unset multiplot

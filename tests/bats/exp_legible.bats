@@ -485,3 +485,20 @@ marks_at() { awk -v p="$2" '$1 == "MARK" && $2 == p { k = $4 " " $5; if (!((k, $
   [ "$status" -eq 1 ]
   [ "$output" = "panel 1 at 11 10: plot 2's BoxF (size 0.9, b) hides plot 1's CircleF (size 0.9, a)" ]
 }
+
+@test "figure 12: the model's READ and WRITE limits (within 3 % of each other) differ in dash type and are named at their right ends" {
+  plot figure-12 "$FIX/summary-figure-12.csv"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  # the Gb/s panel's first dashed blue line (READ's limit) and first dashed red one (WRITE's)
+  local rd wd
+  rd=$(awk '$1 == "STYLE" && $2 == 2 && $4 != "LTb" && $6 == "0.12,0.47,0.71" { print $4; exit }' "$GNUPLOT_LOG")
+  wd=$(awk '$1 == "STYLE" && $2 == 2 && $4 != "LTb" && $6 == "0.84,0.15,0.16" { print $4; exit }' "$GNUPLOT_LOG")
+  [ -n "$rd" ] && [ -n "$wd" ] || { grep '^STYLE' "$GNUPLOT_LOG"; false; }
+  [ "$rd" != "$wd" ] || { echo "READ and WRITE limits both $rd"; false; }
+  # one name each, READ's above WRITE's, at the same x (the right end)
+  local r w
+  r=$(awk '$1 == "TEXTAT" && /\(model: READ limit\)/ { print $2, $3 }' "$GNUPLOT_LOG")
+  w=$(awk '$1 == "TEXTAT" && /\(model: WRITE limit\)/ { print $2, $3 }' "$GNUPLOT_LOG")
+  [ "$(wc -l <<< "$r")" -eq 1 ] && [ "$(wc -l <<< "$w")" -eq 1 ] && [ -n "$r" ] && [ -n "$w" ] || { grep 'model: ' "$GNUPLOT_LOG"; false; }
+  [ "${r% *}" = "${w% *}" ] && [ "${r#* }" -gt "${w#* }" ] || { echo "READ's name at $r, WRITE's at $w"; false; }
+}
