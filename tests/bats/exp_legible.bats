@@ -502,3 +502,17 @@ marks_at() { awk -v p="$2" '$1 == "MARK" && $2 == p { k = $4 " " $5; if (!((k, $
   [ "$(wc -l <<< "$r")" -eq 1 ] && [ "$(wc -l <<< "$w")" -eq 1 ] && [ -n "$r" ] && [ -n "$w" ] || { grep 'model: ' "$GNUPLOT_LOG"; false; }
   [ "${r% *}" = "${w% *}" ] && [ "${r#* }" -gt "${w#* }" ] || { echo "READ's name at $r, WRITE's at $w"; false; }
 }
+
+@test "figure 2: the TLP overhead (bytes) has a panel of its own, not a right-hand axis over the lane rates' log axis" {
+  [ -x "$ROOT/build/rb_model" ] || skip "build/rb_model not built (make model)"
+  plot figure-2
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  # the lane rates: blue filled circles of size 1.6; the overheads: red and green marks
+  local lp
+  lp=$(awk '$1 == "MARK" && $6 == "CircleF" && $7 == 1.6 { print $2 }' "$GNUPLOT_LOG" | sort -u)
+  [ "$(wc -w <<< "$lp")" -eq 1 ] || { grep '^MARK' "$GNUPLOT_LOG"; false; }
+  run awk -v p="$lp" '$1 == "MARK" && $2 == p && ($8 == "0.84,0.15,0.16" || $8 == "0.17,0.63,0.17")' "$GNUPLOT_LOG"
+  [ -z "$output" ] || { echo "overhead marks in the lane rates' panel $lp:"; echo "$output"; false; }
+  grep -qF 'TEXT (\(b\) TLP overhead per generation)' "$GNUPLOT_LOG"
+  run ! grep -q 'axes x1y2' "$ROOT/figures/figure-2.gp"
+}
