@@ -516,3 +516,18 @@ marks_at() { awk -v p="$2" '$1 == "MARK" && $2 == p { k = $4 " " $5; if (!((k, $
   grep -qF 'TEXT (\(b\) TLP overhead per generation)' "$GNUPLOT_LOG"
   run ! grep -q 'axes x1y2' "$ROOT/figures/figure-2.gp"
 }
+
+@test "figure 10: the paper's marks are drawn over the measured line and bars (at 0 % every series is 100 %), with room below 0" {
+  plot figure-10 "$FIX/summary-figure-10.csv"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  # the normalised panel (the last): the measured series' plot (blue) and
+  # the paper's (red squares, green triangles), in drawing order
+  local p m
+  p=$(awk '$1 == "MARK" { p = $2 } END { print p }' "$GNUPLOT_LOG")
+  m=$(awk -v p="$p" '$1 == "MARK" && $2 == p && $8 == "0.12,0.47,0.71" { print $3 }' "$GNUPLOT_LOG" | sort -n | tail -n 1)
+  [ -n "$m" ] || { grep '^MARK' "$GNUPLOT_LOG"; false; }
+  run awk -v p="$p" -v m="$m" '$1 == "MARK" && $2 == p && ($8 == "0.84,0.15,0.16" || $8 == "0.17,0.63,0.17") { n++; if ($3 < m) print } END { if (n < 6) print "only " n + 0 " paper marks" }' "$GNUPLOT_LOG"
+  [ -z "$output" ] || { echo "paper marks drawn before the measured plot $m:"; echo "$output"; false; }
+  # the paper's 4 % (ConnectX-3, 100 % PUTs) stands clear of the x axis
+  awk '$1 == "YRANGE" { lo = $2 } END { exit !(lo < 0) }' "$GNUPLOT_LOG" || { grep YRANGE "$GNUPLOT_LOG"; false; }
+}
