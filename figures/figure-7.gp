@@ -36,20 +36,27 @@ if (hasdata) {
     set title "measured".mtag noenhanced
     set format y mfmt
     # server threads are whole numbers; the herd-rpc series and spec-s0
-    # share their x values, so each is drawn dodged by a few hundredths of
-    # a thread (dx), and the noisy ring over its own mark
+    # share their x values, so each is drawn dodged by a fraction of a
+    # thread (dx), and the noisy ring over its own mark
     set xtics 1
     # the row's series' place: atomics 0, then the herd-rpc series and
-    # spec-s0 side by side, 0.07 thread apart
+    # spec-s0 side by side, 0.16 thread apart: wider than a ring over the
+    # bed's 0-2 threads (0.07 apart, the rings of the four series at 1
+    # thread overlapped one another)
     dodge(unused) = strcol("variant") eq "atomics" ? 0 : (strcol("variant") eq "spec-s0" ? 1.5 : (strcol("batch") eq "off" ? -1.5 : (strcol("ud_qps") eq "3" ? 0.5 : -0.5)))
-    dx(t) = t + 0.07 * dodge(0)
+    dx(t) = t + 0.16 * dodge(0)
+    # a ring in its series' colour (lc variable: the linetype of the
+    # series' style, common.gp), so that a ring names its series where the
+    # points crowd; the key's ring stays black
+    ringc(unused) = strcol("variant") eq "atomics" ? 5 : (strcol("variant") eq "spec-s0" ? 4 : (strcol("batch") eq "off" ? 1 : (strcol("ud_qps") eq "3" ? 3 : 2)))
     # key entries only for the series with a drawn point (has: figures/plot)
     plot data using (dx(column("server_threads"))):(ser("atomics", "", "")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 5 title kt("atomics::", "atomics (FETCH_AND_ADD, one counter)"), \
          data using (dx(column("server_threads"))):(ser("herd-rpc", "off", "1")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 1 title kt("herd-rpc:off:1", "herd-rpc baseline (one post per response)"), \
          data using (dx(column("server_threads"))):(ser("herd-rpc", "on", "1")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 2 title kt("herd-rpc:on:1", "herd-rpc + doorbell batching"), \
          data using (dx(column("server_threads"))):(ser("herd-rpc", "on", "3")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 3 title kt("herd-rpc:on:3", "herd-rpc + batching + 3 UD QPs"), \
          data using (dx(column("server_threads"))):(ser("spec-s0", "on", "")):(column("mrps_min")):(column("mrps_max")) with yerrorlines ls 4 title kt("spec-s0:on:1", "spec-s0 (header-only UD, batched)"), \
-         data using (dx(column("server_threads"))):(noisy(column("mrps_median"))) with points ls 20 title ntitle
+         data using (dx(column("server_threads"))):(noisy(column("mrps_median"))):(ringc(0)) with points ls 20 lc variable notitle, \
+         keyentry with points ls 20 title (strlen(ntitle) > 0 ? ntitle.", in its series' colour" : "")
     unset xtics
     set xtics
     # the caption line once (common.gp)

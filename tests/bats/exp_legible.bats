@@ -531,3 +531,21 @@ marks_at() { awk -v p="$2" '$1 == "MARK" && $2 == p { k = $4 " " $5; if (!((k, $
   # the paper's 4 % (ConnectX-3, 100 % PUTs) stands clear of the x axis
   awk '$1 == "YRANGE" { lo = $2 } END { exit !(lo < 0) }' "$GNUPLOT_LOG" || { grep YRANGE "$GNUPLOT_LOG"; false; }
 }
+
+@test "figure 7: the noisy rings of the series at one server thread stand apart, each in its series' colour" {
+  # the fixture: herd-rpc off, on, on with 3 QPs and spec-s0 at 1 thread, all noisy
+  plot figure-7 "$FIX/summary-figure-7.csv"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  # the rings: hollow circles of size 2.6 in the measured panel (1); no two
+  # closer than a ring's width (2 x HPT x 2.6)
+  run awk '$1 == "HPT" { h = $2 }
+           $1 == "MARK" && $2 == 1 && $6 == "Circle" && $7 == 2.6 { n++; x[n] = $4; y[n] = $5; c[n] = $8 }
+           END { d = 2 * h * 2.6
+                 for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+                   if ((x[i] - x[j]) ^ 2 + (y[i] - y[j]) ^ 2 < d * d) print "rings at " x[i] "," y[i] " and " x[j] "," y[j] " overlap"
+                 for (i = 1; i <= n; i++) k[c[i]] = 1
+                 for (i in k) m++
+                 if (n < 6) print "only " n + 0 " rings"
+                 if (m < 5) print "rings in " m + 0 " colours" }' "$GNUPLOT_LOG"
+  [ -z "$output" ] || { echo "$output"; grep '^MARK 1 .* Circle ' "$GNUPLOT_LOG"; false; }
+}
