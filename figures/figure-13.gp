@@ -27,8 +27,14 @@ set arrow from best_cx3, graph 0 to best_cx3, graph 1 nohead dt 3 lc rgb "#44444
 set label sprintf("paper: best window, CX3 (%d)", best_cx3) at best_cx3, graph 0.5 center rotate by 90 offset -2,0 font ",8"
 set arrow from best_cib, graph 0 to best_cib, graph 1 nohead dt 3 lc rgb "#444444"
 set label sprintf("paper: best window, CIB (%d)", best_cib) at best_cib, graph 0.5 center rotate by 90 offset -2,0 font ",8"
-plot data using (column("window")):(sel(column("mops_median"), "read")):(sel(column("mops_min"), "read")):(sel(column("mops_max"), "read")) with yerrorlines ls 1 title kt("read", "READ, measured".mtag), \
-     data using (column("window")):(sel(column("mops_median"), "write")):(sel(column("mops_min"), "write")):(sel(column("mops_max"), "write")) with yerrorlines ls 2 title kt("write", "WRITE, measured".mtag), \
+# each series twice: its min..max bars without a key entry, then its line
+# and marks with one, so that the key's sample is the series' line and
+# mark, not an error bar with caps
+plot data using (column("window")):(sel(column("mops_median"), "read")):(sel(column("mops_min"), "read")):(sel(column("mops_max"), "read")) with yerrorbars ls 1 notitle, \
+     data using (column("window")):(sel(column("mops_median"), "read")) with linespoints ls 1 title kt("read", "READ, measured".mtag), \
+     data using (column("window")):(sel(column("mops_median"), "write")):(sel(column("mops_min"), "write")):(sel(column("mops_max"), "write")) with yerrorbars ls 2 notitle, \
+     data using (column("window")):(sel(column("mops_median"), "write")) with linespoints ls 2 title kt("write", "WRITE, measured".mtag), \
      data using (column("window")):(noisy(column("mops_median") / column("exp_procs"))) with points ls 20 title ntitle, \
-     ref using (column("window")):(refsel(column("mops_median"))):(refsel(column("mops_min"))):(refsel(column("mops_max"))) with yerrorlines ls 11 title "original artifact: READ, CX3 (apt), 11 machines, per machine"
+     ref using (column("window")):(refsel(column("mops_median"))):(refsel(column("mops_min"))):(refsel(column("mops_max"))) with yerrorbars ls 11 notitle, \
+     ref using (column("window")):(refsel(column("mops_median"))) with linespoints ls 11 title "original artifact: READ, CX3 (apt), 11 machines, per machine"
 unset multiplot

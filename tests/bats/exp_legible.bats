@@ -549,3 +549,17 @@ marks_at() { awk -v p="$2" '$1 == "MARK" && $2 == p { k = $4 " " $5; if (!((k, $
                  if (m < 5) print "rings in " m + 0 " colours" }' "$GNUPLOT_LOG"
   [ -z "$output" ] || { echo "$output"; grep '^MARK 1 .* Circle ' "$GNUPLOT_LOG"; false; }
 }
+
+@test "figure 13: a key entry's sample is its series' line and mark, not an error bar with caps" {
+  # every clause that draws error bars has no key entry (notitle); the
+  # series' entries come from their line-and-mark clauses
+  local bars
+  bars=$(grep -nE 'with (yerrorlines|yerrorbars|errorbars|errorlines)' "$ROOT/figures/figure-13.gp")
+  [ "$(wc -l <<< "$bars")" -ge 3 ] || { echo "$bars"; false; }
+  run grep -v notitle <<< "$bars"
+  [ -z "$output" ] || { echo "error bars with a key entry: $output"; false; }
+  # and the entry is still drawn, once
+  plot figure-13 --reference-only
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "$(grep -cF 'TEXT (original artifact: READ, CX3 \(apt\), 11 machines, per machine)' "$GNUPLOT_LOG")" -eq 1 ] || { grep '^TEXT (orig' "$GNUPLOT_LOG"; false; }
+}
