@@ -66,12 +66,23 @@ if (!dylog && exists("dyhi") && np > 1) { set yrange [0:dyhi * 1.3] }
 # every entry ("window=8"): a key title overprints the key's box
 set key font ",7" noenhanced
 set offsets 0, 0, graph 0.3, 0
+# each series its own mark shape, measured filled (fpt) and the original's
+# hollow (opt), the original's a little larger with each series (ops), so
+# that series whose values coincide (swarm-16b_uc_write's signal
+# intervals, swarm-48b_read's, allsig-varsize_reads' windows) nest their
+# marks instead of hiding one another under one shape; the panel's key
+# names them (figures/plot: coinN, from figures/coincide.awk)
+fpt(j) = word("7 5 9 11 13 15", (j - 1) % 6 + 1) + 0
+opt(j) = word("6 4 8 10 12 14", (j - 1) % 6 + 1) + 0
+ops(j) = 1 + 0.3 * ((j - 1) % 6)
+coin(i) = exists(sprintf("coin%d", i)) ? value(sprintf("coin%d", i)) : ""
 do for [i = 1:np] {
     p = (pcol eq "") ? "" : word(pvals, i)
     if (pcol ne "") { set title pcol." = ".p noenhanced } else { unset title }
-    plot for [j = 1:words(svals)] data using (column(xcol)):(atm(column("mops_median"), word(svals, j), p)):(at(column("mops_min"), word(svals, j), p)):(at(column("mops_max"), word(svals, j), p)) with yerrorlines lc j lw 2 pt 7 title scol."=".word(svals, j).mtag, \
+    plot for [j = 1:words(svals)] data using (column(xcol)):(atm(column("mops_median"), word(svals, j), p)):(at(column("mops_min"), word(svals, j), p)):(at(column("mops_max"), word(svals, j), p)) with yerrorlines lc j lw 2 pt fpt(j) title scol."=".word(svals, j).mtag, \
          data using (column(xcol)):(noisy(at(column("mops_median"), strcol(scol), p))) with points ls 20 title (i == 1 ? ntitle : ""), \
-         for [j = 1:words(svals)] for [k = 1:nruns] ref using (column(xcol)):(atr(column("mops_median"), word(svals, j), p, word(rruns, k))) with linespoints lc j lw 1 dt 2 pt 6 title ((hasref && k == 1) ? scol."=".word(svals, j)." (original)" : ""), \
+         for [j = 1:words(svals)] for [k = 1:nruns] ref using (column(xcol)):(atr(column("mops_median"), word(svals, j), p, word(rruns, k))) with linespoints lc j lw 1 dt 2 pt opt(j) ps ops(j) title ((hasref && k == 1) ? scol."=".word(svals, j)." (original)" : ""), \
+         keyentry with points lc rgb "white" pt 0 title coin(i), \
          rtagf using 2:((pcol eq "" || strcol(1) eq p) ? $3 : NaN):(strcol(5) eq "r" ? strcol(4) : "") with labels right offset char -0.5, char -1.2 font ",7" noenhanced notitle, \
          rtagf using 2:((pcol eq "" || strcol(1) eq p) ? $3 : NaN):(strcol(5) eq "l" ? strcol(4) : "") with labels left offset char 0.5, char 0.8 font ",7" noenhanced notitle
     # the caption line once (common.gp)

@@ -563,3 +563,29 @@ marks_at() { awk -v p="$2" '$1 == "MARK" && $2 == p { k = $4 " " $5; if (!((k, $
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   [ "$(grep -cF 'TEXT (original artifact: READ, CX3 \(apt\), 11 machines, per machine)' "$GNUPLOT_LOG")" -eq 1 ] || { grep '^TEXT (orig' "$GNUPLOT_LOG"; false; }
 }
+
+@test "a preset (sweep.gp): series that coincide in the original data keep their marks apart in shape and size, and the key says they overlap" {
+  local pr n
+  for pr in swarm-16b_uc_write swarm-48b_read allsig-varsize_reads; do
+    : > "$GNUPLOT_LOG"
+    plot "$pr" --reference-only
+    [ "$status" -eq 0 ] || { echo "$pr: $output"; false; }
+    # no mark hidden by a later one within half a mark's radius (15 units)
+    run awk -v near=15 -f "$ROOT/tests/lib/gp-hidden-marks.awk" "$GNUPLOT_LOG"
+    [ "$status" -eq 0 ] || { echo "$pr: $output"; false; }
+    n=$(grep -c '^TEXT (marks overlap: ' "$GNUPLOT_LOG")
+    [ "$n" -eq 1 ] || { echo "$pr: overlap note $n times"; false; }
+    # the note names the overlapping series, in their order (all five here)
+    [ "$pr" != swarm-16b_uc_write ] ||
+      grep -qxF 'TEXT (marks overlap: signal_interval = 4, 8, 16, 32, 64 \(each series its own shape\))' "$GNUPLOT_LOG" ||
+      { grep '^TEXT (marks' "$GNUPLOT_LOG"; false; }
+  done
+  # figures/coincide.awk: two series 1 % apart overlap, a third 50 % away does not
+  printf 'exp_name,status,size_bytes,window,exp_procs,mops_median\nr,ok,8,8,1,10\nr,ok,8,16,1,10.1\nr,ok,8,32,1,15\n' > "$BATS_TEST_TMPDIR/c.csv"
+  run awk -f "$LIB/csv.awk" -f "$ROOT/figures/coincide.awk" -v x=size_bytes -v s=window -v scale=15 "$BATS_TEST_TMPDIR/c.csv"
+  [ "$output" = "$(printf -- '-\t8 16')" ] || { echo "$output"; false; }
+  # a failed point is not drawn, so it overlaps nothing
+  sed -i 's/^r,ok,8,16,/r,failed,8,16,/' "$BATS_TEST_TMPDIR/c.csv"
+  run awk -f "$LIB/csv.awk" -f "$ROOT/figures/coincide.awk" -v x=size_bytes -v s=window -v scale=15 "$BATS_TEST_TMPDIR/c.csv"
+  [ -z "$output" ] || { echo "$output"; false; }
+}
