@@ -11,7 +11,8 @@
 #   make fuzz-corpus   regenerate the seed files (tests/fuzz/gen_ctrl_corpus.c)
 #   make sanitize      library, rdma_bench and unit tests built with
 #                      AddressSanitizer + UndefinedBehaviorSanitizer into
-#                      build/sanitize; runs the unit tests, then the smoke
+#                      build/sanitize; runs the unit tests, the bad-input
+#                      cases refused while parsing (host), then the smoke
 #                      cases matching SAN_SMOKE in one VM with that binary
 #                      (RB_BIN=build/sanitize/rdma_bench). SAN_VM=0 skips
 #                      the VM part.
@@ -109,6 +110,13 @@ sanitize: sanitize-build
 	  fi; \
 	done; \
 	echo "sanitize: $$n unit test binaries, $$( [ $$fail = 0 ] && echo all clean || echo some FAILED)"; \
+	if RB_BIN=$(SAN_DIR)/rdma_bench RB_OUT=$(SAN_DIR) $(SAN_ENV) tests/bad-input-run --needs - \
+	     > $(SAN_DIR)/bad-input-host.log 2>&1; then \
+	  echo "sanitize: ok tests/bad-input-run --needs - (the cases refused while parsing, on the host)"; \
+	else \
+	  echo "sanitize: FAILED tests/bad-input-run --needs - (log $(SAN_DIR)/bad-input-host.log)"; \
+	  grep -A 6 '^not ok' $(SAN_DIR)/bad-input-host.log | head -n 20; fail=1; \
+	fi; \
 	if [ "$(SAN_VM)" != 0 ]; then \
 	  echo "sanitize: smoke cases matching '$(SAN_SMOKE)' in the VM with RB_BIN=$(SAN_DIR)/rdma_bench"; \
 	  ci/vm run --timeout 1200 -- env RB_BIN=$(SAN_DIR)/rdma_bench $(SAN_ENV) \
