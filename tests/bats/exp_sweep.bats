@@ -150,12 +150,12 @@ echo "{\\"can_run\\":true,\\"host\\":\\"$2\\"}"
   [ ! -e "$BATS_TEST_TMPDIR/results/tiny/unfinished" ]
 }
 
-# tiny_short: the tiny experiment with a 6 s point timeout (a normal job
-# takes about 1 s; under load a few)
+# tiny_short: the tiny experiment with a 4 s point timeout (a normal job
+# takes 0.4-1 s; 4 s is 4x that under load)
 tiny_short() {
   local d
   d=$(tiny_copy)
-  sed -i 's/^timeout_s .*/timeout_s = 6/' "$d/params"
+  sed -i 's/^timeout_s .*/timeout_s = 4/' "$d/params"
   echo "$d"
 }
 
@@ -164,14 +164,14 @@ tiny_short() {
   local t0=$SECONDS
   run_exp "$(tiny_short)" --quick --set size_bytes=32,256
   [ "$status" -eq 3 ]
-  # two hung jobs: 6 s timeout each, plus the rest: about a minute at most
+  # two hung jobs: 4 s timeout each, plus the rest: about a minute at most
   [ $((SECONDS - t0)) -lt 60 ]
   local d
   d=$(run_dir tiny)
   paste -d' ' <(csv_col "$d/summary.csv" size_bytes) <(csv_col "$d/summary.csv" status) > "$BATS_TEST_TMPDIR/st"
   grep -q '^32 ok$' "$BATS_TEST_TMPDIR/st"
   grep -q '^256 failed$' "$BATS_TEST_TMPDIR/st"
-  csv_col "$d/summary.csv" reason | grep -q 'point timeout 6 s'
+  csv_col "$d/summary.csv" reason | grep -q 'point timeout 4 s'
   # nothing of the hung point is left running
   # shellcheck disable=SC2046  # one PID a word
   assert_gone $(cut -d: -f2 "$d"/points/*/pids)
@@ -252,7 +252,7 @@ tiny_short() {
   [ "$(tail -n +2 "$d/joblog" | wc -l)" -eq 4 ]
   paste -d' ' <(csv_col "$d/summary.csv" size_bytes) <(csv_col "$d/summary.csv" status) | sort -u > "$BATS_TEST_TMPDIR/st"
   [ "$(cat "$BATS_TEST_TMPDIR/st")" = "$(printf '256 failed\n32 ok')" ]
-  csv_col "$d/summary.csv" reason | grep -q 'point timeout 6 s'
+  csv_col "$d/summary.csv" reason | grep -q 'point timeout 4 s'
   # resume: nothing left to run, nothing runs again
   : > "$FAKE_RB_LOG"
   run_exp "$BATS_TEST_TMPDIR/tiny" --resume
