@@ -154,13 +154,13 @@ EOF
 }
 
 @test "hook: a point killed at its timeout is torn down too" {
-  export FAKE_HOOK_LOG=$BATS_TEST_TMPDIR/hook.log FAKE_RB_HANG_SIZE=64 HOOK_TIMEOUT_S=8
+  export FAKE_HOOK_LOG=$BATS_TEST_TMPDIR/hook.log FAKE_RB_HANG_SIZE=64 HOOK_TIMEOUT_S=5
   run_exp "$(hook_exp)" --set loss_pct=5
   [ "$status" -eq 1 ]
   grep -q '^setup role=client .*loss_pct=5' "$FAKE_HOOK_LOG"
   grep -q '^teardown role=client .*loss_pct=5' "$FAKE_HOOK_LOG"
   grep -q '^teardown role=server .*loss_pct=5' "$FAKE_HOOK_LOG"
-  csv_col "$(run_dir hooked)/summary.csv" reason | grep -q 'point timeout 8 s'
+  csv_col "$(run_dir hooked)/summary.csv" reason | grep -q 'point timeout 5 s'
 }
 
 @test "hook on remote hosts: deployed beside the binary, run over ssh with the host's device" {
