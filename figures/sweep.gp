@@ -15,6 +15,9 @@ np = (pcol eq "") ? 1 : words(pvals)
 ncols = (np <= 3) ? np : 3
 nrows = int((np + ncols - 1) / ncols)
 if (!exists("per")) per = ""
+# the original's unit beside per = process (its logs: per client machine),
+# in the reference note: the y label has no room for it
+perunit = (per eq "process") ? ", per client machine" : ""
 if (!exists("dxlog")) dxlog = 0
 if (!exists("dylog")) dylog = 0
 if (!exists("figtitle")) figtitle = name
@@ -33,7 +36,10 @@ if (!exists("hasref")) hasref = 1
 # (figures/plot: rtags, a file from figures/runtags.awk: panel, x, y, text,
 # side: l = the text starts at the point, above it; r = it ends there,
 # below it (swarm-32b_read's 28-thread points sit right of and below the
-# main run's lines: text above them crossed the window=8 line); one labels
+# main run's lines: text above them crossed the window=8 line; it ends 2
+# characters left of the point, past the largest of the run's hollow
+# marks, ops(6) = 2.5 times a point's size: half a character left, the
+# text ended on them); one labels
 # plot per side, the other side's text empty: a labels plot whose every y
 # is NaN beside another one crashed gnuplot 5.4;
 # empty when there is none; no file: /dev/null, never '' = the last file)
@@ -44,15 +50,19 @@ rtagf = (strlen(rtags) > 0) ? rtags : "/dev/null"
 n = strlen(subtitle)
 blank = (n >= 2 && subtitle[n - 1:n] eq "\n ") ? 1 : 0
 subtext = blank ? subtitle[1:n - 2] : subtitle
-refnote = hasref ? ((strlen(subtext) > 0 ? "; " : "")."dashed: original artifact (imported sweep log)") : ""
+refnote = hasref ? ((strlen(subtext) > 0 ? "; " : "")."dashed: original artifact (imported sweep log".perunit.")") : ""
 set multiplot layout nrows, ncols title figtitle."\n".subtext.refnote.(blank ? "\n " : "") noenhanced
 if (dylog) { set logscale y }
 if (dxlog) { set logscale x 2 }
 set xlabel (exists("xlab") ? xlab : xcol) noenhanced
+# the y label no longer than a panel's frame is high (two rows of panels:
+# about 45 characters); a longer one ran off the image's bottom below the
+# lower row and up beside the key above the upper one: what the label
+# leaves out, the subtitle's reference note says (perunit)
 if (per eq "process") {
-    set ylabel "throughput per client process (Mops; the original: per client machine)"
+    set ylabel "Mops per client process"
 } else {
-    set ylabel "throughput, total over the point's client processes (Mops)"
+    set ylabel "Mops, total over client processes"
 }
 # reference data alone: its own y range (common.gp fixes one for an empty plot);
 # a linear axis starts at 0 in every panel, so panels compare
@@ -83,7 +93,7 @@ do for [i = 1:np] {
          data using (column(xcol)):(noisy(at(column("mops_median"), strcol(scol), p))) with points ls 20 title (i == 1 ? ntitle : ""), \
          for [j = 1:words(svals)] for [k = 1:nruns] ref using (column(xcol)):(atr(column("mops_median"), word(svals, j), p, word(rruns, k))) with linespoints lc j lw 1 dt 2 pt opt(j) ps ops(j) title ((hasref && k == 1) ? scol."=".word(svals, j)." (original)" : ""), \
          keyentry with points lc rgb "white" pt 0 title coin(i), \
-         rtagf using 2:((pcol eq "" || strcol(1) eq p) ? $3 : NaN):(strcol(5) eq "r" ? strcol(4) : "") with labels right offset char -0.5, char -1.2 font ",7" noenhanced notitle, \
+         rtagf using 2:((pcol eq "" || strcol(1) eq p) ? $3 : NaN):(strcol(5) eq "r" ? strcol(4) : "") with labels right offset char -2, char -1.2 font ",7" noenhanced notitle, \
          rtagf using 2:((pcol eq "" || strcol(1) eq p) ? $3 : NaN):(strcol(5) eq "l" ? strcol(4) : "") with labels left offset char 0.5, char 0.8 font ",7" noenhanced notitle
     # the caption line once (common.gp)
     unset label 90

@@ -589,3 +589,49 @@ marks_at() { awk -v p="$2" '$1 == "MARK" && $2 == p { k = $4 " " $5; if (!((k, $
   run awk -f "$LIB/csv.awk" -f "$ROOT/figures/coincide.awk" -v x=size_bytes -v s=window -v scale=15 "$BATS_TEST_TMPDIR/c.csv"
   [ -z "$output" ] || { echo "$output"; false; }
 }
+
+@test "a preset's rotated y labels stay beside their frames (swarm-32b_read: they ran off the image's bottom and up into the key)" {
+  command -v python3 > /dev/null || skip "python3 is not installed"
+  plot swarm-32b_read --reference-only
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  # the last (bottom) panel's frame in the PNG, pixels from the image's bottom
+  local termy size h lo hi top bottom n=0
+  termy=$(grep -m 1 '^TERMY png ' "$GNUPLOT_LOG")
+  lo=${termy#TERMY png }; hi=${lo#* }; lo=${lo%% *}
+  # the ink in the left margin (x 0..18, left of the tick labels): the first column's y labels, one per row of panels
+  run python3 "$ROOT/tests/lib/png-ink-rows.py" "$BATS_TEST_TMPDIR/out/swarm-32b_read.png" 0 18
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  size=${lines[0]}; h=${size##* }
+  for line in "${lines[@]:1}"; do
+    top=${line% *}; bottom=${line#* }; n=$((n + 1))
+    # each label no longer than a frame is high (gnuplot centres it on its frame)
+    awk -v t="$top" -v b="$bottom" -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(b - t <= hi - lo) }' ||
+      { echo "label $n: rows $top..$bottom, longer than the frame ($lo..$hi)"; false; }
+  done
+  [ "$n" -eq 2 ] || { echo "$output"; false; }
+  # the bottom row's label ends within its frame, above the image's bottom edge
+  awk -v b="$bottom" -v h="$h" -v lo="$lo" 'BEGIN { exit !(b <= h - lo && b < h - 1) }' ||
+    { echo "bottom label ends at row $bottom of $h (frame bottom at $((h - ${lo%.*})))"; false; }
+}
+
+@test "a preset's label of another original run stands clear of that run's marks (swarm-32b_read: the text ended on the 28-thread marks)" {
+  plot swarm-32b_read --reference-only
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  # each label's box (TEXTAT: its right end, where its text ends; 7 pt
+  # Helvetica: about 35 units a character, from 15 below to 30 above the
+  # anchor as shifted) against each mark's (its radius: SIZE x HPT)
+  run awk '$1 == "HPT" { hpt = $2 }
+    $1 == "MARK" { n++; mx[n] = $4; my[n] = $5; mr[n] = $7 * hpt }
+    $1 == "TEXTAT" && /another original run/ { nt++; tx[nt] = $2; ty[nt] = $3; tl[nt] = length(substr($0, index($0, "("))) }
+    END {
+      for (k = 1; k <= nt; k++) {
+        x1 = tx[k]; x0 = x1 - 35 * tl[k]; y0 = ty[k] - 38; y1 = ty[k] + 30
+        for (i = 1; i <= n; i++)
+          if (mx[i] + mr[i] > x0 && mx[i] - mr[i] < x1 && my[i] + mr[i] > y0 && my[i] - mr[i] < y1) {
+            printf "label at %s %s over the mark at %s %s\n", tx[k], ty[k], mx[i], my[i]; bad = 1 }
+      }
+      if (nt != 4) { print nt " labels"; bad = 1 }
+      exit bad
+    }' "$GNUPLOT_LOG"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+}
