@@ -44,9 +44,32 @@ NR == 1 {
     if (!((r SUBSEP pv) in havep)) { havep[r SUBSEP pv] = 1; plist[r] = plist[r] SUBSEP pv }
 }
 END {
+    for (r in rows) if (main == "" || rows[r] > rows[main]) main = r
+    # -v runs=1: instead, the runs, the main one first, then the others
+    # by name, one "NAME<TAB>TAG" line each: TAG the knobs holding one
+    # value in that run and another in each other run ("exp_procs=6"),
+    # "; " between, for the key (sweep.gp: one style per run)
+    if (runs) {
+        if (main == "") exit
+        nr = 0; order[++nr] = main
+        ns = 0; for (r in rows) if (r != main) sorted[++ns] = r
+        for (i = 2; i <= ns; i++) for (j = i; j > 1 && sorted[j - 1] > sorted[j]; j--) { t = sorted[j]; sorted[j] = sorted[j - 1]; sorted[j - 1] = t }
+        for (i = 1; i <= ns; i++) order[++nr] = sorted[i]
+        for (i = 1; i <= nr; i++) {
+            r = order[i]; tag = ""
+            for (k = 1; k <= nk; k++) {
+                c = knob[k]
+                if (nval[r, c] != 1 || one[r, c] == "") continue
+                apart = 1
+                for (q in rows) if (q != r && (q, c, one[r, c]) in seen) apart = 0
+                if (apart) tag = tag (tag == "" ? "" : "; ") c "=" one[r, c]
+            }
+            printf "%s\t%s\n", r, tag
+        }
+        exit
+    }
     print "panel,x,y,text,side"    # a header: common.gp reads every file's first line as one
     logx = (xlo > 0)
-    for (r in rows) if (main == "" || rows[r] > rows[main]) main = r
     for (r in rows) {
         if (r == main) continue
         tag = ""

@@ -333,7 +333,7 @@ ud_summary() {
 @test "a preset (sweep.gp): series named in every key entry (no key title over the box), linear y from 0 in every panel, one subtitle line" {
   plot swarm-32b_read --reference-only
   [ "$status" -eq 0 ] || { echo "$output"; false; }
-  [ "$(grep -c '^TEXT (window=8 \\(original\\))' "$GNUPLOT_LOG")" -eq 5 ]
+  [ "$(grep -c '^TEXT (window=8 \\(original, emulated_peers=6\\))' "$GNUPLOT_LOG")" -eq 5 ]
   run ! grep -qx 'TEXT (window)' "$GNUPLOT_LOG"
   grep -qF 'TEXT (reference data only \(no measured run\); dashed: original artifact' "$GNUPLOT_LOG"
   run ! grep -q '^TEXT (; dashed' "$GNUPLOT_LOG"
@@ -421,8 +421,9 @@ ud_summary() {
 @test "a preset's reference lines join one original run only; its y scale is chosen from the values as drawn (per client process)" {
   plot swarm-32b_read --reference-only
   [ "$status" -eq 0 ] || { echo "$output"; false; }
-  # the 6-machine sweep and the 90-machine 28-thread run: one line each
-  grep -q "rruns='netapp-d77b26e-swarm-32B_read-90_vms-28_threads netapp-e51bd06-swarm-32_byte_read '" "$GNUPLOT_LOG" || { grep -o "rruns='[^']*'" "$GNUPLOT_LOG"; false; }
+  # the 6-machine sweep and the 90-machine 28-thread run: one line each,
+  # the main run (most rows) first, each named by the knob that sets it apart
+  grep -q "rruns='netapp-e51bd06-swarm-32_byte_read netapp-d77b26e-swarm-32B_read-90_vms-28_threads '; rtag1='emulated_peers=6'; rtag2='emulated_peers=90';" "$GNUPLOT_LOG" || { grep -o "rruns='[^;]*;[^;]*;[^;]*;" "$GNUPLOT_LOG"; false; }
   : > "$GNUPLOT_LOG"
   # per client process the allsig values span 1.2-7.7 (under a decade): a
   # linear axis from 0, not log 1..100 from the totals over processes
@@ -633,5 +634,23 @@ marks_at() { awk -v p="$2" '$1 == "MARK" && $2 == p { k = $4 " " $5; if (!((k, $
       if (nt != 4) { print nt " labels"; bad = 1 }
       exit bad
     }' "$GNUPLOT_LOG"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+}
+
+@test "a preset's original runs each have their own dash and marks, both named in the key (allsig-32b_reads-varnum_vms: 6 and 11 machines drew alike)" {
+  plot allsig-32b_reads-varnum_vms --reference-only
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  grep -qxF 'TEXT (window=8 \(original, exp_procs=6\))' "$GNUPLOT_LOG" || { grep '^TEXT (window' "$GNUPLOT_LOG"; false; }
+  grep -qxF "TEXT (original, exp_procs=11: dash-dot, small filled marks in each series' colour)" "$GNUPLOT_LOG" || { grep '^TEXT (orig' "$GNUPLOT_LOG"; false; }
+  # window=8's two runs: its two thin lines (width 1, its colour), the
+  # main run first: different dashes; hollow marks, then filled ones
+  local p1 p2 s1 s2 m1 m2
+  read -r p1 s1 p2 s2 < <(awk '$1 == "STYLE" && $2 == 1 && $5 == 1 && $6 == "0.12,0.47,0.71" { printf "%s %s ", $3, $4 } END { print "" }' "$GNUPLOT_LOG")
+  [ -n "$s2" ] && [ "$s1" != "$s2" ] || { grep '^STYLE 1 ' "$GNUPLOT_LOG"; false; }
+  m1=$(awk -v p="$p1" '$1 == "MARK" && $2 == 1 && $3 == p { print $6 }' "$GNUPLOT_LOG" | sort -u | tr '\n' ' ')
+  m2=$(awk -v p="$p2" '$1 == "MARK" && $2 == 1 && $3 == p { print $6 }' "$GNUPLOT_LOG" | sort -u | tr '\n' ' ')
+  [ "$m1" = "Circle " ] && [ "$m2" = "CircleF " ] || { echo "main: $m1; other: $m2"; false; }
+  # no mark of one run hidden under the other's
+  run awk -v near=15 -f "$ROOT/tests/lib/gp-hidden-marks.awk" "$GNUPLOT_LOG"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
 }
