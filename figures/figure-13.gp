@@ -7,6 +7,17 @@ load figdir."/common.gp"
 # per client machine: a point's total over its client processes / processes
 sel(v, vb) = (strcol("verb") eq vb) ? okv(v) / column("exp_procs") : NaN
 refsel(v) = (strcol("verb") eq "read" && column("emulated_peers") == column("exp_procs")) ? v / column("exp_procs") : NaN
+# the original's line through its own points only (a table of them): the
+# rows figures/plot hands over are sorted by window, and the other runs'
+# rows between them (NaN here) broke the line into three lone marks under
+# a key sample of a dashed line
+# (comma-separated under a header line, as every file here is read)
+set print $REFLINE
+print "window,mops"
+unset print
+set table $REFLINE append separator comma
+plot ref using (column("window")):(refsel(column("mops_median"))) with table if (refsel(column("mops_median")) == refsel(column("mops_median")))
+unset table
 # one panel, as a multiplot: the title above, the key between it and the panel (common.gp)
 set multiplot layout 1,1 title (exists("figtitle") ? figtitle : "Figure 13: outbound all-signaled READ and WRITE throughput vs window")."\n".subtitle noenhanced
 set logscale x 2
@@ -27,6 +38,14 @@ set arrow from best_cx3, graph 0 to best_cx3, graph 1 nohead dt 3 lc rgb "#44444
 set label sprintf("paper: best window, CX3 (%d)", best_cx3) at best_cx3, graph 0.5 center rotate by 90 offset -2,0 font ",8"
 set arrow from best_cib, graph 0 to best_cib, graph 1 nohead dt 3 lc rgb "#444444"
 set label sprintf("paper: best window, CIB (%d)", best_cib) at best_cib, graph 0.5 center rotate by 90 offset -2,0 font ",8"
+# reference only: the title names READ and WRITE, the reference holds
+# READ alone (the original's log); the caption says so
+if (!hasdata) {
+    refonly = "reference data: READ only (the original artifact's log has no WRITE)"
+    caption = (strlen(caption) > 0) ? caption."; ".refonly : refonly
+    set label 90 caption at screen 0.01, screen 0.012 left front font ",8" noenhanced
+    set bmargin 4.5
+}
 # each series twice: its min..max bars without a key entry, then its line
 # and marks with one, so that the key's sample is the series' line and
 # mark, not an error bar with caps
@@ -36,5 +55,5 @@ plot data using (column("window")):(sel(column("mops_median"), "read")):(sel(col
      data using (column("window")):(sel(column("mops_median"), "write")) with linespoints ls 2 title kt("write", "WRITE, measured".mtag), \
      data using (column("window")):(noisy(column("mops_median") / column("exp_procs"))) with points ls 20 title ntitle, \
      ref using (column("window")):(refsel(column("mops_median"))):(refsel(column("mops_min"))):(refsel(column("mops_max"))) with yerrorbars ls 11 notitle, \
-     ref using (column("window")):(refsel(column("mops_median"))) with linespoints ls 11 title "original artifact: READ, CX3 (apt), 11 machines, per machine"
+     $REFLINE using 1:2 with linespoints ls 11 title "original artifact: READ, CX3 (apt), 11 machines, per machine"
 unset multiplot

@@ -654,3 +654,15 @@ marks_at() { awk -v p="$2" '$1 == "MARK" && $2 == p { k = $4 " " $5; if (!((k, $
   run awk -v near=15 -f "$ROOT/tests/lib/gp-hidden-marks.awk" "$GNUPLOT_LOG"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
 }
+
+@test "figure 13 reference only: the original's points are joined as its key sample shows, and the caption says only READ has reference data" {
+  plot figure-13 --reference-only
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  # the reference line: its key sample and the two segments 8-16-32 (its
+  # rows, sorted by window, lay between other runs' rows: no segment)
+  local p
+  p=$(awk '$1 == "MARK" && $6 == "Circle" { p = $3 } END { print p }' "$GNUPLOT_LOG")
+  [ -n "$p" ] || { grep '^MARK' "$GNUPLOT_LOG"; false; }
+  awk -v p="$p" '$1 == "SEGS" && $2 == 1 && $3 == p { exit !($4 >= 3) }' "$GNUPLOT_LOG" || { grep '^SEGS' "$GNUPLOT_LOG"; false; }
+  grep -q '^TEXT (.*reference data: READ only' "$GNUPLOT_LOG" || { grep '^TEXT (' "$GNUPLOT_LOG" | head -5; false; }
+}
