@@ -23,6 +23,10 @@ rt(k, t) = hasrecv ? rk(k, t) : ""
 # the paper states its rates for "small" payloads: its lines end at 64 B
 # (the batching claim's bound in experiments/figure-11/params)
 smallhi = 64
+# the paper's two rates each its own line and key entry, in the colour of
+# the measured series they compare with (batched: blue dots; not batched:
+# red dashes); one dotted grey style for both left a reader to
+# guess which was which
 # the paper's values, listed in one block (four lines within 0.13 decades
 # would overprint as labels): "series: value Mops (CIB, point|limit)"
 paperlist = ""
@@ -62,7 +66,8 @@ plot data using (column("size_bytes")):(sel(column("mops_median"), 16, 1)):(colu
      data using (column("size_bytes")):(rcv("median", 16, 1)):(rcv("min", 16, 1)):(rcv("max", 16, 1)) with yerrorlines ls 11 title rt("16:1", "batched, received at the server"), \
      data using (column("size_bytes")):(rcv("median", 1, 1)):(rcv("min", 1, 1)):(rcv("max", 1, 1)) with yerrorlines ls 12 title rt("1:1", "not batched, received at the server"), \
      data using (column("size_bytes")):(column("qps_per_thread") == 1 ? noisy(column("mops_median")) : NaN) with points ls 20 title ((nk("16:1") || nk("1:1")) ? ntitle : ""), \
-     paper using (xlo):(isref("fig11", "point") ? column("y") : NaN):(smallhi - xlo):(0) with vectors nohead ls 19 title "paper text (CIB), small payloads (drawn to ".smallhi." B)", \
+     paper using (xlo):(isref("fig11", "point") && strcol("series") eq "ud-send-batched" ? column("y") : NaN):(smallhi - xlo):(0) with vectors nohead lc 1 lw 1.5 dt 3 title "paper text (CIB): batched (postlist 16), small payloads (drawn to ".smallhi." B)", \
+     paper using (xlo):(isref("fig11", "point") && strcol("series") eq "ud-send-nonbatched" ? column("y") : NaN):(smallhi - xlo):(0) with vectors nohead lc 2 lw 1.5 dt (12, 8) title "paper text (CIB): not batched (postlist 1), small payloads", \
      limits using (column("x")):(lim("pcie-dma-limit")) with lines lc rgb "#999999" dt 4 title "PCIe model (paper's hardware): DMA limit, postlist 16", \
      limits using (column("x")):(lim("pcie-mmio-limit")) with lines lc rgb "#999999" dt 2 title "PCIe model (paper's hardware): MMIO limit, WQE-by-MMIO", \
      hostlim using (column("size_bytes")):(hostsel(16)) with lines ls 1 dt 4 title hosttitle("limit, postlist 16"), \

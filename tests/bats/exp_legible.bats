@@ -679,3 +679,14 @@ marks_at() { awk -v p="$2" '$1 == "MARK" && $2 == p { k = $4 " " $5; if (!((k, $
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   awk '$1 == "YRANGE" { lo = $2; hi = $3 } END { exit !((2.24 - lo) / (hi - lo) >= 0.03) }' "$GNUPLOT_LOG" || { grep '^YRANGE' "$GNUPLOT_LOG"; false; }
 }
+
+@test "figure 11: the paper's batched and non-batched rates each have their own line style and key entry" {
+  plot figure-11 --reference-only
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  grep -qF 'TEXT (paper text \(CIB\): batched \(postlist 16\), small payloads' "$GNUPLOT_LOG" || { grep '^TEXT (paper' "$GNUPLOT_LOG"; false; }
+  grep -qF 'TEXT (paper text \(CIB\): not batched \(postlist 1\), small payloads' "$GNUPLOT_LOG"
+  # the two plots (width 1.5, not the black noisy ring's) drew in two
+  # different dashes and colours
+  run awk '$1 == "STYLE" && $2 == 1 && $5 == 1.5 && $6 != "0.00,0.00,0.00" { print $4, $6 }' "$GNUPLOT_LOG"
+  [ "${#lines[@]}" -eq 2 ] && [ "${lines[0]}" != "${lines[1]}" ] || { grep '^STYLE' "$GNUPLOT_LOG"; false; }
+}
