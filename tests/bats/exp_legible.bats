@@ -690,3 +690,17 @@ marks_at() { awk -v p="$2" '$1 == "MARK" && $2 == p { k = $4 " " $5; if (!((k, $
   run awk '$1 == "STYLE" && $2 == 1 && $5 == 1.5 && $6 != "0.00,0.00,0.00" { print $4, $6 }' "$GNUPLOT_LOG"
   [ "${#lines[@]}" -eq 2 ] && [ "${lines[0]}" != "${lines[1]}" ] || { grep '^STYLE' "$GNUPLOT_LOG"; false; }
 }
+
+@test "figure 9: batch off and on at one thread count are drawn side by side, as figure 7's series, and the key says so" {
+  plot figure-9 "$FIX/summary-figure-9.csv"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  grep -qF 'TEXT (batch off and on at one thread count drawn side by side' "$GNUPLOT_LOG" || { grep '^TEXT (' "$GNUPLOT_LOG" | head -20; false; }
+  # the measured panel's marks of batch off (plot 1) and on (plot 2), but
+  # each plot's last, its key sample: none at one x (their min..max bars
+  # lay one over the other)
+  run awk '$1 == "MARK" && $2 == 1 && ($3 == 1 || $3 == 2) { m[$3, ++n[$3]] = $4 }
+    END { for (p = 1; p <= 2; p++) for (i = 1; i < n[p]; i++) { x[p, m[p, i]] = 1; xs[m[p, i]] = 1 }
+          for (v in xs) if ((1, v) in x && (2, v) in x) print "both at x " v }' "$GNUPLOT_LOG"
+  [ -z "$output" ] || { echo "$output"; grep '^MARK 1 [12] ' "$GNUPLOT_LOG"; false; }
+  grep -q '^MARK 1 1 ' "$GNUPLOT_LOG" && grep -q '^MARK 1 2 ' "$GNUPLOT_LOG"
+}
