@@ -7,6 +7,13 @@
 # Connect-IB; 100 % PUTs give 4 % and 12 % of the GET-only rate), each
 # drawn with the GET-only 100 % it is relative to. Run by figures/plot.
 load figdir."/common.gp"
+# at 0 % PUTs the normalised panel's series all stand at 100 % (each is
+# relative to its own GET-only rate): their marks fall on one another
+# there by definition, not by agreement; the caption says so
+zeronote = "at 0 % PUTs every normalised series is 100 % by definition (measured, ConnectX-3 and Connect-IB coincide)"
+caption = (strlen(caption) > 0) ? caption."; ".zeronote : zeronote
+set label 90 caption at screen 0.01, screen 0.012 left front font ",8" noenhanced
+set bmargin 4.5
 pct(f) = 100.0 * f
 meas(v) = (strcol("variant") eq "drtm-kv") ? okv(v) : NaN
 # the GET-only median (put_fraction 0): the normalisation; NaN without it

@@ -704,3 +704,14 @@ marks_at() { awk -v p="$2" '$1 == "MARK" && $2 == p { k = $4 " " $5; if (!((k, $
   [ -z "$output" ] || { echo "$output"; grep '^MARK 1 [12] ' "$GNUPLOT_LOG"; false; }
   grep -q '^MARK 1 1 ' "$GNUPLOT_LOG" && grep -q '^MARK 1 2 ' "$GNUPLOT_LOG"
 }
+
+@test "figure 10: the caption says every normalised series is 100 % at 0 % PUTs by definition" {
+  local a
+  for a in "$FIX/summary-figure-10.csv" --reference-only; do
+    : > "$GNUPLOT_LOG"
+    plot figure-10 "$a"
+    [ "$status" -eq 0 ] || { echo "$output"; false; }
+    [ "$(grep -c '^TEXT (.*at 0 % PUTs every normalised series is 100 % by definition' "$GNUPLOT_LOG")" -eq 1 ] ||
+      { echo "$a"; grep '^TEXT (the paper' "$GNUPLOT_LOG"; false; }
+  done
+}
