@@ -46,7 +46,7 @@ NR == 1 {
 END {
     for (r in rows) if (main == "" || rows[r] > rows[main]) main = r
     # -v runs=1: instead, the runs, the main one first, then the others
-    # by name, one "NAME<TAB>TAG" line each: TAG the knobs holding one
+    # by name, one "NAME<TAB>TAG<TAB>PANELS" line each: TAG the knobs holding one
     # value in that run and another in each other run ("exp_procs=6"),
     # "; " between, for the key (sweep.gp: one style per run)
     if (runs) {
@@ -64,7 +64,10 @@ END {
                 for (q in rows) if (q != r && (q, c, one[r, c]) in seen) apart = 0
                 if (apart) tag = tag (tag == "" ? "" : "; ") c "=" one[r, c]
             }
-            printf "%s\t%s\n", r, tag
+            # the panels the run has rows in, "|16|32|" (sweep.gp: its key
+            # entry only in those panels)
+            pl = plist[r]; gsub(SUBSEP, "|", pl)
+            printf "%s\t%s\t%s|\n", r, tag, pl
         }
         exit
     }

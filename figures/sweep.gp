@@ -44,6 +44,11 @@ rpt(j, k) = (k == 1) ? opt(j) : fpt(j)
 rps(j, k) = (k == 1) ? ops(j) : 0.6 * ops(words(svals) - j + 1)
 rtag(k) = exists(sprintf("rtag%d", k)) ? value(sprintf("rtag%d", k)) : ""
 rname(k) = (strlen(rtag(k)) > 0) ? "original, ".rtag(k) : "original"
+# run k has rows in panel p (figures/plot: rpanN, "|16|32|"): its key entry
+# only in those panels (swarm-32b_read's 90-peer run has no
+# signal_interval=16 rows: its entry there named nothing drawn)
+rpan(k) = exists(sprintf("rpan%d", k)) ? value(sprintf("rpan%d", k)) : ""
+rin(k, p) = (pcol eq "" || rpan(k) eq "" || strstrt(rpan(k), "|".p."|") > 0)
 if (!exists("hasref")) hasref = 1
 # labels of the reference points of original runs other than the main one
 # (figures/plot: rtags, a file from figures/runtags.awk: panel, x, y, text,
@@ -105,7 +110,7 @@ do for [i = 1:np] {
     plot for [j = 1:words(svals)] data using (column(xcol)):(atm(column("mops_median"), word(svals, j), p)):(at(column("mops_min"), word(svals, j), p)):(at(column("mops_max"), word(svals, j), p)) with yerrorlines lc j lw 2 pt fpt(j) title scol."=".word(svals, j).mtag, \
          data using (column(xcol)):(noisy(at(column("mops_median"), strcol(scol), p))) with points ls 20 title (i == 1 ? ntitle : ""), \
          for [j = 1:words(svals)] for [k = 1:nruns] ref using (column(xcol)):(atr(column("mops_median"), word(svals, j), p, word(rruns, k))) with linespoints lc j lw 1 dt rdt(k) pt rpt(j, k) ps rps(j, k) title ((hasref && k == 1) ? scol."=".word(svals, j)." (".rname(1).")" : ""), \
-         for [k = 2:nruns] keyentry with linespoints lc rgb "#444444" lw 1 dt rdt(k) pt fpt(1) ps 0.6 title (hasref ? rname(k).": ".word("dashed dash-dot dash-dot-dot dotted", (k - 1) % 4 + 1).", small filled marks in each series' colour" : ""), \
+         for [k = 2:nruns] keyentry with linespoints lc rgb "#444444" lw 1 dt rdt(k) pt fpt(1) ps 0.6 title ((hasref && rin(k, p)) ? rname(k).": ".word("dashed dash-dot dash-dot-dot dotted", (k - 1) % 4 + 1).", small filled marks in each series' colour" : ""), \
          keyentry with points lc rgb "white" pt 0 title coin(i), \
          rtagf using 2:((pcol eq "" || strcol(1) eq p) ? $3 : NaN):(strcol(5) eq "r" ? strcol(4) : "") with labels right offset char -2, char -1.2 font ",7" noenhanced notitle, \
          rtagf using 2:((pcol eq "" || strcol(1) eq p) ? $3 : NaN):(strcol(5) eq "l" ? strcol(4) : "") with labels left offset char 0.5, char 0.8 font ",7" noenhanced notitle

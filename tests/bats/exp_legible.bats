@@ -423,7 +423,8 @@ ud_summary() {
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   # the 6-machine sweep and the 90-machine 28-thread run: one line each,
   # the main run (most rows) first, each named by the knob that sets it apart
-  grep -q "rruns='netapp-e51bd06-swarm-32_byte_read netapp-d77b26e-swarm-32B_read-90_vms-28_threads '; rtag1='emulated_peers=6'; rtag2='emulated_peers=90';" "$GNUPLOT_LOG" || { grep -o "rruns='[^;]*;[^;]*;[^;]*;" "$GNUPLOT_LOG"; false; }
+  # (and the panels it has rows in: rpanN)
+  grep -q "rruns='netapp-e51bd06-swarm-32_byte_read netapp-d77b26e-swarm-32B_read-90_vms-28_threads '; rtag1='emulated_peers=6'; rpan1='[|0-9]*'; rtag2='emulated_peers=90'; rpan2='[|0-9]*';" "$GNUPLOT_LOG" || { grep -o "rruns='[^;]*;[^;]*;[^;]*;[^;]*;[^;]*;" "$GNUPLOT_LOG"; false; }
   : > "$GNUPLOT_LOG"
   # per client process the allsig values span 1.2-7.7 (under a decade): a
   # linear axis from 0, not log 1..100 from the totals over processes
@@ -714,4 +715,15 @@ marks_at() { awk -v p="$2" '$1 == "MARK" && $2 == p { k = $4 " " $5; if (!((k, $
     [ "$(grep -c '^TEXT (.*at 0 % PUTs every normalised series is 100 % by definition' "$GNUPLOT_LOG")" -eq 1 ] ||
       { echo "$a"; grep '^TEXT (the paper' "$GNUPLOT_LOG"; false; }
   done
+}
+
+@test "a preset's other original run is named in the key only of the panels it has rows in (swarm-32b_read: no 90-peer row at signal_interval 16)" {
+  plot swarm-32b_read --reference-only
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  # the panels of the 90-peer run, from the reference rows themselves
+  local want
+  want=$(awk -f "$ROOT/experiments/lib/csv.awk" -f "$ROOT/figures/runtags.awk" -v runs=1 -v x=threads -v s=window -v p=signal_interval \
+    "$ROOT/figures/reference/imported/swarm-32b_read.csv" | awk -F'\t' '$2 == "emulated_peers=90" { print gsub(/[0-9]+/, "", $3) }')
+  [ "$want" = 4 ] || { echo "the 90-peer run's panels: '$want'"; false; }
+  [ "$(grep -c "^TEXT (original, emulated_peers=90: " "$GNUPLOT_LOG")" -eq "$want" ] || { grep '^TEXT (original, emulated' "$GNUPLOT_LOG"; false; }
 }
