@@ -17,6 +17,16 @@ setup() {
 
 plot() { PATH=$BATS_TEST_TMPDIR/bin:$PATH run "$ROOT/figures/plot" "$@" --out "$BATS_TEST_TMPDIR/out"; }
 
+# planted CHECKER.awk FILE-NAME TEXT: run the test checker on a planted
+# input (TEXT, printf format, written to $BATS_TEST_TMPDIR/FILE-NAME);
+# the caller asserts on $status and $output (a check that cannot fail on
+# a planted case checks nothing)
+planted() {
+  # shellcheck disable=SC2059  # TEXT is the printf format by design
+  printf "$3" > "$BATS_TEST_TMPDIR/$2"
+  run awk -f "$ROOT/tests/lib/$1" "$BATS_TEST_TMPDIR/$2"
+}
+
 @test "a series without a point has no key entry; the noisy ring only with a noisy point" {
   plot figure-14 "$FIX/summary-figure-14.csv"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
@@ -386,8 +396,7 @@ ud_summary() {
   run awk -f "$ROOT/tests/lib/gp-log-bars.awk" "$ROOT"/figures/*.gp
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   # the check finds a planted case, and leaves a linear axis alone
-  printf 'set logscale x 2\nplot x with boxes\nset logscale xy\nunset logscale y\nplot x with boxes\nif (1) { set logscale y }\nplot x with boxes\n' > "$BATS_TEST_TMPDIR/planted.gp"
-  run awk -f "$ROOT/tests/lib/gp-log-bars.awk" "$BATS_TEST_TMPDIR/planted.gp"
+  planted gp-log-bars.awk planted.gp 'set logscale x 2\nplot x with boxes\nset logscale xy\nunset logscale y\nplot x with boxes\nif (1) { set logscale y }\nplot x with boxes\n'
   [ "$status" -eq 1 ]
   [ "$output" = "$BATS_TEST_TMPDIR/planted.gp:7: bars (with boxes) on a log y axis" ]
 }
@@ -482,8 +491,7 @@ marks_at() { awk -v p="$2" '$1 == "MARK" && $2 == p { k = $4 " " $5; if (!((k, $
   run awk -f "$ROOT/tests/lib/gp-hidden-marks.awk" "$GNUPLOT_LOG"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   # the check finds a filled mark over another of its size
-  printf 'MARK 1 1 10 10 CircleF 0.9 a\nMARK 1 2 11 10 BoxF 0.9 b\nMARK 1 3 10 10 Box 1.6 c\n' > "$BATS_TEST_TMPDIR/m"
-  run awk -f "$ROOT/tests/lib/gp-hidden-marks.awk" "$BATS_TEST_TMPDIR/m"
+  planted gp-hidden-marks.awk m 'MARK 1 1 10 10 CircleF 0.9 a\nMARK 1 2 11 10 BoxF 0.9 b\nMARK 1 3 10 10 Box 1.6 c\n'
   [ "$status" -eq 1 ]
   [ "$output" = "panel 1 at 11 10: plot 2's BoxF (size 0.9, b) hides plot 1's CircleF (size 0.9, a)" ]
 }
