@@ -109,3 +109,26 @@ SH
   run grep -n 'setlocale' "$ROOT"/bench/*.c
   [ "$status" -eq 1 ]
 }
+
+@test "ci/vm-image: a current image.stamp answers without asking apt; another stamp asks it" {
+  mkdir -p "$BATS_TEST_TMPDIR/bin" "$BATS_TEST_TMPDIR/cache"
+  # a fake apt-cache that notes every call, an apt-get that fails
+  printf '#!/bin/sh\necho "$*" >> "%s/apt-calls"\nexit 1\n' "$BATS_TEST_TMPDIR" > "$BATS_TEST_TMPDIR/bin/apt-cache"
+  printf '#!/bin/sh\nexit 100\n' > "$BATS_TEST_TMPDIR/bin/apt-get"
+  chmod +x "$BATS_TEST_TMPDIR/bin/"*
+  local c=$BATS_TEST_TMPDIR/cache
+  : > "$c/vmlinuz"; : > "$c/initrd.cpio.gz"; echo old > "$c/image.key"
+  PATH=$BATS_TEST_TMPDIR/bin:$PATH RB_VM_CACHE=$c run "$ROOT/ci/vm-image" --stamp
+  [[ $output != *"host packages missing"* ]] || skip "the VM bed's host packages are not installed (env/install-deps --vm)"
+  [ "$status" -eq 0 ]
+  echo "$output" > "$c/image.stamp"
+  PATH=$BATS_TEST_TMPDIR/bin:$PATH RB_VM_CACHE=$c run "$ROOT/ci/vm-image"
+  [ "$status" -eq 0 ]
+  [ "$output" = "$c" ]
+  [ ! -e "$BATS_TEST_TMPDIR/apt-calls" ]
+  # a stale stamp: the key is asked of apt again
+  echo stale > "$c/image.stamp"
+  PATH=$BATS_TEST_TMPDIR/bin:$PATH RB_VM_CACHE=$c run "$ROOT/ci/vm-image"
+  [ "$status" -ne 0 ]
+  grep -q '^depends linux-image-amd64' "$BATS_TEST_TMPDIR/apt-calls"
+}
