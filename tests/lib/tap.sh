@@ -116,14 +116,24 @@ wait_line() { # FILE REGEX SECONDS
   wait_until -i 0.02 "$3" "a line matching /$2/ in $1" line_in "$1" "$2"
 }
 
+# (bash builtins only: these are polled, and a fork costs tens of ms in
+# the VM bed under TCG)
 tcp_listens() { # PORT, /proc/net/tcp{,6} text on stdin
-  local hex
-  hex=$(printf ':%04X' "$1")
-  awk -v p="$hex" '$4 == "0A" && substr($2, length($2) - 4) == p { f = 1 } END { exit !f }'
+  local hex l st
+  printf -v hex ':%04X' "$1"
+  # fields: sl local_address rem_address st ...; 0A = LISTEN
+  while read -r _ l _ st _; do
+    [ "$st" = 0A ] && [ "${l: -5}" = "$hex" ] && return 0
+  done
+  return 1
 }
 
 listening() { # PORT
-  cat /proc/net/tcp /proc/net/tcp6 2> /dev/null | tcp_listens "$1"
+  local f
+  for f in /proc/net/tcp /proc/net/tcp6; do
+    [ -r "$f" ] && tcp_listens "$1" < "$f" && return 0
+  done
+  return 1
 }
 
 # listening, or 2 when the server PID has exited (ends wait_until's poll)
