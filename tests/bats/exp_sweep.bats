@@ -162,9 +162,10 @@ tiny_short() {
 @test "a hung point is killed at its timeout, marked failed, and the sweep goes on" {
   export FAKE_RB_HANG_SIZE=256
   local t0=$SECONDS
-  run_exp "$(tiny_short)" --quick --set size_bytes=32,256
+  # the hung job first, then one that must still run
+  run_exp "$(tiny_short)" --quick --set size_bytes=256,32 --set verb:transport=read:rc
   [ "$status" -eq 3 ]
-  # two hung jobs: 4 s timeout each, plus the rest: about a minute at most
+  # one hung job: a 4 s timeout, plus the rest: well under a minute
   [ $((SECONDS - t0)) -lt 60 ]
   local d
   d=$(run_dir tiny)
@@ -182,7 +183,8 @@ tiny_short() {
   local d
   d=$(tiny_copy)
   sed -i 's/^\[run\]/[run]\nready = line/' "$d/params"
-  run_exp "$d" --quick
+  # one point: each waits its 3 s for the server
+  run_exp "$d" --quick --set verb:transport=read:rc
   [ "$status" -eq 1 ]
   csv_col "$(run_dir tiny)/summary.csv" reason | grep -q 'server not ready within 3 s'
 }
@@ -204,7 +206,7 @@ tiny_short() {
   "$BATS_TEST_TMPDIR/bin/rdma_bench" -s -p 9999 > /dev/null 2>&1 &
   local bystander=$!
   FAKE_RB_HANG_SIZE=256 run "$ROOT/experiments/run" "$(tiny_short)" --quick --set size_bytes=32,256 \
-    --out "$BATS_TEST_TMPDIR/results" --bin "$BATS_TEST_TMPDIR/bin/rdma_bench" --no-plot
+    --set verb:transport=read:rc --out "$BATS_TEST_TMPDIR/results" --bin "$BATS_TEST_TMPDIR/bin/rdma_bench" --no-plot
   [ "$status" -eq 3 ]
   kill -0 "$bystander"
   # every process the sweep started is gone
@@ -244,12 +246,13 @@ tiny_short() {
   export RB_NO_PARALLEL=1 FAKE_RB_HANG_SIZE=256 FAKE_RB_LOG=$BATS_TEST_TMPDIR/calls
   local d
   d=$(tiny_short)
-  run_exp "$d" --reps 1
+  # one hung job (256 B) before one that must still run
+  run_exp "$d" --reps 1 --set size_bytes=256,32 --set verb:transport=read:rc
   [ "$status" -eq 3 ]
   [[ $output == *"the runner's own loop"* ]]
   d=$(run_dir tiny)
   [ "$(head -n 1 "$d/joblog" | cut -f1,7,8)" = "$(printf 'Seq\tExitval\tSignal')" ]
-  [ "$(tail -n +2 "$d/joblog" | wc -l)" -eq 4 ]
+  [ "$(tail -n +2 "$d/joblog" | wc -l)" -eq 2 ]
   paste -d' ' <(csv_col "$d/summary.csv" size_bytes) <(csv_col "$d/summary.csv" status) | sort -u > "$BATS_TEST_TMPDIR/st"
   [ "$(cat "$BATS_TEST_TMPDIR/st")" = "$(printf '256 failed\n32 ok')" ]
   csv_col "$d/summary.csv" reason | grep -q 'point timeout 4 s'
@@ -397,7 +400,8 @@ tiny_short() {
 
 @test "one experiments/run per run folder: a second one on a running run is refused, with the PID" {
   export FAKE_RB_SLEEP=1
-  "$ROOT/experiments/run" "$FIX/tiny" --run-id busy --out "$BATS_TEST_TMPDIR/results" \
+  # the QUICK grid: 2 jobs of over a second each, time enough to be refused
+  "$ROOT/experiments/run" "$FIX/tiny" --quick --run-id busy --out "$BATS_TEST_TMPDIR/results" \
     --bin "$FIX/fake_rdma_bench" --no-plot > "$BATS_TEST_TMPDIR/first.log" 2>&1 &
   local first=$!
   for _ in $(seq 100); do [ -s "$BATS_TEST_TMPDIR/results/tiny/busy/joblog" ] && break; sleep 0.1; done
