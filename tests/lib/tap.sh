@@ -128,6 +128,21 @@ tcp_listens() { # PORT, /proc/net/tcp{,6} text on stdin
   return 1
 }
 
+# a TCP connection of this host to PORT has bytes its peer has not
+# acknowledged (tx_queue): a process here is trying to tell its peer
+tcp_unsent() { # PORT
+  local hex f r q
+  printf -v hex ':%04X' "$1"
+  for f in /proc/net/tcp /proc/net/tcp6; do
+    [ -r "$f" ] || continue
+    # fields: sl local_address rem_address st tx_queue:rx_queue ...
+    while read -r _ _ r _ q _; do
+      [ "${r: -5}" = "$hex" ] && [ "${q%%:*}" != 00000000 ] && return 0
+    done < "$f"
+  done
+  return 1
+}
+
 listening() { # PORT
   local f
   for f in /proc/net/tcp /proc/net/tcp6; do
