@@ -229,11 +229,26 @@ int units_parse_u64(const char *s, uint64_t min, uint64_t max, const char *optna
 	return 0;
 }
 
-int units_parse_size_list(const char *s, uint64_t *out, int max, int *n,
+/* The list as quoted in an error: whole when short, else its head and its
+ * length, so that the reason after it is never cut off by the caller's
+ * buffer (a list of 5000 sizes is 24 KB). */
+static const char *list_quote(const char *s, char *buf, size_t len)
+{
+	size_t n = strlen(s);
+
+	if (n <= 64)
+		snprintf(buf, len, "\"%s\"", s);
+	else
+		snprintf(buf, len, "\"%.48s...\" (%zu characters)", s, n);
+	return buf;
+}
+
+int units_parse_size_list(const char *s, uint64_t max_bytes, uint64_t *out, int max, int *n,
 			  char *err, size_t errlen)
 {
 	char item[64];
-	char why[256];
+	char why[320];
+	char q[96];
 	int count = 0;
 
 	if (max > UNITS_LIST_MAX)
@@ -243,29 +258,30 @@ int units_parse_size_list(const char *s, uint64_t *out, int max, int *n,
 			 "commas, e.g. 64,256,4096)");
 		return -1;
 	}
+	list_quote(s, q, sizeof(q));
 	const char *p = s;
 	for (;;) {
 		const char *end = strchr(p, ',');
 		size_t len = end ? (size_t)(end - p) : strlen(p);
 		if (len == 0) {
-			snprintf(err, errlen, "size list \"%s\": item %d is empty (write sizes "
-				 "separated by single commas, e.g. 64,256,4096)", s, count + 1);
+			snprintf(err, errlen, "size list %s: item %d is empty (write sizes "
+				 "separated by single commas, e.g. 64,256,4096)", q, count + 1);
 			return -1;
 		}
 		if (count >= max) {
-			snprintf(err, errlen, "size list \"%s\": more than %d sizes (give at "
-				 "most %d per run; split the list across runs)", s, max, max);
+			snprintf(err, errlen, "size list %s: more than %d sizes (give at "
+				 "most %d per run; split the list across runs)", q, max, max);
 			return -1;
 		}
 		if (len >= sizeof(item)) {
-			snprintf(err, errlen, "size list \"%s\": item %d is %zu characters long, "
-				 "not a size (%s)", s, count + 1, len, SIZE_HELP);
+			snprintf(err, errlen, "size list %s: item %d is %zu characters long, "
+				 "not a size (%s)", q, count + 1, len, SIZE_HELP);
 			return -1;
 		}
 		memcpy(item, p, len);
 		item[len] = '\0';
-		if (units_parse_size(item, &out[count], why, sizeof(why)) != 0) {
-			snprintf(err, errlen, "size list \"%s\": item %d: %s", s, count + 1, why);
+		if (size_parse(item, max_bytes, &out[count], why, sizeof(why)) != 0) {
+			snprintf(err, errlen, "size list %s: item %d: %s", q, count + 1, why);
 			return -1;
 		}
 		count++;

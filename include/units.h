@@ -77,13 +77,16 @@ int units_parse_u64(const char *s, uint64_t min, uint64_t max, const char *optna
 
 /*
  * Parse a comma-separated list of sizes ("64,256,4096"), each item as in
- * units_parse_size, into out[0..*n-1], in the order given (duplicates kept).
- * At most max items, and never more than UNITS_LIST_MAX (64). An empty
- * list, an empty item (",64", "64,,256", "64,") or a bad item is refused with
- * err naming the list and the item's position. Returns 0 with *n set, or -1
- * (then *n and out are unspecified).
+ * units_parse_size, into out[0..*n-1], in the order given (duplicates
+ * kept). max_bytes is the limit an item beyond 64 bits is told (the
+ * caller's own limit, not 2^64 - 1); the range check itself is the
+ * caller's (rdma_bench: test_validate, "above the limit"). At most max items, and never more than UNITS_LIST_MAX (64). An
+ * empty list, an empty item (",64", "64,,256", "64,") or a bad item is
+ * refused with err naming the list (its first 48 characters and its length
+ * when longer than 64, so the reason always fits) and the item's position.
+ * Returns 0 with *n set, or -1 (then *n and out are unspecified).
  */
-int units_parse_size_list(const char *s, uint64_t *out, int max, int *n,
+int units_parse_size_list(const char *s, uint64_t max_bytes, uint64_t *out, int max, int *n,
 			  char *err, size_t errlen);
 
 #endif /* RDMA_BENCH_UNITS_H */

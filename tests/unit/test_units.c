@@ -307,17 +307,17 @@ static void units_parse_size_list_reads_items_in_order(void **state)
 	int n = -1;
 	(void)state;
 
-	assert_int_equal(units_parse_size_list("64,256,4096", v, UNITS_LIST_MAX, &n, err,
+	assert_int_equal(units_parse_size_list("64,256,4096", UINT64_MAX, v, UNITS_LIST_MAX, &n, err,
 					       sizeof(err)), 0);
 	assert_int_equal(n, 3);
 	assert_true(v[0] == 64 && v[1] == 256 && v[2] == 4096);
 
-	assert_int_equal(units_parse_size_list("4K,4KB,1M,0,64", v, UNITS_LIST_MAX, &n, err,
+	assert_int_equal(units_parse_size_list("4K,4KB,1M,0,64", UINT64_MAX, v, UNITS_LIST_MAX, &n, err,
 					       sizeof(err)), 0);
 	assert_int_equal(n, 5);
 	assert_true(v[0] == 4096 && v[1] == 4000 && v[2] == 1048576 && v[3] == 0 && v[4] == 64);
 
-	assert_int_equal(units_parse_size_list("32", v, UNITS_LIST_MAX, &n, err, sizeof(err)), 0);
+	assert_int_equal(units_parse_size_list("32", UINT64_MAX, v, UNITS_LIST_MAX, &n, err, sizeof(err)), 0);
 	assert_int_equal(n, 1);
 	assert_true(v[0] == 32);
 }
@@ -337,7 +337,7 @@ static void units_parse_size_list_rejects_empty_items(void **state)
 	(void)state;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_int_equal(units_parse_size_list(bad[i].s, v, UNITS_LIST_MAX, &n, err,
+		assert_int_equal(units_parse_size_list(bad[i].s, UINT64_MAX, v, UNITS_LIST_MAX, &n, err,
 						       sizeof(err)), -1);
 		assert_err_has(err, bad[i].s);
 		assert_err_has(err, bad[i].msg);
@@ -351,7 +351,7 @@ static void units_parse_size_list_names_the_bad_item(void **state)
 	int n;
 	(void)state;
 
-	assert_int_equal(units_parse_size_list("64,abc,4096", v, UNITS_LIST_MAX, &n, err,
+	assert_int_equal(units_parse_size_list("64,abc,4096", UINT64_MAX, v, UNITS_LIST_MAX, &n, err,
 					       sizeof(err)), -1);
 	assert_err_has(err, "item 2");
 	assert_err_has(err, "\"abc\"");
@@ -359,23 +359,23 @@ static void units_parse_size_list_names_the_bad_item(void **state)
 	char list[128] = "64,";
 	memset(list + 3, '1', 70);
 	list[73] = '\0';
-	assert_int_equal(units_parse_size_list(list, v, UNITS_LIST_MAX, &n, err, sizeof(err)), -1);
+	assert_int_equal(units_parse_size_list(list, UINT64_MAX, v, UNITS_LIST_MAX, &n, err, sizeof(err)), -1);
 	assert_err_has(err, "item 2 is 70 characters long");
 	/* 63 characters still fit an item (64 with its NUL) */
 	memset(list + 3, '0', 62);
 	list[65] = '1';
 	list[66] = '\0';
-	assert_int_equal(units_parse_size_list(list, v, UNITS_LIST_MAX, &n, err, sizeof(err)), 0);
+	assert_int_equal(units_parse_size_list(list, UINT64_MAX, v, UNITS_LIST_MAX, &n, err, sizeof(err)), 0);
 	assert_int_equal(n, 2);
 	assert_true(v[1] == 1);
 	list[66] = '1';
 	list[67] = '\0';
-	assert_int_equal(units_parse_size_list(list, v, UNITS_LIST_MAX, &n, err, sizeof(err)), -1);
+	assert_int_equal(units_parse_size_list(list, UINT64_MAX, v, UNITS_LIST_MAX, &n, err, sizeof(err)), -1);
 	assert_err_has(err, "item 2 is 64 characters long");
-	assert_int_equal(units_parse_size_list("64,-1", v, UNITS_LIST_MAX, &n, err,
+	assert_int_equal(units_parse_size_list("64,-1", UINT64_MAX, v, UNITS_LIST_MAX, &n, err,
 					       sizeof(err)), -1);
 	assert_err_has(err, "negative");
-	assert_int_equal(units_parse_size_list("64, 256", v, UNITS_LIST_MAX, &n, err,
+	assert_int_equal(units_parse_size_list("64, 256", UINT64_MAX, v, UNITS_LIST_MAX, &n, err,
 					       sizeof(err)), -1);
 	assert_err_has(err, "item 2");
 }
@@ -390,17 +390,53 @@ static void units_parse_size_list_caps_the_number_of_items(void **state)
 
 	for (int i = 0; i < UNITS_LIST_MAX; i++)
 		strcat(s, i ? ",8" : "8");
-	assert_int_equal(units_parse_size_list(s, v, UNITS_LIST_MAX, &n, err, sizeof(err)), 0);
+	assert_int_equal(units_parse_size_list(s, UINT64_MAX, v, UNITS_LIST_MAX, &n, err, sizeof(err)), 0);
 	assert_int_equal(n, UNITS_LIST_MAX);
 
 	strcat(s, ",8");  /* 65 items */
-	assert_int_equal(units_parse_size_list(s, v, UNITS_LIST_MAX, &n, err, sizeof(err)), -1);
+	assert_int_equal(units_parse_size_list(s, UINT64_MAX, v, UNITS_LIST_MAX, &n, err, sizeof(err)), -1);
 	assert_err_has(err, "more than 64");
 	/* a smaller caller limit; a larger one is capped at UNITS_LIST_MAX */
-	assert_int_equal(units_parse_size_list("1,2,3", v, 2, &n, err, sizeof(err)), -1);
+	assert_int_equal(units_parse_size_list("1,2,3", UINT64_MAX, v, 2, &n, err, sizeof(err)), -1);
 	assert_err_has(err, "more than 2");
-	assert_int_equal(units_parse_size_list(s, v, 1000, &n, err, sizeof(err)), -1);
+	assert_int_equal(units_parse_size_list(s, UINT64_MAX, v, 1000, &n, err, sizeof(err)), -1);
 	assert_err_has(err, "more than 64");
+}
+
+/* The caller's limit is the one named for a number beyond 64 bits (not
+ * 2^64 - 1); a long list is quoted by its head so the reason fits. */
+static void units_parse_size_list_names_the_limit_and_keeps_the_reason(void **state)
+{
+	char err[256];
+	uint64_t v[UNITS_LIST_MAX];
+	int n;
+	(void)state;
+
+	assert_int_equal(units_parse_size_list("64,1G", 1u << 30, v, UNITS_LIST_MAX, &n, err,
+					       sizeof(err)), 0);
+	assert_true(v[1] == 1u << 30);
+	assert_int_equal(units_parse_size_list("64,17179869184G", 1u << 30, v, UNITS_LIST_MAX,
+					       &n, err, sizeof(err)), -1);
+	assert_err_has(err, "item 2");
+	assert_err_has(err, "the limit is 1073741824 bytes");
+	assert_int_equal(units_parse_size_list("99999999999999999999", 1u << 30, v,
+					       UNITS_LIST_MAX, &n, err, sizeof(err)), -1);
+	assert_err_has(err, "the limit is 1073741824 bytes");
+	assert_null(strstr(err, "18446744073709551615"));
+
+	/* 5000 items: the reason and the length survive a 256-byte buffer */
+	static char big[5000 * 5];
+	big[0] = '\0';
+	size_t len = 0;
+	for (int i = 1; i <= 5000; i++)
+		len += (size_t)sprintf(big + len, i > 1 ? ",%d" : "%d", i);
+	assert_int_equal(units_parse_size_list(big, 1u << 30, v, UNITS_LIST_MAX, &n, err,
+					       sizeof(err)), -1);
+	assert_err_has(err, "more than 64 sizes");
+	assert_err_has(err, "split the list");
+	char want[32];
+	snprintf(want, sizeof(want), "(%zu characters)", len);
+	assert_err_has(err, want);
 }
 
 /* ---- clock ------------------------------------------------------------------ */
@@ -495,6 +531,7 @@ int main(void)
 		cmocka_unit_test(units_parse_size_list_rejects_empty_items),
 		cmocka_unit_test(units_parse_size_list_names_the_bad_item),
 		cmocka_unit_test(units_parse_size_list_caps_the_number_of_items),
+		cmocka_unit_test(units_parse_size_list_names_the_limit_and_keeps_the_reason),
 		cmocka_unit_test(timing_clock_is_monotonic_raw),
 		cmocka_unit_test(timing_now_never_goes_back),
 		cmocka_unit_test(timing_elapsed_counts_a_sleep),
