@@ -887,6 +887,8 @@ static int check_output_paths(const struct rb_opts *o, char *err, size_t errlen)
 {
 	if (o->json[0] && output_path_writable("--json", o->json, err, errlen))
 		return -1;
+	if (output_paths_distinct(o->csv, o->json, err, errlen))
+		return -1;
 	if (!o->csv[0])
 		return 0;
 	if (output_path_writable("--csv", o->csv, err, errlen))

@@ -1101,6 +1101,9 @@ static int act_client(const char *a, struct rb_opts *o, struct rb_parse *ps, cha
 	if (o->host[0])
 		return rb_fail(err, errlen, "-c/--client '%s' after -c '%s': one server per run; give "
 			    "-c once (run the program again for another server)", a, o->host);
+	if (!a[0])
+		return rb_fail(err, errlen, "-c/--client '': an empty host name; give the server's "
+			    "host name or address (e.g. -c 198.18.0.1), or -s to be the server");
 	o->role = RB_ROLE_CLIENT;
 	return copy_str(o->host, sizeof(o->host), a, "-c/--client", err, errlen);
 }
@@ -1353,7 +1356,7 @@ static int client_finish(struct rb_opts *o, const struct rb_parse *ps, char *err
 			sizes_arg = env;
 	}
 	if (sizes_arg) {
-		if (units_parse_size_list(sizes_arg, o->sizes, RB_MAX_SIZES, &o->nsizes, err, errlen))
+		if (units_parse_size_list(sizes_arg, RB_MAX_SIZE, o->sizes, RB_MAX_SIZES, &o->nsizes, err, errlen))
 			return -1;
 	} else {
 		o->sizes[0] = verb_is_atomic(t->verb) ? 8 : t->size;

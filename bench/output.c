@@ -13,8 +13,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -796,4 +798,44 @@ int output_path_writable(const char *opt, const char *path, char *err, size_t er
 		return -1;
 	}
 	return 0;
+}
+
+/* path's directory resolved (symbolic links, "." and "..") and its last
+ * component: the name two spellings of one new file share. */
+static void output_canonical(const char *path, char *out, size_t len)
+{
+	char dir[1024], real[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if (!realpath(dir, real))
+		snprintf(real, sizeof(real), "%s", dir);
+	snprintf(out, len, "%s/%s", real, base);
+}
+
+int output_paths_distinct(const char *csv, const char *json, char *err, size_t errlen)
+{
+	char a[PATH_MAX + 256], b[PATH_MAX + 256];
+	struct stat sa, sb;
+	bool same;
+
+	if (!csv[0] || !json[0])
+		return 0;
+	output_canonical(csv, a, sizeof(a));
+	output_canonical(json, b, sizeof(b));
+	same = strcmp(a, b) == 0 ||
+	       (stat(csv, &sa) == 0 && stat(json, &sb) == 0 && sa.st_dev == sb.st_dev &&
+		sa.st_ino == sb.st_ino);
+	if (!same)
+		return 0;
+	snprintf(err, errlen, "--csv %.400s and --json %.400s are the same file: the JSON "
+		 "document would replace the CSV rows; give each its own file (e.g. --csv "
+		 "out.csv --json out.json)", csv, json);
+	return -1;
 }

@@ -110,6 +110,15 @@ int json_write(const char *path, const struct row *rows, int nrows, char *err, s
 int output_path_writable(const char *opt, const char *path, char *err, size_t errlen);
 
 /*
+ * Before a run: --csv and --json must name two files (json_write replaces
+ * its file, so one path for both loses every CSV row). The same path is
+ * recognised also when spelled differently (the directory resolved by
+ * realpath) or, for files that exist, by device and inode (a hard link).
+ * An empty csv or json passes. 0, or -1 with err naming both and the fix.
+ */
+int output_paths_distinct(const char *csv, const char *json, char *err, size_t errlen);
+
+/*
  * Print rows as a human table on f: a header line of the column names, then
  * one line per row, columns separated by two spaces and padded to their
  * widest entry; a column whose values all look like numbers is right-aligned.

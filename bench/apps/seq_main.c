@@ -1079,7 +1079,8 @@ static int client_main(const struct seq_opts *o)
 	/* before the device and any point: a path that cannot be written is
 	 * refused now, not after the points ran (output.h) */
 	if ((o->csv[0] && output_path_writable("--csv", o->csv, err, sizeof(err))) ||
-	    (o->json[0] && output_path_writable("--json", o->json, err, sizeof(err)))) {
+	    (o->json[0] && output_path_writable("--json", o->json, err, sizeof(err))) ||
+	    output_paths_distinct(o->csv, o->json, err, sizeof(err))) {
 		fprintf(stderr, "rdma_seq: error: %s\n", err);
 		return 2;
 	}

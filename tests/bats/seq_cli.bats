@@ -27,6 +27,18 @@ refused() {
   grep -qF -- "--json /nonexistent/dir/x.json: cannot open for writing" <<< "$output"
 }
 
+@test "--csv and --json naming one file are refused before the point, the CSV kept" {
+  d=$BATS_TEST_TMPDIR
+  printf 'a,b\n1,2\n' > "$d/rows.csv"
+  cp "$d/rows.csv" "$d/before"
+  refused -c localhost --variant atomics --csv "$d/rows.csv" --json "$d/rows.csv"
+  grep -qF -- "are the same file" <<< "$output"
+  ln "$d/rows.csv" "$d/link.json"
+  refused -c localhost --variant atomics --csv "$d/rows.csv" --json "$d/link.json"
+  grep -qF -- "are the same file" <<< "$output"
+  cmp "$d/rows.csv" "$d/before"
+}
+
 @test "-s refuses client-only options and names each" {
   refused -s -w 4
   grep -qF -- "-s takes no client options, and --window was given" <<< "$output"
