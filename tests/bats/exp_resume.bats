@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # --resume goes on with the run's own grid and settings: options that would
-# change them (--set, --quick, --reps, --server, --clients) and an edited
-# parameter file are refused, naming them and the run's values; the labels
-# come from the run's recorded grid kind.
+# change them (--set, --quick, --reps, --clients) and an edited parameter
+# file are refused, naming them and the run's values, and so are --local,
+# --hosts and --server (the run keeps its placement); the labels come from
+# the run's recorded grid kind.
 
 load fixtures/exp/helpers
 
@@ -26,7 +27,7 @@ joblog_sum() { cksum < "$BATS_TEST_TMPDIR/results/tiny/$1/joblog"; }
   [ "$status" -eq 2 ]
   [[ $output == *"--set window=8 (the run's window = not a knob of the run)"* ]]
   [[ $output == *"--reps 5 (the run's repetitions = 2)"* ]]
-  [[ $output == *"--server 2 (the run's server = 1)"* ]]
+  [[ $output == *"--resume r1: --server refused: a resumed run keeps its original placement (server = host 1 of "*"/r1/hosts; --server 2 given)"* ]]
   # what the run has already: nothing to refuse
   run_exp "$FIX/tiny" --resume r1 --set size_bytes=32,256 --reps 2
   [ "$status" -eq 0 ] || { echo "$output"; false; }
@@ -75,4 +76,36 @@ joblog_sum() { cksum < "$BATS_TEST_TMPDIR/results/tiny/$1/joblog"; }
   cp "$BATS_TEST_TMPDIR/params.orig" "$t/params"
   run_exp "$t" --resume e1
   [ "$status" -eq 0 ] || { echo "$output"; false; }
+}
+
+# run_sums RUN: every file of the run folder with its sha256, and where
+# the experiment's pointers point: what a refused resume must not change
+run_sums() {
+  local r=$BATS_TEST_TMPDIR/results/tiny
+  (cd "$r/$1" && find . -type f -exec sha256sum {} + | sort -k 2)
+  printf 'unfinished -> %s\nlatest -> %s\n' "$(readlink "$r/unfinished" || true)" "$(readlink "$r/latest" || true)"
+}
+
+@test "--resume r1 with --local, --hosts or --server is refused before anything runs: the run keeps its placement, its folder unchanged" {
+  run_exp "$FIX/tiny" --run-id r1
+  [ "$status" -eq 0 ]
+  local before calls o
+  before=$(run_sums r1) calls=$(wc -l < "$FAKE_RB_LOG")
+  printf 'localhost rxe0 1\n' > "$BATS_TEST_TMPDIR/hosts"
+  # --server 1 is the run's own server: refused all the same (placement
+  # is the run's, not this command's)
+  for o in --local "--hosts $BATS_TEST_TMPDIR/hosts" "--server 1" "--server 2"; do
+    # shellcheck disable=SC2086  # the case's words
+    run_exp "$FIX/tiny" --resume r1 $o
+    [ "$status" -eq 2 ] || { echo "$o: status $status: $output"; false; }
+    [[ $output == *"experiments/run: error: --resume r1: ${o%% *} refused: a resumed run keeps its original placement"* ]] || { echo "$o: $output"; false; }
+    [ "$(run_sums r1)" = "$before" ] || { echo "$o changed the run folder"; diff <(echo "$before") <(run_sums r1); false; }
+    [ "$(wc -l < "$FAKE_RB_LOG")" = "$calls" ]
+  done
+  # several at once: one error naming each; the default (no ID: the latest run) too
+  run_exp "$FIX/tiny" --resume --local --server 1
+  [ "$status" -eq 2 ]
+  [[ $output == *"--local refused"* ]] || { echo "$output"; false; }
+  [[ $output == *"--server refused"* ]] || { echo "$output"; false; }
+  [ "$(run_sums r1)" = "$before" ]
 }

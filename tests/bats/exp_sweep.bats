@@ -476,7 +476,7 @@ tiny_short() {
   # the host is back: --resume runs jobs 2..8, not job 1, and the run completes
   unset FAKE_SSH_DOWN
   : > "$FAKE_SSH_LOG"
-  run_exp "$FIX/tiny" --resume --hosts "$BATS_TEST_TMPDIR/hosts"
+  run_exp "$FIX/tiny" --resume
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   [ "$(grep -c '^root@node2 .*rdma_bench -c ' "$FAKE_SSH_LOG")" -eq 14 ]
   [ "$(tail -n +2 "$d/raw.csv" | wc -l)" -eq 16 ]
