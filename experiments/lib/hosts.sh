@@ -6,12 +6,26 @@
 # One line per host: ADDRESS DEVICE [GID_INDEX] [NUMA_NODE] [USER]; '-' for
 # an empty field; '#' starts a comment. key=value (gid= numa= user=) is also
 # accepted after the device. ADDRESS localhost / 127.0.0.1 runs without ssh.
+# rb_hosts_load FILE [WHAT]: read it into RB_H_*; WHAT names it in errors
 declare -ga RB_H_ADDR=() RB_H_DEV=() RB_H_GID=() RB_H_NUMA=() RB_H_USER=()
+
+# rb_hosts_file_check FILE [WHAT]: die (exit 2) unless FILE is a file this
+# user can read, naming WHAT (--hosts, RB_HOSTS; default "hosts file"),
+# the path, what is wrong and what a hosts file is
+rb_hosts_file_check() {
+  local file=$1 what=${2:-hosts file} why=""
+  if [ -d "$file" ]; then why="a folder, not a file"
+  elif [ ! -e "$file" ]; then why="no such file"
+  elif [ ! -r "$file" ]; then why="cannot be read (permissions)"
+  fi
+  [ -z "$why" ] ||
+    rb_die "$what $file: $why; a hosts file is a readable text file, one host a line: ADDRESS DEVICE [GID] [NUMA] [USER] (experiments/hosts.example)"
+}
 
 rb_hosts_load() {
   local file=$1 line n=0 addr dev f pos
   RB_H_ADDR=() RB_H_DEV=() RB_H_GID=() RB_H_NUMA=() RB_H_USER=()
-  [ -r "$file" ] || rb_die "hosts file $file not found"
+  rb_hosts_file_check "$file" "${2:-hosts file}"
   while IFS= read -r line || [ -n "$line" ]; do
     n=$((n + 1))
     line=${line%%#*}

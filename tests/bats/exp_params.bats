@@ -191,3 +191,29 @@ H
   [ "$status" -eq 2 ]
   [[ $output == *"address '-Fevil' refused: it must not start with '-'"* ]]
 }
+
+@test "--hosts naming a folder, a missing or an unreadable file is refused (exit 2) naming the path and what a hosts file is" {
+  local out=$BATS_TEST_TMPDIR/results h
+  mkdir "$BATS_TEST_TMPDIR/hostsdir"
+  for h in "$BATS_TEST_TMPDIR/hostsdir" "$BATS_TEST_TMPDIR/nope"; do
+    run "$ROOT/experiments/run" "$FIX/tiny" --hosts "$h" --dry-run --out "$out"
+    [ "$status" -eq 2 ] || { echo "$h: status $status: $output"; false; }
+    [[ $output == *"experiments/run: error: --hosts $h: "*"a hosts file is a readable text file, one host a line: ADDRESS DEVICE [GID] [NUMA] [USER] (experiments/hosts.example)"* ]] || { echo "$h: $output"; false; }
+    [[ $output != *"read error"* && $output != *"unbound variable"* && $output != *"hosts.sh: line"* ]] || { echo "$h: $output"; false; }
+    # not a dry run: the same, before a run folder is made
+    run "$ROOT/experiments/run" "$FIX/tiny" --hosts "$h" --out "$out" --bin "$FIX/fake_rdma_bench" --no-plot
+    [ "$status" -eq 2 ] || { echo "$h: status $status: $output"; false; }
+  done
+  [[ $output == *"--hosts $BATS_TEST_TMPDIR/nope: no such file"* ]]
+  run "$ROOT/experiments/run" "$FIX/tiny" --hosts "$BATS_TEST_TMPDIR/hostsdir" --dry-run --out "$out"
+  [[ $output == *"--hosts $BATS_TEST_TMPDIR/hostsdir: a folder, not a file"* ]]
+  [ -z "$(find "$out" -mindepth 2 2>/dev/null)" ] || { find "$out"; false; }
+  # unreadable: only a user without root's access can see it refused
+  printf 'localhost rxe0\n' > "$BATS_TEST_TMPDIR/locked"
+  chmod 000 "$BATS_TEST_TMPDIR/locked"
+  if [ ! -r "$BATS_TEST_TMPDIR/locked" ]; then
+    run "$ROOT/experiments/run" "$FIX/tiny" --hosts "$BATS_TEST_TMPDIR/locked" --dry-run --out "$out"
+    [ "$status" -eq 2 ]
+    [[ $output == *"--hosts $BATS_TEST_TMPDIR/locked: cannot be read (permissions)"* ]]
+  fi
+}
