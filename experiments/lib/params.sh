@@ -108,11 +108,16 @@ rb_params_load() {
 }
 
 # rb_params_check_values: the values of [run] settings and of numeric knobs
-# are numbers in range, checked before a run writes anything (rdma_bench
-# checks the knobs' ranges itself; a point it refuses is skipped with its
-# reason)
+# are numbers in range, checked before a run writes anything, dry run or
+# not. A knob value outside rdma_bench's own range or choices (its
+# --list-knobs table, lib/knobs.tsv: rb_knob_range_check) would have every
+# point with it refused: refused here (experiments that run rdma_bench;
+# another [run] bin has its own ranges). What depends on the other knobs
+# of a point, rdma_bench checks itself: such a point is skipped with its
+# reason.
 rb_params_check_values() {
-  local k v lim part i
+  local k v lim part i table=1
+  case ${RB_CONF[run.bin]:-rdma_bench} in rdma_bench) ;; *) table=0 ;; esac
   for k in repetitions:1:9999 timeout_s:1:864000 ready_timeout_s:1:3600 port:1:65535; do
     IFS=: read -r k v lim <<< "$k"
     part=${RB_CONF[run.$k]:-}
@@ -141,11 +146,50 @@ rb_params_check_values() {
             case ${RB_KNOB_TYPE[${names[k]}]:-} in
               num|size) [[ $part =~ ^[0-9]+$ ]] || rb_die "knob ${names[k]} = $part: must be a whole number (rdma_bench --help gives its range)" ;;
               secs) [[ $part =~ ^[0-9]+(\.[0-9]+)?$ ]] || rb_die "knob ${names[k]} = $part: must be a number of seconds (e.g. 2 or 0.5)" ;;
-            esac ;;
+            esac
+            [ "$table" = 0 ] || rb_knob_range_check "${names[k]}" "$part" ;;
         esac
       done
     done
   done
+}
+
+# rb_knob_range_check NAME VALUE: die (exit 2) when rdma_bench's table
+# (lib/knobs.tsv column 6: LO..HI, or the choices A|B|C) refuses VALUE for
+# the knob NAME (the runner's name, or a literal --long-option of the
+# table); a value not of the knob's type (a size with a suffix, given as a
+# literal option) is left to rdma_bench
+rb_knob_range_check() {
+  local name=$1 v=$2 type range lo hi
+  rb_knobs_load
+  type=${RB_KNOB_RTYPE[$name]:-} range=${RB_KNOB_RANGE[$name]:-}
+  [ -n "$range" ] && [ "$range" != - ] || return 0
+  case $type in
+    enum) [[ "|$range|" == *"|$v|"* ]] && return 0 ;;
+    num|size|secs)
+      [[ $v =~ ^[0-9]+(\.[0-9]+)?$ ]] || return 0
+      [ "$type" = secs ] || [[ $v =~ ^[0-9]+$ ]] || return 0
+      lo=${range%%..*} hi=${range##*..}
+      ! rb_dec_le "$lo" "$v" || ! rb_dec_le "$v" "$hi" || return 0 ;;
+    *) return 0 ;;
+  esac
+  rb_die "knob $name = $v: rdma_bench accepts $range (${RB_KNOB_FLAGS[$name]}); every point with it would be refused (rdma_bench --help)"
+}
+
+# rb_dec_le A B: A <= B for non-negative decimals of any length (20-digit
+# ranges are beyond shell arithmetic): whole parts by length then digits,
+# then the fractions padded to one length
+rb_dec_le() {
+  local ai=${1%%.*} bi=${2%%.*} af bf
+  af=${1#"$ai"} bf=${2#"$bi"}
+  af=${af#.} bf=${bf#.}
+  while [[ $ai == 0?* ]]; do ai=${ai#0}; done
+  while [[ $bi == 0?* ]]; do bi=${bi#0}; done
+  [ "${#ai}" = "${#bi}" ] || { [ "${#ai}" -lt "${#bi}" ]; return; }
+  [ "$ai" = "$bi" ] || { [[ $ai < $bi ]]; return; }
+  while [ "${#af}" -lt "${#bf}" ]; do af=${af}0; done
+  while [ "${#bf}" -lt "${#af}" ]; do bf=${bf}0; done
+  [[ ! $af > $bf ]]
 }
 
 # rb_is_hook_knob NAME: a knob handed to the hook, not to rdma_bench (no
@@ -188,15 +232,22 @@ rb_conf() { local v=${RB_CONF[$1]:-}; printf '%s' "${v:-$2}"; }
 # runner's name of a knob the runner may sweep (its CSV column, or
 # duration_s, inline, qps); columns 1 and 2 its long and short flag; 4 its
 # type (num, secs, size, enum). RB_KNOBS_FILE overrides the file.
-declare -gA RB_KNOB_FLAG=() RB_KNOB_TYPE=()
+# Column 6 is the values rdma_bench takes (LO..HI, or A|B|C):
+# RB_KNOB_RANGE, RB_KNOB_RTYPE and RB_KNOB_FLAGS (for messages) by the
+# runner's name and by the long option (a literal --long-option knob).
+declare -gA RB_KNOB_FLAG=() RB_KNOB_TYPE=() RB_KNOB_RANGE=() RB_KNOB_RTYPE=() RB_KNOB_FLAGS=()
 rb_knobs_load() {
-  local file=${RB_KNOBS_FILE:-$RB_LIB/knobs.tsv} opt short type knob
+  local file=${RB_KNOBS_FILE:-$RB_LIB/knobs.tsv} opt short type range knob flags
   [ "${#RB_KNOB_FLAG[@]}" -eq 0 ] || return 0
   [ -r "$file" ] || rb_die "knob list $file not found: make writes it from rdma_bench --list-knobs"
-  while IFS=$'\t' read -r opt short _ type _ _ _ knob _; do
+  while IFS=$'\t' read -r opt short _ type _ range _ knob _; do
+    flags=$opt
+    [ "$short" = - ] || flags=$short/$opt
+    RB_KNOB_RANGE[$opt]=$range RB_KNOB_RTYPE[$opt]=$type RB_KNOB_FLAGS[$opt]=$flags
     [ "$knob" != - ] || continue
     if [ "$short" != - ]; then RB_KNOB_FLAG[$knob]=$short; else RB_KNOB_FLAG[$knob]=$opt; fi
     RB_KNOB_TYPE[$knob]=$type
+    RB_KNOB_RANGE[$knob]=$range RB_KNOB_RTYPE[$knob]=$type RB_KNOB_FLAGS[$knob]=$flags
   done < "$file"
 }
 

@@ -217,3 +217,45 @@ H
     [[ $output == *"--hosts $BATS_TEST_TMPDIR/locked: cannot be read (permissions)"* ]]
   fi
 }
+
+@test "knob values rdma_bench refuses (its --list-knobs ranges) are refused by --dry-run and by the run, before anything is written" {
+  local out=$BATS_TEST_TMPDIR/results c
+  for c in "verb:transport=frob:rc|verb = frob: rdma_bench accepts read|write|write_imm|send|send_imm|fetch_add|cmp_swap (--verb)" \
+           "verb:transport=read:xx|transport = xx: rdma_bench accepts rc|uc|ud (--transport)" \
+           "window=0|window = 0: rdma_bench accepts 1..4294967296 (-w/--window)" \
+           "duration_s=0|duration_s = 0: rdma_bench accepts 0.001..4294967.296 (-D/--duration)" \
+           "duration_s=5000000|duration_s = 5000000: rdma_bench accepts 0.001..4294967.296" \
+           "size_bytes=32,99999999999|size_bytes = 99999999999: rdma_bench accepts 0..1073741824 (-m/--size)" \
+           "seed=18446744073709551616|seed = 18446744073709551616: rdma_bench accepts 0..18446744073709551615"; do
+    local d
+    d=$(tiny_copy)
+    # a knob the tiny experiment does not sweep: added to its [knobs]
+    case ${c%%=*} in window|seed) sed -i "s/^\[knobs\]/[knobs]\n${c%%=*} = 1/" "$d/params" ;; esac
+    run "$ROOT/experiments/run" "$d" --dry-run --set "${c%%|*}" --out "$out"
+    [ "$status" -eq 2 ] || { echo "${c%%|*}: status $status: $output"; false; }
+    [[ $output == *"experiments/run: error: knob ${c#*|}"* ]] || { echo "${c%%|*}: $output"; false; }
+    run "$ROOT/experiments/run" "$d" --set "${c%%|*}" --out "$out" --bin "$FIX/fake_rdma_bench" --no-plot
+    [ "$status" -eq 2 ] || { echo "${c%%|*} (run): status $status: $output"; false; }
+  done
+  [ -z "$(find "$out" -mindepth 2 2>/dev/null)" ] || { find "$out"; false; }
+  # the ends of a range are values it takes; a literal option in the table
+  # is checked as well (rdma_bench's --retry-cnt takes 0..7)
+  d=$(tiny_copy)
+  sed -i 's/^\[knobs\]/[knobs]\nwindow = 1\nseed = 0\n--retry-cnt = 7/' "$d/params"
+  run "$ROOT/experiments/run" "$d" --dry-run --set window=1,4294967296 --set duration_s=0.001,4294967.296 \
+    --set seed=0,18446744073709551615 --set size_bytes=0,1073741824 --out "$out"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  run "$ROOT/experiments/run" "$d" --dry-run --set --retry-cnt=8 --out "$out"
+  [ "$status" -eq 2 ]
+  [[ $output == *"knob --retry-cnt = 8: rdma_bench accepts 0..7 (--retry-cnt)"* ]] || { echo "$output"; false; }
+}
+
+@test "a --set list with a value given twice is refused, naming it (dry run and run)" {
+  run_exp "$FIX/tiny" --dry-run --set size_bytes=32,64,32
+  [ "$status" -eq 2 ]
+  [[ $output == *"experiments/run: error: --set size_bytes=32,64,32: 32 is given twice; give each value once"* ]] || { echo "$output"; false; }
+  run_exp "$FIX/tiny" --set verb:transport=read:rc,write:uc,read:rc
+  [ "$status" -eq 2 ]
+  [[ $output == *"read:rc is given twice"* ]] || { echo "$output"; false; }
+  [ -z "$(find "$BATS_TEST_TMPDIR/results" -mindepth 2 2>/dev/null)" ]
+}
