@@ -21,7 +21,7 @@
 # local RDMA port, else the soft-RoCE VM bed (ci/vm, two VMs; VMS=1: one).
 # LAUNCHER=slurm: the nodes of the Slurm allocation it runs in (salloc,
 # sbatch experiments/slurm.sbatch NAME), else the VM bed with a real Slurm
-# (VMS=2..4).
+# (VMS=2..4). HOSTS= with VMS= or with LAUNCHER=slurm is refused.
 
 # QUICK: 1, yes, true or on = the reduced grid; 0, no, false, off or empty =
 # the full one; anything else is refused here (make exits 2), before a
@@ -40,6 +40,21 @@ EXP_COMPARE := $(patsubst figure-%,compare-%,$(filter figure-%,$(EXP_FIGURES))) 
                $(patsubst %,compare-%,$(EXP_PRESETS))
 
 .PHONY: $(EXP_ALL) $(EXP_COMPARE) figures-reference experiments-deps experiments-list
+
+# Where a sweep runs is one choice: HOSTS= (those hosts, the ssh launcher)
+# contradicts VMS= (the VM bed's size) and LAUNCHER=slurm (the allocation's
+# nodes, or the VM bed); refused here (make exits 2) before anything is
+# built or installed, for the targets that run a sweep
+ifneq ($(filter $(EXP_ALL) figure-loss search,$(MAKECMDGOALS)),)
+ifneq ($(strip $(HOSTS)),)
+ifneq ($(strip $(VMS)),)
+$(error HOSTS=$(HOSTS) and VMS=$(VMS): HOSTS= runs on the hosts of $(HOSTS), VMS= sizes the soft-RoCE VM bed used without HOSTS=; keep HOSTS= for your hosts, or VMS= without HOSTS= for the VM bed)
+endif
+ifeq ($(strip $(LAUNCHER)),slurm)
+$(error HOSTS=$(HOSTS) and LAUNCHER=slurm: the Slurm launcher takes its hosts from the allocation (or the VM bed); keep HOSTS= (the ssh launcher), or LAUNCHER=slurm without HOSTS=)
+endif
+endif
+endif
 
 # build what a sweep needs; missing packages via env/install-deps (the VM
 # bed's too when no local RDMA port will be used)

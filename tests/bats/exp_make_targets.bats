@@ -40,3 +40,25 @@ ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
     [[ $output == *"QUICK=maybe: not a yes/no value"* ]] || { echo "$s: $output"; false; }
   done
 }
+
+@test "make figure-N HOSTS= with VMS= or LAUNCHER=slurm is refused (make exits 2) naming both and which to keep" {
+  local t
+  for t in figure-12 table-3 figure-loss search; do
+    run make -C "$ROOT" --no-print-directory -n "$t" HOSTS=experiments/hosts.example VMS=3
+    [ "$status" -eq 2 ] || { echo "$t: $output"; false; }
+    [[ $output == *"HOSTS=experiments/hosts.example and VMS=3: HOSTS= runs on the hosts of experiments/hosts.example, VMS= sizes the soft-RoCE VM bed used without HOSTS=; keep HOSTS= for your hosts, or VMS= without HOSTS= for the VM bed"* ]] || { echo "$t: $output"; false; }
+    [[ $output != *"experiments/reproduce"* && $output != *"install-deps"* ]] || { echo "$t: $output"; false; }
+  done
+  run make -C "$ROOT" --no-print-directory -n figure-12 HOSTS=experiments/hosts.example LAUNCHER=slurm
+  [ "$status" -eq 2 ]
+  [[ $output == *"HOSTS=experiments/hosts.example and LAUNCHER=slurm: the Slurm launcher takes its hosts from the allocation (or the VM bed); keep HOSTS= (the ssh launcher), or LAUNCHER=slurm without HOSTS="* ]] || { echo "$output"; false; }
+  # each alone, and VMS= with LAUNCHER=slurm (the VM bed with Slurm), are fine
+  for t in "HOSTS=experiments/hosts.example" "VMS=3" "VMS=3 LAUNCHER=slurm" "HOSTS=experiments/hosts.example LAUNCHER=ssh"; do
+    # shellcheck disable=SC2086  # the case's words
+    run make -C "$ROOT" --no-print-directory -n figure-12 $t
+    [ "$status" -eq 0 ] || { echo "$t: $output"; false; }
+  done
+  # make's other targets do not care
+  run make -C "$ROOT" --no-print-directory -n experiments-list HOSTS=x VMS=3
+  [ "$status" -eq 0 ]
+}

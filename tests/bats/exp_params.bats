@@ -259,3 +259,27 @@ H
   [[ $output == *"read:rc is given twice"* ]] || { echo "$output"; false; }
   [ -z "$(find "$BATS_TEST_TMPDIR/results" -mindepth 2 2>/dev/null)" ]
 }
+
+@test "conflicting options are refused (exit 2) naming both and which to keep: --local with --hosts or --server, --run-id with --resume, an option twice with two values" {
+  local out=$BATS_TEST_TMPDIR/results h=$ROOT/experiments/hosts.example c
+  for c in "--local --hosts $h|--local and --hosts $h: --local runs on this machine alone, --hosts on the hosts of $h; keep one of them" \
+           "--hosts $h --local|--local and --hosts $h" \
+           "--server 2 --local|--server 2 and --local: a local run has one host, this machine, where every role runs; keep --local without --server, or give --hosts FILE with --server 2" \
+           "--run-id a1 --resume|--run-id a1 and --resume: --resume goes on with a run under its own name; keep --resume ID to go on with run ID, or --run-id a1 to start a new run so named" \
+           "--reps 2 --reps 3|--reps given twice, 2 and 3; keep one" \
+           "--hosts $h --hosts /etc/hostname|--hosts given twice, $h and /etc/hostname; keep one" \
+           "--launcher ssh --launcher slurm|--launcher given twice, ssh and slurm; keep one" \
+           "--set size_bytes=32 --set size_bytes=64|--set size_bytes given twice, 32 and 64; keep one (one --set size_bytes=V1,V2 with every value)"; do
+    # shellcheck disable=SC2086  # the case's words
+    run "$ROOT/experiments/run" "$FIX/tiny" ${c%%|*} --dry-run --out "$out"
+    [ "$status" -eq 2 ] || { echo "${c%%|*}: status $status: $output"; false; }
+    [[ $output == *"experiments/run: error: ${c#*|}"* ]] || { echo "${c%%|*}: $output"; false; }
+    # shellcheck disable=SC2086
+    run "$ROOT/experiments/run" "$FIX/tiny" ${c%%|*} --out "$out" --bin "$FIX/fake_rdma_bench" --no-plot
+    [ "$status" -eq 2 ] || { echo "${c%%|*} (run): status $status: $output"; false; }
+  done
+  [ -z "$(find "$out" -mindepth 2 2>/dev/null)" ] || { find "$out"; false; }
+  # the same value twice is no conflict
+  run "$ROOT/experiments/run" "$FIX/tiny" --reps 1 --reps 1 --set size_bytes=32 --set size_bytes=32 --dry-run --out "$out"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+}
