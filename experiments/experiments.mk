@@ -88,6 +88,16 @@ $(EXP_COMPARE): compare-%:
 experiments-list:
 	@echo "figures: $(EXP_FIGURES)"; echo "presets: $(EXP_PRESETS)"
 
+# figure-, table- or compare- with no number (the pattern rule below needs
+# a stem, so make would look for figure-.o): the valid numbers, exit 2
+RB_FIG_NUMS := 2 $(patsubst figure-%,%,$(filter figure-%,$(EXP_FIGURES))) loss
+RB_TAB_NUMS := $(patsubst table-%,%,$(filter table-%,$(EXP_FIGURES)))
+.PHONY: figure- table- compare-
+figure- table-:
+	@echo "make $@: no number after '$@'; figures: $(RB_FIG_NUMS) (make figure-12); tables: $(RB_TAB_NUMS) (make table-3)" >&2; exit 2
+compare-:
+	@echo "make $@: no number after '$@'; compare-N for: $(patsubst compare-%,%,$(EXP_COMPARE)) (make compare-12)" >&2; exit 2
+
 # figure-N, table-N or compare-N of a name with no experiment: say which
 # exist (as experiments/run NAME does) instead of make's "No rule", exit 2
 figure-% table-% compare-%:

@@ -62,3 +62,16 @@ ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
   run make -C "$ROOT" --no-print-directory -n experiments-list HOSTS=x VMS=3
   [ "$status" -eq 0 ]
 }
+
+@test "make figure- / table- / compare- (no number) list the valid numbers, make exits 2, no figure-.o" {
+  local t
+  for t in figure- table- compare-; do
+    run make -C "$ROOT" --no-print-directory "$t"
+    [ "$status" -eq 2 ] || { echo "$t: $output"; false; }
+    [[ $output != *".o"* && $output != *"No rule"* ]] || { echo "$t: $output"; false; }
+    case $t in
+      compare-) [[ $output == *"make compare-: no number after 'compare-'; compare-N for: 7 8 9 10 11 12 13 14 table-3 table-5 "*" (make compare-12)"* ]] || { echo "$t: $output"; false; } ;;
+      *) [[ $output == *"make $t: no number after '$t'; figures: 2 7 8 9 10 11 12 13 14 loss (make figure-12); tables: 3 5 (make table-3)"* ]] || { echo "$t: $output"; false; } ;;
+    esac
+  done
+}
