@@ -50,6 +50,7 @@ struct client {
 	int refused;            /* points whose configuration was refused (status skipped) */
 	int points_done;        /* points that ran to a row (any status) */
 	char token[CTRL_TOKEN_CAP + 1];  /* --token-file: sent in every HELLO */
+	uint32_t go_us;         /* this session's previous GO on its way, bound (ctrl.h GATE) */
 };
 
 static int client_connect(struct client *cl, char *err, size_t errlen)
@@ -63,6 +64,7 @@ static int client_connect(struct client *cl, char *err, size_t errlen)
 	cl->fd = ctrl_connect(o->host, o->port, o->connect_timeout_s, err, errlen);
 	if (cl->fd < 0)
 		return -1;
+	cl->go_us = 0; /* a new session: no previous GO */
 	rb_info("connected to %s:%u", o->host, o->port);
 	snprintf(h.host, sizeof(h.host), "%s", cl->env.host);
 	snprintf(h.run_id, sizeof(h.run_id), "%s", o->run_id);
@@ -249,7 +251,7 @@ static int gate_send(struct client *cl, uint64_t point, uint64_t *c_send, char *
 		     size_t errlen)
 {
 	uint8_t buf[CTRL_HDR_LEN + 16];
-	struct ctrl_gate g = { .point = point, .procs = cl->o->procs };
+	struct ctrl_gate g = { .point = point, .procs = cl->o->procs, .go_us = cl->go_us };
 	size_t n = ctrl_encode_gate(buf, sizeof(buf), &g);
 
 	*c_send = timing_now_ns();
@@ -299,6 +301,19 @@ static int clock_probes(struct client *cl, struct rb_point_info *pi, char *err, 
 		offset_sample(pi, c_send, m.u.time.ns, m.u.time.ns, timing_now_ns());
 	}
 	return 0;
+}
+
+/*
+ * The bound of GO's time on its way for the next GATE (ctrl.h go_us): our
+ * round trip from GATE to GO minus the server's hold, rounded up to us, at
+ * least 1 (0 says "none").
+ */
+static uint32_t go_delay_us(const struct ctrl_go *go, uint64_t c_send, uint64_t c_recv)
+{
+	uint64_t rtt = c_recv - c_send, hold = go->release_ns - go->arrive_ns;
+	uint64_t us = rtt > hold ? (rtt - hold + 999) / 1000 : 1;
+
+	return us == 0 ? 1 : us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
 }
 
 /*
@@ -378,6 +393,7 @@ static int monitor(struct client *cl, struct rb_ctx *c, struct rb_point_info *pi
 			if (rc == 0 && m.type == CTRL_GO && sent && !released) {
 				uint64_t now = timing_now_ns();
 				gate_go(c, pi, &m.u.go, c_send, now);
+				cl->go_us = go_delay_us(&m.u.go, c_send, now);
 				released = true;
 				/* the window starts now: so does the point's time limit */
 				deadline = now + limit_ms * 1000000ull;

@@ -161,7 +161,7 @@ uint32_t ctrl_max_payload(uint16_t type)
 	case CTRL_BYE: return 0;
 	case CTRL_DONE: return 7u * 8u + 4u + 2u + CTRL_REASON_CAP;
 	case CTRL_ERROR: return 2u + CTRL_REASON_CAP;
-	case CTRL_GATE: return 12u;   /* u64 point, u32 procs */
+	case CTRL_GATE: return 16u;   /* u64 point, u32 procs, u32 go_us */
 	case CTRL_GO: return 28u;     /* 3 x u64 clock readings, u32 procs */
 	case CTRL_TIME: return 8u;    /* u64 clock reading */
 	case CTRL_CPU: return CTRL_CPU_LEN(CTRL_CPU_REASON_CAP);
@@ -281,6 +281,7 @@ size_t ctrl_encode_gate(uint8_t *buf, size_t cap, const struct ctrl_gate *g)
 	struct cur c = enc_begin(buf, cap, CTRL_GATE);
 	put_u64(&c, g->point);
 	put_u32(&c, g->procs);
+	put_u32(&c, g->go_us);
 	return enc_end(&c, buf);
 }
 
@@ -616,6 +617,7 @@ int ctrl_decode(const uint8_t *buf, size_t len, struct ctrl_msg *out, char *err,
 	case CTRL_GATE:
 		out->u.gate.point = get_u64(&c);
 		out->u.gate.procs = get_u32(&c);
+		out->u.gate.go_us = get_u32(&c);
 		if (!c.bad && (out->u.gate.procs < 2 || out->u.gate.procs > CTRL_MAX_PROCS))
 			return rb_fail(err, errlen, "GATE: procs %u outside 2..%u",
 				    out->u.gate.procs, CTRL_MAX_PROCS);

@@ -55,8 +55,8 @@ static int fail_timeout(struct gate_slot *s, uint64_t now_ns, char *err, size_t 
 }
 
 int gate_arrive(struct gate_table *t, const char *run_id, uint64_t point, uint32_t procs,
-		uint64_t now_ns, uint64_t timeout_ns, int *slot, uint64_t *release_ns, char *err,
-		size_t errlen)
+		uint64_t now_ns, uint64_t timeout_ns, uint64_t need_ns, int *slot,
+		uint64_t *release_ns, char *err, size_t errlen)
 {
 	struct gate_slot *s = find(t, run_id, point);
 
@@ -98,6 +98,10 @@ int gate_arrive(struct gate_table *t, const char *run_id, uint64_t point, uint32
 	}
 	s->arrived++;
 	s->inside++;
+	if (need_ns == 0)
+		s->need_unknown = true;
+	else if (need_ns > s->need_max_ns)
+		s->need_max_ns = need_ns;
 	*slot = (int)(s - t->s);
 	if (s->arrived == s->procs) {
 		s->state = GATE_RELEASED;
@@ -128,6 +132,16 @@ int gate_poll(struct gate_table *t, int slot, uint64_t now_ns, uint64_t *release
 	default:
 		return rb_fail(err, errlen, "internal error: start barrier slot %d is free", slot);
 	}
+}
+
+uint64_t gate_lead_ns(const struct gate_table *t, int slot)
+{
+	const struct gate_slot *s = &t->s[slot];
+
+	if (s->need_unknown || s->need_max_ns >= GATE_LEAD_MAX_NS / GATE_LEAD_FACTOR)
+		return GATE_LEAD_MAX_NS;
+	uint64_t lead = GATE_LEAD_MIN_NS + GATE_LEAD_FACTOR * s->need_max_ns;
+	return lead < GATE_LEAD_MAX_NS ? lead : GATE_LEAD_MAX_NS;
 }
 
 void gate_leave(struct gate_table *t, int slot)

@@ -47,10 +47,6 @@
 #define IDLE_TIMEOUT_MS  600000   /* between points of one session */
 #define RECV_GRACE_MS    3000     /* receives still arriving after the client's DONE: at most */
 #define RECV_QUIET_MS    200      /* ...and no longer than this without a new one (lost on UD/UC) */
-#define GATE_LEAD_MS     300      /* start barrier: the common window starts this long after GO
-				   * is sent, so that GO reaches every process and wakes its
-				   * threads first (the two-VM soft-RoCE bed took up to ~85 ms
-				   * idle and 128 ms once under load: 100 ms was too short) */
 #define RECV_QUIET_MIN_MS 50      /* ...nor shorter than this */
 #define RECV_QUIET_GAPS  50       /* ...where 50 mean gaps of the window are shorter than 200 ms */
 
@@ -113,6 +109,7 @@ struct session {
 	bool has_slot;               /* counted in srv->active (after a valid HELLO) */
 	struct ctrl_hello hello;
 	struct ctrl_rbuf rb;
+	uint64_t go_wake_ns;         /* previous GO: its send minus the release (0: none yet) */
 };
 
 /*
@@ -346,21 +343,25 @@ static bool client_gone(int fd)
  * The client's GATE (m): hold it at the start barrier of (run id, point)
  * until all --procs processes are there, then send GO. Waits at most the
  * point's --timeout from the first arrival; the client going away ends the
- * wait. 0, or -1 with err (sent to the client as ERROR by the caller).
+ * wait. The window starts the barrier's lead after the release (gate.h:
+ * from each process's previous GO, this side's wake-up plus the client's
+ * go_us). 0, or -1 with err (sent to the client as ERROR by the caller).
  */
 static int serve_gate(struct session *s, const struct rb_test *t, const struct ctrl_gate *g,
 		      char *err, size_t errlen)
 {
 	struct server *srv = s->srv;
-	uint64_t arrive, release = 0;
+	uint64_t arrive, release = 0, lead = GATE_LEAD_MAX_NS;
 	int slot = -1, rc;
+	/* what this process's previous GO took (0: unknown, the full lead) */
+	uint64_t need = s->go_wake_ns && g->go_us ? s->go_wake_ns + g->go_us * 1000ull : 0;
 
 	/* the arrival time is read under the table's lock, so arrivals are in
 	 * time order as the table sees them (gate.c's waited_ns also copes) */
 	pthread_mutex_lock(&srv->lock);
 	arrive = timing_now_ns();
 	rc = gate_arrive(&srv->gates, s->hello.run_id, g->point, g->procs, arrive,
-			 t->timeout_ms * 1000000ull, &slot, &release, err, errlen);
+			 t->timeout_ms * 1000000ull, need, &slot, &release, err, errlen);
 	if (rc == GATE_OPEN)
 		pthread_cond_broadcast(&srv->gate_cond);
 	while (rc == GATE_WAIT) {
@@ -380,6 +381,8 @@ static int serve_gate(struct session *s, const struct rb_test *t, const struct c
 			rc = GATE_ERR;
 		}
 	}
+	if (rc == GATE_OPEN)
+		lead = gate_lead_ns(&srv->gates, slot);
 	if (slot >= 0)
 		gate_leave(&srv->gates, slot);
 	pthread_mutex_unlock(&srv->lock);
@@ -393,15 +396,18 @@ static int serve_gate(struct session *s, const struct rb_test *t, const struct c
 	 * arrival is then part of the offset sample's server time), and the
 	 * common window's start: the same for every process of the barrier */
 	go.release_ns = sent > release ? sent : release;
-	go.start_ns = release + GATE_LEAD_MS * 1000000ull;
+	go.start_ns = release + lead;
 	if (go.start_ns < go.release_ns)
 		go.start_ns = go.release_ns;
+	/* at least 1 ns: 0 means "no previous GO" */
+	s->go_wake_ns = go.release_ns - release + 1;
 	size_t n = ctrl_encode_go(buf, sizeof(buf), &go);
 	if (!n || ctrl_send(s->fd, buf, n, (int)t->timeout_ms, err, errlen))
 		return -1;
 	rb_info("session %lu: run '%s' point %llu: released %u processes at the start barrier "
-		"(this one waited %.3f s)", s->id, s->hello.run_id, (unsigned long long)g->point,
-		g->procs, (double)(release - arrive) / 1e9);
+		"(this one waited %.3f s; window %.0f ms after the release)", s->id,
+		s->hello.run_id, (unsigned long long)g->point, g->procs,
+		(double)(release - arrive) / 1e9, (double)lead / 1e6);
 	return 0;
 }
 

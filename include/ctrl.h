@@ -38,7 +38,8 @@
  *   each answered at once with TIME (the server's clock), to learn the
  *   offset of the two clocks.
  * Version 2 added GATE, GO and TIME (version 1 had types 1..7 only);
- * version 3 added CPU (a version 2 peer is refused at its HELLO).
+ * version 3 added CPU (a version 2 peer is refused at its HELLO); version 4
+ * added GATE's go_us (the adaptive lead of the start barrier, gate.h).
  *   C->S BYE.  Either side may send ERROR (reason) at any time, then closes.
  */
 #ifndef RDMA_BENCH_CTRL_H
@@ -52,7 +53,7 @@
 #include "perfcount.h"
 
 #define CTRL_MAGIC        UINT32_C(0x52424331)
-#define CTRL_VERSION      3u
+#define CTRL_VERSION      4u
 #define CTRL_HDR_LEN      12u
 #define CTRL_MAX_QPS      RB_MAX_QPS_TOTAL
 #define CTRL_SETUP_FIXED  76u                     /* SETUP bytes before the QP list */
@@ -81,15 +82,21 @@ enum ctrl_type {
 #define CTRL_MAX_PROCS    4096u
 
 /*
- * GATE (client -> server, 12 bytes): u64 point | u32 procs.
+ * GATE (client -> server, 16 bytes): u64 point | u32 procs | u32 go_us.
  * The client's setup and warm-up are done; it waits at the start barrier of
  * (its HELLO's run_id, point) until procs processes are there. point: the
  * client's point number in its session order (size x repetition, from 0),
- * the same in every process of the run; procs 2..CTRL_MAX_PROCS.
+ * the same in every process of the run; procs 2..CTRL_MAX_PROCS. go_us:
+ * how long this session's previous GO can have been on its way, in us,
+ * rounded up: the client's time from sending that GATE to having its GO
+ * minus the server's hold (GO's release_ns - arrive_ns), i.e. both one-way
+ * delays (an upper bound of GO's); 0 = no previous GO in this session. The
+ * server sizes the next lead from it (gate_lead_ns).
  */
 struct ctrl_gate {
 	uint64_t point;
 	uint32_t procs;
+	uint32_t go_us;
 };
 
 /*

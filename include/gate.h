@@ -27,6 +27,7 @@
 #ifndef RDMA_BENCH_GATE_H
 #define RDMA_BENCH_GATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,11 +47,32 @@ struct gate_slot {
 	uint64_t first_ns;           /* first arrival (server clock) */
 	uint64_t release_ns;         /* the N-th arrival; 0 while waiting */
 	uint64_t timeout_ns;         /* from first_ns */
+	uint64_t need_max_ns;        /* largest GO delay an arrival expects (gate_arrive) */
+	bool need_unknown;           /* an arrival had no previous GO to judge by */
 };
 
 struct gate_table {
 	struct gate_slot s[GATE_SLOTS];
 };
+
+/*
+ * The lead: GO is sent at the release and every process's measured window
+ * starts gate_lead_ns later, so that GO has reached every process and woken
+ * its threads first. A process whose GO came after the start loses the
+ * part of its window before it (the client warns; the runner's overlap
+ * check flags the point). The lead follows what the processes measured at
+ * their previous barrier of the same session (need_ns of gate_arrive):
+ * GATE_LEAD_MIN_NS + GATE_LEAD_FACTOR x the largest, at most
+ * GATE_LEAD_MAX_NS, which is also the lead while any process has no
+ * previous GO to judge by (the first point of a session). Why 300 ms: the
+ * two-VM soft-RoCE bed (TCG) delivered GO up to ~85 ms after the release
+ * idle and 128 ms once under load (100 ms was too short); within a -m list
+ * the same bed measured 4-13 ms, so a fixed 300 ms cost ~0.27 s per point
+ * (ci/harness-overhead).
+ */
+#define GATE_LEAD_MAX_NS  (300ull * 1000000ull)
+#define GATE_LEAD_MIN_NS  (20ull * 1000000ull)
+#define GATE_LEAD_FACTOR  3u
 
 /* Return values of gate_arrive and gate_poll. */
 #define GATE_WAIT     0          /* not all processes there yet */
@@ -60,7 +82,9 @@ struct gate_table {
 /*
  * A process of run_id arrives at the barrier of point, waiting for procs
  * processes (2..CTRL_MAX_PROCS), at now_ns; timeout_ns bounds the wait from
- * the first arrival. On GATE_WAIT or GATE_OPEN, *slot is its barrier (pass
+ * the first arrival. need_ns: how long this process's previous GO took from
+ * the server's release to the process (the server's own wake-up plus the
+ * client's bound of the network part, ctrl.h GATE go_us), 0 = unknown. On GATE_WAIT or GATE_OPEN, *slot is its barrier (pass
  * it to gate_poll and gate_leave); GATE_OPEN means this arrival was the
  * last one (*release_ns = now_ns). GATE_ERR: nothing is held (no leave);
  * err names the run id, point and the numbers: another --procs than the
@@ -68,8 +92,15 @@ struct gate_table {
  * already failed, or no free slot.
  */
 int gate_arrive(struct gate_table *t, const char *run_id, uint64_t point, uint32_t procs,
-		uint64_t now_ns, uint64_t timeout_ns, int *slot, uint64_t *release_ns, char *err,
-		size_t errlen);
+		uint64_t now_ns, uint64_t timeout_ns, uint64_t need_ns, int *slot,
+		uint64_t *release_ns, char *err, size_t errlen);
+
+/*
+ * The lead of the barrier of slot (see GATE_LEAD_MAX_NS), from the needs of
+ * the processes that arrived; read it after the release and before
+ * gate_leave. In ns, GATE_LEAD_MIN_NS..GATE_LEAD_MAX_NS.
+ */
+uint64_t gate_lead_ns(const struct gate_table *t, int slot);
 
 /*
  * Has the barrier of slot been released? GATE_OPEN with *release_ns,

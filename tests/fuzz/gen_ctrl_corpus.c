@@ -209,10 +209,10 @@ static void valid_messages(void)
 	n = ctrl_encode_done(buf, sizeof(buf), &d);
 	write_file("ok-done-note-at-cap", buf, n);
 
-	struct ctrl_gate g = { .point = 3, .procs = 4 };
+	struct ctrl_gate g = { .point = 3, .procs = 4, .go_us = 12000 };
 	n = ctrl_encode_gate(buf, sizeof(buf), &g);
 	write_file("ok-gate", buf, n);
-	g = (struct ctrl_gate){ .point = UINT64_MAX, .procs = CTRL_MAX_PROCS };
+	g = (struct ctrl_gate){ .point = UINT64_MAX, .procs = CTRL_MAX_PROCS, .go_us = UINT32_MAX };
 	n = ctrl_encode_gate(buf, sizeof(buf), &g);
 	write_file("ok-gate-at-caps", buf, n);
 	struct ctrl_go go = { .arrive_ns = 5000000000ull, .release_ns = 5000000000ull,
@@ -481,13 +481,20 @@ static void malformed_messages(void)
 	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_GATE, 0);
 	bb_u64(&b, 0);
 	bb_u32(&b, 1);
+	bb_u32(&b, 0);
 	bb_fix_len(&b);
 	bb_write("bad-gate-procs-1", &b);
 	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_GATE, 0);
 	bb_u64(&b, 0);
 	bb_u32(&b, CTRL_MAX_PROCS + 1);
+	bb_u32(&b, 0);
 	bb_fix_len(&b);
 	bb_write("bad-gate-procs-above-max", &b);
+	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_GATE, 0);
+	bb_u64(&b, 7);
+	bb_u32(&b, 2);
+	bb_fix_len(&b);
+	bb_write("bad-gate-cut-before-go-us", &b);
 	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_GATE, 0);
 	bb_u64(&b, 7);
 	bb_fix_len(&b);

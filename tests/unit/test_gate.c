@@ -17,7 +17,69 @@ static int arrive(const char *run, uint64_t point, uint32_t procs, uint64_t now,
 		  uint64_t *rel)
 {
 	err[0] = '\0';
-	return gate_arrive(&t, run, point, procs, now, 30 * S, slot, rel, err, sizeof(err));
+	return gate_arrive(&t, run, point, procs, now, 30 * S, 0, slot, rel, err, sizeof(err));
+}
+
+/* arrive() with a known GO delay need (ns) from the process's previous barrier */
+static int arrive_need(const char *run, uint64_t point, uint32_t procs, uint64_t now,
+		       uint64_t need, int *slot, uint64_t *rel)
+{
+	err[0] = '\0';
+	return gate_arrive(&t, run, point, procs, now, 30 * S, need, slot, rel, err, sizeof(err));
+}
+
+#define MS 1000000ull
+
+/* The lead: the full 300 ms while any process has no previous GO (the
+ * first point of its session), else 20 ms + 3 x the largest delay, capped. */
+static void the_lead_follows_the_slowest_previous_go(void **state)
+{
+	(void)state;
+	int a, b, c;
+	uint64_t rel;
+
+	/* one process without a previous GO: the full lead */
+	assert_int_equal(arrive_need("R", 0, 2, S, 5 * MS, &a, &rel), GATE_WAIT);
+	assert_int_equal(arrive("R", 0, 2, S, &b, &rel), GATE_OPEN);
+	assert_true(gate_lead_ns(&t, a) == GATE_LEAD_MAX_NS);
+	assert_true(GATE_LEAD_MAX_NS == 300 * MS);
+	gate_leave(&t, a);
+	gate_leave(&t, b);
+
+	/* all known: 20 ms + 3 x the largest (13 ms) = 59 ms, whoever came last */
+	assert_int_equal(arrive_need("R", 1, 3, S, 4 * MS, &a, &rel), GATE_WAIT);
+	assert_int_equal(arrive_need("R", 1, 3, S, 13 * MS, &b, &rel), GATE_WAIT);
+	assert_int_equal(arrive_need("R", 1, 3, S, 2 * MS, &c, &rel), GATE_OPEN);
+	assert_true(gate_lead_ns(&t, a) == 59 * MS);
+	assert_true(gate_lead_ns(&t, c) == 59 * MS);
+	gate_leave(&t, a);
+	gate_leave(&t, b);
+	gate_leave(&t, c);
+
+	/* a tiny delay still gets the floor; a slow one the cap (also past
+	 * the point where 3 x need would overflow) */
+	assert_int_equal(arrive_need("R", 2, 2, S, 1000, &a, &rel), GATE_WAIT);
+	assert_int_equal(arrive_need("R", 2, 2, S, 1, &b, &rel), GATE_OPEN);
+	assert_true(gate_lead_ns(&t, a) == GATE_LEAD_MIN_NS + 3000);
+	gate_leave(&t, a);
+	gate_leave(&t, b);
+	assert_int_equal(arrive_need("R", 3, 2, S, 95 * MS, &a, &rel), GATE_WAIT);
+	assert_int_equal(arrive_need("R", 3, 2, S, 1 * MS, &b, &rel), GATE_OPEN);
+	assert_true(gate_lead_ns(&t, a) == 300 * MS);   /* 20 + 285 capped */
+	gate_leave(&t, a);
+	gate_leave(&t, b);
+	assert_int_equal(arrive_need("R", 4, 2, S, UINT64_MAX / 2, &a, &rel), GATE_WAIT);
+	assert_int_equal(arrive_need("R", 4, 2, S, 1 * MS, &b, &rel), GATE_OPEN);
+	assert_true(gate_lead_ns(&t, a) == 300 * MS);
+	gate_leave(&t, a);
+	gate_leave(&t, b);
+
+	/* a reused slot forgets the previous barrier's needs */
+	assert_int_equal(arrive_need("S", 0, 2, S, 1 * MS, &a, &rel), GATE_WAIT);
+	assert_int_equal(arrive_need("S", 0, 2, S, 1 * MS, &b, &rel), GATE_OPEN);
+	assert_true(gate_lead_ns(&t, a) == 23 * MS);
+	gate_leave(&t, a);
+	gate_leave(&t, b);
 }
 
 static int setup(void **state)
@@ -209,6 +271,7 @@ int main(void)
 		cmocka_unit_test_setup(leaving_early_takes_the_arrival_back, setup),
 		cmocka_unit_test_setup(a_full_table_refuses_then_reuses_failed_slots, setup),
 		cmocka_unit_test_setup(the_clock_offset_ignores_the_wait_at_the_barrier, setup),
+		cmocka_unit_test_setup(the_lead_follows_the_slowest_previous_go, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
