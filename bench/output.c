@@ -770,17 +770,26 @@ void table_print(FILE *f, const struct row *rows, int nrows, const char *const *
 	free(right);
 }
 
-int output_path_writable(const char *opt, const char *path, char *err, size_t errlen)
+/* The directory part of path into dir ("." without a slash, "/" for a file
+ * at the root); returns the last component. */
+static const char *path_dir(const char *path, char *dir, size_t len)
 {
-	char dir[1024];
 	const char *slash = strrchr(path, '/');
 
 	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
+		snprintf(dir, len, ".");
 	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
+		snprintf(dir, len, "/");
 	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+		snprintf(dir, len, "%.*s", (int)(slash - path), path);
+	return slash ? slash + 1 : path;
+}
+
+int output_path_writable(const char *opt, const char *path, char *err, size_t errlen)
+{
+	char dir[1024];
+
+	path_dir(path, dir, sizeof(dir));
 	if (access(dir, W_OK | X_OK)) {
 		snprintf(err, errlen, "%s %.400s: cannot open for writing: directory %.400s: %s; "
 			 "create it or choose another path", opt, path, dir, strerror(errno));
@@ -805,15 +814,8 @@ int output_path_writable(const char *opt, const char *path, char *err, size_t er
 static void output_canonical(const char *path, char *out, size_t len)
 {
 	char dir[1024], real[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	const char *base = slash ? slash + 1 : path;
+	const char *base = path_dir(path, dir, sizeof(dir));
 
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
 	if (!realpath(dir, real))
 		snprintf(real, sizeof(real), "%s", dir);
 	snprintf(out, len, "%s/%s", real, base);
