@@ -67,14 +67,22 @@ rb_slurm_steps() {
 }
 
 # rb_slurm_cancel_steps: scancel this run's steps still there (its own
-# steps only: by id, found by their name); says how many
+# steps only: by id, found by their name), then wait until Slurm no longer
+# lists them (scancel only asks: a step stays in squeue until its slurmd
+# reports it ended), at most 10 s; says how many, and names any left
 rb_slurm_cancel_steps() {
   [ "${RB_LAUNCHER:-ssh}" = slurm ] && [ -n "${SLURM_JOB_ID:-}" ] && [ -n "${RB_SLURM_TAG:-}" ] || return 0
-  local s n=0
+  local s n=0 i left
   for s in $(rb_slurm_steps); do
     scancel "$s" 2> /dev/null && n=$((n + 1))
   done
-  [ "$n" = 0 ] || rb_log "slurm: cancelled $n job step(s) of this run left running (scancel by step id)"
+  [ "$n" = 0 ] && return 0
+  for i in $(seq 50); do
+    left=$(rb_slurm_steps)
+    [ -n "$left" ] || break
+    sleep 0.2
+  done
+  rb_log "slurm: cancelled $n job step(s) of this run left running (scancel by step id)${left:+; still listed after 10 s: $(echo $left)}"
 }
 
 # rb_slurm_failure LOG WHO: the named cause of a process whose job step was
