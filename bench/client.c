@@ -311,9 +311,9 @@ static int clock_probes(struct client *cl, struct rb_point_info *pi, char *err, 
 static uint32_t go_delay_us(const struct ctrl_go *go, uint64_t c_send, uint64_t c_recv)
 {
 	uint64_t rtt = c_recv - c_send, hold = go->release_ns - go->arrive_ns;
-	uint64_t us = rtt > hold ? (rtt - hold + 999) / 1000 : 1;
+	uint64_t us = rtt > hold ? (rtt - hold + 999) / 1000 : 1;   /* >= 1 either way */
 
-	return us == 0 ? 1 : us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
+	return us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
 }
 
 /*
