@@ -170,3 +170,15 @@ int gate_clock_offset(uint64_t c_send, uint64_t s_arrive, uint64_t s_release, ui
 	*err_ns = rtt > hold ? (rtt - hold) / 2 : 0;
 	return 0;
 }
+
+uint64_t gate_err_aged(uint64_t err_ns, uint64_t at_ns, uint64_t now_ns)
+{
+	if (now_ns <= at_ns)
+		return err_ns;
+	uint64_t age = now_ns - at_ns;
+	/* age * ppm / 10^6 without overflow: ages up to 2^64 / 500 ns (1 year) */
+	if (age > UINT64_MAX / GATE_DRIFT_PPM)
+		return UINT64_MAX;
+	uint64_t grown = (age * GATE_DRIFT_PPM + 999999) / 1000000;
+	return grown > UINT64_MAX - err_ns ? UINT64_MAX : err_ns + grown;
+}

@@ -135,4 +135,22 @@ void gate_leave(struct gate_table *t, int slot);
 int gate_clock_offset(uint64_t c_send, uint64_t s_arrive, uint64_t s_release, uint64_t c_recv,
 		      int64_t *offset_ns, uint64_t *err_ns);
 
+/*
+ * Two hosts' raw clocks drift apart at up to GATE_DRIFT_PPM (parts per
+ * million: the largest frequency error NTP will still correct, RFC 5905
+ * section 1; crystals are within 100): the client keeps its session's best
+ * offset sample and reuses it for a later point, with its error bound grown
+ * by that rate for the time since it was taken, instead of probing the
+ * clock again before every start barrier.
+ */
+#define GATE_DRIFT_PPM 500
+
+/*
+ * The error bound (ns) of an offset sample whose bound was err_ns when it
+ * was taken at at_ns, now at now_ns (the client's clock, ns): err_ns +
+ * (now_ns - at_ns) * GATE_DRIFT_PPM / 10^6, rounded up; UINT64_MAX on
+ * overflow. now_ns before at_ns (not a monotonic clock) gives err_ns.
+ */
+uint64_t gate_err_aged(uint64_t err_ns, uint64_t at_ns, uint64_t now_ns);
+
 #endif /* RDMA_BENCH_GATE_H */

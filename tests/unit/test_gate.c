@@ -260,6 +260,22 @@ static void the_clock_offset_ignores_the_wait_at_the_barrier(void **state)
 	assert_int_equal(e, 0);
 }
 
+/* A reused offset sample's bound grows by the drift rate for its age. */
+static void an_old_offset_sample_is_trusted_less(void **state)
+{
+	(void)state;
+	/* 400 us bound, 2 s old: + 2 s x 500 ppm = 1 ms */
+	assert_int_equal(gate_err_aged(400000, 10 * S, 12 * S), 1400000);
+	/* fresh: unchanged; 1 ns old: rounded up to 1 ns more */
+	assert_int_equal(gate_err_aged(400000, 10 * S, 10 * S), 400000);
+	assert_int_equal(gate_err_aged(400000, 10 * S, 10 * S + 1), 400001);
+	/* a clock that went backwards: the sample's own bound */
+	assert_int_equal(gate_err_aged(7, 10 * S, 9 * S), 7);
+	/* no wrap: a huge age or bound saturates */
+	assert_true(gate_err_aged(5, 0, UINT64_MAX) == UINT64_MAX);
+	assert_true(gate_err_aged(UINT64_MAX - 1, 0, 1 * S) == UINT64_MAX);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -272,6 +288,7 @@ int main(void)
 		cmocka_unit_test_setup(a_full_table_refuses_then_reuses_failed_slots, setup),
 		cmocka_unit_test_setup(the_clock_offset_ignores_the_wait_at_the_barrier, setup),
 		cmocka_unit_test_setup(the_lead_follows_the_slowest_previous_go, setup),
+		cmocka_unit_test_setup(an_old_offset_sample_is_trusted_less, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
