@@ -51,6 +51,32 @@ struct client {
 	int points_done;        /* points that ran to a row (any status) */
 	char token[CTRL_TOKEN_CAP + 1];  /* --token-file: sent in every HELLO */
 	uint32_t go_us;         /* this session's previous GO on its way, bound (ctrl.h GATE) */
+	/* the session's best clock-offset sample (any point's; reused with its
+	 * bound aged, gate_err_aged): taken at at_ns on our clock */
+	struct { bool have; int64_t off_ns; uint64_t err_ns, at_ns; } clk;
+	uint64_t probe_rtt_max_ns; /* the session's longest clock-probe round trip */
+};
+
+/*
+ * Where a point's time went on this client (timing_now_ns() at each stage's
+ * end), logged as one INFO line after its teardown (log_timeline): the
+ * harness benchmark (ci/harness-overhead) reads it to break down the time
+ * beyond the measured window. 0 = stage not reached.
+ */
+enum tl_stage {
+	TL_START,       /* run_point entered */
+	TL_SETUP,       /* TEST sent, the server's SETUP received */
+	TL_READY,       /* our context built and connected, the server's READY */
+	TL_GATE,        /* workers warm, clock probes done, GATE sent (gated) */
+	TL_GO,          /* GO received (gated) */
+	TL_WIN0,        /* the window's first post (the workers' earliest start) */
+	TL_WIN1,        /* the window's last completion (the workers' latest end) */
+	TL_JOINED,      /* workers joined (monitor saw them finish) */
+	TL_MEASURED,    /* port counters and the clock probes after the window */
+	TL_DONE,        /* DONE both ways, the server's CPU counters */
+	TL_ROWS,        /* rows built and written */
+	TL_FREED,       /* QPs, CQs, MR, PD destroyed */
+	TL_N
 };
 
 static int client_connect(struct client *cl, char *err, size_t errlen)
@@ -64,7 +90,9 @@ static int client_connect(struct client *cl, char *err, size_t errlen)
 	cl->fd = ctrl_connect(o->host, o->port, o->connect_timeout_s, err, errlen);
 	if (cl->fd < 0)
 		return -1;
-	cl->go_us = 0; /* a new session: no previous GO */
+	cl->go_us = 0; /* a new session: no previous GO, no clock sample */
+	cl->clk.have = false;
+	cl->probe_rtt_max_ns = 0;
 	rb_info("connected to %s:%u", o->host, o->port);
 	snprintf(h.host, sizeof(h.host), "%s", cl->env.host);
 	snprintf(h.run_id, sizeof(h.run_id), "%s", o->run_id);
@@ -251,22 +279,29 @@ static int gate_send(struct client *cl, uint64_t point, uint64_t *c_send, char *
 		     size_t errlen)
 {
 	uint8_t buf[CTRL_HDR_LEN + 16];
-	struct ctrl_gate g = { .point = point, .procs = cl->o->procs, .go_us = cl->go_us };
+	/* no GO yet in this session: the probes' longest round trip bounds
+	 * GO's way (ctrl.h GATE go_us) */
+	uint64_t first_us = (cl->probe_rtt_max_ns + 999) / 1000;
+	struct ctrl_gate g = { .point = point, .procs = cl->o->procs,
+			       .go_us = cl->go_us ? cl->go_us :
+				       first_us > UINT32_MAX ? UINT32_MAX : (uint32_t)first_us };
 	size_t n = ctrl_encode_gate(buf, sizeof(buf), &g);
 
 	*c_send = timing_now_ns();
 	return ctrl_send(cl->fd, buf, n, 10000, err, errlen);
 }
 
-/* Clock probes before GATE, while the workers warm up: the one with the
- * shortest round trip bounds the offset best (NTP's clock filter keeps the
- * best of its last 8 samples, RFC 5905 section 10; 5 bound the time they
- * add to a point when there is no warm-up). */
+/* Clock probes before GATE (while the workers warm up; only when the
+ * session has no recent sample: offset_reuse) and after the window: the
+ * one with the shortest round trip bounds the offset best (NTP's clock
+ * filter keeps the best of its last 8 samples, RFC 5905 section 10; 5
+ * bound the time they add to a point when there is no warm-up). */
 #define CLOCK_PROBES 5
 
-/* Keep the sample (offset, err) if it is better than what *pi holds. */
-static void offset_sample(struct rb_point_info *pi, uint64_t c_send, uint64_t s_arrive,
-			  uint64_t s_send, uint64_t c_recv)
+/* Keep the sample (offset, err) in *pi if it is better than what *pi
+ * holds, and as the session's if better than its aged one. */
+static void offset_sample(struct client *cl, struct rb_point_info *pi, uint64_t c_send,
+			  uint64_t s_arrive, uint64_t s_send, uint64_t c_recv)
 {
 	int64_t off;
 	uint64_t e;
@@ -278,6 +313,30 @@ static void offset_sample(struct rb_point_info *pi, uint64_t c_send, uint64_t s_
 		pi->clock_offset_ns = off;
 		pi->clock_err_ns = e;
 	}
+	if (!cl->clk.have || e < gate_err_aged(cl->clk.err_ns, cl->clk.at_ns, c_recv)) {
+		cl->clk.have = true;
+		cl->clk.off_ns = off;
+		cl->clk.err_ns = e;
+		cl->clk.at_ns = c_recv;
+	}
+}
+
+/* A session sample younger than this serves a point's start barrier
+ * without probes before GATE (its bound aged: at 500 ppm, 2.5 ms at most). */
+#define CLOCK_REUSE_NS (5 * 1000000000ull)
+
+/* Seed *pi with the session's sample when it is recent enough: true, or
+ * false (probe the clock first). */
+static bool offset_reuse(struct client *cl, struct rb_point_info *pi)
+{
+	uint64_t now = timing_now_ns();
+
+	if (!cl->clk.have || now - cl->clk.at_ns > CLOCK_REUSE_NS)
+		return false;
+	pi->have_offset = true;
+	pi->clock_offset_ns = cl->clk.off_ns;
+	pi->clock_err_ns = gate_err_aged(cl->clk.err_ns, cl->clk.at_ns, now);
+	return true;
 }
 
 /* CLOCK_PROBES TIME round trips (while the workers warm up, and after the
@@ -298,7 +357,10 @@ static int clock_probes(struct client *cl, struct rb_point_info *pi, char *err, 
 			rb_reprefix(err, errlen, 6, "server: ");
 		if (rc)
 			return -1;
-		offset_sample(pi, c_send, m.u.time.ns, m.u.time.ns, timing_now_ns());
+		uint64_t c_recv = timing_now_ns();
+		offset_sample(cl, pi, c_send, m.u.time.ns, m.u.time.ns, c_recv);
+		if (c_recv - c_send > cl->probe_rtt_max_ns)
+			cl->probe_rtt_max_ns = c_recv - c_send;
 	}
 	return 0;
 }
@@ -322,13 +384,13 @@ static uint32_t go_delay_us(const struct ctrl_go *go, uint64_t c_send, uint64_t 
  * window starts the same lead after our receipt of GO (columns on the
  * server clock then stay empty).
  */
-static void gate_go(struct rb_ctx *c, struct rb_point_info *pi, const struct ctrl_go *go,
-		    uint64_t c_send, uint64_t c_recv)
+static void gate_go(struct client *cl, struct rb_ctx *c, struct rb_point_info *pi,
+		    const struct ctrl_go *go, uint64_t c_send, uint64_t c_recv)
 {
 	uint64_t ws;
 
 	pi->gate_wait_s = timing_elapsed_s(c_send, c_recv);
-	offset_sample(pi, c_send, go->arrive_ns, go->release_ns, c_recv);
+	offset_sample(cl, pi, c_send, go->arrive_ns, go->release_ns, c_recv);
 	if (pi->have_offset) {
 		ws = (uint64_t)((int64_t)go->start_ns - pi->clock_offset_ns);
 	} else {
@@ -350,11 +412,30 @@ static void gate_go(struct rb_ctx *c, struct rb_point_info *pi, const struct ctr
 }
 
 /*
+ * The monitor's poll timeout (ms): 2 while the workers warm up (GATE goes
+ * as soon as they are), 50 while nothing is due, and once released not
+ * past the window's end + 1 ms, then 1: the workers' end after the window
+ * (their drain) is seen within a millisecond, not up to 50.
+ */
+static int monitor_wait_ms(const struct rb_ctx *c, bool warming, bool released)
+{
+	if (warming)
+		return 2;
+	if (!released)
+		return 50;
+	uint64_t now = timing_now_ns();
+	if (now >= c->win_end_ns)
+		return 1;
+	uint64_t left_ms = (c->win_end_ns - now) / 1000000u + 1;
+	return left_ms < 50 ? (int)left_ms : 50;
+}
+
+/*
  * Watch the control connection while the workers run (and hold the start
  * barrier when gated); 0 or -1 with err.
  */
 static int monitor(struct client *cl, struct rb_ctx *c, struct rb_point_info *pi,
-		   uint64_t point, char *err, size_t errlen)
+		   uint64_t point, uint64_t tl[TL_N], bool *probed_after, char *err, size_t errlen)
 {
 	const struct rb_test *t = &c->t;
 	/* A point may run for its -D and --warmup, plus --timeout (as the server allows). */
@@ -365,23 +446,34 @@ static int monitor(struct client *cl, struct rb_ctx *c, struct rb_point_info *pi
 
 	while (atomic_load(&c->finished) < c->nw) {
 		if (c->gated && !probed) {
-			if (clock_probes(cl, pi, err, errlen))
+			/* the session's recent sample serves; else probe now */
+			if (!offset_reuse(cl, pi) && clock_probes(cl, pi, err, errlen))
 				return -1;
 			probed = true;
 		}
 		if (c->gated && !sent && atomic_load(&c->warm)) {
 			if (gate_send(cl, point, &c_send, err, errlen))
 				return -1;
+			tl[TL_GATE] = c_send;
 			sent = true;
 		}
 		bool waiting = c->gated && !released;
+		/* the window is over while the workers drain what is in flight:
+		 * the probes after the window (whose best sample maps it onto the
+		 * server's clock in the row) overlap that drain */
+		if (released && !*probed_after && timing_now_ns() > c->win_end_ns) {
+			if (clock_probes(cl, pi, err, errlen))
+				return -1;
+			*probed_after = true;
+			continue;
+		}
 		struct pollfd p = { .fd = cl->fd, .events = POLLIN };
 		if (rb_interrupt_signal) {
 			snprintf(err, errlen, "client interrupted by %s",
 				 signals_name(rb_interrupt_signal));
 			return -1;
 		}
-		int rc = poll(&p, 1, waiting && !sent ? 2 : 50);
+		int rc = poll(&p, 1, monitor_wait_ms(c, waiting && !sent, released));
 		if (rc < 0 && errno != EINTR) {
 			snprintf(err, errlen, "poll on control socket: %s", strerror(errno));
 			return -1;
@@ -392,7 +484,8 @@ static int monitor(struct client *cl, struct rb_ctx *c, struct rb_point_info *pi
 				       err, errlen);
 			if (rc == 0 && m.type == CTRL_GO && sent && !released) {
 				uint64_t now = timing_now_ns();
-				gate_go(c, pi, &m.u.go, c_send, now);
+				tl[TL_GO] = now;
+				gate_go(cl, c, pi, &m.u.go, c_send, now);
 				cl->go_us = go_delay_us(&m.u.go, c_send, now);
 				released = true;
 				/* the window starts now: so does the point's time limit */
@@ -630,6 +723,7 @@ struct cpoint {
 	struct ctrl_setup srv_setup;    /* -R: the server's SETUP, copied out of cl->rb */
 	uint8_t *srv_qps;
 	struct ctrl_msg m;              /* the server's last message (points into cl->rb) */
+	uint64_t tl[TL_N];              /* the timeline (enum tl_stage) */
 	char err[1024], note[CTRL_REASON_CAP + 1];
 };
 
@@ -763,7 +857,8 @@ static enum stage point_measure(struct client *cl, struct cpoint *p, uint64_t po
 	c->gated = cl->o->procs > 1;
 	if (workers_start(c, worker_client_main, p->err, sizeof(p->err)))
 		return STAGE_CLOSE;
-	if (monitor(cl, c, &p->pi, point, p->err, sizeof(p->err))) {
+	bool probed_after = false;
+	if (monitor(cl, c, &p->pi, point, p->tl, &probed_after, p->err, sizeof(p->err))) {
 		char e2[512];
 		p->interrupted = rb_interrupt_signal != 0;
 		atomic_store(&c->stop, 1);
@@ -772,15 +867,27 @@ static enum stage point_measure(struct client *cl, struct cpoint *p, uint64_t po
 	}
 	if (workers_join(c, p->err, sizeof(p->err)))
 		return STAGE_CLOSE;
+	p->tl[TL_JOINED] = timing_now_ns();
+	p->tl[TL_WIN0] = UINT64_MAX;
+	for (unsigned i = 0; i < c->nw; i++) {
+		if (c->w[i].t_start && c->w[i].t_start < p->tl[TL_WIN0])
+			p->tl[TL_WIN0] = c->w[i].t_start;
+		if (c->w[i].t_end > p->tl[TL_WIN1])
+			p->tl[TL_WIN1] = c->w[i].t_end;
+	}
+	if (p->tl[TL_WIN0] == UINT64_MAX)
+		p->tl[TL_WIN0] = 0;
 	dev_counters_read(cl->dev.name, cl->dev.port, &p->pi.after);
 	cs_take(&p->pi.cs_after);
 	/* more clock probes now that the window is over (the machine is quieter
-	 * than during the others' setup): the best of all maps the window onto
-	 * the server's clock in the row */
-	if (c->gated && clock_probes(cl, &p->pi, p->err, sizeof(p->err)))
+	 * than during the others' setup), unless the monitor took them during
+	 * the drain: the best of all maps the window onto the server's clock in
+	 * the row */
+	if (c->gated && !probed_after && clock_probes(cl, &p->pi, p->err, sizeof(p->err)))
 		return STAGE_CLOSE;
 	p->pi.have_counters = p->pi.before.n > 0 || p->pi.after.n > 0;
 	p->measured = true;
+	p->tl[TL_MEASURED] = timing_now_ns();
 	return STAGE_OK;
 }
 
@@ -824,6 +931,7 @@ static enum stage point_results(struct client *cl, struct cpoint *p)
 		rb_info("%s", p->note);
 	p->pi.status = "ok";
 	p->pi.reason = p->note;
+	p->tl[TL_DONE] = timing_now_ns();
 	return STAGE_OK;
 }
 
@@ -856,8 +964,36 @@ static int point_report(struct client *cl, struct cpoint *p, enum stage st)
 			 (unsigned long long)t->size, (unsigned long long)t->rep, p->err);
 	}
 	emit_point(cl, &p->pi, p->have_ctx ? &p->c : NULL, p->measured);
+	p->tl[TL_ROWS] = timing_now_ns();
 	cl->points_done++;
 	return rc;
+}
+
+/* ms from stage a to stage b of a timeline (0 when either is missing). */
+static double tl_ms(const uint64_t tl[TL_N], enum tl_stage a, enum tl_stage b)
+{
+	return tl[a] && tl[b] > tl[a] ? (double)(tl[b] - tl[a]) / 1e6 : 0.0;
+}
+
+/*
+ * One INFO line per measured point: where its time went, in ms, as
+ * key=value (ci/harness-overhead parses it). Without the start barrier
+ * (--procs 1) warm and barrier are 0 and lead is READY to the first post.
+ */
+static void log_timeline(const struct rb_test *t, uint64_t tl[TL_N])
+{
+	if (!tl[TL_GO])
+		tl[TL_GATE] = tl[TL_GO] = tl[TL_READY];
+	rb_info("timeline %s %s %s %llu B rep %llu (ms): request=%.1f setup=%.1f warm=%.1f "
+		"barrier=%.1f lead=%.1f window=%.1f drain=%.1f after=%.1f done=%.1f rows=%.1f "
+		"teardown=%.1f beyond=%.1f", verb_name(t->verb), transport_name(t->transport),
+		testkind_name(t->test), (unsigned long long)t->size, (unsigned long long)t->rep,
+		tl_ms(tl, TL_START, TL_SETUP), tl_ms(tl, TL_SETUP, TL_READY),
+		tl_ms(tl, TL_READY, TL_GATE), tl_ms(tl, TL_GATE, TL_GO), tl_ms(tl, TL_GO, TL_WIN0),
+		tl_ms(tl, TL_WIN0, TL_WIN1), tl_ms(tl, TL_WIN1, TL_JOINED),
+		tl_ms(tl, TL_JOINED, TL_MEASURED), tl_ms(tl, TL_MEASURED, TL_DONE),
+		tl_ms(tl, TL_DONE, TL_ROWS), tl_ms(tl, TL_ROWS, TL_FREED),
+		tl_ms(tl, TL_START, TL_FREED) - tl_ms(tl, TL_WIN0, TL_WIN1));
 }
 
 /* Run one point (point: its number in this process's order, from 0: the
@@ -866,7 +1002,7 @@ static int point_report(struct client *cl, struct cpoint *p, enum stage st)
  * interrupted (no row: not measured to its end). */
 static int run_point(struct client *cl, const struct rb_test *tin, uint64_t point)
 {
-	struct cpoint p = { .t = *tin };
+	struct cpoint p = { .t = *tin, .tl[TL_START] = timing_now_ns() };
 	int rc;
 
 	p.pi = (struct rb_point_info){
@@ -875,8 +1011,12 @@ static int run_point(struct client *cl, const struct rb_test *tin, uint64_t poin
 		.cs_before.rc = 1, .cs_after.rc = 1,
 	};
 	enum stage st = point_request(cl, &p);
-	if (st == STAGE_OK)
+	if (st == STAGE_OK) {
+		p.tl[TL_SETUP] = timing_now_ns();
 		st = point_setup(cl, &p);
+	}
+	if (st == STAGE_OK)
+		p.tl[TL_READY] = timing_now_ns();
 	if (st == STAGE_OK)
 		st = point_measure(cl, &p, point);
 	if (st == STAGE_OK)
@@ -892,6 +1032,9 @@ static int run_point(struct client *cl, const struct rb_test *tin, uint64_t poin
 		ctx_destroy(&p.c);
 	if (p.t.use_cm)
 		cm_client_destroy(&p.cc);
+	p.tl[TL_FREED] = timing_now_ns();
+	if (p.measured)
+		log_timeline(&p.t, p.tl);
 	return rc;
 }
 

@@ -94,6 +94,9 @@ struct server {
 	uint64_t mem_used;           /* bytes reserved by running points */
 	char mem_why[160];           /* where the --max-mem default came from */
 	unsigned handshakes;         /* connections waiting for HELLO */
+	/* the last GO's wake-up of any session (its send minus the release,
+	 * ns; 0: none yet): a session's first barrier sizes its lead with it */
+	_Atomic uint64_t go_wake_last_ns;
 	struct peer_count *peers;    /* max_sessions + HANDSHAKES_MAX entries */
 	unsigned npeers;
 };
@@ -353,8 +356,12 @@ static int serve_gate(struct session *s, const struct rb_test *t, const struct c
 	struct server *srv = s->srv;
 	uint64_t arrive, release = 0, lead = GATE_LEAD_MAX_NS;
 	int slot = -1, rc;
-	/* what this process's previous GO took (0: unknown, the full lead) */
-	uint64_t need = s->go_wake_ns && g->go_us ? s->go_wake_ns + g->go_us * 1000ull : 0;
+	/* what this process's GO may take: this side's wake-up (this session's
+	 * previous one, at its first barrier the server's last) plus the
+	 * client's bound of the wire (ctrl.h GATE go_us); 0: unknown, the full
+	 * lead */
+	uint64_t wake = s->go_wake_ns ? s->go_wake_ns : atomic_load(&srv->go_wake_last_ns);
+	uint64_t need = wake && g->go_us ? wake + g->go_us * 1000ull : 0;
 
 	/* the arrival time is read under the table's lock, so arrivals are in
 	 * time order as the table sees them (gate.c's waited_ns also copes) */
@@ -401,6 +408,7 @@ static int serve_gate(struct session *s, const struct rb_test *t, const struct c
 		go.start_ns = go.release_ns;
 	/* at least 1 ns: 0 means "no previous GO" */
 	s->go_wake_ns = go.release_ns - release + 1;
+	atomic_store(&srv->go_wake_last_ns, s->go_wake_ns);
 	size_t n = ctrl_encode_go(buf, sizeof(buf), &go);
 	if (!n || ctrl_send(s->fd, buf, n, (int)t->timeout_ms, err, errlen))
 		return -1;

@@ -90,8 +90,9 @@ enum ctrl_type {
  * how long this session's previous GO can have been on its way, in us,
  * rounded up: the client's time from sending that GATE to having its GO
  * minus the server's hold (GO's release_ns - arrive_ns), i.e. both one-way
- * delays (an upper bound of GO's); 0 = no previous GO in this session. The
- * server sizes the next lead from it (gate_lead_ns).
+ * delays (an upper bound of GO's); at the session's first GATE, the longest
+ * round trip of its clock probes (TIME) instead; 0 = neither. The server
+ * sizes the next lead from it (gate_lead_ns).
  */
 struct ctrl_gate {
 	uint64_t point;
