@@ -1008,11 +1008,7 @@ static int barrier(struct rb_worker *w)
 		if (stopped(c))
 			return wstopped(w, "thread %u: stopped at the start barrier", w->index);
 		if (c->gated) {
-			/* 1 ms: GO comes at least the barrier's lead (20 ms,
-			 * gate.h) before the window, and a process still setting
-			 * up gets the CPU that thousands of wake-ups a second
-			 * per waiting thread would take */
-			struct timespec ts = { .tv_sec = 0, .tv_nsec = 1000000 };
+			struct timespec ts = { .tv_sec = 0, .tv_nsec = 50000 };
 			nanosleep(&ts, NULL);
 			continue;
 		}
