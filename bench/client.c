@@ -408,7 +408,7 @@ static void gate_go(struct client *cl, struct rb_ctx *c, struct rb_point_info *p
 			"delay above the server's lead)", (double)(c_recv - ws) / 1e6);
 	c->win_start_ns = ws;
 	c->win_end_ns = ws + c->t.duration_ms * 1000000ull;
-	atomic_store(&c->go, 1);
+	ctx_release(c);
 }
 
 /*
