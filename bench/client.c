@@ -299,9 +299,12 @@ static int gate_send(struct client *cl, uint64_t point, uint64_t *c_send, char *
 #define CLOCK_PROBES 5
 
 /* Keep the sample (offset, err) in *pi if it is better than what *pi
- * holds, and as the session's if better than its aged one. */
-static void offset_sample(struct client *cl, struct rb_point_info *pi, uint64_t c_send,
-			  uint64_t s_arrive, uint64_t s_send, uint64_t c_recv)
+ * holds, and, a clock probe's (session true), as the session's if better
+ * than its aged one. A GATE/GO sample is never the session's: its bound
+ * leaves out the clocks' rate difference over the wait at the barrier
+ * (seconds; gate_clock_offset), which reuse would carry to later points. */
+static void offset_sample(struct client *cl, struct rb_point_info *pi, bool session,
+			  uint64_t c_send, uint64_t s_arrive, uint64_t s_send, uint64_t c_recv)
 {
 	int64_t off;
 	uint64_t e;
@@ -313,7 +316,8 @@ static void offset_sample(struct client *cl, struct rb_point_info *pi, uint64_t 
 		pi->clock_offset_ns = off;
 		pi->clock_err_ns = e;
 	}
-	if (!cl->clk.have || e < gate_err_aged(cl->clk.err_ns, cl->clk.at_ns, c_recv)) {
+	if (session && (!cl->clk.have ||
+			e < gate_err_aged(cl->clk.err_ns, cl->clk.at_ns, c_recv))) {
 		cl->clk.have = true;
 		cl->clk.off_ns = off;
 		cl->clk.err_ns = e;
@@ -358,7 +362,7 @@ static int clock_probes(struct client *cl, struct rb_point_info *pi, char *err, 
 		if (rc)
 			return -1;
 		uint64_t c_recv = timing_now_ns();
-		offset_sample(cl, pi, c_send, m.u.time.ns, m.u.time.ns, c_recv);
+		offset_sample(cl, pi, true, c_send, m.u.time.ns, m.u.time.ns, c_recv);
 		if (c_recv - c_send > cl->probe_rtt_max_ns)
 			cl->probe_rtt_max_ns = c_recv - c_send;
 	}
@@ -390,7 +394,7 @@ static void gate_go(struct client *cl, struct rb_ctx *c, struct rb_point_info *p
 	uint64_t ws;
 
 	pi->gate_wait_s = timing_elapsed_s(c_send, c_recv);
-	offset_sample(cl, pi, c_send, go->arrive_ns, go->release_ns, c_recv);
+	offset_sample(cl, pi, false, c_send, go->arrive_ns, go->release_ns, c_recv);
 	if (pi->have_offset) {
 		ws = (uint64_t)((int64_t)go->start_ns - pi->clock_offset_ns);
 	} else {

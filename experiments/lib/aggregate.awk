@@ -30,10 +30,10 @@
 # the receiver side, below) two more come before overlap: reps_rated (the
 # ok repetitions whose rates counted: the number of values behind the
 # medians of mops, gbps and the sums) and note (why some were left out:
-# "overlap 0.96 < 0.99 in 1 of 3 repetitions: rates from the other 2").
+# "overlap 0.9600 < 0.99 in 1 of 3 repetitions: rates from the other 2").
 # When every ok repetition was below overlap_min and they had rates, the
 # point's status is low-overlap instead of ok (or partial), its reason
-# "overlap 0.96 < 0.99: rate not trusted": the rule (rates only from a
+# "overlap 0.9600 < 0.99: rate not trusted": the rule (rates only from a
 # common window of 99 %) stands, and the console table, the figures and
 # experiments/compare say why the point has no rate.
 #
@@ -226,9 +226,9 @@ END {
         if (nlow > 0) {
             if (rated == 0 && lowrates) {
                 status = "low-overlap"
-                why = sprintf("overlap %.2f < %s: rate not trusted (%d of %d repetitions)", lowov, overlap_min, nlow, ok) (why == "" ? "" : "; " why)
+                why = sprintf("overlap %.4f < %s: rate not trusted (%d of %d repetitions)", lowov, overlap_min, nlow, ok) (why == "" ? "" : "; " why)
             }
-            note = sprintf("overlap %.2f < %s in %d of %d repetitions: %s", lowov, overlap_min, nlow, ok,
+            note = sprintf("overlap %.4f < %s in %d of %d repetitions: %s", lowov, overlap_min, nlow, ok,
                            rated == 0 ? "no trusted rate" : "rates from the other " rated) (note == "" ? "" : "; " note)
         }
         cfg = csv_quote(epoint[key])

@@ -251,14 +251,14 @@ bats_require_minimum_version 1.5.0
   local s=$BATS_TEST_TMPDIR/s.csv
   awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$BATS_TEST_TMPDIR/raw.csv" > "$s"
   [ "$(csv_col "$s" status | tr '\n' ' ')" = "low-overlap ok " ]
-  [ "$(csv_col "$s" reason | head -n 1)" = "overlap 0.96 < 0.99: rate not trusted (2 of 2 repetitions)" ]
+  [ "$(csv_col "$s" reason | head -n 1)" = "overlap 0.9600 < 0.99: rate not trusted (2 of 2 repetitions)" ]
   [ "$(csv_col "$s" mops_median | tr '\n' ' ')" = " 3.5 " ]
   [ "$(csv_col "$s" reps_rated | tr '\n' ' ')" = "0 2 " ]
-  [ "$(csv_col "$s" note | sed -n 2p)" = "overlap 0.96 < 0.99 in 1 of 3 repetitions: rates from the other 2" ]
+  [ "$(csv_col "$s" note | sed -n 2p)" = "overlap 0.9600 < 0.99 in 1 of 3 repetitions: rates from the other 2" ]
   # the console table says why the first point has no rate, and notes the second's
   run awk -f "$LIB/csv.awk" -f "$LIB/show.awk" "$s"
-  [[ ${lines[1]} == *"low-overlap"*"(overlap 0.96 < 0.99: rate not trusted"* ]] || { echo "$output"; false; }
-  [[ ${lines[2]} == *"ok"*"(overlap 0.96 < 0.99 in 1 of 3 repetitions: rates from the other 2)"* ]] || { echo "$output"; false; }
+  [[ ${lines[1]} == *"low-overlap"*"(overlap 0.9600 < 0.99: rate not trusted"* ]] || { echo "$output"; false; }
+  [[ ${lines[2]} == *"ok"*"(overlap 0.9600 < 0.99 in 1 of 3 repetitions: rates from the other 2)"* ]] || { echo "$output"; false; }
   # counted apart from ok and failed: points ok failed low-overlap
   run awk -f "$LIB/csv.awk" -v count=1 -f "$LIB/show.awk" "$s"
   [ "$output" = "2 1 0 1" ]
