@@ -549,23 +549,34 @@ int opts_parse_cpus(const char *s, int *out, int max, int *n, char *err, size_t 
 		const char *start = p;
 		if (*p < '0' || *p > '9')
 			return rb_fail(err, errlen, "--cpus '%s': expected a CPU number at '%s'", s, p);
-		while (*p >= '0' && *p <= '9' && a < 100000)
-			a = a * 10 + (uint64_t)(*p++ - '0');
+		/* every digit is read (the number saturates above the limit, the
+		 * message quotes it as given) */
+		const char *num = p;
+		for (; *p >= '0' && *p <= '9'; p++)
+			if (a < 100000)
+				a = a * 10 + (uint64_t)(*p - '0');
 		b = a;
+		if (a >= 65536)
+			return rb_fail(err, errlen, "--cpus '%s': CPU %.*s is above the limit 65535; "
+				       "give CPU numbers of this host (0 to nproc - 1)", s,
+				       (int)(p - num), num);
 		if (*p == '-') {
 			p++;
 			if (*p < '0' || *p > '9')
 				return rb_fail(err, errlen, "--cpus '%s': bad range at '%s'", s, start);
 			b = 0;
-			while (*p >= '0' && *p <= '9' && b < 100000)
-				b = b * 10 + (uint64_t)(*p++ - '0');
+			num = p;
+			for (; *p >= '0' && *p <= '9'; p++)
+				if (b < 100000)
+					b = b * 10 + (uint64_t)(*p - '0');
+			if (b >= 65536)
+				return rb_fail(err, errlen, "--cpus '%s': CPU %.*s is above the limit "
+					       "65535; give CPU numbers of this host (0 to nproc - 1)", s,
+					       (int)(p - num), num);
 			if (b < a)
 				return rb_fail(err, errlen, "--cpus '%s': range %llu-%llu is reversed", s,
 					    (unsigned long long)a, (unsigned long long)b);
 		}
-		if (b >= 65536)
-			return rb_fail(err, errlen, "--cpus '%s': CPU %llu too large", s,
-				    (unsigned long long)b);
 		for (uint64_t c = a; c <= b; c++) {
 			if (k >= max)
 				return rb_fail(err, errlen, "--cpus '%s': more than %d CPUs", s, max);

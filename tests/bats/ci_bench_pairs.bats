@@ -48,3 +48,20 @@ setup() {
   run "$ROOT/ci/harness-overhead" --procs x4
   [ "$status" -eq 2 ]
 }
+
+@test "ci/harness-overhead refuses a missing value, too many repetitions and a size given twice before it boots anything" {
+  local a
+  for a in --reps --procs --sizes; do
+    run "$ROOT/ci/harness-overhead" "$a"
+    [ "$status" -eq 2 ]
+    [[ $output == "ci/harness-overhead: $a needs a value (see --help)" ]] || { echo "$output"; false; }
+  done
+  run "$ROOT/ci/harness-overhead" --sizes ""
+  [ "$status" -eq 2 ]
+  run "$ROOT/ci/harness-overhead" --reps 10000
+  [ "$status" -eq 2 ]
+  [[ $output == *"--reps 10000: at most 9999"* ]] || { echo "$output"; false; }
+  run "$ROOT/ci/harness-overhead" --sizes 64,32,64
+  [ "$status" -eq 2 ]
+  [[ $output == *"--sizes 64,32,64: 64 is given twice"* ]] || { echo "$output"; false; }
+}

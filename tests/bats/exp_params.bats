@@ -283,3 +283,15 @@ H
   run "$ROOT/experiments/run" "$FIX/tiny" --reps 1 --reps 1 --set size_bytes=32 --set size_bytes=32 --dry-run --out "$out"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
 }
+
+@test "an option without its value (last, or empty) is refused naming what it needs, exit 2" {
+  local a
+  for a in --set --reps --hosts --run-id --clients --server --out --bin --launcher; do
+    run_exp "$FIX/tiny" --dry-run "$a"
+    [ "$status" -eq 2 ]
+    [[ $output == *"experiments/run: error: $a needs "*"(see --help)"* ]] || { echo "$a: $output"; false; }
+  done
+  run_exp "$FIX/tiny" --dry-run --reps ""
+  [ "$status" -eq 2 ]
+  [[ $output == *"error: --reps needs a number (see --help)"* ]] || { echo "$output"; false; }
+}

@@ -1318,7 +1318,10 @@ static void run_id_characters_and_cpu_numbers(void **state)
 	assert_int_equal(opts_parse_cpus("65535", cpus, 4, &n, err, sizeof(err)), 0);
 	assert_int_equal(cpus[0], 65535);
 	assert_int_equal(opts_parse_cpus("65536", cpus, 4, &n, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "CPU 65536 too large"));
+	assert_non_null(strstr(err, "CPU 65536 is above the limit 65535"));
+	/* a long number is quoted as given, not cut (a new user saw "CPU 999999") */
+	assert_int_equal(opts_parse_cpus("0-99999999999", cpus, 4, &n, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "CPU 99999999999 is above the limit 65535"));
 	assert_int_equal(opts_parse_cpus("65534-65535", cpus, 4, &n, err, sizeof(err)), 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(opts_parse_cpus("65535-65536", cpus, 4, &n, err, sizeof(err)), -1);
