@@ -193,6 +193,20 @@ static void print_explain(const struct rb_point_info *pi, const struct rb_measur
 		(unsigned long long)pi->t->size, (unsigned long long)pi->t->rep, ex);
 }
 
+/* The workers' window: the earliest start and the latest end of their
+ * measured phases (*t0 UINT64_MAX and *t1 0 when there is none). */
+static void workers_span(const struct rb_ctx *c, uint64_t *t0, uint64_t *t1)
+{
+	*t0 = UINT64_MAX;
+	*t1 = 0;
+	for (unsigned i = 0; i < c->nw; i++) {
+		if (c->w[i].t_start < *t0)
+			*t0 = c->w[i].t_start;
+		if (c->w[i].t_end > *t1)
+			*t1 = c->w[i].t_end;
+	}
+}
+
 /* Rows of a point: per thread (threads > 1) and "all". */
 static void emit_point(struct client *cl, struct rb_point_info *pi, struct rb_ctx *c,
 		       bool measured)
@@ -202,7 +216,8 @@ static void emit_point(struct client *cl, struct rb_point_info *pi, struct rb_ct
 	struct pc_sample pc_all; /* the threads' perf counters, summed */
 
 	if (c && measured) {
-		uint64_t t0 = UINT64_MAX, t1 = 0;
+		uint64_t t0, t1;
+		workers_span(c, &t0, &t1);
 		merged = calloc(1, sizeof(*merged));
 		all.valid = true;
 		pc_sample_zero(&pc_all);
@@ -217,10 +232,6 @@ static void emit_point(struct client *cl, struct rb_point_info *pi, struct rb_ct
 			} else {
 				all.pc = NULL; /* a thread without counters: no sum */
 			}
-			if (w->t_start < t0)
-				t0 = w->t_start;
-			if (w->t_end > t1)
-				t1 = w->t_end;
 			all.ops += w->ops;
 			all.bytes += w->bytes;
 			all.atomic_success += w->atomic_success;
@@ -872,15 +883,9 @@ static enum stage point_measure(struct client *cl, struct cpoint *p, uint64_t po
 	if (workers_join(c, p->err, sizeof(p->err)))
 		return STAGE_CLOSE;
 	p->tl[TL_JOINED] = timing_now_ns();
-	p->tl[TL_WIN0] = UINT64_MAX;
-	for (unsigned i = 0; i < c->nw; i++) {
-		if (c->w[i].t_start && c->w[i].t_start < p->tl[TL_WIN0])
-			p->tl[TL_WIN0] = c->w[i].t_start;
-		if (c->w[i].t_end > p->tl[TL_WIN1])
-			p->tl[TL_WIN1] = c->w[i].t_end;
-	}
+	workers_span(c, &p->tl[TL_WIN0], &p->tl[TL_WIN1]);
 	if (p->tl[TL_WIN0] == UINT64_MAX)
-		p->tl[TL_WIN0] = 0;
+		p->tl[TL_WIN0] = 0; /* no window: the timeline's 0, "not reached" */
 	dev_counters_read(cl->dev.name, cl->dev.port, &p->pi.after);
 	cs_take(&p->pi.cs_after);
 	/* more clock probes now that the window is over (the machine is quieter
