@@ -537,6 +537,23 @@ static int parse_enum(const char *arg, const struct rb_knob *k, const char *opt,
 	return rb_fail(err, errlen, "%s '%s': unknown; use %s", opt, arg, list);
 }
 
+/* One CPU number of --cpus LIST at *p (a digit), *p moved past every
+ * digit: 0, or -1 with err quoting the number as given when it is above
+ * 65535 (the value saturates while reading, so no length overflows). */
+static int cpu_number(const char *s, const char **p, uint64_t *v, char *err, size_t errlen)
+{
+	const char *num = *p;
+
+	*v = 0;
+	for (; **p >= '0' && **p <= '9'; (*p)++)
+		if (*v < 100000)
+			*v = *v * 10 + (uint64_t)(**p - '0');
+	if (*v >= 65536)
+		return rb_fail(err, errlen, "--cpus '%s': CPU %.*s is above the limit 65535; give "
+			       "CPU numbers of this host (0 to nproc - 1)", s, (int)(*p - num), num);
+	return 0;
+}
+
 int opts_parse_cpus(const char *s, int *out, int max, int *n, char *err, size_t errlen)
 {
 	const char *p = s;
@@ -549,30 +566,15 @@ int opts_parse_cpus(const char *s, int *out, int max, int *n, char *err, size_t 
 		const char *start = p;
 		if (*p < '0' || *p > '9')
 			return rb_fail(err, errlen, "--cpus '%s': expected a CPU number at '%s'", s, p);
-		/* every digit is read (the number saturates above the limit, the
-		 * message quotes it as given) */
-		const char *num = p;
-		for (; *p >= '0' && *p <= '9'; p++)
-			if (a < 100000)
-				a = a * 10 + (uint64_t)(*p - '0');
+		if (cpu_number(s, &p, &a, err, errlen))
+			return -1;
 		b = a;
-		if (a >= 65536)
-			return rb_fail(err, errlen, "--cpus '%s': CPU %.*s is above the limit 65535; "
-				       "give CPU numbers of this host (0 to nproc - 1)", s,
-				       (int)(p - num), num);
 		if (*p == '-') {
 			p++;
 			if (*p < '0' || *p > '9')
 				return rb_fail(err, errlen, "--cpus '%s': bad range at '%s'", s, start);
-			b = 0;
-			num = p;
-			for (; *p >= '0' && *p <= '9'; p++)
-				if (b < 100000)
-					b = b * 10 + (uint64_t)(*p - '0');
-			if (b >= 65536)
-				return rb_fail(err, errlen, "--cpus '%s': CPU %.*s is above the limit "
-					       "65535; give CPU numbers of this host (0 to nproc - 1)", s,
-					       (int)(p - num), num);
+			if (cpu_number(s, &p, &b, err, errlen))
+				return -1;
 			if (b < a)
 				return rb_fail(err, errlen, "--cpus '%s': range %llu-%llu is reversed", s,
 					    (unsigned long long)a, (unsigned long long)b);
