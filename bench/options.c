@@ -499,6 +499,9 @@ static int parse_secs(const char *arg, uint64_t min_ms, uint64_t max_ms, const c
 			p++;
 		}
 	}
+	if (*p == 'e' || *p == 'E')
+		return rb_fail(err, errlen, "%s '%s': no exponent notation; write the seconds out, "
+			    "e.g. 1000 or 0.5", name, arg);
 	if (*p)
 		return rb_fail(err, errlen, "%s '%s': trailing '%s'; expected seconds, e.g. 2 or 0.5",
 			    name, arg, p);
@@ -607,17 +610,18 @@ static int copy_str(char *dst, size_t cap, const char *src, const char *opt, cha
 
 /* ---- the knob table ------------------------------------------------------ */
 
+/* Rows of the knob table at most (checked where it is defined). */
+#define NKNOBS_MAX 256
+
 /* What opts_parse keeps between options. */
 struct rb_parse {
 	const char *sizes_arg;    /* -m's list (parsed once every option is known) */
 	const char *client_opt;   /* the first option a server refuses */
 	const char *server_only;  /* the last server limit given (a client refuses it) */
 	char print;               /* 'h' --help, 'l' --list-knobs, 'v' --version: after parsing */
-	/* rows given so far whose field another row also sets (--qps and
-	 * --qps-per-thread): a second value for the field is refused */
-	const struct rb_knob *shared[8];
-	uint64_t shared_val[8];
-	unsigned nshared;
+	/* the first value of every setting given so far (check_given) */
+	struct given_opt { const struct rb_knob *k; uint64_t v; const char *text; } given[NKNOBS_MAX];
+	unsigned ngiven;
 };
 
 static int act_server(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
@@ -856,6 +860,7 @@ static const struct rb_knob knobs[] = {
 	  .help = "the version: git revision and control protocol" },
 };
 #define NKNOBS (sizeof(knobs) / sizeof(knobs[0]))
+_Static_assert(NKNOBS <= NKNOBS_MAX, "raise NKNOBS_MAX: struct rb_parse keeps one entry per row");
 #undef T
 #undef O
 #undef G
@@ -1230,38 +1235,41 @@ static void build_getopt(struct option *lo, char *shorts, size_t cap)
 	shorts[s] = '\0';
 }
 
-/* Does another row of the table set k's field (an alias pair)? */
-static bool knob_field_shared(const struct rb_knob *k)
+/* Do rows a and b set the same thing: one row, or two rows of one field
+ * (an alias pair: -q and --qps-per-thread)? */
+static bool same_setting(const struct rb_knob *a, const struct rb_knob *b)
 {
-	for (size_t i = 0; i < NKNOBS; i++)
-		if (&knobs[i] != k && !knobs[i].act && knobs[i].type != RB_KT_STR &&
-		    knobs[i].where == k->where && knobs[i].off == k->off)
-			return true;
-	return false;
+	return a == b || (!a->act && !b->act && a->where == b->where && a->off == b->off);
 }
 
-/* A field set by two rows (--qps 2 --qps-per-thread 3) with different
- * values is refused: which one wins would be a guess. */
-static int check_shared(const struct rb_knob *k, uint64_t v, struct rb_parse *ps, char *err,
-			size_t errlen)
+/*
+ * An option given twice with different values (--iters 5 --iters 6; or its
+ * alias: --qps 2 --qps-per-thread 3) is refused naming both: which one wins
+ * would be a guess (experiments/run refuses the same). Numbers compare by
+ * value (-q 2 --qps-per-thread 2 is one setting), strings and options with
+ * their own parsing (-m, --cpus) by text; the same value again is
+ * harmless. v: the parsed number; a: the text.
+ */
+static int check_given(const struct rb_knob *k, uint64_t v, const char *a, struct rb_parse *ps,
+		       char *err, size_t errlen)
 {
-	char a[48], b[48];
+	char pa[48], pb[48];
+	bool by_text = k->act || k->type == RB_KT_STR;
 
-	if (k->act || k->type == RB_KT_STR || !knob_field_shared(k))
-		return 0;
-	for (unsigned i = 0; i < ps->nshared; i++) {
-		const struct rb_knob *p = ps->shared[i];
-		if (p != k && p->where == k->where && p->off == k->off && ps->shared_val[i] != v)
-			return rb_fail(err, errlen,
-				    "%s %llu and %s %llu: the same setting given twice with different "
-				    "values; give one of them", knob_display(p, a, sizeof(a)),
-				    (unsigned long long)ps->shared_val[i], knob_display(k, b, sizeof(b)),
-				    (unsigned long long)v);
+	if (!a)
+		return 0; /* a flag without a value: nothing to contradict */
+	for (unsigned i = 0; i < ps->ngiven; i++) {
+		const struct rb_knob *p = ps->given[i].k;
+		if (!same_setting(p, k))
+			continue;
+		if (by_text ? strcmp(ps->given[i].text, a) == 0 : ps->given[i].v == v)
+			return 0;
+		return rb_fail(err, errlen, "%s %s and %s %s: the same setting given twice with "
+			    "different values; give one of them", knob_display(p, pa, sizeof(pa)),
+			    ps->given[i].text, knob_display(k, pb, sizeof(pb)), a);
 	}
-	if (ps->nshared < sizeof(ps->shared) / sizeof(ps->shared[0])) {
-		ps->shared[ps->nshared] = k;
-		ps->shared_val[ps->nshared++] = v;
-	}
+	if (ps->ngiven < NKNOBS_MAX) /* one entry per setting: never full */
+		ps->given[ps->ngiven++] = (struct given_opt){ k, v, a };
 	return 0;
 }
 
@@ -1300,7 +1308,7 @@ static int parse_knob(const struct rb_knob *k, const char *a, struct rb_opts *o,
 	if (k->type == RB_KT_STR && k->arg && strcmp(k->arg, "FILE") == 0 && !a[0])
 		return rb_fail(err, errlen, "%s '': an empty file name; give a path (%s FILE), "
 			    "or leave %s out", name, name, name);
-	if (check_shared(k, v, ps, err, errlen))
+	if (check_given(k, v, a, ps, err, errlen))
 		return -1;
 	if (!k->act && k->type != RB_KT_STR)
 		store_num(dst, k->width, v);
@@ -1345,6 +1353,10 @@ static int client_combinations(const struct rb_opts *o, const struct rb_parse *p
 		return rb_fail(err, errlen, "--procs %u needs -D SECS: the processes share one "
 			    "measured window of that length (with -n each would end at its own time)",
 			    o->procs);
+	if (o->procs > 1 && o->proc_index >= o->procs)
+		return rb_fail(err, errlen, "--proc-index %llu with --procs %u: the processes of a "
+			    "run are numbered 0..%u; give each its own index below --procs",
+			    (unsigned long long)o->proc_index, o->procs, o->procs - 1);
 	if (o->procs > 1 && !o->run_id[0])
 		return rb_fail(err, errlen, "--procs %u without --run-id: the server's start barrier "
 			    "counts the processes of one run id; give all %u processes the same "

@@ -147,6 +147,8 @@ static void zero_negative_and_non_numeric_are_refused(void **state)
 	assert_refused("-c h -D 0", "-D/--duration");
 	assert_refused("-c h -D -1", "-D/--duration", "negative");
 	assert_refused("-c h -D 1.2.3", "-D/--duration");
+	assert_refused("-c h -D 1e3", "-D/--duration '1e3': no exponent notation", "1000");
+	assert_refused("-c h -D 2s", "trailing 's'");
 	assert_refused("-c h -w 0", "-w/--window");
 	assert_refused("-c h -p 70000", "-p/--port");
 	assert_refused("-c h --ack-timeout 32", "--ack-timeout");
@@ -956,6 +958,34 @@ static void contradictions_are_refused(void **state)
 	assert_int_equal(parse_words(4, ok), 0);
 }
 
+/* One setting given twice with two values is refused naming both (numbers
+ * by value, strings and lists by text); the same value again is taken. */
+static void repeated_options_are_refused_naming_both(void **state)
+{
+	(void)state;
+	assert_refused("-c h -n 5 -n 6", "-n/--iters 5 and -n/--iters 6", "give one");
+	assert_int_equal(parse("-c h -n 5 --iters 5"), 0);
+	assert_int_equal(o.t.iters, 5);
+	assert_refused("-c h -D 1 -D 2", "-D/--duration 1 and -D/--duration 2");
+	assert_int_equal(parse("-c h -D 1 -D 1.000"), 0); /* one value, two spellings */
+	assert_refused("-c h --run-id a --run-id b", "--run-id a and --run-id b");
+	assert_refused("-c h -m 64 -m 128", "64 and", "128: the same setting");
+	assert_int_equal(parse("-c h -m 64 -m 64"), 0);
+	assert_refused("-c h --verb read --verb write", "read and", "write");
+	/* a flag twice contradicts nothing */
+	assert_int_equal(parse("-c h --validate --validate"), 0);
+}
+
+/* --proc-index numbers the --procs processes of a run from 0. */
+static void proc_index_is_below_procs(void **state)
+{
+	(void)state;
+	assert_refused("-c h -D 1 --procs 2 --run-id r --proc-index 2", "--proc-index 2 with "
+		       "--procs 2", "0..1");
+	assert_int_equal(parse("-c h -D 1 --procs 2 --run-id r --proc-index 1"), 0);
+	assert_int_equal(parse("-c h --proc-index 7"), 0); /* no barrier: only a label */
+}
+
 /* The help text is written as is (fputs, not a format): no doubled percent signs. */
 static void help_text_is_printed_verbatim(void **state)
 {
@@ -1342,6 +1372,8 @@ int main(void)
 		cmocka_unit_test(help_and_version_return_1),
 		cmocka_unit_test(print_options_still_refuse_unknown_ones),
 		cmocka_unit_test(contradictions_are_refused),
+		cmocka_unit_test(repeated_options_are_refused_naming_both),
+		cmocka_unit_test(proc_index_is_below_procs),
 		cmocka_unit_test(server_limits_and_cpus_at_their_edges),
 		cmocka_unit_test(size_list_from_option_and_env),
 		cmocka_unit_test(atomics_default_to_8_bytes_and_refuse_others),
