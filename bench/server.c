@@ -79,6 +79,8 @@ struct server {
 	const struct rb_opts *o;
 	struct run_tally runs[RUN_TALLIES];
 	struct gate_table gates;     /* start barriers of fan-in points (under lock) */
+	struct session *gate_waiters[GATE_SLOTS]; /* per barrier, its sessions still
+					     * waiting (under lock; gate_wait) */
 	pthread_cond_t gate_cond;    /* signalled when a barrier opens (CLOCK_MONOTONIC) */
 	struct rb_dev dev;
 	struct rb_cm_listener cm;    /* -R sessions */
@@ -101,6 +103,22 @@ struct server {
 	unsigned npeers;
 };
 
+/*
+ * A session held at a start barrier (serve_gate). The session whose GATE
+ * releases the barrier sends every waiter's GO itself, at once, before it
+ * wakes them (release_all): a waiter's GO does not wait for its thread to
+ * be scheduled behind the traffic of the processes released first (the
+ * two-VM bed saw one GO leave 358 ms after the release that way). The
+ * outcome is left here for the waiter.
+ */
+struct gate_wait {
+	struct session *next;        /* the barrier's other waiters */
+	uint64_t arrive_ns;          /* its GATE's arrival (server clock) */
+	uint64_t lead_ns;            /* the barrier's lead, with the GO */
+	int go;                      /* 0: not sent, 1: sent, -1: failed (err) */
+	char err[256];
+};
+
 struct session {
 	struct server *srv;
 	int fd;
@@ -113,6 +131,7 @@ struct session {
 	struct ctrl_hello hello;
 	struct ctrl_rbuf rb;
 	uint64_t go_wake_ns;         /* previous GO: its send minus the release (0: none yet) */
+	struct gate_wait gw;         /* while at a start barrier (under srv->lock) */
 };
 
 /*
@@ -343,18 +362,73 @@ static bool client_gone(int fd)
 }
 
 /*
+ * Send w's GO of a barrier released at release_ns with lead lead_ns (under
+ * srv->lock: never waits for a full socket buffer, a client that does not
+ * read its control connection fails alone). GO carries w's own send time
+ * (the hold since the N-th arrival is then part of the offset sample's
+ * server time) and the common window's start, the same for every process
+ * of the barrier. Sets w->gw (go 1, or -1 with err) and w->go_wake_ns.
+ */
+static void send_go(struct session *w, uint64_t release, uint64_t lead, uint32_t procs)
+{
+	struct ctrl_go go = { .arrive_ns = w->gw.arrive_ns, .release_ns = release, .procs = procs };
+	uint8_t buf[CTRL_HDR_LEN + 32];
+	uint64_t sent = timing_now_ns();
+
+	go.release_ns = sent > release ? sent : release;
+	go.start_ns = release + lead;
+	if (go.start_ns < go.release_ns)
+		go.start_ns = go.release_ns;
+	/* at least 1 ns: 0 means "no previous GO" */
+	w->go_wake_ns = go.release_ns - release + 1;
+	w->gw.lead_ns = lead;
+	size_t n = ctrl_encode_go(buf, sizeof(buf), &go);
+	w->gw.go = n && !ctrl_send(w->fd, buf, n, 0, w->gw.err, sizeof(w->gw.err)) ? 1 : -1;
+	if (!n)
+		snprintf(w->gw.err, sizeof(w->gw.err), "internal error: GO did not encode");
+}
+
+/*
+ * The barrier of slot was released by last's GATE (at release_ns): send
+ * the GO of every session waiting there, then last's own (under srv->lock,
+ * before the waiters are woken).
+ */
+static void release_all(struct server *srv, int slot, struct session *last, uint64_t release,
+			uint32_t procs)
+{
+	uint64_t lead = gate_lead_ns(&srv->gates, slot);
+
+	for (struct session *w = srv->gate_waiters[slot]; w; w = w->gw.next)
+		send_go(w, release, lead, procs);
+	srv->gate_waiters[slot] = NULL;
+	send_go(last, release, lead, procs);
+	atomic_store(&srv->go_wake_last_ns, last->go_wake_ns);
+}
+
+/* s leaves the waiters of slot (its wait failed; under srv->lock). */
+static void gate_unwait(struct server *srv, int slot, struct session *s)
+{
+	for (struct session **p = &srv->gate_waiters[slot]; *p; p = &(*p)->gw.next)
+		if (*p == s) {
+			*p = s->gw.next;
+			return;
+		}
+}
+
+/*
  * The client's GATE (m): hold it at the start barrier of (run id, point)
- * until all --procs processes are there, then send GO. Waits at most the
- * point's --timeout from the first arrival; the client going away ends the
- * wait. The window starts the barrier's lead after the release (gate.h:
- * from each process's previous GO, this side's wake-up plus the client's
- * go_us). 0, or -1 with err (sent to the client as ERROR by the caller).
+ * until all --procs processes are there; the last arrival's session sends
+ * every GO (release_all). Waits at most the point's --timeout from the
+ * first arrival; the client going away ends the wait. The window starts
+ * the barrier's lead after the release (gate.h: from each process's
+ * previous GO, this side's wake-up plus the client's go_us). 0, or -1 with
+ * err (sent to the client as ERROR by the caller).
  */
 static int serve_gate(struct session *s, const struct rb_test *t, const struct ctrl_gate *g,
 		      char *err, size_t errlen)
 {
 	struct server *srv = s->srv;
-	uint64_t arrive, release = 0, lead = GATE_LEAD_MAX_NS;
+	uint64_t release = 0;
 	int slot = -1, rc;
 	/* what this process's GO may take: this side's wake-up (this session's
 	 * previous one, at its first barrier the server's last) plus the
@@ -366,11 +440,16 @@ static int serve_gate(struct session *s, const struct rb_test *t, const struct c
 	/* the arrival time is read under the table's lock, so arrivals are in
 	 * time order as the table sees them (gate.c's waited_ns also copes) */
 	pthread_mutex_lock(&srv->lock);
-	arrive = timing_now_ns();
-	rc = gate_arrive(&srv->gates, s->hello.run_id, g->point, g->procs, arrive,
+	s->gw = (struct gate_wait){ .arrive_ns = timing_now_ns() };
+	rc = gate_arrive(&srv->gates, s->hello.run_id, g->point, g->procs, s->gw.arrive_ns,
 			 t->timeout_ms * 1000000ull, need, &slot, &release, err, errlen);
-	if (rc == GATE_OPEN)
+	if (rc == GATE_WAIT) {
+		s->gw.next = srv->gate_waiters[slot];
+		srv->gate_waiters[slot] = s;
+	} else if (rc == GATE_OPEN) {
+		release_all(srv, slot, s, release, g->procs);
 		pthread_cond_broadcast(&srv->gate_cond);
+	}
 	while (rc == GATE_WAIT) {
 		struct timespec ts;
 		clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -387,35 +466,23 @@ static int serve_gate(struct session *s, const struct rb_test *t, const struct c
 				 s->hello.run_id, (unsigned long long)g->point);
 			rc = GATE_ERR;
 		}
+		if (rc == GATE_ERR)
+			gate_unwait(srv, slot, s);
 	}
-	if (rc == GATE_OPEN)
-		lead = gate_lead_ns(&srv->gates, slot);
 	if (slot >= 0)
 		gate_leave(&srv->gates, slot);
 	pthread_mutex_unlock(&srv->lock);
 	if (rc != GATE_OPEN)
 		return -1;
-
-	struct ctrl_go go = { .arrive_ns = arrive, .release_ns = release, .procs = g->procs };
-	uint8_t buf[CTRL_HDR_LEN + 32];
-	uint64_t sent = timing_now_ns();
-	/* GO carries this session's own send time (the hold since the N-th
-	 * arrival is then part of the offset sample's server time), and the
-	 * common window's start: the same for every process of the barrier */
-	go.release_ns = sent > release ? sent : release;
-	go.start_ns = release + lead;
-	if (go.start_ns < go.release_ns)
-		go.start_ns = go.release_ns;
-	/* at least 1 ns: 0 means "no previous GO" */
-	s->go_wake_ns = go.release_ns - release + 1;
-	atomic_store(&srv->go_wake_last_ns, s->go_wake_ns);
-	size_t n = ctrl_encode_go(buf, sizeof(buf), &go);
-	if (!n || ctrl_send(s->fd, buf, n, (int)t->timeout_ms, err, errlen))
+	if (s->gw.go != 1) {
+		snprintf(err, errlen, "start barrier of run '%s' point %llu: GO: %.400s",
+			 s->hello.run_id, (unsigned long long)g->point, s->gw.err);
 		return -1;
+	}
 	rb_info("session %lu: run '%s' point %llu: released %u processes at the start barrier "
 		"(this one waited %.3f s; window %.0f ms after the release)", s->id,
 		s->hello.run_id, (unsigned long long)g->point, g->procs,
-		(double)(release - arrive) / 1e9, (double)lead / 1e6);
+		(double)(release - s->gw.arrive_ns) / 1e9, (double)s->gw.lead_ns / 1e6);
 	return 0;
 }
 
