@@ -49,6 +49,8 @@
  * posting at the window's end, and count only the ops whose completion they
  * see inside the window, which is what the row reports: every process of
  * the point measures the same interval (to within the clock offset's error).
+ * Without --validate they end at the window's end without waiting for the
+ * WRs still in flight (abandon_at_end).
  *
  * Server: worker threads run only when this side has work: consume
  * receives (SEND, SEND_IMM, WRITE_IMM: count, check payloads, re-post, reply
@@ -411,6 +413,22 @@ static inline bool in_window(const struct rb_ctx *c, bool measure, uint64_t now)
 }
 
 /*
+ * A gated measured window (--procs > 1) without --validate ends at its
+ * deadline without draining: the WRs still in flight would complete after
+ * the window and count nowhere (only completions inside it count:
+ * in_window), and the point destroys the QPs next, which discards them
+ * (ctx_destroy: QPs before the MR). Waiting for them cost up to one round
+ * trip per point under load (the client timeline's drain; ~120-700 ms on
+ * the two-VM soft-RoCE bed). With --validate they are drained, so that
+ * both ends' totals (DONE, end_to_end) count the same operations; so is
+ * the warm-up, whose QPs the window reuses.
+ */
+static inline bool abandon_at_end(const struct rb_ctx *c, bool measure)
+{
+	return measure && c->win_end_ns && !c->t.validate;
+}
+
+/*
  * Start of a bw phase: every QP's counters at 0 and its share of iters
  * (iters / QPs, the first iters % QPs one more; unlimited when iters is 0,
  * the -D mode). Returns the thread's total (UINT64_MAX when unlimited).
@@ -471,16 +489,20 @@ static void phase_record(struct rb_worker *w, bool measure, uint64_t t_start, ui
  * interrupt, the peer failed, the point's time is up) ends the phase even
  * while completions keep arriving (one relaxed load, no system call); in
  * duration mode, at the deadline each QP is finished at a signaled WR
- * (*stopping set, *quota_sum lowered to the new quotas). -1 when the phase
- * must end (recorded by wstopped), else 0.
+ * (*stopping set, *quota_sum lowered to the new quotas), except in a
+ * gated window without --validate (see abandon_at_end). Returns -1 when
+ * the phase must end (recorded by wstopped), 1 when it ends now without
+ * its drain, else 0.
  */
-static inline int phase_tick(struct rb_worker *w, bool duration, uint64_t deadline,
+static inline int phase_tick(struct rb_worker *w, bool measure, bool duration, uint64_t deadline,
 			     bool *stopping, uint64_t *quota_sum)
 {
 	if (stopped(w->ctx))
 		return wstopped(w, "thread %u: stopped by the session (interrupt, peer "
 			    "failure or timeout)", w->index);
 	if (duration && !*stopping && timing_now_ns() >= deadline) {
+		if (abandon_at_end(w->ctx, measure))
+			return 1;
 		*stopping = true;
 		*quota_sum = phase_stop_quotas(w);
 	}
@@ -624,9 +646,16 @@ static int bw_phase_poll(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, b
 			if (now - t_busy > timeout_ns)
 				return stall_poll(w, r.outstanding ? &w->pslot[r.head] : NULL, measure);
 		}
-		if ((++loops & 63) == 0 &&
-		    phase_tick(w, dur_ns != 0, deadline, &stopping, &quota_sum))
-			return -1;
+		if ((++loops & 63) == 0) {
+			int tk = phase_tick(w, measure, dur_ns != 0, deadline, &stopping,
+					    &quota_sum);
+			if (tk < 0)
+				return -1;
+			if (tk > 0) {
+				r.sig_out = 0; /* abandoned with the rest (abandon_at_end) */
+				break;
+			}
+		}
 	}
 	if (poll_drain(w, &r))
 		return -1;
@@ -706,9 +735,14 @@ static int bw_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool m
 				return stall_error(w, what, NULL, measure);
 			}
 		}
-		if ((++loops & 63) == 0 &&
-		    phase_tick(w, dur_ns != 0, deadline, &stopping, &quota_sum))
-			return -1;
+		if ((++loops & 63) == 0) {
+			int tk = phase_tick(w, measure, dur_ns != 0, deadline, &stopping,
+					    &quota_sum);
+			if (tk < 0)
+				return -1;
+			if (tk > 0)
+				break; /* the rest in flight is abandoned (abandon_at_end) */
+		}
 	}
 	phase_record(w, measure, t_start, t_last, win, done);
 	if (verb_needs_recv(t->verb))
