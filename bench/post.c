@@ -485,18 +485,21 @@ static void phase_record(struct rb_worker *w, bool measure, uint64_t t_start, ui
 }
 
 /*
- * The bw phases' check every 64 loops: a stop of the session (an
- * interrupt, the peer failed, the point's time is up) ends the phase even
- * while completions keep arriving (one relaxed load, no system call); in
+ * The bw phases' check, every 64 loops (*loops counts them): a stop of the
+ * session (an interrupt, the peer failed, the point's time is up) ends the
+ * phase even while completions keep arriving (one relaxed load, no system
+ * call); in
  * duration mode, at the deadline each QP is finished at a signaled WR
  * (*stopping set, *quota_sum lowered to the new quotas), except in a
  * gated window without --validate (see abandon_at_end). Returns -1 when
  * the phase must end (recorded by wstopped), 1 when it ends now without
  * its drain, else 0.
  */
-static inline int phase_tick(struct rb_worker *w, bool measure, bool duration, uint64_t deadline,
-			     bool *stopping, uint64_t *quota_sum)
+static inline int phase_tick(struct rb_worker *w, unsigned *loops, bool measure, bool duration,
+			     uint64_t deadline, bool *stopping, uint64_t *quota_sum)
 {
+	if ((++*loops & 63) != 0)
+		return 0;
 	if (stopped(w->ctx))
 		return wstopped(w, "thread %u: stopped by the session (interrupt, peer "
 			    "failure or timeout)", w->index);
@@ -646,15 +649,12 @@ static int bw_phase_poll(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, b
 			if (now - t_busy > timeout_ns)
 				return stall_poll(w, r.outstanding ? &w->pslot[r.head] : NULL, measure);
 		}
-		if ((++loops & 63) == 0) {
-			int tk = phase_tick(w, measure, dur_ns != 0, deadline, &stopping,
-					    &quota_sum);
-			if (tk < 0)
-				return -1;
-			if (tk > 0) {
-				r.sig_out = 0; /* abandoned with the rest (abandon_at_end) */
-				break;
-			}
+		int tk = phase_tick(w, &loops, measure, dur_ns != 0, deadline, &stopping, &quota_sum);
+		if (tk < 0)
+			return -1;
+		if (tk > 0) {
+			r.sig_out = 0; /* abandoned with the rest (abandon_at_end) */
+			break;
 		}
 	}
 	if (poll_drain(w, &r))
@@ -735,14 +735,11 @@ static int bw_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool m
 				return stall_error(w, what, NULL, measure);
 			}
 		}
-		if ((++loops & 63) == 0) {
-			int tk = phase_tick(w, measure, dur_ns != 0, deadline, &stopping,
-					    &quota_sum);
-			if (tk < 0)
-				return -1;
-			if (tk > 0)
-				break; /* the rest in flight is abandoned (abandon_at_end) */
-		}
+		int tk = phase_tick(w, &loops, measure, dur_ns != 0, deadline, &stopping, &quota_sum);
+		if (tk < 0)
+			return -1;
+		if (tk > 0)
+			break; /* the rest in flight is abandoned (abandon_at_end) */
 	}
 	phase_record(w, measure, t_start, t_last, win, done);
 	if (verb_needs_recv(t->verb))
