@@ -33,6 +33,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rdma_bench: error: %s\n", err);
 		return 2;
 	}
+	if (o.repeated[0])
+		fprintf(stderr, "WARN %s\n", o.repeated);
 	if (o.role == RB_ROLE_SERVER)
 		return server_run(&o);
 	return client_run(&o);

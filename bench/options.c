@@ -1243,15 +1243,18 @@ static bool same_setting(const struct rb_knob *a, const struct rb_knob *b)
 }
 
 /*
- * An option given twice with different values (--iters 5 --iters 6; or its
- * alias: --qps 2 --qps-per-thread 3) is refused naming both: which one wins
- * would be a guess (experiments/run refuses the same). Numbers compare by
- * value (-q 2 --qps-per-thread 2 is one setting), strings and options with
- * their own parsing (-m, --cpus) by text; the same value again is
- * harmless. v: the parsed number; a: the text.
+ * An option given twice with different values: the last one is taken and
+ * o->repeated says so (the caller prints it as WARN), as getopt tools do,
+ * so a wrapper can pass defaults and then the user's overrides (ours do:
+ * tests/mtu-mismatch-run, tests/dead-peer-run); the same value again is
+ * harmless. Two rows of one field with different values (an alias pair:
+ * --qps 2 --qps-per-thread 3) are refused naming both: which one wins
+ * would be a guess. Numbers compare by value (-D 1 and -D 1.000 are one
+ * setting), strings and options with their own parsing (-m, --cpus) by
+ * text. v: the parsed number; a: the text.
  */
-static int check_given(const struct rb_knob *k, uint64_t v, const char *a, struct rb_parse *ps,
-		       char *err, size_t errlen)
+static int check_given(const struct rb_knob *k, uint64_t v, const char *a, struct rb_opts *o,
+		       struct rb_parse *ps, char *err, size_t errlen)
 {
 	char pa[48], pb[48];
 	bool by_text = k->act || k->type == RB_KT_STR;
@@ -1259,14 +1262,21 @@ static int check_given(const struct rb_knob *k, uint64_t v, const char *a, struc
 	if (!a)
 		return 0; /* a flag without a value: nothing to contradict */
 	for (unsigned i = 0; i < ps->ngiven; i++) {
-		const struct rb_knob *p = ps->given[i].k;
-		if (!same_setting(p, k))
+		struct given_opt *g = &ps->given[i];
+		if (!same_setting(g->k, k))
 			continue;
-		if (by_text ? strcmp(ps->given[i].text, a) == 0 : ps->given[i].v == v)
+		if (by_text ? strcmp(g->text, a) == 0 : g->v == v)
 			return 0;
-		return rb_fail(err, errlen, "%s %s and %s %s: the same setting given twice with "
-			    "different values; give one of them", knob_display(p, pa, sizeof(pa)),
-			    ps->given[i].text, knob_display(k, pb, sizeof(pb)), a);
+		if (g->k != k)
+			return rb_fail(err, errlen, "%s %s and %s %s: the same setting given twice "
+				    "with different values; give one of them",
+				    knob_display(g->k, pa, sizeof(pa)), g->text,
+				    knob_display(k, pb, sizeof(pb)), a);
+		snprintf(o->repeated, sizeof(o->repeated), "%s given twice, %.80s then %.80s: "
+			 "the last one is used", knob_display(k, pa, sizeof(pa)), g->text, a);
+		g->v = v;
+		g->text = a;
+		return 0;
 	}
 	if (ps->ngiven < NKNOBS_MAX) /* one entry per setting: never full */
 		ps->given[ps->ngiven++] = (struct given_opt){ k, v, a };
@@ -1308,7 +1318,7 @@ static int parse_knob(const struct rb_knob *k, const char *a, struct rb_opts *o,
 	if (k->type == RB_KT_STR && k->arg && strcmp(k->arg, "FILE") == 0 && !a[0])
 		return rb_fail(err, errlen, "%s '': an empty file name; give a path (%s FILE), "
 			    "or leave %s out", name, name, name);
-	if (check_given(k, v, a, ps, err, errlen))
+	if (check_given(k, v, a, o, ps, err, errlen))
 		return -1;
 	if (!k->act && k->type != RB_KT_STR)
 		store_num(dst, k->width, v);

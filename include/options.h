@@ -159,6 +159,9 @@ struct rb_opts {
 	bool quiet;
 	bool explain;            /* --explain: an EXPLAIN line after each point (report_explain) */
 	bool version;            /* --version given: opts_parse returned 1, the caller prints it */
+	/* an option given twice with two values, the last one taken ("" when
+	 * none): the caller says it (WARN); see check_given in options.c */
+	char repeated[256];
 };
 
 /* Names used on the command line and in CSV rows ("read", "rc", "bw" ...). */
