@@ -495,9 +495,10 @@ static int monitor(struct client *cl, struct rb_ctx *c, struct rb_point_info *pi
 			sent = true;
 		}
 		bool waiting = c->gated && !released;
-		/* the window is over while the workers drain what is in flight:
-		 * the probes after the window (whose best sample maps it onto the
-		 * server's clock in the row) overlap that drain */
+		/* the window is over while the workers still run (with
+		 * --validate they drain what is in flight, post.c
+		 * abandon_at_end): the probes after the window (whose best sample
+		 * maps it onto the server's clock in the row) overlap that */
 		if (released && !*probed_after && timing_now_ns() > c->win_end_ns) {
 			if (clock_probes(cl, pi, true, err, errlen))
 				return -1;
@@ -911,9 +912,9 @@ static enum stage point_measure(struct client *cl, struct cpoint *p, uint64_t po
 	dev_counters_read(cl->dev.name, cl->dev.port, &p->pi.after);
 	cs_take(&p->pi.cs_after);
 	/* more clock probes now that the window is over (the machine is quieter
-	 * than during the others' setup), unless the monitor took them during
-	 * the drain: the best of all maps the window onto the server's clock in
-	 * the row */
+	 * than during the others' setup), unless the monitor took them while
+	 * the workers drained: the best of all maps the window onto the
+	 * server's clock in the row */
 	if (c->gated && !probed_after && clock_probes(cl, &p->pi, true, p->err, sizeof(p->err)))
 		return STAGE_CLOSE;
 	p->pi.have_counters = p->pi.before.n > 0 || p->pi.after.n > 0;

@@ -488,12 +488,11 @@ static void phase_record(struct rb_worker *w, bool measure, uint64_t t_start, ui
  * The bw phases' check, every 64 loops (*loops counts them): a stop of the
  * session (an interrupt, the peer failed, the point's time is up) ends the
  * phase even while completions keep arriving (one relaxed load, no system
- * call); in
- * duration mode, at the deadline each QP is finished at a signaled WR
- * (*stopping set, *quota_sum lowered to the new quotas), except in a
- * gated window without --validate (see abandon_at_end). Returns -1 when
- * the phase must end (recorded by wstopped), 1 when it ends now without
- * its drain, else 0.
+ * call); in duration mode, at the deadline each QP is finished at a
+ * signaled WR (*stopping set, *quota_sum lowered to the new quotas),
+ * except in a gated window without --validate (see abandon_at_end).
+ * Returns -1 when the phase must end (recorded by wstopped), 1 when it
+ * ends now without its drain, else 0.
  */
 static inline int phase_tick(struct rb_worker *w, unsigned *loops, bool measure, bool duration,
 			     uint64_t deadline, bool *stopping, uint64_t *quota_sum)
