@@ -620,7 +620,13 @@ struct rb_parse {
 	const char *server_only;  /* the last server limit given (a client refuses it) */
 	char print;               /* 'h' --help, 'l' --list-knobs, 'v' --version: after parsing */
 	/* the first value of every setting given so far (check_given) */
-	struct given_opt { const struct rb_knob *k; uint64_t v; const char *text; } given[NKNOBS_MAX];
+	struct given_opt {
+		const struct rb_knob *k;
+		uint64_t v;             /* the value in force (numbers) */
+		const char *text;       /* the value in force, as given */
+		const char *first;      /* the first value, as given */
+		unsigned values;        /* different values in a row given (1: no repeat) */
+	} given[NKNOBS_MAX];
 	unsigned ngiven;
 };
 
@@ -1244,8 +1250,9 @@ static bool same_setting(const struct rb_knob *a, const struct rb_knob *b)
 
 /*
  * An option given twice with different values: the last one is taken and
- * o->repeated says so (the caller prints it as WARN), as getopt tools do,
- * so a wrapper can pass defaults and then the user's overrides (ours do:
+ * o->repeated says so (repeated_note; the caller prints it as WARN), as
+ * getopt tools do, so a wrapper can pass defaults and then the user's
+ * overrides (ours do:
  * tests/mtu-mismatch-run, tests/dead-peer-run); the same value again is
  * harmless. Two rows of one field with different values (an alias pair:
  * --qps 2 --qps-per-thread 3) are refused naming both: which one wins
@@ -1253,8 +1260,8 @@ static bool same_setting(const struct rb_knob *a, const struct rb_knob *b)
  * setting), strings and options with their own parsing (-m, --cpus) by
  * text. v: the parsed number; a: the text.
  */
-static int check_given(const struct rb_knob *k, uint64_t v, const char *a, struct rb_opts *o,
-		       struct rb_parse *ps, char *err, size_t errlen)
+static int check_given(const struct rb_knob *k, uint64_t v, const char *a, struct rb_parse *ps,
+		       char *err, size_t errlen)
 {
 	char pa[48], pb[48];
 	bool by_text = k->act || k->type == RB_KT_STR;
@@ -1272,15 +1279,39 @@ static int check_given(const struct rb_knob *k, uint64_t v, const char *a, struc
 				    "with different values; give one of them",
 				    knob_display(g->k, pa, sizeof(pa)), g->text,
 				    knob_display(k, pb, sizeof(pb)), a);
-		snprintf(o->repeated, sizeof(o->repeated), "%s given twice, %.80s then %.80s: "
-			 "the last one is used", knob_display(k, pa, sizeof(pa)), g->text, a);
 		g->v = v;
 		g->text = a;
+		g->values++;
 		return 0;
 	}
 	if (ps->ngiven < NKNOBS_MAX) /* one entry per setting: never full */
-		ps->given[ps->ngiven++] = (struct given_opt){ k, v, a };
+		ps->given[ps->ngiven++] = (struct given_opt){ k, v, a, a, 1 };
 	return 0;
+}
+
+/* o->repeated from every option given with different values (check_given):
+ * "-n/--iters 5 then 7 (3 values), -m 1 then 2: the last value of each is
+ * used"; "" when none. */
+static void repeated_note(const struct rb_parse *ps, struct rb_opts *o)
+{
+	size_t n = 0, cap = sizeof(o->repeated);
+	char name[48], times[32];
+	unsigned opts = 0;
+
+	o->repeated[0] = '\0';
+	for (unsigned i = 0; i < ps->ngiven && n < cap; i++) {
+		const struct given_opt *g = &ps->given[i];
+		if (g->values < 2)
+			continue;
+		snprintf(times, sizeof(times), g->values > 2 ? " (%u values)" : "", g->values);
+		int w = snprintf(o->repeated + n, cap - n, "%s%s %.60s then %.60s%s", n ? ", " : "",
+				 knob_display(g->k, name, sizeof(name)), g->first, g->text, times);
+		n += w > 0 ? (size_t)w : 0;
+		opts++;
+	}
+	if (n && n < cap)
+		snprintf(o->repeated + n, cap - n, ": given more than once; the last value%s is "
+			 "used", opts > 1 ? " of each" : "");
 }
 
 /* One option's value into its field, by its row's type and range. */
@@ -1318,7 +1349,7 @@ static int parse_knob(const struct rb_knob *k, const char *a, struct rb_opts *o,
 	if (k->type == RB_KT_STR && k->arg && strcmp(k->arg, "FILE") == 0 && !a[0])
 		return rb_fail(err, errlen, "%s '': an empty file name; give a path (%s FILE), "
 			    "or leave %s out", name, name, name);
-	if (check_given(k, v, a, o, ps, err, errlen))
+	if (check_given(k, v, a, ps, err, errlen))
 		return -1;
 	if (!k->act && k->type != RB_KT_STR)
 		store_num(dst, k->width, v);
@@ -1431,6 +1462,7 @@ int opts_parse(int argc, char **argv, struct rb_opts *o, char *err, size_t errle
 		if ((rc = parse_knob(k, optarg, o, &ps, err, errlen)) != 0)
 			return rc;
 	}
+	repeated_note(&ps, o);
 	if (optind < argc)
 		return rb_fail(err, errlen, "unexpected argument '%s' (see --help)", argv[optind]);
 	if (ps.print)

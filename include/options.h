@@ -159,9 +159,10 @@ struct rb_opts {
 	bool quiet;
 	bool explain;            /* --explain: an EXPLAIN line after each point (report_explain) */
 	bool version;            /* --version given: opts_parse returned 1, the caller prints it */
-	/* an option given twice with two values, the last one taken ("" when
-	 * none): the caller says it (WARN); see check_given in options.c */
-	char repeated[256];
+	/* the options given more than once with different values, the last
+	 * one taken ("" when none): the caller says it (WARN); see
+	 * check_given and repeated_note in options.c */
+	char repeated[512];
 };
 
 /* Names used on the command line and in CSV rows ("read", "rc", "bw" ...). */

@@ -967,7 +967,8 @@ static void repeated_options_take_the_last_and_say_so(void **state)
 	(void)state;
 	assert_int_equal(parse("-c h -n 5 -n 6"), 0);
 	assert_int_equal(o.t.iters, 6);
-	assert_non_null(strstr(o.repeated, "-n/--iters given twice, 5 then 6: the last one is used"));
+	assert_non_null(strstr(o.repeated, "-n/--iters 5 then 6: given more than once; the last "
+				   "value is used"));
 	assert_int_equal(parse("-c h -n 5 --iters 5"), 0);
 	assert_string_equal(o.repeated, "");
 	assert_int_equal(parse("-c h -D 1 -D 1.000"), 0); /* one value, two spellings */
@@ -976,14 +977,21 @@ static void repeated_options_take_the_last_and_say_so(void **state)
 	assert_non_null(strstr(o.repeated, "30 then 5"));
 	assert_int_equal(parse("-c h --run-id a --run-id b"), 0);
 	assert_string_equal(o.run_id, "b");
-	assert_non_null(strstr(o.repeated, "--run-id given twice, a then b"));
+	assert_non_null(strstr(o.repeated, "--run-id a then b"));
 	assert_int_equal(parse("-c h -m 64 -m 128"), 0);
 	assert_non_null(strstr(o.repeated, "64 then 128"));
 	assert_int_equal(parse("-c h --verb read --verb write"), 0);
 	assert_non_null(strstr(o.repeated, "read then write"));
-	/* a third value is compared with the second */
+	/* a third value is compared with the second; the first stays named */
 	assert_int_equal(parse("-c h -n 5 -n 6 -n 6"), 0);
-	assert_non_null(strstr(o.repeated, "5 then 6"));
+	assert_non_null(strstr(o.repeated, "5 then 6: given"));
+	assert_int_equal(parse("-c h -n 5 -n 6 -n 7"), 0);
+	assert_non_null(strstr(o.repeated, "-n/--iters 5 then 7 (3 values)"));
+	/* every repeated option is named, not only the last one */
+	assert_int_equal(parse("-c h -n 5 -n 6 -m 64,128 -m 32 --timeout 3 --timeout 4"), 0);
+	assert_non_null(strstr(o.repeated, "-n/--iters 5 then 6, -m/--size 64,128 then 32, "
+				   "--timeout 3 then 4: given more than once; the last value of "
+				   "each is used"));
 	/* a flag twice contradicts nothing */
 	assert_int_equal(parse("-c h --validate --validate"), 0);
 	assert_string_equal(o.repeated, "");
