@@ -295,3 +295,13 @@ H
   [ "$status" -eq 2 ]
   [[ $output == *"error: --reps needs a number (see --help)"* ]] || { echo "$output"; false; }
 }
+
+@test "no NAME, or an empty one, is refused with an error line (exit 2), not a shell error" {
+  run "$ROOT/experiments/run" '' --dry-run
+  [ "$status" -eq 2 ]
+  [[ $output != *"bad array subscript"* ]] || { echo "$output"; false; }
+  [[ $output == *"experiments/run: error: no experiment NAME given"*"make experiments-list"* ]] || { echo "$output"; false; }
+  run "$ROOT/experiments/run" --dry-run
+  [ "$status" -eq 2 ]
+  [[ $output == *"experiments/run: error: no experiment NAME given"* ]] || { echo "$output"; false; }
+}
