@@ -35,6 +35,7 @@ static const char *const test_names[RB_TEST_COUNT] = { "bw", "lat" };
 static const char *const inline_names[RB_INLINE_COUNT] = { "auto", "on", "off" };
 static const char *const access_names[RB_ACCESS_COUNT] = { "sequential", "random" };
 static const char *const read_completion_names[RB_READ_COUNT] = { "cqe", "poll" };
+static const char *const perf_mode_names[RB_PERF_COUNT] = { "auto", "on", "off" };
 
 #define NAME_OF(tab, v) ((v) < sizeof(tab) / sizeof(tab[0]) ? tab[v] : "?")
 
@@ -43,6 +44,12 @@ const char *testkind_name(uint64_t t) { return NAME_OF(test_names, t); }
 const char *inline_name(uint64_t m) { return NAME_OF(inline_names, m); }
 const char *access_name(uint64_t a) { return NAME_OF(access_names, a); }
 const char *read_completion_name(uint64_t m) { return NAME_OF(read_completion_names, m); }
+const char *perf_mode_name(uint64_t m) { return NAME_OF(perf_mode_names, m); }
+
+bool perf_counting(uint64_t mode, const struct rb_test *t)
+{
+	return mode == RB_PERF_ON || (mode == RB_PERF_AUTO && t->test == RB_TEST_BW);
+}
 
 uint64_t test_qps_per_thread(const struct rb_test *t)
 {
@@ -850,6 +857,11 @@ static const struct rb_knob knobs[] = {
 	  .help = "payload pattern and random access seed (%D)" },
 	{ .name = "quiet", FLAG, O(quiet), BOTH,
 	  .help = "no INFO lines (WARN and ERROR lines stay on stderr)" },
+	{ .name = "perf-counters", .arg = "MODE", E(perf_mode_names), O(perf_counters),
+	  .def = RB_PERF_AUTO, .col = "perf_counters",
+	  .help = "%E (%D: in bw, not in lat): the worker threads' perf\n"
+		  "events over the window (the perf_* columns); their\n"
+		  "accounting at each context switch slows a lat loop" },
 	{ .name = "explain", FLAG, O(explain),
 	  .help = "after each point, an EXPLAIN line on stderr (also the\n"
 		  "explain column): Mops, the PCIe model's limit and what\n"

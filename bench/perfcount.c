@@ -147,6 +147,16 @@ int pc_open(struct perfcount *p, const struct pc_source *src, void *ctx)
 	return n;
 }
 
+void pc_none(struct perfcount *p, const char *why)
+{
+	memset(p, 0, sizeof(*p));
+	p->src = &pc_source_kernel;
+	for (int i = 0; i < PC_NEVENTS; i++) {
+		p->handle[i] = -1;
+		snprintf(p->reason[i], PC_REASON_MAX, "%s", why);
+	}
+}
+
 void pc_start(struct perfcount *p)
 {
 	for (int i = 0; i < PC_NEVENTS; i++) {

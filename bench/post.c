@@ -1072,9 +1072,13 @@ void *worker_client_main(void *arg)
 		t->test == RB_TEST_LAT ? lat_phase : w->pslot ? bw_phase_poll : bw_phase;
 	/* perf counters of this thread (perfcount.h): opened before the
 	 * warm-up, read just before and just after the measured phase (one
-	 * read(2) per event at each end, outside the phase) */
+	 * read(2) per event at each end, outside the phase); not in a lat
+	 * test unless asked (--perf-counters: options.h rb_perf_mode) */
 	struct perfcount pc;
-	pc_open(&pc, NULL, NULL);
+	if (c->perf_off)
+		pc_none(&pc, c->perf_off);
+	else
+		pc_open(&pc, NULL, NULL);
 
 	if (t->warmup_iters || t->warmup_ms)
 		if (phase(w, t->warmup_iters, t->warmup_ms * 1000000ull, false))

@@ -961,4 +961,6 @@ void report_build_row(struct row *r, const struct rb_point_info *p, int thread,
 	set_perf_columns(r, m && m->valid ? m : NULL);
 	set_cpu_columns(r, p, thread, m);
 	set_model_columns(r, p, thread, m);
+	/* after model_link: the --perf-counters mode (perf_counted says what counted) */
+	row_set_str(r, RB_OPTS_COL(perf_counters), perf_mode_name(p->o->perf_counters));
 }

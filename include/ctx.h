@@ -182,6 +182,7 @@ struct rb_ctx {
 	const int *cpus;             /* pinning list (client) */
 	int ncpus;
 	bool cpus_spread;
+	const char *perf_off;   /* client workers: NULL count perf events, else why not (perf_reason) */
 };
 
 /* QP g of the process, 0 <= g < c->lay.nqp_total, for loops over every QP

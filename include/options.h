@@ -37,6 +37,16 @@ enum rb_access { RB_ACCESS_SEQ = 0, RB_ACCESS_RANDOM, RB_ACCESS_COUNT };
  *         interval are independent, signaled WRs only free send queue slots
  */
 enum rb_read_completion { RB_READ_CQE = 0, RB_READ_POLL, RB_READ_COUNT };
+/*
+ * Whether the client's worker threads count perf events (perf_event_open)
+ * over their measured phase (--perf-counters):
+ *   auto  in bw, not in lat: the software events' accounting at every
+ *         context switch of the thread slowed a one-op-at-a-time loop on
+ *         soft-RoCE (8 B READ p50 ~140 us with them, ~105 us without, as
+ *         ib_read_lat: docs/rdma_bench.md, "CPU and perf counters")
+ *   on    always;  off  never (the perf columns empty, perf_reason says why)
+ */
+enum rb_perf_mode { RB_PERF_AUTO = 0, RB_PERF_ON, RB_PERF_OFF, RB_PERF_COUNT };
 
 /* Limits of the command line (not of a device). */
 #define RB_MAX_SIZE        (UINT64_C(1) << 30) /* 1 GiB per message */
@@ -158,6 +168,7 @@ struct rb_opts {
 	unsigned connect_timeout_s;
 	bool quiet;
 	bool explain;            /* --explain: an EXPLAIN line after each point (report_explain) */
+	uint64_t perf_counters;  /* --perf-counters: enum rb_perf_mode */
 	bool version;            /* --version given: opts_parse returned 1, the caller prints it */
 	/* the options given more than once with different values, the last
 	 * one taken ("" when none): the caller says it (WARN); see
@@ -171,6 +182,9 @@ const char *testkind_name(uint64_t t);
 const char *inline_name(uint64_t m);
 const char *access_name(uint64_t a);
 const char *read_completion_name(uint64_t m);
+const char *perf_mode_name(uint64_t m);
+/* Whether the client's workers count perf events in test t (enum rb_perf_mode). */
+bool perf_counting(uint64_t mode, const struct rb_test *t);
 
 /* QPs each thread drives: qps_per_thread * emulated_peers. */
 uint64_t test_qps_per_thread(const struct rb_test *t);

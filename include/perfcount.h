@@ -85,6 +85,10 @@ struct perfcount {
  * events unavailable). Returns how many events are open.
  */
 int pc_open(struct perfcount *p, const struct pc_source *src, void *ctx);
+
+/* No event open, each with the reason why (cut at PC_REASON_MAX); pc_start,
+ * pc_stop and pc_close then do nothing but carry it. */
+void pc_none(struct perfcount *p, const char *why);
 /* Take the start values (outside the measured window). */
 void pc_start(struct perfcount *p);
 /* Take the end values and fill s with the window's counts and reasons. */

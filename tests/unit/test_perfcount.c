@@ -253,6 +253,35 @@ static void test_names(void **state)
 
 /* This host's kernel: each software event either counts or says why;
  * task-clock, when counted, covers a busy loop of >= 20 ms CPU time. */
+/* pc_none: nothing open, nothing read, every event empty with the reason;
+ * perf_counting: auto counts in bw only, on and off whatever the test. */
+static void test_none_and_mode(void **state)
+{
+	(void)state;
+	struct perfcount p;
+	struct pc_sample s;
+
+	pc_none(&p, "not counted: --perf-counters off");
+	pc_start(&p);
+	pc_stop(&p, &s);
+	pc_close(&p);
+	for (int i = 0; i < PC_NEVENTS; i++) {
+		assert_int_equal(p.handle[i], -1);
+		assert_false(s.valid[i]);
+		assert_string_equal(s.reason[i], "not counted: --perf-counters off");
+	}
+	struct rb_test t = { .test = RB_TEST_BW };
+	assert_true(perf_counting(RB_PERF_AUTO, &t));
+	assert_true(perf_counting(RB_PERF_ON, &t));
+	assert_false(perf_counting(RB_PERF_OFF, &t));
+	t.test = RB_TEST_LAT;
+	assert_false(perf_counting(RB_PERF_AUTO, &t));
+	assert_true(perf_counting(RB_PERF_ON, &t));
+	assert_false(perf_counting(RB_PERF_OFF, &t));
+	assert_string_equal(perf_mode_name(RB_PERF_AUTO), "auto");
+	assert_string_equal(perf_mode_name(RB_PERF_OFF), "off");
+}
+
 static void test_kernel_source(void **state)
 {
 	(void)state;
@@ -327,8 +356,9 @@ static void test_row_columns(void **state)
 	assert_has(row_get(&r, "perf_reason"), "cycles: not offered");
 	assert_string_equal(row_get(&r, "perf_counted"),
 			    "task_clock_ns+context_switches+cpu_migrations+page_faults");
-	/* after it: 23 CPU utilisation and server columns, then 9 model columns */
-	assert_string_equal(r.cols[r.ncols - 33].name, "perf_counted");
+	/* after it: 23 CPU utilisation and server columns, 9 model columns,
+	 * perf_counters */
+	assert_string_equal(r.cols[r.ncols - 34].name, "perf_counted");
 
 	/* a point that failed before its window: every perf column empty but
 	 * the reason and perf_counted */
@@ -356,6 +386,7 @@ int main(void)
 		cmocka_unit_test(test_sum_threads),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_kernel_source),
+		cmocka_unit_test(test_none_and_mode),
 		cmocka_unit_test(test_row_columns),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
