@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cm.h"
@@ -1270,14 +1271,60 @@ static int client_finish(struct client *cl, int total)
 	return rc;
 }
 
+/*
+ * How long this process ran before main (fork and exec to client_run, from
+ * /proc/self/stat's start time in clock ticks since boot against
+ * CLOCK_BOOTTIME: 10 ms resolution at 100 ticks/s): ms, or -1 unknown.
+ */
+static double exec_ms(void)
+{
+	char buf[1024];
+	struct timespec now;
+	FILE *f = fopen("/proc/self/stat", "r");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	/* field 22 (starttime) counts from the ')' closing field 2 (comm) */
+	char *p = strrchr(buf, ')');
+	long hz = sysconf(_SC_CLK_TCK);
+	if (!p || hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &now))
+		return -1;
+	unsigned long long start = 0;
+	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+		   "%*d %*d %llu", &start) != 1)
+		return -1;
+	double ms = ((double)now.tv_sec * 1e3 + (double)now.tv_nsec / 1e6) -
+		    (double)start * 1e3 / (double)hz;
+	return ms >= 0 ? ms : -1;
+}
+
+/*
+ * The process's timeline beside the points' (one INFO line at the end, ms):
+ * exec (process start to client_run, exec_ms), start (token, device, output
+ * checks, clock probe: client_start), connect (HELLO both ways), points
+ * (every point, each with its own timeline line), finish (BYE, table,
+ * --json). ci/harness-overhead prints their medians.
+ */
+static void log_session_timeline(double exec, const uint64_t ts[5])
+{
+	rb_info("timeline session (ms): exec=%.1f start=%.1f connect=%.1f points=%.1f "
+		"finish=%.1f", exec, (double)(ts[1] - ts[0]) / 1e6, (double)(ts[2] - ts[1]) / 1e6,
+		(double)(ts[3] - ts[2]) / 1e6, (double)(ts[4] - ts[3]) / 1e6);
+}
+
 int client_run(const struct rb_opts *o)
 {
 	struct client cl = { .o = o, .fd = -1 };
 	char err[1024];
 	int rc = 0, total = o->nsizes * (int)o->reps;
+	double exec = exec_ms();
+	uint64_t ts[5] = { timing_now_ns() };
 
 	if (client_start(&cl))
 		return 2;
+	ts[1] = timing_now_ns();
 	if (client_connect(&cl, err, sizeof(err))) {
 		rb_error("%s", err);
 		rc = 2;
@@ -1290,6 +1337,7 @@ int client_run(const struct rb_opts *o)
 		dev_close(&cl.dev);
 		return rc;
 	}
+	ts[2] = timing_now_ns();
 	uint64_t point = 0;
 	for (int i = 0; i < o->nsizes && !rb_interrupt_signal; i++)
 		for (unsigned rep = 0; rep < o->reps && !rb_interrupt_signal; rep++) {
@@ -1302,7 +1350,10 @@ int client_run(const struct rb_opts *o)
 			else if (prc == -2)
 				cl.refused++;
 		}
+	ts[3] = timing_now_ns();
 	rc = client_finish(&cl, total);
+	ts[4] = timing_now_ns();
+	log_session_timeline(exec, ts);
 	ctrl_rbuf_free(&cl.rb);
 	free(cl.rows);
 	dev_close(&cl.dev);
