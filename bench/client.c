@@ -368,6 +368,22 @@ static bool offset_reuse(struct client *cl, struct rb_point_info *pi)
  */
 #define CLOCK_GOOD_ENOUGH_DIV 4
 
+/* Note a control round trip of the session (ns, the server's hold left
+ * out: a clock probe's, or DONE's) in its shortest and longest; true when
+ * it is near the shortest (CLOCK_GOOD_ENOUGH_DIV) and the session has
+ * CLOCK_PROBES round trips to judge by. */
+static bool rtt_note(struct client *cl, uint64_t rtt)
+{
+	bool near_best = cl->probes >= CLOCK_PROBES &&
+			 rtt <= cl->probe_rtt_min_ns + cl->probe_rtt_min_ns / CLOCK_GOOD_ENOUGH_DIV;
+
+	if (rtt > cl->probe_rtt_max_ns)
+		cl->probe_rtt_max_ns = rtt;
+	if (!cl->probe_rtt_min_ns || rtt < cl->probe_rtt_min_ns)
+		cl->probe_rtt_min_ns = rtt;
+	return near_best;
+}
+
 /* Up to CLOCK_PROBES TIME round trips (while the workers warm up, and
  * after the window: there early_stop ends them at the first one near the
  * session's best, CLOCK_GOOD_ENOUGH_DIV): 0 or -1. */
@@ -388,14 +404,9 @@ static int clock_probes(struct client *cl, struct rb_point_info *pi, bool early_
 			rb_reprefix(err, errlen, 6, "server: ");
 		if (rc)
 			return -1;
-		uint64_t c_recv = timing_now_ns(), rtt = c_recv - c_send;
+		uint64_t c_recv = timing_now_ns();
 		offset_sample(cl, pi, true, c_send, m.u.time.ns, m.u.time.ns, c_recv);
-		if (rtt > cl->probe_rtt_max_ns)
-			cl->probe_rtt_max_ns = rtt;
-		bool near_best = cl->probes >= CLOCK_PROBES &&
-				 rtt <= cl->probe_rtt_min_ns + cl->probe_rtt_min_ns / CLOCK_GOOD_ENOUGH_DIV;
-		if (!cl->probe_rtt_min_ns || rtt < cl->probe_rtt_min_ns)
-			cl->probe_rtt_min_ns = rtt;
+		bool near_best = rtt_note(cl, c_recv - c_send);
 		cl->probes++;
 		if (early_stop && near_best)
 			break;
@@ -496,11 +507,11 @@ static int monitor(struct client *cl, struct rb_ctx *c, struct rb_point_info *pi
 			sent = true;
 		}
 		bool waiting = c->gated && !released;
-		/* the window is over while the workers still run (with
-		 * --validate they drain what is in flight, post.c
-		 * abandon_at_end): the probes after the window (whose best sample
-		 * maps it onto the server's clock in the row) overlap that */
-		if (released && !*probed_after && timing_now_ns() > c->win_end_ns) {
+		/* the window is over while the workers drain what is in flight
+		 * (--validate only: post.c abandon_at_end): clock probes after
+		 * the window (whose best sample maps it onto the server's clock
+		 * in the row) overlap that instead of following DONE */
+		if (released && !*probed_after && c->t.validate && timing_now_ns() > c->win_end_ns) {
 			if (clock_probes(cl, pi, true, err, errlen))
 				return -1;
 			*probed_after = true;
@@ -757,12 +768,14 @@ struct cpoint {
 	struct rb_point_info pi;        /* what the rows report */
 	struct rb_ctx c;
 	bool have_ctx, measured, refused, interrupted;
+	bool probed_after;              /* clock probes ran after the window (monitor) */
 	struct rb_cm_client cc;         /* -R only */
 	struct rb_dev cmdev;            /* -R: the device on rdma_cm's context */
 	struct ctrl_setup srv_setup;    /* -R: the server's SETUP, copied out of cl->rb */
 	uint8_t *srv_qps;
 	struct ctrl_msg m;              /* the server's last message (points into cl->rb) */
 	uint64_t tl[TL_N];              /* the timeline (enum tl_stage) */
+	uint64_t done_hold_ns, done_rtt_ns; /* DONE: the server's hold, the round trip without it */
 	char err[1024], note[CTRL_REASON_CAP + 1];
 };
 
@@ -915,16 +928,45 @@ static enum stage point_measure(struct client *cl, struct cpoint *p, uint64_t po
 		p->tl[TL_WIN0] = 0; /* no window: the timeline's 0, "not reached" */
 	dev_counters_read(cl->dev.name, cl->dev.port, &p->pi.after);
 	cs_take(&p->pi.cs_after);
-	/* more clock probes now that the window is over (the machine is quieter
-	 * than during the others' setup), unless the monitor took them while
-	 * the workers drained: the best of all maps the window onto the
-	 * server's clock in the row */
-	if (c->gated && !probed_after && clock_probes(cl, &p->pi, true, p->err, sizeof(p->err)))
-		return STAGE_CLOSE;
+	p->probed_after = probed_after;
 	p->pi.have_counters = p->pi.before.n > 0 || p->pi.after.n > 0;
 	p->measured = true;
 	p->tl[TL_MEASURED] = timing_now_ns();
 	return STAGE_OK;
+}
+
+/*
+ * The error bound of a point's clock offset that needs no more probing: a
+ * 400th of its window (2.5 ms for -D 1). The runner adds the processes'
+ * rates when their windows, each shrunk by its bound at both ends, overlap
+ * by 99 % (experiments/lib/aggregate.awk): this leaves most of that 1 % to
+ * the start's real skew.
+ */
+#define CLOCK_ERR_BUDGET_DIV 400u
+
+/*
+ * The clock sample after a gated window: the two DONEs' round trip (sent at
+ * c_send, the server's came at c_recv; its arrive_ns..send_ns hold left
+ * out) is one, as a TIME probe's is. When it is not near the session's best
+ * (rtt_note), the monitor did not probe while the workers drained and the
+ * point's bound (a reused session sample's, aged, or GO's) is above
+ * CLOCK_ERR_BUDGET_DIV's, TIME probes follow the server's CPU message (early stop; the server answers
+ * them between points too): the best sample of the point maps its window
+ * onto the server's clock in the row. 0, or -1 with p->err.
+ */
+static int done_clock(struct client *cl, struct cpoint *p, uint64_t c_send, uint64_t c_recv)
+{
+	const struct ctrl_done *sv = &p->pi.server;
+	uint64_t hold = sv->send_ns - sv->arrive_ns, rtt = c_recv - c_send;
+
+	offset_sample(cl, &p->pi, true, c_send, sv->arrive_ns, sv->send_ns, c_recv);
+	p->done_hold_ns = hold;
+	p->done_rtt_ns = rtt > hold ? rtt - hold : 0;
+	bool near_best = rtt_note(cl, p->done_rtt_ns);
+	if (near_best || p->probed_after ||
+	    p->pi.clock_err_ns <= p->c.t.duration_ms * 1000000ull / CLOCK_ERR_BUDGET_DIV)
+		return 0;
+	return clock_probes(cl, &p->pi, true, p->err, sizeof(p->err));
 }
 
 /* Stage 4, results: DONE both ways, then what both ends saw compared
@@ -942,17 +984,21 @@ static enum stage point_results(struct client *cl, struct cpoint *p)
 		d.atomic_success += c->w[i].atomic_success;
 	}
 	size_t n = ctrl_encode_done(small, sizeof(small), &d);
+	uint64_t c_send = timing_now_ns();
 	if (ctrl_send(cl->fd, small, n, 10000, p->err, sizeof(p->err)))
 		return STAGE_CLOSE;
 	st = server_reply(cl, p, CTRL_DONE, "the server's DONE");
 	if (st)
 		return st;
+	uint64_t c_recv = timing_now_ns();
 	p->pi.have_server = true;
 	p->pi.server = p->m.u.done;
 	/* the server's CPU counters follow its DONE (ctrl.h CPU) */
 	st = server_reply(cl, p, CTRL_CPU, "the server's CPU counters");
 	if (st)
 		return st;
+	if (c->gated && done_clock(cl, p, c_send, c_recv))
+		return STAGE_CLOSE;
 	p->pi.have_server_cpu = true;
 	p->pi.server_cpu = p->m.u.cpu;
 	p->pi.client_ops_all = d.ops;
@@ -1015,18 +1061,20 @@ static double tl_ms(const uint64_t tl[TL_N], enum tl_stage a, enum tl_stage b)
  * One INFO line per measured point: where its time went, in ms, as
  * key=value (ci/harness-overhead parses it), then the yardstick of most
  * of it: ctrl_rtt, the session's shortest control-channel round trip (its
- * clock probes; 0: none), and the probes this point sent. Without the
+ * clock probes; 0: none), the probes this point sent, and its DONE
+ * exchange: the server's hold and the round trip without it. Without the
  * start barrier (--procs 1) warm and barrier are 0 and lead is READY to
  * the first post.
  */
 static void log_timeline(const struct rb_test *t, uint64_t tl[TL_N], uint64_t rtt_ns,
-			 unsigned probes)
+			 unsigned probes, uint64_t done_hold_ns, uint64_t done_rtt_ns)
 {
 	if (!tl[TL_GO])
 		tl[TL_GATE] = tl[TL_GO] = tl[TL_READY];
 	rb_info("timeline %s %s %s %llu B rep %llu (ms): request=%.1f setup=%.1f warm=%.1f "
 		"barrier=%.1f lead=%.1f window=%.1f drain=%.1f after=%.1f done=%.1f rows=%.1f "
-		"teardown=%.1f beyond=%.1f ctrl_rtt=%.1f probes=%u", verb_name(t->verb),
+		"teardown=%.1f beyond=%.1f ctrl_rtt=%.1f probes=%u done_hold=%.1f done_rtt=%.1f",
+		verb_name(t->verb),
 		transport_name(t->transport),
 		testkind_name(t->test), (unsigned long long)t->size, (unsigned long long)t->rep,
 		tl_ms(tl, TL_START, TL_SETUP), tl_ms(tl, TL_SETUP, TL_READY),
@@ -1035,7 +1083,7 @@ static void log_timeline(const struct rb_test *t, uint64_t tl[TL_N], uint64_t rt
 		tl_ms(tl, TL_JOINED, TL_MEASURED), tl_ms(tl, TL_MEASURED, TL_DONE),
 		tl_ms(tl, TL_DONE, TL_ROWS), tl_ms(tl, TL_ROWS, TL_FREED),
 		tl_ms(tl, TL_START, TL_FREED) - tl_ms(tl, TL_WIN0, TL_WIN1), (double)rtt_ns / 1e6,
-		probes);
+		probes, (double)done_hold_ns / 1e6, (double)done_rtt_ns / 1e6);
 }
 
 /* Run one point (point: its number in this process's order, from 0: the
@@ -1079,7 +1127,8 @@ static int run_point(struct client *cl, const struct rb_test *tin, uint64_t poin
 	if (p.measured)
 		/* (a reconnect within the point started the count again) */
 		log_timeline(&p.t, p.tl, cl->probe_rtt_min_ns,
-			     cl->probes >= probes0 ? cl->probes - probes0 : cl->probes);
+			     cl->probes >= probes0 ? cl->probes - probes0 : cl->probes,
+			     p.done_hold_ns, p.done_rtt_ns);
 	return rc;
 }
 

@@ -159,7 +159,7 @@ uint32_t ctrl_max_payload(uint16_t type)
 	case CTRL_SETUP: return CTRL_MAX_PAYLOAD;
 	case CTRL_READY:
 	case CTRL_BYE: return 0;
-	case CTRL_DONE: return 7u * 8u + 4u + 2u + CTRL_REASON_CAP;
+	case CTRL_DONE: return 9u * 8u + 4u + 2u + CTRL_REASON_CAP;
 	case CTRL_ERROR: return 2u + CTRL_REASON_CAP;
 	case CTRL_GATE: return 16u;   /* u64 point, u32 procs, u32 go_us */
 	case CTRL_GO: return 28u;     /* 3 x u64 clock readings, u32 procs */
@@ -258,6 +258,8 @@ size_t ctrl_encode_done(uint8_t *buf, size_t cap, const struct ctrl_done *d)
 	put_u64(&c, d->counter_sum);
 	put_u64(&c, d->atomic_success);
 	put_u64(&c, d->active_ns);
+	put_u64(&c, d->arrive_ns);
+	put_u64(&c, d->send_ns);
 	put_u32(&c, d->checked);
 	put_str(&c, d->note, CTRL_REASON_CAP);
 	return enc_end(&c, buf);
@@ -485,6 +487,8 @@ static int decode_done(struct cur *c, struct ctrl_done *d, char *err, size_t err
 	d->counter_sum = get_u64(c);
 	d->atomic_success = get_u64(c);
 	d->active_ns = get_u64(c);
+	d->arrive_ns = get_u64(c);
+	d->send_ns = get_u64(c);
 	d->checked = get_u32(c);
 	if ((rc = get_str(c, d->note, CTRL_REASON_CAP)))
 		return rb_fail(err, errlen, "DONE: note %s (cap %u)", str_problem(rc),
@@ -492,6 +496,10 @@ static int decode_done(struct cur *c, struct ctrl_done *d, char *err, size_t err
 	guard_str_escape(d->note);
 	if (!c->bad && d->checked > 2)
 		return rb_fail(err, errlen, "DONE: checked %u unknown (0, 1 or 2)", d->checked);
+	if (!c->bad && d->send_ns < d->arrive_ns)
+		return rb_fail(err, errlen, "DONE: sent at %llu ns, before the client's DONE arrived "
+			       "at %llu ns", (unsigned long long)d->send_ns,
+			       (unsigned long long)d->arrive_ns);
 	return 0;
 }
 

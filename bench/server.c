@@ -486,11 +486,21 @@ static int serve_gate(struct session *s, const struct rb_test *t, const struct c
 	return 0;
 }
 
+/* A clock probe (TIME, ctrl.h): our clock at once. 0, or -1 with err. */
+static int answer_time(struct session *s, int timeout_ms, char *err, size_t errlen)
+{
+	uint8_t tb[CTRL_HDR_LEN + 8];
+	size_t tn = ctrl_encode_time(tb, sizeof(tb), timing_now_ns());
+
+	return ctrl_send(s->fd, tb, tn, timeout_ms, err, errlen);
+}
+
 /* Wait for the client's DONE while the workers run, answering its clock
  * probes (TIME) and holding it at the start barrier when it sends GATE
- * first; -1 with err on failure. */
+ * first; *arrive_ns: when DONE was seen (our clock, for our DONE's
+ * arrive_ns); -1 with err on failure. */
 static int wait_done(struct session *s, struct rb_ctx *c, uint64_t limit_ms, struct ctrl_msg *m,
-		     char *err, size_t errlen)
+		     uint64_t *arrive_ns, char *err, size_t errlen)
 {
 	uint64_t deadline = timing_now_ns() + limit_ms * 1000000ull;
 	bool gated = false;
@@ -505,13 +515,12 @@ static int wait_done(struct session *s, struct rb_ctx *c, uint64_t limit_ms, str
 		if (rc > 0) {
 			/* (GATE and TIME may come first: that is the client's business;
 			 * what this wait is for is its DONE) */
+			*arrive_ns = timing_now_ns();
 			rc = ctrl_recv(s->fd, &s->rb, m, 0, (int)c->t.timeout_ms,
 				       "the client's DONE", err, errlen);
 			if (rc == 0 && m->type == CTRL_TIME) {
-				/* a clock probe (before GATE or after the window): our clock, at once */
-				uint8_t tb[CTRL_HDR_LEN + 8];
-				size_t tn = ctrl_encode_time(tb, sizeof(tb), timing_now_ns());
-				if (ctrl_send(s->fd, tb, tn, (int)c->t.timeout_ms, err, errlen))
+				/* a clock probe (before GATE or after the window) */
+				if (answer_time(s, (int)c->t.timeout_ms, err, errlen))
 					return -1;
 				continue;
 			}
@@ -577,6 +586,7 @@ struct spoint {
 	struct pc_sample pc;
 	bool pc_done;
 	uint64_t t_ready, t_done;
+	uint64_t t_arrive;         /* the client's DONE seen (wait_done) */
 	struct cs_reading cs0, cs1;
 };
 
@@ -712,7 +722,7 @@ static int point_serve(struct session *s, struct spoint *p, char *err, size_t er
 	p->t_ready = timing_now_ns();
 	pc_start(&pc);
 	int rc = ctrl_send_simple(s->fd, CTRL_READY, (int)p->t.timeout_ms, err, errlen) ||
-		 wait_done(s, c, p->done_ms, &p->m, err, errlen);
+		 wait_done(s, c, p->done_ms, &p->m, &p->t_arrive, err, errlen);
 	pc_stop(&pc, &p->pc);
 	p->t_done = timing_now_ns();
 	cs_take(&p->cs1);
@@ -807,6 +817,8 @@ static int point_done(struct session *s, struct spoint *p, char *err, size_t err
 	struct ctrl_cpu cpu;
 
 	point_collect(&p->c, &d, &first, &last);
+	d.arrive_ns = p->t_arrive;
+	d.send_ns = timing_now_ns();
 	size_t n = ctrl_encode_done(small, sizeof(small), &d);
 	if (!n || ctrl_send(s->fd, small, n, (int)t->timeout_ms, err, errlen))
 		return done_send_failed("DONE", n, err, errlen);
@@ -901,6 +913,14 @@ static int session_run(struct session *s)
 			goto fail;
 		if (m.type == CTRL_BYE)
 			break;
+		/* a clock probe after a point's DONE and CPU (client.c done_clock) */
+		if (m.type == CTRL_TIME) {
+			if (answer_time(s, HELLO_TIMEOUT_MS, err, sizeof(err))) {
+				rc = -1;
+				goto fail;
+			}
+			continue;
+		}
 		if (m.type != CTRL_TEST) {
 			snprintf(err, sizeof(err), "protocol error: got %s, expected TEST or BYE",
 				 ctrl_type_name(m.type));

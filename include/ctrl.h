@@ -34,12 +34,14 @@
  *   server answers GO when all N processes of that run id and point have
  *   sent GATE (or ERROR when they did not within the point's --timeout);
  *   every process starts its measured window at GO (bench/gate.c). Before
- *   GATE, and after the window before DONE, the client may send TIME probes,
- *   each answered at once with TIME (the server's clock), to learn the
- *   offset of the two clocks.
+ *   GATE, after the window before DONE, and after the server's CPU (before
+ *   the next TEST or BYE), the client may send TIME probes, each answered at
+ *   once with TIME (the server's clock), to learn the offset of the two
+ *   clocks.
  * Version 2 added GATE, GO and TIME (version 1 had types 1..7 only);
  * version 3 added CPU (a version 2 peer is refused at its HELLO); version 4
- * added GATE's go_us (the adaptive lead of the start barrier, gate.h).
+ * added GATE's go_us (the adaptive lead of the start barrier, gate.h);
+ * version 5 added DONE's arrive_ns and send_ns and TIME between points.
  *   C->S BYE.  Either side may send ERROR (reason) at any time, then closes.
  */
 #ifndef RDMA_BENCH_CTRL_H
@@ -53,7 +55,7 @@
 #include "perfcount.h"
 
 #define CTRL_MAGIC        UINT32_C(0x52424331)
-#define CTRL_VERSION      4u
+#define CTRL_VERSION      5u
 #define CTRL_HDR_LEN      12u
 #define CTRL_MAX_QPS      RB_MAX_QPS_TOTAL
 #define CTRL_SETUP_FIXED  76u                     /* SETUP bytes before the QP list */
@@ -172,14 +174,20 @@ struct ctrl_qp_ep {
 
 /*
  * DONE: u64 ops | u64 sends | u64 recvs | u64 bad_payloads | u64 counter_sum |
- *       u64 atomic_success | u64 active_ns | u32 checked (0 not checked,
- *       1 passed, 2 failed) | str note (<= CTRL_REASON_CAP)
+ *       u64 atomic_success | u64 active_ns | u64 arrive_ns | u64 send_ns |
+ *       u32 checked (0 not checked, 1 passed, 2 failed) | str note
+ *       (<= CTRL_REASON_CAP)
  * Client: ops completed over all phases, sends posted and completed, atomic
  * successes. Server: receives seen, payloads that failed the check, sum of
- * atomic counters, time from first to last receive.
+ * atomic counters, time from first to last receive, and on its clock
+ * (CLOCK_MONOTONIC_RAW ns) when the client's DONE arrived and when it sent
+ * its own: the round trip of the two DONEs is a clock-offset sample as a
+ * TIME probe's is, its hold send_ns - arrive_ns left out (gate.h
+ * gate_clock_offset; protocol version 5). The client sends 0 in both.
  */
 struct ctrl_done {
 	uint64_t ops, sends, recvs, bad_payloads, counter_sum, atomic_success, active_ns;
+	uint64_t arrive_ns, send_ns;
 	uint32_t checked;
 	char note[CTRL_REASON_CAP + 1];
 };

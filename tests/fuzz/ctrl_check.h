@@ -165,6 +165,8 @@ static inline int cc_check_fields(struct cc_result *r, const uint8_t *buf, size_
 			return cc_fail(r, "DONE checked %u accepted", m->u.done.checked);
 		if (strlen(m->u.done.note) > CTRL_REASON_CAP)
 			return cc_fail(r, "DONE note above CTRL_REASON_CAP");
+		if (m->u.done.send_ns < m->u.done.arrive_ns)
+			return cc_fail(r, "DONE sent before the client's DONE arrived accepted");
 		if (cc_has_ctl(m->u.done.note))
 			return cc_fail(r, "DONE note keeps a control byte");
 		break;

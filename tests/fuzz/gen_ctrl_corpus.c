@@ -204,7 +204,8 @@ static void valid_messages(void)
 	n = ctrl_encode_done(buf, sizeof(buf), &d);
 	write_file("ok-done-client", buf, n);
 	d = (struct ctrl_done){ .recvs = 999, .bad_payloads = 1, .counter_sum = 42,
-				.active_ns = 123456789, .checked = 2 };
+				.active_ns = 123456789, .arrive_ns = 5000000000ull,
+				.send_ns = 5000250000ull, .checked = 2 };
 	memset(d.note, 'n', CTRL_REASON_CAP);
 	n = ctrl_encode_done(buf, sizeof(buf), &d);
 	write_file("ok-done-note-at-cap", buf, n);
@@ -527,14 +528,14 @@ static void malformed_messages(void)
 
 	/* DONE and ERROR */
 	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_DONE, 0);
-	for (int i = 0; i < 7; i++)
+	for (int i = 0; i < 9; i++)
 		bb_u64(&b, (uint64_t)i);
 	bb_u32(&b, 3);
 	bb_u16(&b, 0);
 	bb_fix_len(&b);
 	bb_write("bad-done-checked-3", &b);
 	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_DONE, 0);
-	for (int i = 0; i < 7; i++)
+	for (int i = 0; i < 9; i++)
 		bb_u64(&b, (uint64_t)i);
 	bb_u32(&b, 1);
 	bb_u16(&b, CTRL_REASON_CAP + 1);
@@ -547,6 +548,16 @@ static void malformed_messages(void)
 		bb_u64(&b, (uint64_t)i);
 	bb_fix_len(&b);
 	bb_write("bad-done-cut-after-3-counters", &b);
+	/* the server's DONE sent (8) before the client's arrived (9) */
+	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_DONE, 0);
+	for (int i = 0; i < 7; i++)
+		bb_u64(&b, (uint64_t)i);
+	bb_u64(&b, 9);
+	bb_u64(&b, 8);
+	bb_u32(&b, 1);
+	bb_u16(&b, 0);
+	bb_fix_len(&b);
+	bb_write("bad-done-sent-before-arrival", &b);
 	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_ERROR, 0);
 	bb_u16(&b, CTRL_REASON_CAP + 1);
 	memset(b.b + b.n, 'e', CTRL_REASON_CAP + 1);

@@ -160,7 +160,8 @@ static void done_error_and_empty_round_trip(void **state)
 {
 	(void)state;
 	struct ctrl_done d = { .ops = 1, .sends = 2, .recvs = 3, .bad_payloads = 4,
-			       .counter_sum = 5, .atomic_success = 6, .active_ns = 7, .checked = 1 };
+			       .counter_sum = 5, .atomic_success = 6, .active_ns = 7,
+			       .arrive_ns = 8, .send_ns = 9, .checked = 1 };
 	snprintf(d.note, sizeof(d.note), "fine");
 	size_t n = ctrl_encode_done(buf, sizeof(buf), &d);
 	assert_int_equal(decode(n), 0);
@@ -172,8 +173,17 @@ static void done_error_and_empty_round_trip(void **state)
 	assert_int_equal(m.u.done.counter_sum, 5);
 	assert_int_equal(m.u.done.atomic_success, 6);
 	assert_int_equal(m.u.done.active_ns, 7);
+	assert_int_equal(m.u.done.arrive_ns, 8);
+	assert_int_equal(m.u.done.send_ns, 9);
 	assert_int_equal(m.u.done.checked, 1);
 	assert_string_equal(m.u.done.note, "fine");
+
+	/* the server's DONE sent before the client's arrived: not one clock */
+	d.arrive_ns = 10;
+	n = ctrl_encode_done(buf, sizeof(buf), &d);
+	assert_int_equal(decode(n), -1);
+	assert_err_has(err, "DONE: sent at 9 ns, before the client's DONE arrived at 10 ns");
+	d.arrive_ns = 8;
 
 	n = ctrl_encode_error(buf, sizeof(buf), "device on fire");
 	assert_int_equal(decode(n), 0);
@@ -407,7 +417,9 @@ static void gate_and_go_round_trip_and_refusals(void **state)
 	n = ctrl_encode_gate(buf, sizeof(buf), &g);
 	buf[5] = 1;
 	assert_int_equal(decode(n), -1);
-	assert_err_has(err, "version 1 from the peer, this binary speaks 4");
+	char want[64];
+	snprintf(want, sizeof(want), "version 1 from the peer, this binary speaks %u", CTRL_VERSION);
+	assert_err_has(err, want);
 	/* TIME: one clock reading either way */
 	n = ctrl_encode_time(buf, sizeof(buf), 0x1122334455667788ull);
 	assert_int_equal(n, CTRL_HDR_LEN + 8);

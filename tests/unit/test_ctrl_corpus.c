@@ -285,6 +285,7 @@ static const struct {
 	{ "bad-done-checked", "checked" },
 	{ "bad-done-note", "oversized" },          /* DONE's own limit */
 	{ "bad-done-cut", "truncated" },
+	{ "bad-done-sent-before", "before the client's DONE arrived" },
 	{ "bad-error-reason-above", "oversized" },   /* ERROR's own limit */
 	{ "bad-error-reason-with-nul", "NUL" },
 	{ "bad-error-no-reason", "truncated" },
