@@ -191,9 +191,12 @@ static int validate_sizes(const struct rb_test *t, char *err, size_t errlen)
 			    "--size %llu with --verb %s: atomics operate on 8 bytes (IB spec 9.4.5); "
 			    "use -m 8 or leave -m out",
 			    (unsigned long long)t->size, verb_name(t->verb));
-	if (t->size > RB_MAX_SIZE)
-		return rb_fail(err, errlen, "--size %llu: above the limit %llu (1 GiB)",
-			    (unsigned long long)t->size, (unsigned long long)RB_MAX_SIZE);
+	if (t->size > RB_MAX_SIZE) {
+		char txt[32];
+		return rb_fail(err, errlen, "--size %llu (%s): above the limit %llu (1 GiB); give "
+			    "-m at most 1G", (unsigned long long)t->size,
+			    units_size_text(t->size, txt, sizeof(txt)), (unsigned long long)RB_MAX_SIZE);
+	}
 	if (t->size < verb_row(t->verb)->min_size)
 		return rb_fail(err, errlen,
 			    "--size 0 with --verb read: a zero-byte READ moves nothing; use a size >= 1");
@@ -487,7 +490,8 @@ static int parse_secs(const char *arg, uint64_t min_ms, uint64_t max_ms, const c
 	while (*p >= '0' && *p <= '9') {
 		whole = whole * 10 + (uint64_t)(*p - '0');
 		if (whole > UINT64_C(1) << 40)
-			return rb_fail(err, errlen, "%s '%s': too large", name, arg);
+			return rb_fail(err, errlen, "%s '%s': too large; must be %.3f..%.3f s", name,
+				    arg, (double)min_ms / 1000.0, (double)max_ms / 1000.0);
 		p++;
 	}
 	if (p == arg && *p != '.')
@@ -500,8 +504,9 @@ static int parse_secs(const char *arg, uint64_t min_ms, uint64_t max_ms, const c
 				frac = frac * 10 + (uint64_t)(*p - '0');
 				fdigits++;
 			} else if (*p != '0') {
-				return rb_fail(err, errlen, "%s '%s': at most millisecond precision",
-					    name, arg);
+				return rb_fail(err, errlen, "%s '%s': at most millisecond precision "
+					    "(3 decimals); must be %.3f..%.3f s", name, arg,
+					    (double)min_ms / 1000.0, (double)max_ms / 1000.0);
 			}
 			p++;
 		}
@@ -1357,10 +1362,14 @@ static int parse_knob(const struct rb_knob *k, const char *a, struct rb_opts *o,
 		rc = copy_str(dst, k->width, a, name, err, errlen);
 	if (rc)
 		return rc;
-	/* a FILE option given '' would write or read nothing, silently */
-	if (k->type == RB_KT_STR && k->arg && strcmp(k->arg, "FILE") == 0 && !a[0])
-		return rb_fail(err, errlen, "%s '': an empty file name; give a path (%s FILE), "
-			    "or leave %s out", name, name, name);
+	/* a text option given '' would act as if left out (a FILE option
+	 * would write or read nothing), silently: say so */
+	if (k->type == RB_KT_STR && !a[0]) {
+		bool file = k->arg && strcmp(k->arg, "FILE") == 0;
+		return rb_fail(err, errlen, "%s '': an empty %s; give %s (%s %s), or leave %s out",
+			       name, file ? "file name" : "value", file ? "a path" : "a value",
+			       name, k->arg ? k->arg : "VALUE", name);
+	}
 	if (check_given(k, v, a, ps, err, errlen))
 		return -1;
 	if (!k->act && k->type != RB_KT_STR)

@@ -958,6 +958,17 @@ static void contradictions_are_refused(void **state)
 	assert_non_null(strstr(err, "--csv '': an empty file name"));
 	static const char *const ok[] = { "-c", "h", "--csv", "x.csv" };
 	assert_int_equal(parse_words(4, ok), 0);
+	/* any other text option given '' would act as if left out: refused */
+	static const char *const rid[] = { "-c", "h", "--run-id", "" };
+	assert_int_equal(parse_words(4, rid), -1);
+	assert_non_null(strstr(err, "--run-id '': an empty value; give a value (--run-id ID), "
+				    "or leave --run-id out"));
+	static const char *const dev[] = { "-c", "h", "-d", "" };
+	assert_int_equal(parse_words(4, dev), -1);
+	assert_non_null(strstr(err, "-d/--ib-dev '': an empty value"));
+	static const char *const bind[] = { "-s", "--bind", "" };
+	assert_int_equal(parse_words(3, bind), -1);
+	assert_non_null(strstr(err, "--bind '': an empty value"));
 }
 
 /* One option given twice with two values: the last one is taken and
@@ -1250,10 +1261,13 @@ static void seconds_parse_to_milliseconds(void **state)
 	assert_int_equal(o.t.duration_ms, 1);
 	assert_int_equal(parse("-c h -D 0.123"), 0);
 	assert_int_equal(o.t.duration_ms, 123);
-	assert_refused("-c h -D 0.0011", "-D", "millisecond precision");
+	assert_refused("-c h -D 0.0011", "-D", "millisecond precision", "must be 0.001..");
 	/* 2^40 s passes the digit loop and is refused by the range; one more is too large */
 	assert_refused("-c h -D 1099511627776", "must be");
-	assert_refused("-c h -D 1099511627777", "too large");
+	assert_refused("-c h -D 1099511627777", "too large; must be 0.001..4294967.296 s");
+	/* a size above the limit is said in the unit it was given in too */
+	assert_refused("-c h --verb read -m 99T", "--size 108851651149824 (99 TiB): above the limit",
+		       "give -m at most 1G");
 	/* names of an enum option are listed, separated by '|', nothing after the last */
 	assert_refused("-c h --verb nope", "--verb 'nope'",
 		       "use read|write|write_imm|send|send_imm|fetch_add|cmp_swap");
