@@ -936,23 +936,29 @@ static enum stage point_measure(struct client *cl, struct cpoint *p, uint64_t po
 }
 
 /*
- * The error bound of a point's clock offset that needs no more probing: a
- * 400th of its window (2.5 ms for -D 1). The runner adds the processes'
- * rates when their windows, each shrunk by its bound at both ends, overlap
- * by 99 % (experiments/lib/aggregate.awk): this leaves most of that 1 % to
- * the start's real skew.
+ * A point's clock-offset bound that more probing would not improve much:
+ * the best a probe can give is half the session's shortest round trip, and
+ * a bound within 1.5 times that (3/4 of the round trip: a reused session
+ * sample, aged at 500 ppm, stays there for ~1.5 s at 3 ms round trips) is
+ * kept. The runner adds rates when the windows, each shrunk by its bound,
+ * overlap by 99 % (experiments/lib/aggregate.awk): ~1.1-2.5 ms of a 1 s
+ * window's 10 ms on the two-VM bed.
  */
-#define CLOCK_ERR_BUDGET_DIV 400u
+static bool clock_err_near_best(const struct client *cl, uint64_t err_ns)
+{
+	return cl->probe_rtt_min_ns && err_ns <= cl->probe_rtt_min_ns * 3 / 4;
+}
 
 /*
  * The clock sample after a gated window: the two DONEs' round trip (sent at
  * c_send, the server's came at c_recv; its arrive_ns..send_ns hold left
  * out) is one, as a TIME probe's is. When it is not near the session's best
  * (rtt_note), the monitor did not probe while the workers drained and the
- * point's bound (a reused session sample's, aged, or GO's) is above
- * CLOCK_ERR_BUDGET_DIV's, TIME probes follow the server's CPU message (early stop; the server answers
- * them between points too): the best sample of the point maps its window
- * onto the server's clock in the row. 0, or -1 with p->err.
+ * point's bound (a reused session sample's, aged, or GO's) is not near the
+ * best either (clock_err_near_best), TIME probes follow the server's CPU
+ * message (early stop; the server answers them between points too): the
+ * best sample of the point maps its window onto the server's clock in the
+ * row. 0, or -1 with p->err.
  */
 static int done_clock(struct client *cl, struct cpoint *p, uint64_t c_send, uint64_t c_recv)
 {
@@ -963,8 +969,7 @@ static int done_clock(struct client *cl, struct cpoint *p, uint64_t c_send, uint
 	p->done_hold_ns = hold;
 	p->done_rtt_ns = rtt > hold ? rtt - hold : 0;
 	bool near_best = rtt_note(cl, p->done_rtt_ns);
-	if (near_best || p->probed_after ||
-	    p->pi.clock_err_ns <= p->c.t.duration_ms * 1000000ull / CLOCK_ERR_BUDGET_DIV)
+	if (near_best || p->probed_after || clock_err_near_best(cl, p->pi.clock_err_ns))
 		return 0;
 	return clock_probes(cl, &p->pi, true, p->err, sizeof(p->err));
 }
