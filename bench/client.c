@@ -881,9 +881,9 @@ static enum stage point_setup(struct client *cl, struct cpoint *p)
 	c->cpus = o->cpus;
 	c->ncpus = o->ncpus;
 	c->cpus_spread = o->cpus_spread;
-	c->perf_off = perf_counting(o->perf_counters, t) ? NULL :
+	c->perf_off = perf_counting(o->perf_counters, o->explain) ? NULL :
 		      o->perf_counters == RB_PERF_OFF ? "not counted: --perf-counters off" :
-		      "not counted in --test lat (--perf-counters auto; on: count)";
+		      "not counted: --perf-counters auto counts with --explain (on: count)";
 	p->pi.inline_used = 0;
 	p->pi.inline_cap = c->inline_cap;
 	p->pi.cq_depth = c->cq_depth_s;

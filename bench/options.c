@@ -46,9 +46,9 @@ const char *access_name(uint64_t a) { return NAME_OF(access_names, a); }
 const char *read_completion_name(uint64_t m) { return NAME_OF(read_completion_names, m); }
 const char *perf_mode_name(uint64_t m) { return NAME_OF(perf_mode_names, m); }
 
-bool perf_counting(uint64_t mode, const struct rb_test *t)
+bool perf_counting(uint64_t mode, bool explain)
 {
-	return mode == RB_PERF_ON || (mode == RB_PERF_AUTO && t->test == RB_TEST_BW);
+	return mode == RB_PERF_ON || (mode == RB_PERF_AUTO && explain);
 }
 
 uint64_t test_qps_per_thread(const struct rb_test *t)
@@ -864,9 +864,10 @@ static const struct rb_knob knobs[] = {
 	  .help = "no INFO lines (WARN and ERROR lines stay on stderr)" },
 	{ .name = "perf-counters", .arg = "MODE", E(perf_mode_names), O(perf_counters),
 	  .def = RB_PERF_AUTO, .col = "perf_counters",
-	  .help = "%E (%D: in bw, not in lat): the worker threads' perf\n"
-		  "events over the window (the perf_* columns); their\n"
-		  "accounting at each context switch slows a lat loop" },
+	  .help = "%E (%D: with --explain only): the worker threads'\n"
+		  "perf events over the window (the perf_* columns); their\n"
+		  "bookkeeping at each context switch is inside the\n"
+		  "measurement (soft-RoCE: one switch per op)" },
 	{ .name = "explain", FLAG, O(explain),
 	  .help = "after each point, an EXPLAIN line on stderr (also the\n"
 		  "explain column): Mops, the PCIe model's limit and what\n"

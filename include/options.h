@@ -40,10 +40,12 @@ enum rb_read_completion { RB_READ_CQE = 0, RB_READ_POLL, RB_READ_COUNT };
 /*
  * Whether the client's worker threads count perf events (perf_event_open)
  * over their measured phase (--perf-counters):
- *   auto  in bw, not in lat: the software events' accounting at every
- *         context switch of the thread slowed a one-op-at-a-time loop on
- *         soft-RoCE (8 B READ p50 ~140 us with them, ~105 us without, as
- *         ib_read_lat: docs/rdma_bench.md, "CPU and perf counters")
+ *   auto  only with --explain (which reports CPU ns per op): the events'
+ *         bookkeeping at every context switch of the thread is inside the
+ *         measurement, and on soft-RoCE every post is a system call that
+ *         wakes ksoftirqd (one switch per op): 8 B READ p50 ~140 us with
+ *         them, ~105 us without, as ib_read_lat; 32 B READ bw -w 16 lower
+ *         too (docs/csv.md, "CPU and perf counters")
  *   on    always;  off  never (the perf columns empty, perf_reason says why)
  */
 enum rb_perf_mode { RB_PERF_AUTO = 0, RB_PERF_ON, RB_PERF_OFF, RB_PERF_COUNT };
@@ -183,8 +185,9 @@ const char *inline_name(uint64_t m);
 const char *access_name(uint64_t a);
 const char *read_completion_name(uint64_t m);
 const char *perf_mode_name(uint64_t m);
-/* Whether the client's workers count perf events in test t (enum rb_perf_mode). */
-bool perf_counting(uint64_t mode, const struct rb_test *t);
+/* Whether the client's workers count perf events (mode: enum rb_perf_mode;
+ * explain: --explain given). */
+bool perf_counting(uint64_t mode, bool explain);
 
 /* QPs each thread drives: qps_per_thread * emulated_peers. */
 uint64_t test_qps_per_thread(const struct rb_test *t);

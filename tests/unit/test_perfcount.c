@@ -254,7 +254,7 @@ static void test_names(void **state)
 /* This host's kernel: each software event either counts or says why;
  * task-clock, when counted, covers a busy loop of >= 20 ms CPU time. */
 /* pc_none: nothing open, nothing read, every event empty with the reason;
- * perf_counting: auto counts in bw only, on and off whatever the test. */
+ * perf_counting: auto counts with --explain only, on and off whatever it. */
 static void test_none_and_mode(void **state)
 {
 	(void)state;
@@ -270,14 +270,10 @@ static void test_none_and_mode(void **state)
 		assert_false(s.valid[i]);
 		assert_string_equal(s.reason[i], "not counted: --perf-counters off");
 	}
-	struct rb_test t = { .test = RB_TEST_BW };
-	assert_true(perf_counting(RB_PERF_AUTO, &t));
-	assert_true(perf_counting(RB_PERF_ON, &t));
-	assert_false(perf_counting(RB_PERF_OFF, &t));
-	t.test = RB_TEST_LAT;
-	assert_false(perf_counting(RB_PERF_AUTO, &t));
-	assert_true(perf_counting(RB_PERF_ON, &t));
-	assert_false(perf_counting(RB_PERF_OFF, &t));
+	assert_true(perf_counting(RB_PERF_AUTO, true));
+	assert_false(perf_counting(RB_PERF_AUTO, false));
+	assert_true(perf_counting(RB_PERF_ON, false));
+	assert_false(perf_counting(RB_PERF_OFF, true));
 	assert_string_equal(perf_mode_name(RB_PERF_AUTO), "auto");
 	assert_string_equal(perf_mode_name(RB_PERF_OFF), "off");
 }
