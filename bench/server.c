@@ -913,14 +913,6 @@ static int session_run(struct session *s)
 			goto fail;
 		if (m.type == CTRL_BYE)
 			break;
-		/* a clock probe after a point's DONE and CPU (client.c done_clock) */
-		if (m.type == CTRL_TIME) {
-			if (answer_time(s, HELLO_TIMEOUT_MS, err, sizeof(err))) {
-				rc = -1;
-				goto fail;
-			}
-			continue;
-		}
 		if (m.type != CTRL_TEST) {
 			snprintf(err, sizeof(err), "protocol error: got %s, expected TEST or BYE",
 				 ctrl_type_name(m.type));

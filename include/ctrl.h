@@ -34,14 +34,13 @@
  *   server answers GO when all N processes of that run id and point have
  *   sent GATE (or ERROR when they did not within the point's --timeout);
  *   every process starts its measured window at GO (bench/gate.c). Before
- *   GATE, after the window before DONE, and after the server's CPU (before
- *   the next TEST or BYE), the client may send TIME probes, each answered at
- *   once with TIME (the server's clock), to learn the offset of the two
- *   clocks.
+ *   GATE, and after the window before DONE, the client may send TIME probes,
+ *   each answered at once with TIME (the server's clock), to learn the
+ *   offset of the two clocks.
  * Version 2 added GATE, GO and TIME (version 1 had types 1..7 only);
  * version 3 added CPU (a version 2 peer is refused at its HELLO); version 4
  * added GATE's go_us (the adaptive lead of the start barrier, gate.h);
- * version 5 added DONE's arrive_ns and send_ns and TIME between points.
+ * version 5 added DONE's arrive_ns and send_ns.
  *   C->S BYE.  Either side may send ERROR (reason) at any time, then closes.
  */
 #ifndef RDMA_BENCH_CTRL_H
