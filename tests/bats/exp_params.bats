@@ -146,6 +146,16 @@ H
   [[ $output == *"clients = host(s) 2 3"* ]]
   run_exp "$FIX/tiny" --dry-run --clients '2;id'
   [ "$status" -eq 2 ]
+  # a line number past the hosts file is refused, not wrapped onto host 1
+  run_exp "$FIX/tiny" --dry-run --hosts "$ROOT/experiments/hosts.example" --server 4
+  [ "$status" -eq 2 ]
+  [[ $output == *"--server 4: --hosts $ROOT/experiments/hosts.example has 3 host line(s); give a line number from 1 to 3, or leave --server out"* ]]
+  run_exp "$FIX/tiny" --dry-run --hosts "$ROOT/experiments/hosts.example" --clients 2,7
+  [ "$status" -eq 2 ]
+  [[ $output == *"--clients 2,7: line 7 is past the end"* ]]
+  run_exp "$FIX/tiny" --dry-run --server 2
+  [ "$status" -eq 2 ]
+  [[ $output == *"--server 2: this machine alone (no --hosts, no RB_HOSTS) is host 1"* ]]
 }
 
 @test "bad values are refused before anything is written, dry run or not" {
