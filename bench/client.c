@@ -368,21 +368,6 @@ static bool offset_reuse(struct client *cl, struct rb_point_info *pi)
  */
 #define CLOCK_GOOD_ENOUGH_DIV 4
 
-/* Note a clock probe's round trip (ns) in the session's shortest and
- * longest; true when it is near the shortest (CLOCK_GOOD_ENOUGH_DIV) and
- * the session has CLOCK_PROBES probes to judge by. */
-static bool rtt_note(struct client *cl, uint64_t rtt)
-{
-	bool near_best = cl->probes >= CLOCK_PROBES &&
-			 rtt <= cl->probe_rtt_min_ns + cl->probe_rtt_min_ns / CLOCK_GOOD_ENOUGH_DIV;
-
-	if (rtt > cl->probe_rtt_max_ns)
-		cl->probe_rtt_max_ns = rtt;
-	if (!cl->probe_rtt_min_ns || rtt < cl->probe_rtt_min_ns)
-		cl->probe_rtt_min_ns = rtt;
-	return near_best;
-}
-
 /* Up to CLOCK_PROBES TIME round trips (while the workers warm up, and
  * after the window: there early_stop ends them at the first one near the
  * session's best, CLOCK_GOOD_ENOUGH_DIV): 0 or -1. */
@@ -403,9 +388,14 @@ static int clock_probes(struct client *cl, struct rb_point_info *pi, bool early_
 			rb_reprefix(err, errlen, 6, "server: ");
 		if (rc)
 			return -1;
-		uint64_t c_recv = timing_now_ns();
+		uint64_t c_recv = timing_now_ns(), rtt = c_recv - c_send;
 		offset_sample(cl, pi, true, c_send, m.u.time.ns, m.u.time.ns, c_recv);
-		bool near_best = rtt_note(cl, c_recv - c_send);
+		if (rtt > cl->probe_rtt_max_ns)
+			cl->probe_rtt_max_ns = rtt;
+		bool near_best = cl->probes >= CLOCK_PROBES &&
+				 rtt <= cl->probe_rtt_min_ns + cl->probe_rtt_min_ns / CLOCK_GOOD_ENOUGH_DIV;
+		if (!cl->probe_rtt_min_ns || rtt < cl->probe_rtt_min_ns)
+			cl->probe_rtt_min_ns = rtt;
 		cl->probes++;
 		if (early_stop && near_best)
 			break;

@@ -486,15 +486,6 @@ static int serve_gate(struct session *s, const struct rb_test *t, const struct c
 	return 0;
 }
 
-/* A clock probe (TIME, ctrl.h): our clock at once. 0, or -1 with err. */
-static int answer_time(struct session *s, int timeout_ms, char *err, size_t errlen)
-{
-	uint8_t tb[CTRL_HDR_LEN + 8];
-	size_t tn = ctrl_encode_time(tb, sizeof(tb), timing_now_ns());
-
-	return ctrl_send(s->fd, tb, tn, timeout_ms, err, errlen);
-}
-
 /* Wait for the client's DONE while the workers run, answering its clock
  * probes (TIME) and holding it at the start barrier when it sends GATE
  * first; *arrive_ns: when DONE was seen (our clock, for our DONE's
@@ -519,8 +510,10 @@ static int wait_done(struct session *s, struct rb_ctx *c, uint64_t limit_ms, str
 			rc = ctrl_recv(s->fd, &s->rb, m, 0, (int)c->t.timeout_ms,
 				       "the client's DONE", err, errlen);
 			if (rc == 0 && m->type == CTRL_TIME) {
-				/* a clock probe (before GATE or after the window) */
-				if (answer_time(s, (int)c->t.timeout_ms, err, errlen))
+				/* a clock probe (before GATE or after the window): our clock, at once */
+				uint8_t tb[CTRL_HDR_LEN + 8];
+				size_t tn = ctrl_encode_time(tb, sizeof(tb), timing_now_ns());
+				if (ctrl_send(s->fd, tb, tn, (int)c->t.timeout_ms, err, errlen))
 					return -1;
 				continue;
 			}
