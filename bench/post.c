@@ -1072,8 +1072,8 @@ void *worker_client_main(void *arg)
 		t->test == RB_TEST_LAT ? lat_phase : w->pslot ? bw_phase_poll : bw_phase;
 	/* perf counters of this thread (perfcount.h): opened before the
 	 * warm-up, read just before and just after the measured phase (one
-	 * read(2) per event at each end, outside the phase); not in a lat
-	 * test unless asked (--perf-counters: options.h rb_perf_mode) */
+	 * read(2) per event at each end, outside the phase); only when
+	 * --explain asks, or --perf-counters on (options.h rb_perf_mode) */
 	struct perfcount pc;
 	if (c->perf_off)
 		pc_none(&pc, c->perf_off);
