@@ -353,7 +353,9 @@ tiny_short() {
   d=$(tiny_copy)
   sed -i 's/^\[run\]/[run]\nserver_scope = point/' "$d/params"
   run_exp "$d" --reps 1
-  [ "$status" -eq 0 ]
+  # on a failure, what the runner and the jobs said (a failure once seen
+  # only in a loaded test run)
+  [ "$status" -eq 0 ] || { echo "$output"; tail -n +1 "$(run_dir tiny)"/points/*/*.log; false; }
   [ "$(grep -c '^server' "$FAKE_RB_LOG")" -eq 4 ]
   sed -i 's/^server_scope = point/server_scope = always/' "$d/params"
   run_exp "$d" --reps 1
