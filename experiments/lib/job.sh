@@ -141,7 +141,7 @@ rb_point() {
     END { for (i = 1; i <= n; i++) printf "%s=%s ", o[i], v[o[i]] }' "$pdir/hook.cols")"
   awk -f "$RB_LIB/csv.awk" -f "$RB_LIB/tag.awk" \
     -v exp_name="$RB_EXP" -v exp_point="$point" -v exp_rep="$rep" -v exp_procs="$procs" -v exp_seq="$seq" \
-    -v run_id="$RB_RUN_ID" -v knobs="$desc" -v missing="$(printf '%s|' "${missing[@]}")" -v extra="$extra" \
+    -v run_id="$RB_RUN_ID" -v knobs="$desc" -v missing="$(printf '%s\037' "${missing[@]}")" -v extra="$extra" \
     -v size_points="$sizemap" -v procs="$procs" \
     "${files[@]}" < /dev/null > "$pdir/rows.tmp"
   mv "$pdir/rows.tmp" "$pdir/rows.csv"

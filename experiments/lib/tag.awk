@@ -2,7 +2,9 @@
 # job's client processes (each with its header). Output: one header, every
 # row, and the runner's columns exp_name exp_point exp_rep exp_procs
 # exp_seq appended. A client process listed in `missing`
-# ("K=STATUS=reason|...", STATUS failed or skipped) gets one row of that
+# ("K=STATUS=reason", one per client, each ended by the ASCII unit
+# separator \037: a reason may hold '|', as rdma_bench's "use --verb
+# send|send_imm" does; STATUS failed or skipped) gets one row of that
 # status carrying the point's knob values (`knobs`: " name=value ...").
 # `extra` ("name=value ...": the hook's knobs and what its teardown
 # reported) adds columns after the runner's, the same values on every row.
@@ -85,7 +87,7 @@ function missing_row(k, st, why, size,    i, j, kn, line, pt) {
     print line "," tailof(pt)
 }
 END {
-    nm = split(missing, ms, "|")
+    nm = split(missing, ms, "\037")
     nk = split(knobs, ks, " ")
     for (m = 1; m <= nm; m++) {
         if (ms[m] == "") continue

@@ -299,6 +299,10 @@ tiny_short() {
   [ "$(cat "$BATS_TEST_TMPDIR/st")" = "$(printf '256 skipped\n32 ok')" ]
   [ "$(csv_col "$d/summary.csv" rows_failed | sort -u)" = 0 ]
   [ "$(csv_col "$d/raw.csv" status | sort | uniq -c | tr -s ' ' | tr '\n' ';')" = " 4 ok; 4 skipped;" ]
+  # the reason whole, '|' included (the runner's list of clients without
+  # rows once split on it: "use -m 32" and a row with no status, failed)
+  [ "$(csv_col "$d/raw.csv" reason | sort -u | grep -c 'refused by the fake use -m 32|64$')" = 1 ]
+  [[ $(csv_col "$d/summary.csv" reason) == *"use -m 32|64"* ]]
 }
 
 @test "one server serves the sweep's jobs, also after a failed job; none is left at the end" {
