@@ -14,6 +14,18 @@
 #include "options.h"
 #include "report.h"
 #include "session.h"
+#include "verb.h"
+
+/* --dry-run: what a run of these options would request, one line on
+ * stdout; the checks that need the device (its caps) or the server are a
+ * run's own. */
+static void print_dry_run(const struct rb_opts *o)
+{
+	printf("rdma_bench: --dry-run: options accepted: %s %s %s, %d size(s) x %u "
+	       "repetition(s) against %s port %u (device and server not checked)\n",
+	       verb_name(o->t.verb), transport_name(o->t.transport), testkind_name(o->t.test),
+	       o->nsizes, o->reps, o->host, (unsigned)o->port);
+}
 
 int main(int argc, char **argv)
 {
@@ -35,6 +47,10 @@ int main(int argc, char **argv)
 	}
 	if (o.repeated[0])
 		fprintf(stderr, "WARN %s\n", o.repeated);
+	if (o.dry_run) {
+		print_dry_run(&o);
+		return 0;
+	}
 	if (o.role == RB_ROLE_SERVER)
 		return server_run(&o);
 	return client_run(&o);

@@ -170,6 +170,7 @@ struct rb_opts {
 	unsigned connect_timeout_s;
 	bool quiet;
 	bool explain;            /* --explain: an EXPLAIN line after each point (report_explain) */
+	bool dry_run;            /* --dry-run: the options checked, nothing opened (main.c) */
 	uint64_t perf_counters;  /* --perf-counters: enum rb_perf_mode */
 	bool version;            /* --version given: opts_parse returned 1, the caller prints it */
 	/* the options given more than once with different values, the last

@@ -64,31 +64,10 @@ rb_point() {
   trap 'rb_hook_teardown; rb_stop_all' EXIT
   trap 'echo "terminated (point timeout or interrupt)" > "$pdir/reason"; exit 143' TERM INT HUP
 
-  # knob values -> client flags; the knob table loaded once in this shell
-  # (rb_knob_flag inside $(...) would read lib/knobs.tsv again per knob)
-  local -a cargs=() names vals
-  local procs=1 desc="" flag
-  rb_knobs_load
-  for i in "${!RB_KNOB_NAMES[@]}"; do
-    IFS=: read -r -a names <<< "${RB_KNOB_NAMES[i]}"
-    IFS=: read -r -a vals <<< "$1"
-    shift
-    for j in "${!names[@]}"; do
-      name=${names[j]} val=${vals[j]}
-      if [ -n "$sizemap" ] && [ "$name" = size_bytes ]; then
-        rb_check_word "${val//,/}" "value of $name"
-      else
-        rb_check_word "$val" "value of $name"
-      fi
-      desc="$desc $name=$val"
-      if [ "$name" = procs ]; then procs=$val; continue; fi
-      if rb_is_hook_knob "$name"; then RB_HOOK_ARGS+=("$name=$val"); continue; fi
-      case $name in --*) flag=$name ;; *) flag=${RB_KNOB_FLAG[$name]:-} ;; esac
-      [ -n "$flag" ] || rb_die "knob $name has no rdma_bench flag (lib/knobs.tsv)"
-      cargs+=("$flag" "$val")
-    done
-  done
-  [[ $procs =~ ^[1-9][0-9]*$ ]] || rb_die "procs must be a positive number, got $procs"
+  # knob values -> client flags
+  rb_job_flags "$([ -n "$sizemap" ] && echo 1 || echo 0)" "$@"
+  local -a cargs=("${RB_JOB_FLAGS[@]}")
+  local procs=$RB_JOB_PROCS desc=$RB_JOB_DESC
   # the rows' rep is the runner's repetition number (exp_rep)
   cargs+=(--rep-first "$rep")
 
@@ -221,6 +200,73 @@ rb_unreachable_track() {
     fi
     echo "$(rb_host_name "$h") did not answer ssh in $n jobs in a row nor at a check after them ($(rb_ssh_failure "$h" "${badlog[$h]}" "job $seq"))" > "$RB_RUN_DIR/halt"
   done
+}
+
+# rb_job_flags SIZE_LIST VALUE...: one job's knob values (in RB_KNOB_NAMES
+# order, a:b knobs as "a:b") as the client's flags in RB_JOB_FLAGS (procs
+# and the hook's knobs left out: procs into RB_JOB_PROCS, the hook's
+# "name=value" appended to RB_HOOK_ARGS), "name=value ..." into
+# RB_JOB_DESC. Every value is checked as one word (rb_check_word); with
+# SIZE_LIST 1 (group_sizes) size_bytes may be a comma list. The knob table
+# is loaded once in this shell (rb_knob_flag inside $(...) would read
+# lib/knobs.tsv again per knob). Used by every job and by the dry run's
+# check of each job (rb_dry_check).
+rb_job_flags() {
+  local size_list=$1 i j name val flag; shift
+  local -a names vals
+  RB_JOB_FLAGS=() RB_JOB_PROCS=1 RB_JOB_DESC=""
+  rb_knobs_load
+  for i in "${!RB_KNOB_NAMES[@]}"; do
+    IFS=: read -r -a names <<< "${RB_KNOB_NAMES[i]}"
+    IFS=: read -r -a vals <<< "$1"
+    shift
+    for j in "${!names[@]}"; do
+      name=${names[j]} val=${vals[j]}
+      if [ "$size_list" = 1 ] && [ "$name" = size_bytes ]; then
+        rb_check_word "${val//,/}" "value of $name"
+      else
+        rb_check_word "$val" "value of $name"
+      fi
+      RB_JOB_DESC="$RB_JOB_DESC $name=$val"
+      if [ "$name" = procs ]; then RB_JOB_PROCS=$val; continue; fi
+      if rb_is_hook_knob "$name"; then RB_HOOK_ARGS+=("$name=$val"); continue; fi
+      case $name in --*) flag=$name ;; *) flag=${RB_KNOB_FLAG[$name]:-} ;; esac
+      [ -n "$flag" ] || rb_die "knob $name has no rdma_bench flag (lib/knobs.tsv)"
+      RB_JOB_FLAGS+=("$flag" "$val")
+    done
+  done
+  [[ $RB_JOB_PROCS =~ ^[1-9][0-9]*$ ]] || rb_die "procs must be a positive number, got $RB_JOB_PROCS"
+}
+
+# rb_dry_check: the dry run asks the binary (rdma_bench --dry-run, which
+# checks the options as a run does, touching no device) about each job of
+# grid.tsv.args: prints "job J (KNOBS): refused: REASON" per job it would
+# refuse (a run marks those points skipped), then how many; status 0 when
+# some job would run (or the binary has no --dry-run: another [run] bin,
+# or an older build), 1 when it refuses every job.
+rb_dry_check() {
+  local line n=0 nbad=0 out size_list=0
+  local -a vals
+  [ -x "$RB_BIN" ] || { rb_log "dry run: no binary at $RB_BIN: the jobs' options are not checked (make)"; return 0; }
+  "$RB_BIN" --help 2> /dev/null | grep -q -- '--dry-run' ||
+    { rb_log "dry run: $(basename "$RB_BIN") has no --dry-run: the jobs' options are not checked"; return 0; }
+  [ ! -s "$RB_RUN_DIR/jobs.tsv" ] || size_list=1
+  while IFS= read -r line; do
+    n=$((n + 1))
+    read -r -a vals <<< "$line"
+    RB_HOOK_ARGS=()
+    rb_job_flags "$size_list" "${vals[@]}"
+    if ! out=$("$RB_BIN" -c 127.0.0.1 "${RB_JOB_FLAGS[@]}" --dry-run 2>&1 < /dev/null); then
+      nbad=$((nbad + 1))
+      rb_log "dry run: job $n (${RB_JOB_DESC# }): refused: ${out#rdma_bench: error: }"
+    fi
+  done < "$RB_RUN_DIR/grid.tsv.args"
+  if [ "$nbad" = 0 ]; then
+    rb_log "dry run: $(basename "$RB_BIN") --dry-run accepts the options of all $n job(s) of a repetition"
+    return 0
+  fi
+  rb_log "dry run: $(basename "$RB_BIN") refuses the options of $nbad of $n job(s) (a run marks their points skipped, with the reason)"
+  [ "$nbad" -lt "$n" ]
 }
 
 # rb_point_run: the processes of one job (uses rb_point's locals)

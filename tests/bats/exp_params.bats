@@ -339,3 +339,38 @@ H
   [ "$status" -eq 2 ]
   [[ $output == *"experiments/run: error: no experiment NAME given"* ]] || { echo "$output"; false; }
 }
+
+@test "the dry run asks rdma_bench --dry-run about every job: a refused job is named, all refused exits 2" {
+  [ -x "$ROOT/rdma_bench" ] || { echo "build rdma_bench first (make)"; false; }
+  local rb=(--bin "$ROOT/rdma_bench" --out "$BATS_TEST_TMPDIR/results")
+  # every job refused (UD has no READ): exit 2 before anything would run
+  run "$ROOT/experiments/run" figure-12 --quick --dry-run --set verb:transport=read:ud "${rb[@]}"
+  [ "$status" -eq 2 ] || { echo "$output"; false; }
+  [[ $output == *"dry run: job 1 (verb=read transport=ud size_bytes=32,64,256 "*"): refused: --verb read with --transport ud: UD has only SEND"*"use --verb send|send_imm, or --transport rc"* ]]
+  [[ $output == *"refuses every job's options"* ]]
+  # one of two refused: named, exit 0 (a run marks its points skipped)
+  run "$ROOT/experiments/run" figure-12 --quick --dry-run --set verb:transport=read:ud,send:ud "${rb[@]}"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [[ $output == *"refuses the options of 1 of 2 job(s)"* ]]
+  # the shipped grid: every job accepted
+  run "$ROOT/experiments/run" figure-12 --dry-run "${rb[@]}"
+  [ "$status" -eq 0 ]
+  [[ $output == *"rdma_bench --dry-run accepts the options of all 2 job(s) of a repetition"* ]]
+  # a binary without --dry-run (the runner tests' fake): not checked, said so
+  run_exp "$FIX/tiny" --dry-run
+  [ "$status" -eq 0 ]
+  [[ $output == *"fake_rdma_bench has no --dry-run: the jobs' options are not checked"* ]]
+}
+
+@test "rdma_bench --dry-run: the options checked as a run would, no device opened; a server option and a refusal exit 2" {
+  [ -x "$ROOT/rdma_bench" ] || { echo "build rdma_bench first (make)"; false; }
+  run "$ROOT/rdma_bench" -c 192.0.2.1 -d no-such-device --verb write -m 32,64 --reps 2 --dry-run
+  [ "$status" -eq 0 ]
+  [ "$output" = "rdma_bench: --dry-run: options accepted: write rc bw, 2 size(s) x 2 repetition(s) against 192.0.2.1 port 18515 (device and server not checked)" ]
+  run "$ROOT/rdma_bench" -c 192.0.2.1 --verb fetch_add -m 64 --dry-run
+  [ "$status" -eq 2 ]
+  [[ $output == "rdma_bench: error: --size 64 with --verb fetch_add: atomics operate on 8 bytes"*"use -m 8"* ]] || { echo "$output"; false; }
+  run "$ROOT/rdma_bench" -s --dry-run
+  [ "$status" -eq 2 ]
+  [[ $output == *"--dry-run given to the server"* ]]
+}
