@@ -161,8 +161,9 @@ static int open_one(struct rb_dev *d, struct ibv_device *dev, unsigned port, int
 	}
 	if (port) {
 		if (port > d->attr.phys_port_cnt) {
-			rb_fail(err, errlen, "-i/--ib-port %u: %s has %u port(s)", port, d->name,
-			     d->attr.phys_port_cnt);
+			rb_fail(err, errlen, "-i/--ib-port %u: %s has %u port(s); use -i 1..%u, or "
+			     "leave -i out (its first ACTIVE port)", port, d->name,
+			     d->attr.phys_port_cnt, d->attr.phys_port_cnt);
 			goto clean_ctx;
 		}
 		if (!port_active(d->ctx, (uint8_t)port, &d->pattr)) {

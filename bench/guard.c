@@ -336,7 +336,10 @@ int guard_token_load(const char *path, char *out, size_t outlen, size_t max, cha
 
 	if (fd < 0)
 		return rb_fail(err, errlen, "--token-file %s: cannot open: %s%s", path,
-			    strerror(errno), errno == ELOOP ? " (a symbolic link: give the file itself)" : "");
+			    strerror(errno), errno == ELOOP ? " (a symbolic link: give the file itself)" :
+			    errno == ENOENT ? " (make one, the same file at both ends: one line of 16 "
+					      "or more printable bytes, mode 600; e.g. (umask 077; od -An "
+					      "-tx1 -N16 /dev/urandom | tr -d ' \\n' > FILE))" : "");
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return rb_fail(err, errlen, "--token-file %s: not a regular file", path);

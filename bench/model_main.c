@@ -67,7 +67,7 @@ static int parse_onoff(const char *opt, const char *s, int *out)
 		*out = 0;
 		return 0;
 	}
-	fprintf(stderr, "rb_model: %s: \"%s\" is not on or off\n", opt, s);
+	fprintf(stderr, "rb_model: error: %s: \"%s\" is not on or off\n", opt, s);
 	return -1;
 }
 
@@ -78,7 +78,7 @@ static int parse_count(const char *opt, const char *s, uint64_t min, uint64_t ma
 	char err[256];
 	uint64_t v;
 	if (units_parse_u64(s, min, max, opt, &v, err, sizeof(err)) != 0) {
-		fprintf(stderr, "rb_model: %s\n", err);
+		fprintf(stderr, "rb_model: error: %s\n", err);
 		return -1;
 	}
 	*out = (unsigned)v;
@@ -90,7 +90,7 @@ static int parse_bytes(const char *opt, const char *s, uint64_t min, uint64_t ma
 {
 	char err[320];
 	if (units_parse_size_opt(s, min, max, opt, out, err, sizeof(err)) != 0) {
-		fprintf(stderr, "rb_model: %s\n", err);
+		fprintf(stderr, "rb_model: error: %s\n", err);
 		return -1;
 	}
 	return 0;
@@ -115,7 +115,7 @@ static int parse_rate(const char *opt, const char *s, double min, double max, in
 	double v = strtod(s, &end);
 	if (errno != 0 || end == s || *end != '\0' || !isfinite(v) ||
 	    !((zero_ok && v == 0) || (v >= min && v <= max))) {
-		fprintf(stderr, "rb_model: %s %s: not a rate from %g to %g %s%s\n", opt, s, min, max,
+		fprintf(stderr, "rb_model: error: %s %s: not a rate from %g to %g %s%s\n", opt, s, min, max,
 			unit, zero_ok ? " (or 0: derived from the link)" : "");
 		return -1;
 	}
@@ -302,13 +302,13 @@ static int parse_args(int argc, char **argv, struct pm_config *cfg, struct pm_li
 		switch (o) {
 		case O_VERB:
 			if (pm_verb_parse(optarg, &c.verb) != 0) {
-				fprintf(stderr, "rb_model: --verb: \"%s\" is not write, read, send or send_imm\n", optarg);
+				fprintf(stderr, "rb_model: error: --verb: \"%s\" is not write, read, send or send_imm\n", optarg);
 				bad = 1;
 			}
 			break;
 		case O_TRANSPORT:
 			if (pm_transport_parse(optarg, &c.transport) != 0) {
-				fprintf(stderr, "rb_model: --transport: \"%s\" is not rc, uc or ud\n", optarg);
+				fprintf(stderr, "rb_model: error: --transport: \"%s\" is not rc, uc or ud\n", optarg);
 				bad = 1;
 			}
 			break;
@@ -339,11 +339,11 @@ static int parse_args(int argc, char **argv, struct pm_config *cfg, struct pm_li
 	if (bad)
 		return 2;
 	if (optind < argc) {
-		fprintf(stderr, "rb_model: unexpected argument \"%s\" (options only; see --help)\n", argv[optind]);
+		fprintf(stderr, "rb_model: error: unexpected argument \"%s\" (options only; see --help)\n", argv[optind]);
 		return 2;
 	}
 	if (*fig2 && config_opt) {
-		fprintf(stderr, "rb_model: --%s with --figure2 %s: Figure 2 depends on the LINK options "
+		fprintf(stderr, "rb_model: error: --%s with --figure2 %s: Figure 2 depends on the LINK options "
 			"only; drop --%s (or drop --figure2 for one configuration)\n", config_opt, *fig2,
 			config_opt);
 		return 2;
@@ -392,7 +392,7 @@ int main(int argc, char **argv)
 	char err[256];
 	struct pm_result r;
 	if (pm_run(&c, &l, &r, err, sizeof(err)) != 0) {
-		fprintf(stderr, "rb_model: %s\n", err);
+		fprintf(stderr, "rb_model: error: %s\n", err);
 		return 2;
 	}
 	if (fig2 != NULL) {
@@ -401,7 +401,7 @@ int main(int argc, char **argv)
 		else if (strcmp(fig2, "bytes") == 0)
 			figure2_bytes(&l);
 		else {
-			fprintf(stderr, "rb_model: --figure2: \"%s\" is not lanes or bytes\n", fig2);
+			fprintf(stderr, "rb_model: error: --figure2: \"%s\" is not lanes or bytes\n", fig2);
 			return 2;
 		}
 		return 0;

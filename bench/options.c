@@ -580,14 +580,16 @@ int opts_parse_cpus(const char *s, int *out, int max, int *n, char *err, size_t 
 		uint64_t a = 0, b;
 		const char *start = p;
 		if (*p < '0' || *p > '9')
-			return rb_fail(err, errlen, "--cpus '%s': expected a CPU number at '%s'", s, p);
+			return rb_fail(err, errlen, "--cpus '%s': expected a CPU number at '%s'; "
+				       "give a list such as 0,2,4-7, or spread", s, p);
 		if (cpu_number(s, &p, &a, err, errlen))
 			return -1;
 		b = a;
 		if (*p == '-') {
 			p++;
 			if (*p < '0' || *p > '9')
-				return rb_fail(err, errlen, "--cpus '%s': bad range at '%s'", s, start);
+				return rb_fail(err, errlen, "--cpus '%s': bad range at '%s'; give "
+					       "FIRST-LAST, e.g. 4-7", s, start);
 			if (cpu_number(s, &p, &b, err, errlen))
 				return -1;
 			if (b < a)
@@ -604,7 +606,8 @@ int opts_parse_cpus(const char *s, int *out, int max, int *n, char *err, size_t 
 			if (!*p)
 				return rb_fail(err, errlen, "--cpus '%s': trailing comma", s);
 		} else if (*p) {
-			return rb_fail(err, errlen, "--cpus '%s': unexpected '%c'", s, *p);
+			return rb_fail(err, errlen, "--cpus '%s': unexpected '%c'; give a list "
+				       "such as 0,2,4-7, or spread", s, *p);
 		}
 	}
 	*n = k;

@@ -136,6 +136,9 @@ rb_params_check_values() {
     IFS=: read -r -a names <<< "${RB_KNOB_NAMES[i]}"
     for v in ${RB_KNOB_VALUES[i]}; do
       IFS=: read -r -a vals <<< "$v"
+      # a knob swept together (verb:transport): one value per name
+      [ "${#vals[@]}" = "${#names[@]}" ] && [[ $v != *: ]] ||
+        rb_die "knob ${RB_KNOB_NAMES[i]} = $v: give ${#names[@]} values joined by ':', one per name: ${RB_KNOB_NAMES[i]^^}"
       for k in "${!names[@]}"; do
         part=${vals[k]:-}
         case ${names[k]} in
@@ -144,7 +147,7 @@ rb_params_check_values() {
           *)
             rb_knobs_load
             case ${RB_KNOB_TYPE[${names[k]}]:-} in
-              num|size) [[ $part =~ ^[0-9]+$ ]] || rb_die "knob ${names[k]} = $part: must be a whole number (rdma_bench --help gives its range)" ;;
+              num|size) [[ $part =~ ^[0-9]+$ ]] || rb_die "knob ${names[k]} = $part: must be a whole number$([ "${RB_KNOB_RANGE[${names[k]}]:--}" = - ] || echo " in ${RB_KNOB_RANGE[${names[k]}]}") (rdma_bench --help)" ;;
               secs) [[ $part =~ ^[0-9]+(\.[0-9]+)?$ ]] || rb_die "knob ${names[k]} = $part: must be a number of seconds (e.g. 2 or 0.5)" ;;
             esac
             [ "$table" = 0 ] || rb_knob_range_check "${names[k]}" "$part" ;;

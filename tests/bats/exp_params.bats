@@ -200,7 +200,14 @@ H
   run "$ROOT/experiments/run" "$FIX/tiny" --reps abc --out "$out"
   [[ $output == *"--reps abc: repetitions must be a whole number from 1 to 9999"* ]]
   run "$ROOT/experiments/run" "$FIX/tiny" --set size_bytes=abc --out "$out"
-  [[ $output == *"knob size_bytes = abc: must be a whole number"* ]]
+  [[ $output == *"knob size_bytes = abc: must be a whole number in 0..1073741824 (rdma_bench --help)"* ]]
+  # knobs swept together take one value per name
+  local v
+  for v in read read:rc:x read: ; do
+    run "$ROOT/experiments/run" "$FIX/tiny" --set "verb:transport=$v" --out "$out"
+    [ "$status" -eq 2 ]
+    [[ $output == *"knob verb:transport = $v: give 2 values joined by ':', one per name: VERB:TRANSPORT"* ]] || { echo "$v: $output"; false; }
+  done
   run "$ROOT/experiments/run" "$FIX/tiny" --set procs=0 --out "$out"
   [[ $output == *"knob procs = 0: client processes per point must be a whole number from 1 to 9999"* ]]
   run "$ROOT/experiments/run" "$FIX/tiny" --run-id .. --out "$out"
