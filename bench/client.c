@@ -425,6 +425,27 @@ static uint64_t clock_err_wanted_ns(const struct rb_test *t)
 	return quarter_pct > 5000000ull ? quarter_pct : 5000000ull;
 }
 
+/* One step of the probing before GATE (the monitor calls it until it says
+ * done): the session's recent sample when its aged bound is good enough,
+ * else a round of probes (clock_err_wanted_ns). *t0 is 0 before the first
+ * step. 1 done, 0 another round wanted, -1 with err. */
+static int probe_before_gate(struct client *cl, struct rb_point_info *pi, const struct rb_test *t,
+			     unsigned *rounds, uint64_t *t0, char *err, size_t errlen)
+{
+	if (!*t0) {
+		*t0 = timing_now_ns();
+		(void)offset_reuse(cl, pi);
+	}
+	bool good = pi->have_offset && pi->clock_err_ns <= clock_err_wanted_ns(t);
+	if (!good) {
+		if (clock_probes(cl, pi, false, err, errlen))
+			return -1;
+		(*rounds)++;
+		good = pi->clock_err_ns <= clock_err_wanted_ns(t);
+	}
+	return good || *rounds >= CLOCK_ROUNDS_MAX || timing_now_ns() - *t0 > CLOCK_ROUNDS_NS;
+}
+
 /*
  * The bound of GO's time on its way for the next GATE (ctrl.h go_us): our
  * round trip from GATE to GO minus the server's hold, rounded up to us, at
@@ -507,21 +528,10 @@ static int monitor(struct client *cl, struct rb_ctx *c, struct rb_point_info *pi
 
 	while (atomic_load(&c->finished) < c->nw) {
 		if (c->gated && !probed) {
-			/* the session's recent sample serves when its aged bound is
-			 * good enough; else rounds of probes (clock_err_wanted_ns) */
-			if (!probe_t0) {
-				probe_t0 = timing_now_ns();
-				(void)offset_reuse(cl, pi);
-			}
-			bool good = pi->have_offset && pi->clock_err_ns <= clock_err_wanted_ns(t);
-			if (!good) {
-				if (clock_probes(cl, pi, false, err, errlen))
-					return -1;
-				rounds++;
-				good = pi->clock_err_ns <= clock_err_wanted_ns(t);
-			}
-			probed = good || rounds >= CLOCK_ROUNDS_MAX ||
-				 timing_now_ns() - probe_t0 > CLOCK_ROUNDS_NS;
+			int pr = probe_before_gate(cl, pi, t, &rounds, &probe_t0, err, errlen);
+			if (pr < 0)
+				return -1;
+			probed = pr == 1;
 		}
 		if (c->gated && probed && !sent && atomic_load(&c->warm)) {
 			if (gate_send(cl, point, &c_send, err, errlen))
