@@ -36,7 +36,7 @@ rb_server_ready() {
 # process), and each row gets the exp_point of its size.
 rb_point() {
   local seq=$1 rep=$2; shift 2
-  local npoints point pdir t0 name val i j jobs_rep job points sizemap=""
+  local npoints point pdir t0 jobs_rep job points sizemap="" size_list=0
   rb_count_lines npoints "$RB_RUN_DIR/grid.tsv"
   point=$(( (seq - 1) % npoints + 1 )) points=$point
   if [ -s "$RB_RUN_DIR/jobs.tsv" ]; then
@@ -64,8 +64,9 @@ rb_point() {
   trap 'rb_hook_teardown; rb_stop_all' EXIT
   trap 'echo "terminated (point timeout or interrupt)" > "$pdir/reason"; exit 143' TERM INT HUP
 
-  # knob values -> client flags
-  rb_job_flags "$([ -n "$sizemap" ] && echo 1 || echo 0)" "$@"
+  # knob values -> client flags (a size list with group_sizes)
+  [ -z "$sizemap" ] || size_list=1
+  rb_job_flags "$size_list" "$@"
   local -a cargs=("${RB_JOB_FLAGS[@]}")
   local procs=$RB_JOB_PROCS desc=$RB_JOB_DESC
   # the rows' rep is the runner's repetition number (exp_rep)
@@ -205,7 +206,7 @@ rb_unreachable_track() {
 # rb_job_flags SIZE_LIST VALUE...: one job's knob values (in RB_KNOB_NAMES
 # order, a:b knobs as "a:b") as the client's flags in RB_JOB_FLAGS (procs
 # and the hook's knobs left out: procs into RB_JOB_PROCS, the hook's
-# "name=value" appended to RB_HOOK_ARGS), "name=value ..." into
+# "name=value" into RB_HOOK_ARGS), "name=value ..." into
 # RB_JOB_DESC. Every value is checked as one word (rb_check_word); with
 # SIZE_LIST 1 (group_sizes) size_bytes may be a comma list. The knob table
 # is loaded once in this shell (rb_knob_flag inside $(...) would read
@@ -214,7 +215,7 @@ rb_unreachable_track() {
 rb_job_flags() {
   local size_list=$1 i j name val flag; shift
   local -a names vals
-  RB_JOB_FLAGS=() RB_JOB_PROCS=1 RB_JOB_DESC=""
+  RB_JOB_FLAGS=() RB_JOB_PROCS=1 RB_JOB_DESC="" RB_HOOK_ARGS=()
   rb_knobs_load
   for i in "${!RB_KNOB_NAMES[@]}"; do
     IFS=: read -r -a names <<< "${RB_KNOB_NAMES[i]}"
@@ -248,13 +249,13 @@ rb_dry_check() {
   local line n=0 nbad=0 out size_list=0
   local -a vals
   [ -x "$RB_BIN" ] || { rb_log "dry run: no binary at $RB_BIN: the jobs' options are not checked (make)"; return 0; }
-  "$RB_BIN" --help 2> /dev/null | grep -q -- '--dry-run' ||
+  # (its --list-knobs table, one option a line, first field the option)
+  "$RB_BIN" --list-knobs 2> /dev/null | grep -q $'^--dry-run\t' ||
     { rb_log "dry run: $(basename "$RB_BIN") has no --dry-run: the jobs' options are not checked"; return 0; }
   [ ! -s "$RB_RUN_DIR/jobs.tsv" ] || size_list=1
   while IFS= read -r line; do
     n=$((n + 1))
     read -r -a vals <<< "$line"
-    RB_HOOK_ARGS=()
     rb_job_flags "$size_list" "${vals[@]}"
     if ! out=$("$RB_BIN" -c 127.0.0.1 "${RB_JOB_FLAGS[@]}" --dry-run 2>&1 < /dev/null); then
       nbad=$((nbad + 1))
