@@ -425,25 +425,24 @@ static uint64_t clock_err_wanted_ns(const struct rb_test *t)
 	return quarter_pct > 5000000ull ? quarter_pct : 5000000ull;
 }
 
-/* One step of the probing before GATE (the monitor calls it until it says
- * done): the session's recent sample when its aged bound is good enough,
- * else a round of probes (clock_err_wanted_ns). *t0 is 0 before the first
- * step. 1 done, 0 another round wanted, -1 with err. */
+/* The offset before GATE: the session's recent sample when its aged bound
+ * is good enough (clock_err_wanted_ns), else rounds of probes until it is,
+ * CLOCK_ROUNDS_MAX of them or CLOCK_ROUNDS_NS at most. 0, or -1 with err. */
 static int probe_before_gate(struct client *cl, struct rb_point_info *pi, const struct rb_test *t,
-			     unsigned *rounds, uint64_t *t0, char *err, size_t errlen)
+			     char *err, size_t errlen)
 {
-	if (!*t0) {
-		*t0 = timing_now_ns();
-		(void)offset_reuse(cl, pi);
-	}
-	bool good = pi->have_offset && pi->clock_err_ns <= clock_err_wanted_ns(t);
-	if (!good) {
+	uint64_t t0 = timing_now_ns(), want = clock_err_wanted_ns(t);
+
+	(void)offset_reuse(cl, pi);
+	for (unsigned r = 0; r < CLOCK_ROUNDS_MAX; r++) {
+		if (pi->have_offset && pi->clock_err_ns <= want)
+			break;
+		if (r && timing_now_ns() - t0 > CLOCK_ROUNDS_NS)
+			break;
 		if (clock_probes(cl, pi, false, err, errlen))
 			return -1;
-		(*rounds)++;
-		good = pi->clock_err_ns <= clock_err_wanted_ns(t);
 	}
-	return good || *rounds >= CLOCK_ROUNDS_MAX || timing_now_ns() - *t0 > CLOCK_ROUNDS_NS;
+	return 0;
 }
 
 /*
@@ -522,18 +521,16 @@ static int monitor(struct client *cl, struct rb_ctx *c, struct rb_point_info *pi
 	/* A point may run for its -D and --warmup, plus --timeout (as the server allows). */
 	uint64_t limit_ms = t->timeout_ms + t->duration_ms + t->warmup_ms;
 	uint64_t deadline = timing_now_ns() + limit_ms * 1000000ull;
-	uint64_t c_send = 0, gate_limit_ms = t->timeout_ms + GATE_GRACE_MS, probe_t0 = 0;
+	uint64_t c_send = 0, gate_limit_ms = t->timeout_ms + GATE_GRACE_MS;
 	bool probed = false, sent = false, released = false;
-	unsigned rounds = 0;
 
 	while (atomic_load(&c->finished) < c->nw) {
 		if (c->gated && !probed) {
-			int pr = probe_before_gate(cl, pi, t, &rounds, &probe_t0, err, errlen);
-			if (pr < 0)
+			if (probe_before_gate(cl, pi, t, err, errlen))
 				return -1;
-			probed = pr == 1;
+			probed = true;
 		}
-		if (c->gated && probed && !sent && atomic_load(&c->warm)) {
+		if (c->gated && !sent && atomic_load(&c->warm)) {
 			if (gate_send(cl, point, &c_send, err, errlen))
 				return -1;
 			tl[TL_GATE] = c_send;

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,19 @@ static void usage(FILE *f)
 		"  --figure2 bytes                   bytes on the bus vs transfer size: DMA read, MMIO\n");
 }
 
+/* One error line on stderr, "rb_model: error: " first (as rdma_bench's). */
+static void model_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void model_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("rb_model: error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 static int parse_onoff(const char *opt, const char *s, int *out)
 {
 	if (strcmp(s, "on") == 0 || strcmp(s, "1") == 0) {
@@ -67,7 +81,7 @@ static int parse_onoff(const char *opt, const char *s, int *out)
 		*out = 0;
 		return 0;
 	}
-	fprintf(stderr, "rb_model: error: %s: \"%s\" is not on or off\n", opt, s);
+	model_error("%s: \"%s\" is not on or off", opt, s);
 	return -1;
 }
 
@@ -78,7 +92,7 @@ static int parse_count(const char *opt, const char *s, uint64_t min, uint64_t ma
 	char err[256];
 	uint64_t v;
 	if (units_parse_u64(s, min, max, opt, &v, err, sizeof(err)) != 0) {
-		fprintf(stderr, "rb_model: error: %s\n", err);
+		model_error("%s", err);
 		return -1;
 	}
 	*out = (unsigned)v;
@@ -90,7 +104,7 @@ static int parse_bytes(const char *opt, const char *s, uint64_t min, uint64_t ma
 {
 	char err[320];
 	if (units_parse_size_opt(s, min, max, opt, out, err, sizeof(err)) != 0) {
-		fprintf(stderr, "rb_model: error: %s\n", err);
+		model_error("%s", err);
 		return -1;
 	}
 	return 0;
@@ -115,7 +129,7 @@ static int parse_rate(const char *opt, const char *s, double min, double max, in
 	double v = strtod(s, &end);
 	if (errno != 0 || end == s || *end != '\0' || !isfinite(v) ||
 	    !((zero_ok && v == 0) || (v >= min && v <= max))) {
-		fprintf(stderr, "rb_model: error: %s %s: not a rate from %g to %g %s%s\n", opt, s, min, max,
+		model_error("%s %s: not a rate from %g to %g %s%s", opt, s, min, max,
 			unit, zero_ok ? " (or 0: derived from the link)" : "");
 		return -1;
 	}
@@ -302,13 +316,13 @@ static int parse_args(int argc, char **argv, struct pm_config *cfg, struct pm_li
 		switch (o) {
 		case O_VERB:
 			if (pm_verb_parse(optarg, &c.verb) != 0) {
-				fprintf(stderr, "rb_model: error: --verb: \"%s\" is not write, read, send or send_imm\n", optarg);
+				model_error("--verb: \"%s\" is not write, read, send or send_imm", optarg);
 				bad = 1;
 			}
 			break;
 		case O_TRANSPORT:
 			if (pm_transport_parse(optarg, &c.transport) != 0) {
-				fprintf(stderr, "rb_model: error: --transport: \"%s\" is not rc, uc or ud\n", optarg);
+				model_error("--transport: \"%s\" is not rc, uc or ud", optarg);
 				bad = 1;
 			}
 			break;
@@ -339,12 +353,12 @@ static int parse_args(int argc, char **argv, struct pm_config *cfg, struct pm_li
 	if (bad)
 		return 2;
 	if (optind < argc) {
-		fprintf(stderr, "rb_model: error: unexpected argument \"%s\" (options only; see --help)\n", argv[optind]);
+		model_error("unexpected argument \"%s\" (options only; see --help)", argv[optind]);
 		return 2;
 	}
 	if (*fig2 && config_opt) {
-		fprintf(stderr, "rb_model: error: --%s with --figure2 %s: Figure 2 depends on the LINK options "
-			"only; drop --%s (or drop --figure2 for one configuration)\n", config_opt, *fig2,
+		model_error("--%s with --figure2 %s: Figure 2 depends on the LINK options "
+			"only; drop --%s (or drop --figure2 for one configuration)", config_opt, *fig2,
 			config_opt);
 		return 2;
 	}
@@ -392,7 +406,7 @@ int main(int argc, char **argv)
 	char err[256];
 	struct pm_result r;
 	if (pm_run(&c, &l, &r, err, sizeof(err)) != 0) {
-		fprintf(stderr, "rb_model: error: %s\n", err);
+		model_error("%s", err);
 		return 2;
 	}
 	if (fig2 != NULL) {
@@ -401,7 +415,7 @@ int main(int argc, char **argv)
 		else if (strcmp(fig2, "bytes") == 0)
 			figure2_bytes(&l);
 		else {
-			fprintf(stderr, "rb_model: error: --figure2: \"%s\" is not lanes or bytes\n", fig2);
+			model_error("--figure2: \"%s\" is not lanes or bytes", fig2);
 			return 2;
 		}
 		return 0;

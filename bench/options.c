@@ -872,9 +872,9 @@ static const struct rb_knob knobs[] = {
 		  "bookkeeping at each context switch is inside the\n"
 		  "measurement (soft-RoCE: one switch per op)" },
 	{ .name = "dry-run", FLAG, O(dry_run),
-	  .help = "check the options as a run would, print the points, and\n"
-		  "exit (0; 2 with the reason when refused): no device, no\n"
-		  "server (experiments/run --dry-run asks it per point)" },
+	  .help = "check the options as a run would, say what it would\n"
+		  "request, and exit (0; 2 with the reason when refused): no\n"
+		  "device, no server (experiments/run --dry-run asks it per job)" },
 	{ .name = "explain", FLAG, O(explain),
 	  .help = "after each point, an EXPLAIN line on stderr (also the\n"
 		  "explain column): Mops, the PCIe model's limit and what\n"
