@@ -27,7 +27,7 @@
 #include "signals.h"
 #include "timing.h"
 
-static void set_nodelay(int fd)
+void ctrl_nodelay(int fd)
 {
 	int one = 1;
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -61,7 +61,7 @@ int ctrl_connect(const char *host, uint16_t port, unsigned timeout_s, char *err,
 				continue;
 			}
 			if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
-				set_nodelay(fd);
+				ctrl_nodelay(fd);
 				freeaddrinfo(res);
 				return fd;
 			}

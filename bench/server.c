@@ -1080,6 +1080,7 @@ static bool accept_session(struct server *srv, int lfd, int *once_rc)
 			rb_error("accept: %s", strerror(errno));
 		return false;
 	}
+	ctrl_nodelay(fd);
 	struct session *s = calloc(1, sizeof(*s));
 	if (!s) {
 		ctrl_send_error(fd, "server out of memory");

@@ -304,6 +304,16 @@ size_t ctrl_setup_size(uint32_t nqp);
 /* ---- socket side (bench/ctrl_sock.c) ---------------------------------- */
 
 /*
+ * Turn Nagle's algorithm off on a control socket (TCP_NODELAY; errors
+ * ignored: it only costs time). Both ends need it: the server answers a
+ * DONE with two messages (DONE, then CPU), and with Nagle on the second
+ * waited for the ACK of the first, which the client's delayed ACK held
+ * back ~40 ms (the client timeline's done stage: 59 ms, DONE itself 10).
+ * ctrl_connect sets it; a server calls it on every accepted socket.
+ */
+void ctrl_nodelay(int fd);
+
+/*
  * Connect to host:port, retrying refused/unreachable attempts every 200 ms
  * for up to timeout_s seconds. Returns the socket or -1 with err saying what
  * was tried and the last error.

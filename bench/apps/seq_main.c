@@ -682,6 +682,7 @@ static int server_main(const struct seq_opts *o)
 			status = 2;
 			break;
 		}
+		ctrl_nodelay(fd);
 		if (serve_point(fd, &dev, o->token, err, sizeof(err))) {
 			fprintf(stderr, "ERROR point failed, server goes on: %s\n", err);
 			status = 1;

@@ -5,6 +5,8 @@
  * socket side (whole messages, timeouts, the peer closing, ERROR).
  */
 #include "unit.h"
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -658,6 +660,40 @@ static void sockets_carry_whole_messages_and_errors(void **state)
 	ctrl_rbuf_free(&rb);
 }
 
+static int nodelay_of(int fd)
+{
+	int v = -1;
+	socklen_t l = sizeof(v);
+	assert_int_equal(getsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &v, &l), 0);
+	return v;
+}
+
+/* Both ends of a TCP control connection run without Nagle (ctrl.h
+ * ctrl_nodelay): the connecting side by ctrl_connect, an accepted socket
+ * once the server calls ctrl_nodelay (loopback only). */
+static void control_sockets_run_without_nagle(void **state)
+{
+	(void)state;
+	int lfd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(lfd >= 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t al = sizeof(a);
+	assert_int_equal(bind(lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(lfd, 1), 0);
+	assert_int_equal(getsockname(lfd, (struct sockaddr *)&a, &al), 0);
+
+	int cfd = ctrl_connect("127.0.0.1", ntohs(a.sin_port), 2, err, sizeof(err));
+	assert_true(cfd >= 0);
+	assert_int_not_equal(nodelay_of(cfd), 0);
+	int sfd = accept(lfd, NULL, NULL);
+	assert_true(sfd >= 0);
+	ctrl_nodelay(sfd);
+	assert_int_not_equal(nodelay_of(sfd), 0);
+	close(sfd);
+	close(cfd);
+	close(lfd);
+}
+
 static void oversized_header_on_a_socket_allocates_nothing(void **state)
 {
 	(void)state;
@@ -780,6 +816,7 @@ int main(void)
 		cmocka_unit_test(cpu_round_trip_and_refusals),
 		cmocka_unit_test(sockets_carry_whole_messages_and_errors),
 		cmocka_unit_test(oversized_header_on_a_socket_allocates_nothing),
+		cmocka_unit_test(control_sockets_run_without_nagle),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
