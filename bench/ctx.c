@@ -182,7 +182,15 @@ static int worker_create(struct rb_ctx *c, struct rb_worker *w, unsigned index, 
 			    "lower -w or --cq-depth)", c->cq_depth_s, index, strerror(errno),
 			    c->dev->attr.max_cqe);
 	if (recv) {
-		w->rcq = ibv_create_cq(c->dev->ctx, (int)c->cq_depth_r, NULL, NULL, 0);
+		/* a bw server's receive thread sleeps on this channel between
+		 * windows (post.c recv_idle) */
+		if (c->role == RB_ROLE_SERVER && t->test == RB_TEST_BW) {
+			w->rch = ibv_create_comp_channel(c->dev->ctx);
+			if (!w->rch)
+				return rb_fail(err, errlen, "ibv_create_comp_channel for thread %u "
+					       "failed: %s", index, strerror(errno));
+		}
+		w->rcq = ibv_create_cq(c->dev->ctx, (int)c->cq_depth_r, NULL, w->rch, 0);
 		if (!w->rcq)
 			return rb_fail(err, errlen,
 				    "ibv_create_cq(recv, %u entries) for thread %u failed: %s (device "
@@ -220,6 +228,8 @@ static void worker_destroy(struct rb_worker *w)
 		fprintf(stderr, "WARN ibv_destroy_cq(recv) failed: %s\n", strerror(errno));
 	if (w->scq && ibv_destroy_cq(w->scq))
 		fprintf(stderr, "WARN ibv_destroy_cq(send) failed: %s\n", strerror(errno));
+	if (w->rch && ibv_destroy_comp_channel(w->rch))
+		fprintf(stderr, "WARN ibv_destroy_comp_channel failed: %s\n", strerror(errno));
 	free(w->qps);
 	free(w->hist);
 	free(w->expect);

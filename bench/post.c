@@ -62,6 +62,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1132,6 +1133,58 @@ static int serve_write_pong(struct rb_worker *w)
 }
 
 /* Server: consume receives (SEND, SEND_IMM, WRITE_IMM), reply in lat mode. */
+/*
+ * A bw server's receive thread idle this long (no completion: a bw test's
+ * traffic is continuous inside the client's window, so a gap is the time
+ * between windows: the clients' setup, start barrier and DONE) sleeps on
+ * its CQ's completion channel instead of spinning, RECV_BLOCK_MS at most
+ * at a time (then it looks at stop). On the two-VM soft-RoCE bed four
+ * spinning receive threads (UD SEND, 4 client processes) held the server
+ * VM's CPUs while its session threads had GATE, TIME and DONE to answer:
+ * ci/harness-overhead --ud.
+ */
+#define RECV_IDLE_NS  (5 * 1000000ull)
+#define RECV_BLOCK_MS 20
+
+/*
+ * One step of an idle receive thread (*armed: its CQ armed). Not armed:
+ * arm it (ibv_req_notify_cq, IB spec 11.4.2.2: an event at the next
+ * completion) and return, so that the caller polls once more (a completion
+ * that came before the arming raises no event). Armed: block in poll(2) on
+ * the channel until its event (taken and acknowledged: *armed false again)
+ * or a stop. 0, 1 when stopped, or -1 (werr).
+ */
+static int recv_idle(struct rb_worker *w, bool *armed)
+{
+	if (!*armed) {
+		int rc = ibv_req_notify_cq(w->rcq, 0);
+		if (rc)
+			return werr(w, "thread %u: ibv_req_notify_cq(recv) failed: %s", w->index,
+				    strerror(rc));
+		*armed = true;
+		return 0;
+	}
+	for (;;) {
+		if (stopped(w->ctx))
+			return 1;
+		struct pollfd p = { .fd = w->rch->fd, .events = POLLIN };
+		int rc = poll(&p, 1, RECV_BLOCK_MS);
+		if (rc < 0 && errno != EINTR)
+			return werr(w, "thread %u: poll on the receive CQ's completion channel: %s",
+				    w->index, strerror(errno));
+		if (rc <= 0)
+			continue;
+		struct ibv_cq *cq;
+		void *cq_ctx;
+		if (ibv_get_cq_event(w->rch, &cq, &cq_ctx))
+			return werr(w, "thread %u: ibv_get_cq_event(recv) failed: %s", w->index,
+				    strerror(errno));
+		ibv_ack_cq_events(cq, 1);
+		*armed = false;
+		return 0;
+	}
+}
+
 static int serve_recvs(struct rb_worker *w)
 {
 	struct rb_ctx *c = w->ctx;
@@ -1139,19 +1192,33 @@ static int serve_recvs(struct rb_worker *w)
 	const bool reply = t->test == RB_TEST_LAT;
 	const unsigned flags = c->use_inline ? IBV_SEND_INLINE : 0;
 	struct ibv_wc wc[RB_POLL_BATCH];
-	uint64_t idle = 0, n = 0;
+	uint64_t idle = 0, n = 0, idle_since = 0;
+	bool armed = false;
 
 	for (;;) {
 		int ne = ibv_poll_cq(w->rcq, RB_POLL_BATCH, wc);
 		if (ne < 0)
 			return werr(w, "thread %u: ibv_poll_cq(recv) failed: %d", w->index, ne);
 		if (ne == 0) {
-			if (++idle % CHECK_EVERY == 0 && stopped(c))
-				return 0;
+			if (++idle % CHECK_EVERY == 0) {
+				if (stopped(c))
+					return 0;
+				if (w->rch && !reply) {
+					uint64_t now = timing_now_ns();
+					if (!idle_since)
+						idle_since = now;
+					else if (now - idle_since >= RECV_IDLE_NS) {
+						int rc = recv_idle(w, &armed);
+						if (rc)
+							return rc < 0 ? -1 : 0;
+					}
+				}
+			}
 			if (reply && reap_sends(w, "reply"))
 				return -1;
 			continue;
 		}
+		idle_since = 0;
 		uint64_t now = timing_now_ns();
 		if (!w->first_recv_ns)
 			w->first_recv_ns = now;

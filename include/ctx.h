@@ -105,6 +105,9 @@ struct rb_worker {
 	struct rb_ctx *ctx;
 	unsigned index;
 	struct ibv_cq *scq, *rcq;
+	struct ibv_comp_channel *rch;  /* rcq's completion channel: a bw server's receive
+	                                  thread blocks on it when idle (post.c
+	                                  recv_idle), NULL elsewhere */
 	struct rb_qp *qps;
 	unsigned nqp;
 	struct hist *hist;           /* lat: round-trip ns; bw: post-to-completion ns of
