@@ -876,7 +876,7 @@ static inline int lat_write_pp(struct rb_worker *w, struct rb_qp *q, unsigned fl
 {
 	const struct rb_test *t = &w->ctx->t;
 	const uint64_t timeout_ns = t->timeout_ms * 1000000ull;
-	const char *what = verb_name(t->verb);
+	const char *what = w->what;
 	uint8_t tag = plan_next_tag(q->tag);
 
 	q->tag = tag;
@@ -902,12 +902,13 @@ static inline int lat_write_pp(struct rb_worker *w, struct rb_qp *q, unsigned fl
 
 /* One timed op on q: *t0, post it, wait for one completion on cq (*wc;
  * waitfor names it in the timeout message), *t1. 0, or -1 (w->err set). */
-static inline int post_wait_timed(struct rb_worker *w, struct rb_qp *q, unsigned flags,
+static inline __attribute__((always_inline))
+int post_wait_timed(struct rb_worker *w, struct rb_qp *q, unsigned flags,
 				  struct ibv_cq *cq, const char *waitfor, bool measure,
 				  struct ibv_wc *wc, uint64_t *t0, uint64_t *t1)
 {
 	*t0 = timing_now_ns();
-	if (post_one(w, q, flags, verb_name(w->ctx->t.verb)) ||
+	if (post_one(w, q, flags, w->what) ||
 	    wait_one(w, q, cq, wc, waitfor, measure))
 		return -1;
 	*t1 = timing_now_ns();
@@ -921,7 +922,7 @@ static inline int lat_rtt(struct rb_worker *w, struct rb_qp *q, unsigned flags, 
 {
 	struct ibv_wc wc;
 
-	if (post_wait_timed(w, q, flags, w->scq, verb_name(w->ctx->t.verb), measure, &wc, t0,
+	if (post_wait_timed(w, q, flags, w->scq, w->what, measure, &wc, t0,
 			    t1))
 		return -1;
 	q->completed = plan_send_id_upto(wc.wr_id);
@@ -935,7 +936,7 @@ static inline int lat_rtt(struct rb_worker *w, struct rb_qp *q, unsigned flags, 
 static inline int lat_recv_pp(struct rb_worker *w, struct rb_qp *q, unsigned flags, bool measure,
 			      uint64_t *t0, uint64_t *t1)
 {
-	const char *what = verb_name(w->ctx->t.verb);
+	const char *what = w->what;
 	struct ibv_wc wc;
 
 	if (post_wait_timed(w, q, flags, w->rcq, "the ping-pong reply (receive)", measure, &wc,
@@ -954,7 +955,7 @@ static inline int lat_recv_pp(struct rb_worker *w, struct rb_qp *q, unsigned fla
 static int lat_drain(struct rb_worker *w, bool measure)
 {
 	const uint64_t timeout_ns = w->ctx->t.timeout_ms * 1000000ull;
-	const char *what = verb_name(w->ctx->t.verb);
+	const char *what = w->what;
 
 	for (unsigned k = 0; k < w->nqp; k++) {
 		struct rb_qp *q = &w->qps[k];
