@@ -32,13 +32,18 @@ setup() {
   [ "$output" = "0 NA NA NA NA" ]
 }
 
-@test "ci/bench-run refuses fewer than 7 pairs and a fractional window, naming the value and the fix" {
+@test "ci/bench-run refuses fewer than 7 pairs, a fractional window and an ACK timeout out of 1..31, naming the value and the fix" {
   PAIRS=5 run "$ROOT/ci/bench-run"
   [ "$status" -eq 2 ]
   [[ $output == *"PAIRS=5"*"at least 7"*"PAIRS=9"* ]]
   BW_SECS=0.5 run "$ROOT/ci/bench-run"
   [ "$status" -eq 2 ]
   [[ $output == *"BW_SECS=0.5"*"whole seconds"* ]]
+  for v in 0 32 x; do
+    ACK_TIMEOUT=$v run "$ROOT/ci/bench-run"
+    [ "$status" -eq 2 ]
+    [[ $output == *"ACK_TIMEOUT=$v: need 1..31"* ]]
+  done
 }
 
 @test "ci/harness-overhead refuses a bad process count before it boots anything" {
