@@ -903,9 +903,9 @@ static inline int lat_write_pp(struct rb_worker *w, struct rb_qp *q, unsigned fl
 /* One timed op on q: *t0, post it, wait for one completion on cq (*wc;
  * waitfor names it in the timeout message), *t1. 0, or -1 (w->err set). */
 static inline __attribute__((always_inline))
-int post_wait_timed(struct rb_worker *w, struct rb_qp *q, unsigned flags,
-				  struct ibv_cq *cq, const char *waitfor, bool measure,
-				  struct ibv_wc *wc, uint64_t *t0, uint64_t *t1)
+int post_wait_timed(struct rb_worker *w, struct rb_qp *q, unsigned flags, struct ibv_cq *cq,
+		    const char *waitfor, bool measure, struct ibv_wc *wc, uint64_t *t0,
+		    uint64_t *t1)
 {
 	*t0 = timing_now_ns();
 	if (post_one(w, q, flags, w->what) ||
@@ -922,8 +922,7 @@ static inline int lat_rtt(struct rb_worker *w, struct rb_qp *q, unsigned flags, 
 {
 	struct ibv_wc wc;
 
-	if (post_wait_timed(w, q, flags, w->scq, w->what, measure, &wc, t0,
-			    t1))
+	if (post_wait_timed(w, q, flags, w->scq, w->what, measure, &wc, t0, t1))
 		return -1;
 	q->completed = plan_send_id_upto(wc.wr_id);
 	if (verb_row(w->ctx->t.verb)->atomic)
@@ -1133,7 +1132,6 @@ static int serve_write_pong(struct rb_worker *w)
 	return -1;
 }
 
-/* Server: consume receives (SEND, SEND_IMM, WRITE_IMM), reply in lat mode. */
 /*
  * A bw server's receive thread idle this long (no completion: a bw test's
  * traffic is continuous inside the client's window, so a gap is the time
@@ -1186,6 +1184,7 @@ static int recv_idle(struct rb_worker *w, bool *armed)
 	}
 }
 
+/* Server: consume receives (SEND, SEND_IMM, WRITE_IMM), reply in lat mode. */
 static int serve_recvs(struct rb_worker *w)
 {
 	struct rb_ctx *c = w->ctx;
