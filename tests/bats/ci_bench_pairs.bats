@@ -46,6 +46,24 @@ setup() {
   done
 }
 
+@test "make bench's settings are refused on the host, before a VM boots" {
+  for v in "PAIRS=3" "ACK_TIMEOUT=40" "BW_SECS=0.5"; do
+    run env "$v" "$ROOT/ci/bench"
+    [ "$status" -eq 2 ]
+    [[ $output == *"ci/bench-run: ${v%%=*}="* ]]
+    [[ $output != *"ci/vm"* ]]
+  done
+}
+
+@test "ci/harness-overhead sends every size through the binary's option checks before it boots anything" {
+  [ -x "$ROOT/rdma_bench" ] || skip "rdma_bench not built (make)"
+  run "$ROOT/ci/harness-overhead" --sizes 32,0,64
+  [ "$status" -eq 2 ]
+  [[ $output == *"zero-byte READ moves nothing"* ]]
+  [[ $output == *"--sizes 32,0,64: 0 is refused"* ]]
+  [[ $output != *"ci/vm"* ]]
+}
+
 @test "ci/harness-overhead refuses a bad process count before it boots anything" {
   run "$ROOT/ci/harness-overhead" --procs 0
   [ "$status" -eq 2 ]
