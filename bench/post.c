@@ -1203,7 +1203,7 @@ static int serve_recvs(struct rb_worker *w)
 			if (++idle % CHECK_EVERY == 0) {
 				if (stopped(c))
 					return 0;
-				if (w->rch && !reply) {
+				if (w->rch) { /* bw servers only (ctx.c): never the reply path */
 					uint64_t now = timing_now_ns();
 					if (!idle_since)
 						idle_since = now;
