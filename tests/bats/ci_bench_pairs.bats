@@ -64,10 +64,19 @@ setup() {
   [[ $output != *"ci/vm"* ]]
 }
 
+@test "ci/harness-overhead --ud refuses a size above the bed's path MTU (1024 B) before it boots anything" {
+  [ -x "$ROOT/rdma_bench" ] || skip "rdma_bench not built (make)"
+  run "$ROOT/ci/harness-overhead" --ud --sizes 64,2048
+  [ "$status" -eq 2 ]
+  [[ $output == *"--size 2048 with --transport ud --mtu 1024"* ]] || { echo "$output"; false; }
+  [[ $output == *"--sizes 64,2048: 2048 is refused"* ]]
+  [[ $output != *"ci/vm"* ]]
+}
+
 @test "ci/harness-overhead refuses a bad process count before it boots anything" {
   run "$ROOT/ci/harness-overhead" --procs 0
   [ "$status" -eq 2 ]
-  [[ $output == *"--procs needs a number 1..99, got 0"* ]]
+  [[ $output == *"--procs 0: client processes per point, 1 to 99; give e.g. --procs 4"* ]] || { echo "$output"; false; }
   run "$ROOT/ci/harness-overhead" --procs x4
   [ "$status" -eq 2 ]
 }
