@@ -47,7 +47,7 @@ setup() {
 }
 
 @test "make bench's settings are refused on the host, before a VM boots" {
-  for v in "PAIRS=3" "ACK_TIMEOUT=40" "BW_SECS=0.5"; do
+  for v in "PAIRS=3" "ACK_TIMEOUT=40" "BW_SECS=0.5" "CLIENT_CPU=x" "CG_REPS=0"; do
     run env "$v" "$ROOT/ci/bench"
     [ "$status" -eq 2 ]
     [[ $output == *"ci/bench-run: ${v%%=*}="* ]]
@@ -96,4 +96,37 @@ setup() {
   run "$ROOT/ci/harness-overhead" --sizes 64,32,64
   [ "$status" -eq 2 ]
   [[ $output == *"--sizes 64,32,64: 64 is given twice"* ]] || { echo "$output"; false; }
+}
+
+@test "ci/cg-calls.awk sums the inclusive cost of every call of a function, its name given once (callgrind's name compression)" {
+  local f=$BATS_TEST_TMPDIR/cg.out
+  # qsort named at its first use (as a callee of main), called again from
+  # fn 7 by id only; another callee's cost and qsort's own self cost and
+  # its callee (qsort_r) must not count
+  cat > "$f" <<'CG'
+events: Ir
+fn=(1) main
+10 5
+cfn=(2) qsort
+calls=1 0
+11 1000
+cfn=(3) other
+calls=2 0
+12 77
+fn=(2)
+0 2
+cfn=(4) qsort_r
+calls=1 0
+0 998
+fn=(7) 0x00000000000004c870
+3 4
+cfn=(2)
+calls=3 0
++1 300
+CG
+  run awk -v name=qsort -f "$ROOT/ci/cg-calls.awk" "$f" "$f"
+  [ "$status" -eq 0 ]
+  [ "$output" = 1300 ] || { echo "$output"; false; }
+  run awk -v name=memcpy -f "$ROOT/ci/cg-calls.awk" "$f" "$f"
+  [ "$output" = 0 ]
 }
