@@ -153,6 +153,7 @@ static int worker_create(struct rb_ctx *c, struct rb_worker *w, unsigned index, 
 	w->ctx = c;
 	w->index = index;
 	w->what = verb_name(t->verb);
+	w->row = verb_row(t->verb);
 	w->nqp = nqp;
 	w->cpu = -1;
 	w->rng = 0x9e3779b97f4a7c15ull ^ (t->seed * 0xbf58476d1ce4e5b9ull) ^ (index + 1);

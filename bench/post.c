@@ -248,7 +248,7 @@ static void atomic_results(struct rb_worker *w, struct rb_qp *q, uint64_t from, 
 {
 	const struct rb_test *t = &w->ctx->t;
 
-	if (!verb_row(t->verb)->counts_success)
+	if (!w->row->counts_success)
 		return;
 	for (uint64_t s = from; s < to; s++) {
 		uint64_t slot = s % t->sq_depth;
@@ -263,14 +263,42 @@ static void atomic_results(struct rb_worker *w, struct rb_qp *q, uint64_t from, 
 	}
 }
 
+/* An atomic WR i of q's list (WR seq of q): the next counter, its
+ * result slot and the operands (the expected value with cmp_swap). */
+static inline void prep_atomic(struct rb_worker *w, struct rb_qp *q, unsigned i, uint64_t seq)
+{
+	const struct rb_ctx *c = w->ctx;
+	const struct rb_test *t = &c->t;
+	const struct rb_verb_row *row = w->row;
+	struct ibv_send_wr *wr = &q->swr[i];
+	uint64_t slot = seq % t->sq_depth;
+	uint32_t idx = next_counter(w, t);
+	uint64_t expect = row->counts_success ? w->expect[idx] : 0;
+
+	wr->wr.atomic.remote_addr = c->remote.buf_addr + c->lay.counters_off +
+				    (uint64_t)idx * t->stride;
+	q->ssge[i].addr = (uintptr_t)(q->send + slot * 8);
+	q->ctr[slot] = idx;
+	q->cmp[slot] = expect;
+	row->atomic_operands(wr, expect);
+}
+
+/* A refused ibv_post_send of n WRs on q (error rc): -1 with w->err. */
+static __attribute__((cold, noinline)) int post_failed(struct rb_worker *w, const struct rb_qp *q,
+							unsigned n, int rc)
+{
+	return werr(w, "thread %u: ibv_post_send(%u WRs, qpn 0x%x, %llu outstanding on it) "
+		    "failed: %s", w->index, n, q->qp->qp_num,
+		    (unsigned long long)(q->posted - q->completed), strerror(rc));
+}
+
 /* Post n WRs on q as one linked list (one doorbell). */
 static inline int post_batch(struct rb_worker *w, struct rb_qp *q, unsigned n, unsigned sig,
 			     unsigned base_flags, uint64_t ts)
 {
-	const struct rb_ctx *c = w->ctx;
-	const struct rb_test *t = &c->t;
+	const struct rb_test *t = &w->ctx->t;
 	struct ibv_send_wr *bad = NULL;
-	const struct rb_verb_row *row = verb_row(t->verb);
+	const bool atomic = w->row->atomic;
 
 	for (unsigned i = 0; i < n; i++) {
 		struct ibv_send_wr *wr = &q->swr[i];
@@ -281,23 +309,12 @@ static inline int post_batch(struct rb_worker *w, struct rb_qp *q, unsigned n, u
 		wr->next = i + 1 < n ? &q->swr[i + 1] : NULL;
 		if (ts && signaled)
 			q->post_ts[seq % t->sq_depth] = ts;
-		if (row->atomic) {
-			uint64_t slot = seq % t->sq_depth;
-			uint32_t idx = next_counter(w, t);
-			uint64_t expect = row->counts_success ? w->expect[idx] : 0;
-			wr->wr.atomic.remote_addr = c->remote.buf_addr + c->lay.counters_off +
-						    (uint64_t)idx * t->stride;
-			q->ssge[i].addr = (uintptr_t)(q->send + slot * 8);
-			q->ctr[slot] = idx;
-			q->cmp[slot] = expect;
-			row->atomic_operands(wr, expect);
-		}
+		if (atomic)
+			prep_atomic(w, q, i, seq);
 	}
 	int rc = ibv_post_send(q->qp, &q->swr[0], &bad);
 	if (rc)
-		return werr(w, "thread %u: ibv_post_send(%u WRs, qpn 0x%x, %llu outstanding on it) "
-			    "failed: %s", w->index, n, q->qp->qp_num,
-			    (unsigned long long)(q->posted - q->completed), strerror(rc));
+		return post_failed(w, q, n, rc);
 	q->posted += n;
 	return 0;
 }
@@ -720,7 +737,7 @@ static int bw_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool m
 				uint64_t n = upto - q->completed;
 				if (measure)
 					hist_add(w->hist, now - q->post_ts[(upto - 1) % sq]);
-				if (verb_is_atomic(t->verb))
+				if (w->row->atomic)
 					atomic_results(w, q, q->completed, upto);
 				q->completed = upto;
 				q->ops += n;
@@ -806,7 +823,8 @@ static inline int reap_sends(struct rb_worker *w, const char *what)
 }
 
 /* Post one signaled WR (ping-pong or rtt op), waiting for SQ room if needed. */
-static inline int post_one(struct rb_worker *w, struct rb_qp *q, unsigned flags, const char *what)
+static inline __attribute__((always_inline))
+int post_one(struct rb_worker *w, struct rb_qp *q, unsigned flags, const char *what)
 {
 	const struct rb_test *t = &w->ctx->t;
 
@@ -816,11 +834,19 @@ static inline int post_one(struct rb_worker *w, struct rb_qp *q, unsigned flags,
 		if (stopped(w->ctx))
 			return wstopped(w, "thread %u: stopped while waiting for SQ room", w->index);
 	}
-	uint64_t saved = q->quota;
-	q->quota = 0;
-	int rc = post_batch(w, q, 1, 1, flags, 0);
-	q->quota = saved;
-	return rc;
+	/* one signaled WR: post_batch's list of one, without its signaling
+	 * plan and time stamp (the lat and reply paths time around it) */
+	struct ibv_send_wr *wr = &q->swr[0], *bad = NULL;
+	wr->wr_id = plan_send_id(q->index, q->posted);
+	wr->send_flags = flags | IBV_SEND_SIGNALED;
+	wr->next = NULL;
+	if (w->row->atomic)
+		prep_atomic(w, q, 0, q->posted);
+	int rc = ibv_post_send(q->qp, wr, &bad);
+	if (rc)
+		return post_failed(w, q, 1, rc);
+	q->posted++;
+	return 0;
 }
 
 /* Check one received payload against the peer's pattern; counts mismatches. */
@@ -932,7 +958,7 @@ static inline int lat_rtt(struct rb_worker *w, struct rb_qp *q, unsigned flags, 
 	if (post_wait_timed(w, q, flags, w->scq, w->what, measure, &wc, t0, t1))
 		return -1;
 	q->completed = plan_send_id_upto(wc.wr_id);
-	if (verb_row(w->ctx->t.verb)->atomic)
+	if (w->row->atomic)
 		atomic_results(w, q, q->completed - 1, q->completed);
 	return 0;
 }
@@ -981,23 +1007,26 @@ static int lat_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool 
 {
 	struct rb_ctx *c = w->ctx;
 	const unsigned flags = c->use_inline ? IBV_SEND_INLINE : 0;
-	const struct rb_verb_row *row = verb_row(c->t.verb);
+	/* per phase, not per op (the stores of the loop could alias them) */
+	const bool polls_byte = w->row->lat_polls_byte, rtt = w->row->lat == RB_LAT_RTT;
+	struct rb_qp *const qps = w->qps;
+	const unsigned nqp = w->nqp;
 	uint64_t done = 0, win = 0, t_start, t_end, deadline;
 	unsigned cursor = 0;
 
-	for (unsigned k = 0; k < w->nqp; k++)
-		w->qps[k].posted = w->qps[k].completed = 0;
+	for (unsigned k = 0; k < nqp; k++)
+		qps[k].posted = qps[k].completed = 0;
 	t_start = t_end = timing_now_ns();
 	deadline = phase_deadline(c, measure, t_start, dur_ns);
 	while (iters ? done < iters : true) {
-		struct rb_qp *q = &w->qps[cursor];
+		struct rb_qp *q = &qps[cursor];
 		uint64_t t0 = 0, t1 = 0;
 		int rc;
 
-		cursor = (unsigned)plan_ring_next(cursor, w->nqp);
-		if (row->lat_polls_byte)
+		cursor = (unsigned)plan_ring_next(cursor, nqp);
+		if (polls_byte)
 			rc = lat_write_pp(w, q, flags, measure, &t0, &t1);
-		else if (row->lat == RB_LAT_RTT)
+		else if (rtt)
 			rc = lat_rtt(w, q, flags, measure, &t0, &t1);
 		else
 			rc = lat_recv_pp(w, q, flags, measure, &t0, &t1);
