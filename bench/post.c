@@ -701,22 +701,15 @@ static int bw_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool m
 	deadline = phase_deadline(c, measure, t_start, dur_ns);
 
 	while (done < quota_sum) {
-		/* Post: round robin over QPs, a postlist each, until the window
-		 * is full or no QP has room (nqp QPs in a row with nothing to
-		 * post): the window refills before the next poll, as perftest
-		 * fills its TX depth. A step that posts adds at least one WR to
-		 * the window, so the loop ends within window + nqp steps. */
-		for (unsigned none = 0; none < nqp && outstanding < window;) {
+		/* Post: round robin over QPs with room. */
+		for (unsigned k = 0; k < nqp && outstanding < window; k++) {
 			struct rb_qp *q = &w->qps[cursor];
 			cursor = cursor + 1 == nqp ? 0 : cursor + 1;
 			uint64_t n = plan_batch_size(postlist, q->quota - q->posted,
 						     plan_sq_room(sq, q->posted, q->completed),
 						     window - outstanding);
-			if (!n) {
-				none++;
+			if (!n)
 				continue;
-			}
-			none = 0;
 			if (post_batch(w, q, (unsigned)n, sig, base_flags,
 				       measure ? timing_now_ns() : 0))
 				return -1;
