@@ -152,7 +152,6 @@ static int worker_create(struct rb_ctx *c, struct rb_worker *w, unsigned index, 
 
 	w->ctx = c;
 	w->index = index;
-	w->what = verb_name(t->verb);
 	w->row = verb_row(t->verb);
 	w->nqp = nqp;
 	w->cpu = -1;

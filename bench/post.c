@@ -293,7 +293,8 @@ static __attribute__((cold, noinline)) int post_failed(struct rb_worker *w, cons
 }
 
 /* Post n WRs on q as one linked list (one doorbell). */
-static inline int post_batch(struct rb_worker *w, struct rb_qp *q, unsigned n, unsigned sig,
+static inline __attribute__((always_inline))
+int post_batch(struct rb_worker *w, struct rb_qp *q, unsigned n, unsigned sig,
 			     unsigned base_flags, uint64_t ts)
 {
 	const struct rb_test *t = &w->ctx->t;
@@ -827,19 +828,9 @@ int post_one(struct rb_worker *w, struct rb_qp *q, unsigned flags, const char *w
 		if (stopped(w->ctx))
 			return wstopped(w, "thread %u: stopped while waiting for SQ room", w->index);
 	}
-	/* one signaled WR: post_batch's list of one, without its signaling
-	 * plan and time stamp (the lat and reply paths time around it) */
-	struct ibv_send_wr *wr = &q->swr[0], *bad = NULL;
-	wr->wr_id = plan_send_id(q->index, q->posted);
-	wr->send_flags = flags | IBV_SEND_SIGNALED;
-	wr->next = NULL;
-	if (w->row->atomic)
-		prep_atomic(w, q, 0, q->posted);
-	int rc = ibv_post_send(q->qp, wr, &bad);
-	if (rc)
-		return post_failed(w, q, 1, rc);
-	q->posted++;
-	return 0;
+	/* a list of one, signaled (signal interval 1 signals every WR), no
+	 * time stamp (the lat and reply paths time around it) */
+	return post_batch(w, q, 1, 1, flags, 0);
 }
 
 /* Check one received payload against the peer's pattern; counts mismatches. */
@@ -902,7 +893,7 @@ static inline int lat_write_pp(struct rb_worker *w, struct rb_qp *q, unsigned fl
 {
 	const struct rb_test *t = &w->ctx->t;
 	const uint64_t timeout_ns = t->timeout_ms * 1000000ull;
-	const char *what = w->what;
+	const char *what = w->row->name;
 	uint8_t tag = plan_next_tag(q->tag);
 
 	q->tag = tag;
@@ -934,7 +925,7 @@ int post_wait_timed(struct rb_worker *w, struct rb_qp *q, unsigned flags, struct
 		    uint64_t *t1)
 {
 	*t0 = timing_now_ns();
-	if (post_one(w, q, flags, w->what) ||
+	if (post_one(w, q, flags, w->row->name) ||
 	    wait_one(w, q, cq, wc, waitfor, measure))
 		return -1;
 	*t1 = timing_now_ns();
@@ -948,7 +939,7 @@ static inline int lat_rtt(struct rb_worker *w, struct rb_qp *q, unsigned flags, 
 {
 	struct ibv_wc wc;
 
-	if (post_wait_timed(w, q, flags, w->scq, w->what, measure, &wc, t0, t1))
+	if (post_wait_timed(w, q, flags, w->scq, w->row->name, measure, &wc, t0, t1))
 		return -1;
 	q->completed = plan_send_id_upto(wc.wr_id);
 	if (w->row->atomic)
@@ -961,7 +952,7 @@ static inline int lat_rtt(struct rb_worker *w, struct rb_qp *q, unsigned flags, 
 static inline int lat_recv_pp(struct rb_worker *w, struct rb_qp *q, unsigned flags, bool measure,
 			      uint64_t *t0, uint64_t *t1)
 {
-	const char *what = w->what;
+	const char *what = w->row->name;
 	struct ibv_wc wc;
 
 	if (post_wait_timed(w, q, flags, w->rcq, "the ping-pong reply (receive)", measure, &wc,
@@ -980,7 +971,7 @@ static inline int lat_recv_pp(struct rb_worker *w, struct rb_qp *q, unsigned fla
 static int lat_drain(struct rb_worker *w, bool measure)
 {
 	const uint64_t timeout_ns = w->ctx->t.timeout_ms * 1000000ull;
-	const char *what = w->what;
+	const char *what = w->row->name;
 
 	for (unsigned k = 0; k < w->nqp; k++) {
 		struct rb_qp *q = &w->qps[k];

@@ -104,10 +104,10 @@ struct rb_pslot {
 struct rb_worker {
 	struct rb_ctx *ctx;
 	unsigned index;
-	const char *what;            /* the verb's name for error messages, looked up once
-	                                (verb_name per op: 16 instructions of a READ
-	                                latency op's ~550, callgrind) */
-	const struct rb_verb_row *row; /* the verb's row (verb.h), looked up once too */
+	const struct rb_verb_row *row; /* the verb's row (verb.h: its name, lat kind,
+	                                  atomic), looked up once (verb_name per op:
+	                                  16 instructions of a READ latency op's ~550,
+	                                  callgrind) */
 	struct ibv_cq *scq, *rcq;
 	struct ibv_comp_channel *rch;  /* rcq's completion channel: a bw server's receive
 	                                  thread blocks on it when idle (post.c
