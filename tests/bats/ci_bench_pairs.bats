@@ -130,3 +130,28 @@ CG
   run awk -v name=memcpy -f "$ROOT/ci/cg-calls.awk" "$f" "$f"
   [ "$output" = 0 ]
 }
+
+# ci/perftest-mean.awk: the untrimmed mean of perftest's -U samples (the
+# like-for-like latency row of make bench)
+@test "perftest -U samples: the mean of all of them, the two largest included; the table lines are not samples" {
+  local log=$BATS_TEST_TMPDIR/pt.log
+  cat > "$log" <<'LOG'
+---------------------------------------------------------------------------------------
+ #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]
+#, usec
+1, 5307.04
+2, 259.205
+3, 30
+4, 30
+5, 1.5e+01
+ #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]
+ 8       6          15.00          30.00       30.00    	       25.00       	7.47   		30.00   		30.00
+LOG
+  run awk -f "$ROOT/ci/perftest-mean.awk" "$log"
+  [ "$status" -eq 0 ]
+  [ "$output" = "1128.25" ] || { echo "got '$output'"; false; }
+  # a run without -U (or a failed one): no value, not 0
+  run awk -f "$ROOT/ci/perftest-mean.awk" <<< ' 8  1000  15.00  30.00  30.00  25.00  7.47  30.00  30.00'
+  [ "$status" -eq 0 ]
+  [ -z "$output" ]
+}
