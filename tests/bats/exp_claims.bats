@@ -76,6 +76,18 @@ fig11() {
   [[ $output == *"FAILS        batching"*"; on 1 of 2 points noisy: a verdict on shaky data"* ]]
 }
 
+@test "a claim whose every point is noisy is NOT MEASURED (nothing steady to judge on), with what it computed; a failing one then exits 0" {
+  local d=$BATS_TEST_TMPDIR/r
+  manifest "$d" localhost localhost
+  fig11 "$d" 4 4
+  sed -i '2,3s/,ok,,no,/,ok,,yes,/' "$d/summary.csv"
+  run "$ROOT/experiments/compare" figure-11 "$d"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [[ $output == *"NOT MEASURED batching           all 2 points noisy (CV above the run's noisy_cv_pct) (computed, not judged: ratio 1 [0.9..1.1] >= 1.1"* ]] || { echo "$output"; false; }
+  run "$ROOT/experiments/compare" figure-11 "$d" --verdicts
+  [ "$output" = "batching	NOT MEASURED	all 2 points noisy" ] || { echo "$output"; false; }
+}
+
 @test "a software-path claim on the two-VM bed is NOT MEASURED, even when it would fail" {
   local d=$BATS_TEST_TMPDIR/r
   manifest "$d" vm1 vm2 2
