@@ -132,6 +132,7 @@ struct session {
 	struct ctrl_rbuf rb;
 	uint64_t go_wake_ns;         /* previous GO: its send minus the release (0: none yet) */
 	struct gate_wait gw;         /* while at a start barrier (under srv->lock) */
+	bool refused;                /* ended on a refused point (RB_REFUSED_PREFIX) */
 };
 
 /*
@@ -924,9 +925,10 @@ fail:
 	if (rc == -2) {
 		rb_error("session %lu: client %s ended the session: %s", s->id, s->peer, err + 6);
 	} else {
-		rb_error("session %lu: client %s: %s; session closed, server keeps serving", s->id,
-			 s->peer, err);
+		rb_error("session %lu: client %s: %s; session closed, %s", s->id, s->peer, err,
+			 srv->o->once ? "--once: the server exits" : "server keeps serving");
 		ctrl_send_error(s->fd, err);
+		s->refused = strncmp(err, RB_REFUSED_PREFIX, sizeof(RB_REFUSED_PREFIX) - 1) == 0;
 	}
 	return -1;
 }
@@ -1063,7 +1065,8 @@ static int server_start(struct server *srv, const struct rb_opts *o)
 }
 
 /* Accept one control connection on lfd (waiting at most 500 ms) and serve
- * it: in this thread with --once (*once_rc: 0, or 1 when the session
+ * it: in this thread with --once (*once_rc: 0, 2 when the session ended on
+ * a refused point, as the client's exit status says, else 1 when it
  * failed; returns true), else in a detached session thread. */
 static bool accept_session(struct server *srv, int lfd, int *once_rc)
 {
@@ -1100,7 +1103,7 @@ static bool accept_session(struct server *srv, int lfd, int *once_rc)
 		return false;
 	}
 	if (srv->o->once) {
-		*once_rc = session_run(s) ? 1 : 0;
+		*once_rc = session_run(s) ? (s->refused ? 2 : 1) : 0;
 		session_free(s);
 		return true;
 	}
