@@ -227,8 +227,9 @@ int dev_open(struct rb_dev *d, const char *name, unsigned port, int gid_index,
 	memset(d, 0, sizeof(*d));
 	list = ibv_get_device_list(&n);
 	if (!list)
-		return rb_fail(err, errlen, "ibv_get_device_list failed: %s (no RDMA stack? load "
-			    "rdma_rxe / the NIC driver, see env/)", strerror(errno));
+		return rb_fail(err, errlen, "cannot look for device %s: ibv_get_device_list failed: "
+			    "%s (no RDMA stack? load rdma_rxe / the NIC driver, see env/)",
+			    name && *name ? name : "(first found)", strerror(errno));
 	if (n == 0) {
 		rb_fail(err, errlen, "no RDMA devices found (for soft-RoCE: rdma link add rxe0 type rxe "
 		     "netdev IF)");

@@ -845,8 +845,9 @@ static const struct rb_knob knobs[] = {
 	  .def = 10, .help = "retry the control connection for S s (%D)" },
 	{ .name = "timeout", .arg = "S", SECS, T(timeout_ms), .lo = 1000, .hi = UINT64_C(86400000),
 	  .def = 120000,
-	  .help = "limit of every wait, and of a point beyond its -D and --warmup (%D;\n"
-		  "the server's --client-timeout caps its side)" },
+	  .help = "limit of every wait once connected, and of a point beyond its -D and\n"
+		  "--warmup (%D; the connection itself: --connect-timeout; the server's\n"
+		  "--client-timeout caps its side)" },
 	{ .name = "csv", .arg = "FILE", STR, O(csv), .help = "append rows (header written once)" },
 	{ .name = "json", .arg = "FILE", STR, O(json),
 	  .help = "write all rows as JSON at the end" },
