@@ -645,22 +645,9 @@ struct rb_parse {
 	unsigned ngiven;
 };
 
-static int act_server(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
-		      size_t errlen);
-static int act_client(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
-		      size_t errlen);
-static int act_sizes(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
-		     size_t errlen);
-static int act_cpus(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
-		    size_t errlen);
-static int act_run_id(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
-		      size_t errlen);
-static int act_help(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
-		    size_t errlen);
-static int act_version(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
-		       size_t errlen);
-static int act_list(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
-		    size_t errlen);
+/* the rows' own parsers (rb_knob_act), defined after the table */
+static rb_knob_act act_server, act_client, act_sizes, act_cpus, act_run_id, act_help,
+	act_version, act_list;
 
 /* Where a row's value lives: a field of struct rb_test (sent to the
  * server), of struct rb_opts, or of its struct rb_limits. */

@@ -272,6 +272,10 @@ enum {
 	RB_KF_HELP2   = 1u << 6, /* a second help line of an option listed earlier */
 	RB_KF_NOWIRE  = 1u << 7, /* its range check on a TEST is a rule of test_validate */
 };
+/* An option's own parsing of its argument arg (NULL for a flag) into o;
+ * 0, or -1 with err (the command line is refused: exit 2). */
+typedef int rb_knob_act(const char *arg, struct rb_opts *o, struct rb_parse *ps, char *err,
+			size_t errlen);
 struct rb_knob {
 	const char *name;          /* long option, without "--" */
 	char shortopt;             /* 0: none */
@@ -294,8 +298,7 @@ struct rb_knob {
 	const char *section;       /* --help heading printed before it */
 	const char *help;          /* --help text; NULL: not listed */
 	/* its own parsing (role, -m, --cpus, --run-id, --help ...); NULL: by type */
-	int (*act)(const char *arg, struct rb_opts *o, struct rb_parse *ps, char *err,
-		   size_t errlen);
+	rb_knob_act *act;
 };
 /* The rows, in --help order; *n is set to their count. */
 const struct rb_knob *opts_knobs(size_t *n);
