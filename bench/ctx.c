@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -186,6 +187,11 @@ static int worker_create(struct rb_ctx *c, struct rb_worker *w, unsigned index, 
 		/* a bw server's receive thread sleeps on this channel between
 		 * windows (post.c recv_idle) */
 		if (c->role == RB_ROLE_SERVER && t->test == RB_TEST_BW) {
+			if (c->stop_fd < 0)
+				c->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+			if (c->stop_fd < 0)
+				return rb_fail(err, errlen, "eventfd for the receive threads' stop "
+					       "failed: %s", strerror(errno));
 			w->rch = ibv_create_comp_channel(c->dev->ctx);
 			if (!w->rch)
 				return rb_fail(err, errlen, "ibv_create_comp_channel for thread %u "
@@ -300,12 +306,20 @@ static int mr_register(struct rb_ctx *c, char *err, size_t errlen)
 		       (unsigned long long)c->lay.total, access, strerror(e), lim);
 }
 
+static void stop_fd_close(struct rb_ctx *c)
+{
+	if (c->stop_fd >= 0)
+		close(c->stop_fd);
+	c->stop_fd = -1;
+}
+
 int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, struct rb_dev *dev,
 	       char *err, size_t errlen)
 {
 	uint64_t t0;
 
 	memset(c, 0, sizeof(*c));
+	c->stop_fd = -1;
 	c->t = *t;
 	c->role = role;
 	c->dev = dev;
@@ -350,6 +364,7 @@ clean_workers:
 		worker_destroy(&c->w[i]);
 	free(c->w);
 	c->w = NULL;
+	stop_fd_close(c);
 clean_mr:
 	ibv_dereg_mr(c->mr);
 	c->mr = NULL;
@@ -563,6 +578,7 @@ void ctx_destroy(struct rb_ctx *c)
 		free(c->w);
 		c->w = NULL;
 	}
+	stop_fd_close(c);
 	if (c->mr && ibv_dereg_mr(c->mr))
 		fprintf(stderr, "WARN ibv_dereg_mr failed: %s\n", strerror(errno));
 	c->mr = NULL;
@@ -580,4 +596,16 @@ uint64_t ctx_sum_recvs(struct rb_ctx *c)
 	for (unsigned i = 0; i < c->nw; i++)
 		s += atomic_load_explicit(&c->w[i].recvs, memory_order_relaxed);
 	return s;
+}
+
+uint64_t ctx_last_recv_ns(struct rb_ctx *c)
+{
+	uint64_t last = 0;
+
+	for (unsigned i = 0; i < c->nw; i++) {
+		uint64_t t = atomic_load_explicit(&c->w[i].last_recv_ns, memory_order_relaxed);
+		if (t > last)
+			last = t;
+	}
+	return last;
 }

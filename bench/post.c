@@ -1166,7 +1166,8 @@ static int serve_write_pong(struct rb_worker *w)
  * traffic is continuous inside the client's window, so a gap is the time
  * between windows: the clients' setup, start barrier and DONE) sleeps on
  * its CQ's completion channel instead of spinning, RECV_BLOCK_MS at most
- * at a time (then it looks at stop). On the two-VM soft-RoCE bed four
+ * at a time (then it looks at stop; workers_join's write to the ctx's
+ * stop eventfd wakes it at once). On the two-VM soft-RoCE bed four
  * spinning receive threads (UD SEND, 4 client processes) held the server
  * VM's CPUs while its session threads had GATE, TIME and DONE to answer:
  * ci/harness-overhead --ud.
@@ -1195,13 +1196,14 @@ static int recv_idle(struct rb_worker *w, bool *armed)
 	for (;;) {
 		if (stopped(w->ctx))
 			return 1;
-		struct pollfd p = { .fd = w->rch->fd, .events = POLLIN };
-		int rc = poll(&p, 1, RECV_BLOCK_MS);
+		struct pollfd p[2] = { { .fd = w->rch->fd, .events = POLLIN },
+				       { .fd = w->ctx->stop_fd, .events = POLLIN } };
+		int rc = poll(p, 2, RECV_BLOCK_MS);
 		if (rc < 0 && errno != EINTR)
 			return werr(w, "thread %u: poll on the receive CQ's completion channel: %s",
 				    w->index, strerror(errno));
-		if (rc <= 0)
-			continue;
+		if (rc <= 0 || !(p[0].revents & POLLIN))
+			continue; /* timeout, signal, or the stop's eventfd: look at stop */
 		struct ibv_cq *cq;
 		void *cq_ctx;
 		if (ibv_get_cq_event(w->rch, &cq, &cq_ctx))
@@ -1251,7 +1253,7 @@ static int serve_recvs(struct rb_worker *w)
 		uint64_t now = timing_now_ns();
 		if (!w->first_recv_ns)
 			w->first_recv_ns = now;
-		w->last_recv_ns = now;
+		atomic_store_explicit(&w->last_recv_ns, now, memory_order_relaxed);
 		for (int i = 0; i < ne; i++) {
 			if (wc[i].status != IBV_WC_SUCCESS)
 				return wc_error(w, &wc[i], "receive");
@@ -1303,6 +1305,10 @@ int workers_start(struct rb_ctx *c, void *(*fn)(void *), char *err, size_t errle
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
 
 	atomic_store(&c->stop, 0);
+	if (c->stop_fd >= 0) { /* the last join's wake-up, if any, is spent */
+		uint64_t v;
+		(void)!read(c->stop_fd, &v, sizeof(v));
+	}
 	atomic_store(&c->arrived, 0);
 	atomic_store(&c->go, 0);
 	atomic_store(&c->warm, 0);
@@ -1343,6 +1349,12 @@ int workers_start(struct rb_ctx *c, void *(*fn)(void *), char *err, size_t errle
 int workers_join(struct rb_ctx *c, char *err, size_t errlen)
 {
 	int rc = 0;
+
+	if (c->stop_fd >= 0) { /* wake receive threads asleep on their channel */
+		uint64_t one = 1;
+		if (write(c->stop_fd, &one, sizeof(one)) < 0)
+			fprintf(stderr, "WARN eventfd write (stop): %s\n", strerror(errno));
+	}
 
 	for (unsigned i = 0; i < c->nw; i++) {
 		struct rb_worker *w = &c->w[i];

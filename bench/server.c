@@ -672,16 +672,20 @@ static int point_build(struct session *s, struct spoint *p, char *err, size_t er
  * good (UD and UC: no retransmission). Wait until `want` arrived, for at
  * most RECV_GRACE_MS, and give up earlier once none has arrived for the
  * quiet time: a lost message never comes, and a job of a sweep should not
- * pay the whole grace for it. The quiet time is RECV_QUIET_GAPS mean gaps
- * between receives in the window (duration mode: -D over the receives so
- * far), within RECV_QUIET_MIN_MS .. RECV_QUIET_MS (a stream of 1,000
- * receives a second waits 50 ms). A failed worker ends the wait.
+ * pay the whole grace for it. The quiet time counts from the latest
+ * receive, not from DONE: the client's drain after its window and DONE's
+ * way are already quiet time (the wait then ends at once when the window's
+ * last receive is that long ago). It is RECV_QUIET_GAPS mean gaps between
+ * receives in the window (duration mode: -D over the receives so far),
+ * within RECV_QUIET_MIN_MS .. RECV_QUIET_MS (a stream of 1,000 receives a
+ * second waits 50 ms). A failed worker ends the wait.
  */
 static void wait_late_recvs(struct rb_ctx *c, uint64_t want)
 {
 	uint64_t now = timing_now_ns();
 	uint64_t until = now + RECV_GRACE_MS * 1000000ull;
-	uint64_t seen = ctx_sum_recvs(c), quiet_since = now;
+	uint64_t seen = ctx_sum_recvs(c), last = ctx_last_recv_ns(c);
+	uint64_t quiet_since = last && last <= now ? last : now;
 	uint64_t quiet_ns = server_recv_quiet_ns(c->t.duration_ms, seen);
 
 	while (seen < want && now < until && now - quiet_since < quiet_ns &&
@@ -748,8 +752,9 @@ static void point_collect(struct rb_ctx *c, struct ctrl_done *d, uint64_t *first
 		d->bad_payloads += w->bad_payloads;
 		if (w->first_recv_ns && w->first_recv_ns < *first)
 			*first = w->first_recv_ns;
-		if (w->last_recv_ns > *last)
-			*last = w->last_recv_ns;
+		uint64_t l = atomic_load_explicit(&w->last_recv_ns, memory_order_relaxed);
+		if (l > *last)
+			*last = l;
 	}
 	d->active_ns = *first != UINT64_MAX && *last > *first ? *last - *first : 0;
 	if (t->validate) {

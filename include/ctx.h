@@ -130,7 +130,9 @@ struct rb_worker {
 	uint64_t ops_total;          /* completed in all phases */
 	uint64_t sends_total;        /* SEND/WRITE_IMM completed (receives consumed) */
 	_Atomic uint64_t recvs;      /* receives seen (server sink / pong) */
-	uint64_t first_recv_ns, last_recv_ns;
+	uint64_t first_recv_ns;      /* timing_now_ns() of the first receive, 0: none */
+	_Atomic uint64_t last_recv_ns; /* ...of the latest (read live by the
+	                                  server's late-receive wait) */
 	uint64_t bad_payloads;
 	uint64_t atomic_success;
 	/* perf counters of this thread over its measured phase (perfcount.h):
@@ -169,6 +171,9 @@ struct rb_ctx {
 	uint64_t create_ns;
 	/* run control */
 	_Atomic int stop;            /* set by the session thread: stop loops */
+	int stop_fd;                 /* eventfd(2) workers_join writes after stop, so that
+				      * a bw server's receive thread asleep on its CQ's
+				      * channel (post.c recv_idle) wakes at once; -1: none */
 	bool refused;                /* the last failure refused the configuration
 				      * (a value above a cap or below a need) before
 				      * anything ran: a usage error, not a fault */
@@ -293,5 +298,8 @@ uint64_t ctx_check_server_buffers(struct rb_ctx *c, uint64_t *sum, char *note, s
 
 /* Sums over workers. */
 uint64_t ctx_sum_recvs(struct rb_ctx *c);
+/* The latest receive of any worker, timing_now_ns(); 0 when none yet.
+ * Safe while the workers run (relaxed loads). */
+uint64_t ctx_last_recv_ns(struct rb_ctx *c);
 
 #endif /* RDMA_BENCH_CTX_H */
