@@ -131,6 +131,37 @@ CG
   [ "$output" = 0 ]
 }
 
+@test "ci/cg-objects.awk sums each object's own instructions: a call's inclusive line skipped, an object first named in cob= resolved, ob switches the current object" {
+  local f=$BATS_TEST_TMPDIR/cg.out
+  # main (tool) 5 + 7 own, its call into libc (inclusive 1000) not counted;
+  # libc first named by a call (cob=), then entered by id: 2 + 3 own; the
+  # provider 40 own (relative positions +1, -1 and * on cost lines)
+  cat > "$f" <<'CG'
+events: Ir
+summary: 57
+ob=(1) /usr/bin/tool
+fl=(1) tool.c
+fn=(1) main
+10 5
+cob=(2) /usr/lib/x86_64-linux-gnu/libc.so.6
+cfn=(2) write
+calls=1 0
+11 1000
++1 7
+ob=(2)
+fn=(2)
+0 2
+* 3
+ob=(3) /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so
+fn=(3) 0x3cc0
+-1 40
+CG
+  run awk -f "$ROOT/ci/cg-objects.awk" "$f"
+  [ "$status" -eq 0 ]
+  sorted=$(sort <<< "$output" | tr '\n' ';')
+  [ "$sorted" = "12 tool;40 librxe-rdmav34.so;5 libc.so.6;total 57;" ] || { echo "$output"; false; }
+}
+
 # ci/perftest-mean.awk: the untrimmed mean of perftest's -U samples (the
 # like-for-like latency row of make bench)
 @test "perftest -U samples: the mean of all of them, the two largest included; the table lines are not samples" {
