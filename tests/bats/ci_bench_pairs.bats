@@ -98,6 +98,17 @@ setup() {
   [[ $output == *"--sizes 64,32,64: 64 is given twice"* ]] || { echo "$output"; false; }
 }
 
+@test "ci/slow-mode.awk counts each tool's runs in the bed's slow mode (below 0.75x its best rate, above 1.33x its best latency) and the pairs in one mode; failed runs left out" {
+  # a run of make bench (32 B READ, 9 pairs): 7 and 6 slow, 4 pairs alike
+  run awk -v kind=bw -v a="0.0176 0.0164 0.0175 0.0176 0.0175 0.0318 0.0172 0.0170 0.0324" \
+    -v b="0.0176 0.0168 0.0306 0.0327 0.0171 0.0189 0.0181 0.0328 0.0179" -f "$ROOT/ci/slow-mode.awk"
+  [ "$status" -eq 0 ]
+  [ "$(echo $output)" = "7/9 6/9 4/9" ] || { echo "$output"; false; }
+  # latency: 1.33x the smallest; 20 is slow against 15, 19.9 is not
+  run awk -v kind=lat -v a="15 20 19.9" -v b="30 30 NA" -f "$ROOT/ci/slow-mode.awk"
+  [ "$(echo $output)" = "1/3 0/2 1/2" ] || { echo "$output"; false; }
+}
+
 @test "ci/cg-calls.awk sums the inclusive cost of every call of a function, its name given once (callgrind's name compression)" {
   local f=$BATS_TEST_TMPDIR/cg.out
   # qsort named at its first use (as a callee of main), called again from
