@@ -1305,10 +1305,6 @@ int workers_start(struct rb_ctx *c, void *(*fn)(void *), char *err, size_t errle
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
 
 	atomic_store(&c->stop, 0);
-	if (c->stop_fd >= 0) { /* the last join's wake-up, if any, is spent */
-		uint64_t v;
-		(void)!read(c->stop_fd, &v, sizeof(v));
-	}
 	atomic_store(&c->arrived, 0);
 	atomic_store(&c->go, 0);
 	atomic_store(&c->warm, 0);

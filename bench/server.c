@@ -745,16 +745,13 @@ static void point_collect(struct rb_ctx *c, struct ctrl_done *d, uint64_t *first
 	uint64_t sum = 0;
 
 	*first = UINT64_MAX;
-	*last = 0;
+	*last = ctx_last_recv_ns(c);
+	d->recvs = ctx_sum_recvs(c);
 	for (unsigned i = 0; i < c->nw; i++) {
 		struct rb_worker *w = &c->w[i];
-		d->recvs += atomic_load(&w->recvs);
 		d->bad_payloads += w->bad_payloads;
 		if (w->first_recv_ns && w->first_recv_ns < *first)
 			*first = w->first_recv_ns;
-		uint64_t l = atomic_load_explicit(&w->last_recv_ns, memory_order_relaxed);
-		if (l > *last)
-			*last = l;
 	}
 	d->active_ns = *first != UINT64_MAX && *last > *first ? *last - *first : 0;
 	if (t->validate) {

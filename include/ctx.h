@@ -173,7 +173,9 @@ struct rb_ctx {
 	_Atomic int stop;            /* set by the session thread: stop loops */
 	int stop_fd;                 /* eventfd(2) workers_join writes after stop, so that
 				      * a bw server's receive thread asleep on its CQ's
-				      * channel (post.c recv_idle) wakes at once; -1: none */
+				      * channel (post.c recv_idle) wakes at once; it stays
+				      * readable after: a server ctx runs its workers once
+				      * (one point); -1: none */
 	bool refused;                /* the last failure refused the configuration
 				      * (a value above a cap or below a need) before
 				      * anything ran: a usage error, not a fault */
