@@ -47,12 +47,17 @@ setup() {
 }
 
 @test "make bench's settings are refused on the host, before a VM boots" {
-  for v in "PAIRS=3" "ACK_TIMEOUT=40" "BW_SECS=0.5" "CLIENT_CPU=x" "CG_REPS=0"; do
+  for v in "PAIRS=3" "ACK_TIMEOUT=40" "BW_SECS=0.5" "CLIENT_CPU=x" "CLIENT_CPU=99" "CG_REPS=0"; do
     run env "$v" "$ROOT/ci/bench"
     [ "$status" -eq 2 ]
     [[ $output == *"ci/bench-run: ${v%%=*}="* ]]
     [[ $output != *"ci/vm"* ]]
   done
+  # a CPU the VM will not have: named with the VM's vCPUs and the knob
+  run env CLIENT_CPU=4 RB_VM_SMP=4 "$ROOT/ci/bench"
+  [ "$status" -eq 2 ]
+  [[ $output == *"CLIENT_CPU=4: the VM gets 4 vCPUs (RB_VM_SMP), CPUs 0..3"* ]]
+  [[ $output != *"ci/vm"* ]]
 }
 
 @test "ci/harness-overhead sends every size through the binary's option checks before it boots anything" {
