@@ -13,19 +13,27 @@
 #   make model      build/rb_model: the PCIe model (no RDMA device needed)
 #   make figure-2   Figure 2 from the model alone -> figures/out/figure-2.{png,pdf}
 #
-# Sources: every bench/*.c except bench/main.c and bench/model_main.c, and
-# bench/apps/*.c except bench/apps/seq_main.c (rdma_seq's main), go into
-# build/librdmabench.a;
-# every tests/unit/test_*.c becomes one cmocka test binary linked against it.
+# Sources, one folder per part (docs/ARCHITECTURE.md, "Layout"):
+#   bench/lib/         the benchmark library -> build/librdmabench.a
+#   bench/model/       the PCIe model (its pcie_* modules are in the
+#                      library too: rdma_bench's rows carry its limits)
+#   bench/rdma_bench/  the rdma_bench program
+#   bench/apps/        rdma_seq: rt/ (its runtime on the library), seq/
+#                      (the sequencer), kv/ (the key-value stores)
+# Each program's objects are listed by name below; every
+# tests/unit/test_*.c becomes one cmocka test binary linked against them.
 
 CC      ?= cc
 PKGS    := libibverbs librdmacm
 OPT     ?= -O2 -g
 CFLAGS  ?=
 CFLAGS  += -std=c11 -D_GNU_SOURCE $(OPT) -Wall -Wextra -Werror -Iinclude \
+           -Ibench/apps/rt -Ibench/apps/seq -Ibench/apps/kv \
            $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -libverbs -lrdmacm) -lpthread -lm
 BUILD   ?= build
+# objects, one folder per part of bench/ (build/obj/lib/ctx.o ...)
+OBJ      = $(BUILD)/obj
 # The source revision, stored in every CSV row (git_rev) even where the
 # binary runs without its tree (deployed to hosts); "+" marks local changes.
 GIT_REV := $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell git diff --quiet HEAD -- 2>/dev/null || echo +)
@@ -33,11 +41,19 @@ ifneq ($(GIT_REV),)
 CFLAGS  += -DRB_GIT_REV='"$(GIT_REV)"'
 endif
 
-# bench/apps/: applications on the library (the sequencer, rdma_seq); their
-# pure parts are in the library too, so unit tests link them.
-APP_SRC  := $(filter-out bench/apps/seq_main.c,$(wildcard bench/apps/*.c))
-LIB_SRC  := $(filter-out bench/main.c bench/model_main.c,$(wildcard bench/*.c)) $(APP_SRC)
-LIB_OBJ  := $(LIB_SRC:bench/%.c=$(BUILD)/%.o)
+LIB_NAMES   := cm cpustat ctrl ctrl_sock ctx device env errbuf gate guard guard_str \
+               hist layout log options output perfcount plan post qp signals timing \
+               units verb
+MODEL_NAMES := pcie_model pcie_host
+RB_NAMES    := client server report
+APP_NAMES   := rt/seq_rt rt/rpc seq/seq seq/seq_atomics seq/seq_herd seq/seq_spec \
+               kv/kv kv/mica kv/drtm kv/drtm_kv kv/seq_kv kv/zipf
+LIB_OBJ   := $(LIB_NAMES:%=$(OBJ)/lib/%.o) $(MODEL_NAMES:%=$(OBJ)/model/%.o)
+RB_OBJ    := $(RB_NAMES:%=$(OBJ)/rdma_bench/%.o)
+APP_OBJ   := $(APP_NAMES:%=$(OBJ)/apps/%.o)
+# every object but the programs' mains (what the unit tests link)
+ALL_OBJ   := $(LIB_OBJ) $(RB_OBJ) $(APP_OBJ)
+HEADERS   := $(wildcard include/*.h bench/apps/*/*.h)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
@@ -50,10 +66,10 @@ all: rdma_bench rdma_seq experiments/lib/knobs.tsv $(BUILD)/rb_model
 experiments/lib/knobs.tsv: rdma_bench
 	@./rdma_bench --list-knobs > $@.tmp && { cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@; }
 
-# The PCIe model's command line (bench/model_main.c): pure arithmetic,
+# The PCIe model's command line (bench/model/model_main.c): pure arithmetic,
 # linked without the verbs libraries, so it runs on any host.
 model: $(BUILD)/rb_model
-$(BUILD)/rb_model: $(BUILD)/model_main.o $(BUILD)/pcie_model.o $(BUILD)/units.o
+$(BUILD)/rb_model: $(OBJ)/model/model_main.o $(OBJ)/model/pcie_model.o $(OBJ)/lib/units.o
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
 # Figure 2 (PCIe per generation; DMA read vs MMIO bytes), analytic
@@ -67,11 +83,11 @@ figure-2: $(BUILD)/rb_model
 # `make` with nothing changed links nothing.
 # Linked to a temporary name and renamed into place, so a program still
 # running the old binary (a test in the VM, a server) is never rewritten.
-rdma_bench: $(BUILD)/main.o $(BUILD)/librdmabench.a build/variant
+rdma_bench: $(OBJ)/rdma_bench/main.o $(RB_OBJ) $(BUILD)/librdmabench.a build/variant
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@.tmp.$$$$ $(filter-out build/variant,$^) $(LDLIBS) && mv -f $@.tmp.$$$$ $@
 
-# the sequencer (bench/apps/seq_main.c): a second program on the same library
-rdma_seq: $(BUILD)/apps/seq_main.o $(BUILD)/librdmabench.a build/variant
+# the sequencer (bench/apps/seq/seq_main.c): a second program on the same library
+rdma_seq: $(OBJ)/apps/seq/seq_main.o $(APP_OBJ) $(BUILD)/librdmabench.a build/variant
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@.tmp.$$$$ $(filter-out build/variant,$^) $(LDLIBS) && mv -f $@.tmp.$$$$ $@
 
 # rewritten only when the BUILD folder differs from the last link's
@@ -79,16 +95,16 @@ build/variant: FORCE
 	@mkdir -p build
 	@echo '$(BUILD)' | cmp -s - $@ || echo '$(BUILD)' > $@
 
-$(BUILD)/%.o: bench/%.c $(wildcard include/*.h bench/apps/*.h) | $(BUILD)
+$(OBJ)/%.o: bench/%.c $(HEADERS) | $(BUILD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/librdmabench.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(BUILD)/librdmabench.a $(wildcard include/*.h)
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(RB_OBJ) $(APP_OBJ) $(BUILD)/librdmabench.a $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/librdmabench.a -lcmocka $(LDLIBS)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(RB_OBJ) $(APP_OBJ) $(BUILD)/librdmabench.a -lcmocka $(LDLIBS)
 
 $(BUILD):
 	mkdir -p $@
@@ -96,7 +112,7 @@ $(BUILD):
 # report.o carries the revision: rebuild it when the revision changes.
 $(BUILD)/git-rev: FORCE | $(BUILD)
 	@echo '$(GIT_REV)' | cmp -s - $@ || echo '$(GIT_REV)' > $@
-$(BUILD)/report.o: $(BUILD)/git-rev
+$(OBJ)/lib/env.o: $(BUILD)/git-rev
 .PHONY: FORCE
 FORCE:
 
@@ -107,14 +123,14 @@ debug:
 deps:
 	env/install-deps --test --coverage --vm
 
-# Also: no circular call dependency between bench/*.c files (a file that
+# Also: no circular call dependency between bench/**/*.c files (a file that
 # calls another must not be called back by it, directly or through others).
 unit: $(UNIT_BIN) $(BUILD)/tests/attack_probe $(BUILD)/tests/test_verb_dummy $(BUILD)/tests/test_knob_dummy
-	@tests/call-cycles $(LIB_OBJ) > /dev/null
+	@tests/call-cycles $(ALL_OBJ) > /dev/null
 
 # The verb table's recipe walked (tests/unit/verb_dummy.c): the table built
 # with one dummy row, linked with the parser and validation alone.
-DUMMY_SRC := bench/verb.c bench/options.c bench/units.c bench/errbuf.c
+DUMMY_SRC := bench/lib/verb.c bench/lib/options.c bench/lib/units.c bench/lib/errbuf.c
 $(BUILD)/tests/test_verb_dummy: tests/unit/verb_dummy.c tests/unit/unit.h $(DUMMY_SRC) $(wildcard include/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out --coverage,$(CFLAGS)) -DRB_VERB_TEST_DUMMY -Itests/unit -o $@ $< \
@@ -122,7 +138,7 @@ $(BUILD)/tests/test_verb_dummy: tests/unit/verb_dummy.c tests/unit/unit.h $(DUMM
 
 # The knob table's recipe walked (tests/unit/knob_dummy.c): one more sent
 # knob, linked with the parser, validation and the control encoding.
-KNOB_DUMMY_SRC := $(DUMMY_SRC) bench/ctrl.c bench/guard_str.c
+KNOB_DUMMY_SRC := $(DUMMY_SRC) bench/lib/ctrl.c bench/lib/guard_str.c
 $(BUILD)/tests/test_knob_dummy: tests/unit/knob_dummy.c tests/unit/unit.h $(KNOB_DUMMY_SRC) $(wildcard include/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out --coverage,$(CFLAGS)) -DRB_KNOB_TEST_DUMMY -Itests/unit -o $@ $< \

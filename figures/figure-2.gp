@@ -1,4 +1,4 @@
-# figures/figure-2.gp: Figure 2 from the PCIe model (bench/pcie_model.c),
+# figures/figure-2.gp: Figure 2 from the PCIe model (bench/model/pcie_model.c),
 # analytic: per PCIe generation, (a) one lane's payload rate and (b) the TLP
 # overhead (request and completion header + link + framing bytes); (c) bytes
 # on the bus to move N bytes host -> NIC by DMA read vs by MMIO.

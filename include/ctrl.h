@@ -33,7 +33,7 @@
  *   and the client's warm-up: C->S GATE (ready at the start barrier); the
  *   server answers GO when all N processes of that run id and point have
  *   sent GATE (or ERROR when they did not within the point's --timeout);
- *   every process starts its measured window at GO (bench/gate.c). Before
+ *   every process starts its measured window at GO (bench/lib/gate.c). Before
  *   GATE, and after the window before DONE, the client may send TIME probes,
  *   each answered at once with TIME (the server's clock), to learn the
  *   offset of the two clocks.
@@ -301,7 +301,7 @@ size_t ctrl_encode_cpu(uint8_t *buf, size_t cap, const struct ctrl_cpu *c);
 /* Bytes a SETUP with nqp QPs needs. */
 size_t ctrl_setup_size(uint32_t nqp);
 
-/* ---- socket side (bench/ctrl_sock.c) ---------------------------------- */
+/* ---- socket side (bench/lib/ctrl_sock.c) ---------------------------------- */
 
 /*
  * Turn Nagle's algorithm off on a control socket (TCP_NODELAY; errors

@@ -5,11 +5,11 @@
  * free it.
  *
  * Stages, in order (one file each):
- *   ctx_create()      bench/ctx.c   buffer, PD, MR, workers: CQs, QPs (RESET->INIT)
- *   ctx_negotiate()   bench/ctx.c   path MTU and max_rd_atomic from both SETUPs
- *   ctx_connect()     bench/qp.c    INIT->RTR->RTS (or UD AH), remote addresses into WRs
- *   worker threads    bench/post.c  post/poll loops (bw, lat, server pong and sink)
- *   ctx_destroy()     bench/ctx.c   everything, in reverse order
+ *   ctx_create()      bench/lib/ctx.c   buffer, PD, MR, workers: CQs, QPs (RESET->INIT)
+ *   ctx_negotiate()   bench/lib/ctx.c   path MTU and max_rd_atomic from both SETUPs
+ *   ctx_connect()     bench/lib/qp.c    INIT->RTR->RTS (or UD AH), remote addresses into WRs
+ *   worker threads    bench/lib/post.c  post/poll loops (bw, lat, server pong and sink)
+ *   ctx_destroy()     bench/lib/ctx.c   everything, in reverse order
  *
  * Buffer layout (identical on both ends, so the remote address of any slot
  * follows from the peer's base address; struct rb_layout):
@@ -226,13 +226,13 @@ int ctx_send_setup(const struct rb_ctx *c, int fd, int timeout_ms, char *err, si
 const char *ctx_worker_error(const struct rb_ctx *c);
 /* Path MTU and max_rd_atomic from both ends (rules in ctx.c); 0 or -1 with err. */
 int ctx_negotiate(struct rb_ctx *c, const struct ctrl_setup *remote, char *err, size_t errlen);
-/* Connect every QP to the peer's (bench/qp.c); 0 or -1 with err. */
+/* Connect every QP to the peer's (bench/lib/qp.c); 0 or -1 with err. */
 int ctx_connect(struct rb_ctx *c, const struct ctrl_setup *remote, char *err, size_t errlen);
 /* Post every receive slot of every QP (verbs that consume receives). */
 int ctx_post_recvs(struct rb_ctx *c, char *err, size_t errlen);
 void ctx_destroy(struct rb_ctx *c);
 
-/* QP stages (bench/qp.c). id != NULL: create on that rdma_cm id (-R). */
+/* QP stages (bench/lib/qp.c). id != NULL: create on that rdma_cm id (-R). */
 int qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q, struct rdma_cm_id *id,
 	      char *err, size_t errlen);
 int qp_to_init(struct rb_ctx *c, struct rb_qp *q, char *err, size_t errlen);
@@ -275,7 +275,7 @@ static inline uint8_t rb_pattern(uint64_t seed, enum rb_role role, uint32_t g, u
 	return v == RB_READ_SENTINEL ? (uint8_t)(RB_READ_SENTINEL ^ 0xffu) : v;
 }
 
-/* Worker threads (bench/post.c). Thread functions take a struct rb_worker *. */
+/* Worker threads (bench/lib/post.c). Thread functions take a struct rb_worker *. */
 void *worker_client_main(void *arg);
 void *worker_server_main(void *arg);
 /* Start / join all workers of c with fn; pins per c->cpus. */
@@ -290,7 +290,7 @@ int workers_join(struct rb_ctx *c, char *err, size_t errlen);
  */
 void ctx_release(struct rb_ctx *c);
 
-/* End-of-test checks of buffer contents (bench/post.c). */
+/* End-of-test checks of buffer contents (bench/lib/post.c). */
 /* Client: READ and WRITE ping-pong data (with --read-completion poll: every
  * READ slot used, against the pattern of the QP that last filled it);
  * returns mismatching QPs (READ slots with poll). */

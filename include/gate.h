@@ -11,7 +11,7 @@
  * then measures -D seconds from the release.
  *
  * The table is pure bookkeeping: no locks, no I/O, no clock reads (the
- * caller passes "now" in ns). bench/server.c holds it under its mutex and
+ * caller passes "now" in ns). bench/rdma_bench/server.c holds it under its mutex and
  * waits on a condition variable between calls. A barrier is keyed by
  * (run_id, point): point is the client's point number in its session
  * (size x repetition, from 0), so a -m list gets one barrier per size.

@@ -67,7 +67,7 @@ enum rb_perf_mode { RB_PERF_AUTO = 0, RB_PERF_ON, RB_PERF_OFF, RB_PERF_COUNT };
  * in wire order, X(name). Only the order lives here: every other fact of a
  * field that is a knob (option name, short flag, type, default, range, help
  * text, CSV column, whether the runner may sweep it) is its row of the knob
- * table, rb_knobs[] in bench/options.c, and a row whose storage is a
+ * table, rb_knobs[] in bench/lib/options.c, and a row whose storage is a
  * struct rb_test field is a knob that travels to the server ("sent" in
  * --list-knobs). tests/unit/test_knobs.c checks that each sent knob
  * round-trips through the TEST encoding. Times are milliseconds on the
@@ -245,7 +245,7 @@ int opts_parse(int argc, char **argv, struct rb_opts *o, char *err, size_t errle
 void opts_usage(FILE *f);
 
 /*
- * The knob table: one row per command-line option (bench/options.c). The
+ * The knob table: one row per command-line option (bench/lib/options.c). The
  * parser (getopt_long's option array and short-option string), --help,
  * the range checks of the command line and of a TEST from the wire, the
  * defaults, the CSV column names of the knobs (report.c) and the runner's
@@ -261,7 +261,7 @@ enum rb_knob_type {
 	RB_KT_STR,   /* text into a char array of width bytes */
 };
 enum rb_knob_where { RB_KW_NONE, RB_KW_TEST, RB_KW_OPTS };
-struct rb_parse; /* what opts_parse keeps between options (bench/options.c) */
+struct rb_parse; /* what opts_parse keeps between options (bench/lib/options.c) */
 enum {
 	RB_KF_SERVER  = 1u << 0, /* a server option (the client ignores it unless RB_KF_LIMIT) */
 	RB_KF_BOTH    = 1u << 1, /* an option of both roles */

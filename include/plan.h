@@ -1,6 +1,6 @@
 /*
  * plan.h - the data path's pure rules: what the posting and polling loops
- * (bench/post.c), QP setup (bench/qp.c) and the context (bench/ctx.c)
+ * (bench/lib/post.c), QP setup (bench/lib/qp.c) and the context (bench/lib/ctx.c)
  * decide, as functions of plain numbers, so that each rule is unit-tested
  * on the host (tests/unit/test_plan.c) without a device.
  *
@@ -8,7 +8,7 @@
  *  - hot-path rules (wr_id encoding, the signaling schedule, quotas, batch
  *    sizing, ring and window credit arithmetic): static inline below, no
  *    allocation, no locks, no formatting; the loops call them per WR;
- *  - setup rules (QP type, inline request, CQ sizes): bench/plan.c, called
+ *  - setup rules (QP type, inline request, CQ sizes): bench/lib/plan.c, called
  *    once per point. What a verb is (opcode, transports, access, receives)
  *    is the verb table's (verb.h).
  *
@@ -157,7 +157,7 @@ static inline uint8_t plan_next_tag(uint8_t tag)
 	return (uint8_t)(tag % 255 + 1);
 }
 
-/* ---- setup rules (bench/plan.c) ----------------------------------------- */
+/* ---- setup rules (bench/lib/plan.c) ----------------------------------------- */
 
 /* QP type of a transport code (RC, UC, UD); IBV_QPT_RC for unknown. */
 enum ibv_qp_type plan_qp_type(uint64_t transport);

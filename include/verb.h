@@ -5,7 +5,7 @@
  * none of them names a verb.
  *
  * Adding a verb: an RB_VERB_* code below (before RB_VERB_COUNT) and its
- * row in bench/verb.c; tests/unit/test_verb.c then checks the row against
+ * row in bench/lib/verb.c; tests/unit/test_verb.c then checks the row against
  * the IB spec's verb x transport matrix and that --verb NAME reaches it.
  * tests/unit/verb_dummy.c walks this recipe: built with RB_VERB_TEST_DUMMY,
  * the table has one more row, which the parser and validation take with
@@ -93,7 +93,7 @@ struct rb_verb_row {
 	bool counts_success;       /* compares: the old value tells success (CMP_SWAP) */
 };
 
-/* The table, indexed by RB_VERB_* (bench/verb.c). */
+/* The table, indexed by RB_VERB_* (bench/lib/verb.c). */
 extern const struct rb_verb_row rb_verb_rows[RB_VERB_COUNT];
 
 /* The row of verb v; NULL for v >= RB_VERB_COUNT. Inline: the posting and

@@ -229,7 +229,7 @@ rb_set_knob() {
 # rb_conf KEY DEFAULT
 rb_conf() { local v=${RB_CONF[$1]:-}; printf '%s' "${v:-$2}"; }
 
-# The knob table: rdma_bench's own (bench/options.c), as `rdma_bench
+# The knob table: rdma_bench's own (bench/lib/options.c), as `rdma_bench
 # --list-knobs` prints it, kept in lib/knobs.tsv by make (tests/bats/
 # knobs.bats checks that the file is the binary's output). Column 8 is the
 # runner's name of a knob the runner may sweep (its CSV column, or

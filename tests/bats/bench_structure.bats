@@ -1,18 +1,19 @@
 #!/usr/bin/env bats
 # The structure rules of bench/: what a verb is lives in the verb table
-# (bench/verb.c, include/verb.h) only, and no two bench/*.c files call
+# (bench/lib/verb.c, include/verb.h) only, and no two bench/*.c files call
 # each other in a circle (tests/call-cycles).
 
 ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 
-# Lines of C files under $1 (but bench/verb.c) that decide on a verb by name:
+# Lines of C files under $1/bench (but bench/lib/verb.c; rdma_seq's
+# applications in bench/apps/ pick the verb of each of their variants) that decide on a verb by name:
 # a switch on a verb, a case label of a verb, or a verb code other than
-# RB_VERB_COUNT (the table's size). The PCIe model (bench/pcie_model.c,
-# bench/model_main.c) has operation kinds of its own (enum pm_verb), matched
+# RB_VERB_COUNT (the table's size). The PCIe model (bench/model/pcie_model.c,
+# bench/model/model_main.c) has operation kinds of its own (enum pm_verb), matched
 # to the table's verbs by name (report.c: model_config).
 verb_decisions() {
-  grep -nE 'switch *\([^)]*verb|case +RB_VERB_|RB_VERB_[A-Z_]+' "$1"/bench/*.c \
-    | grep -vE '^[^:]*/bench/(verb|pcie_model|model_main)\.c:' | sed 's/RB_VERB_COUNT//g' \
+  grep -rnE --include='*.c' 'switch *\([^)]*verb|case +RB_VERB_|RB_VERB_[A-Z_]+' "$1"/bench --exclude-dir=apps \
+    | grep -vE '^[^:]*/bench/(lib/verb|model/pcie_model|model/model_main)\.c:' | sed 's/RB_VERB_COUNT//g' \
     | grep -E 'switch *\([^)]*verb|case +RB_VERB_|RB_VERB_[A-Z_]+' || true
 }
 
@@ -24,20 +25,19 @@ teardown() {
   rm -rf "$TMP"
 }
 
-@test "verb table: no switch, case or verb code outside bench/verb.c" {
+@test "verb table: no switch, case or verb code outside bench/lib/verb.c" {
   run verb_decisions "$ROOT"
   [ "$status" -eq 0 ]
   [ -z "$output" ] || { echo "verb decided outside the table:"; echo "$output"; false; }
 }
 
 @test "verb table: the check finds a switch on the verb planted in a copy of bench/" {
-  mkdir -p "$TMP/bench"
-  cp "$ROOT"/bench/*.c "$TMP/bench/"
-  printf 'int f(int verb)\n{\n\tswitch (verb) {\n\tdefault: return 0;\n\t}\n}\n' >> "$TMP/bench/post.c"
+  cp -r "$ROOT/bench" "$TMP/bench"
+  printf 'int f(int verb)\n{\n\tswitch (verb) {\n\tdefault: return 0;\n\t}\n}\n' >> "$TMP/bench/lib/post.c"
   run verb_decisions "$TMP"
   [[ $output == *"post.c:"*"switch (verb)"* ]] || { echo "$output"; false; }
-  cp "$ROOT"/bench/post.c "$TMP/bench/post.c"
-  printf 'int g(int v) { return v == RB_VERB_READ; }\n' >> "$TMP/bench/qp.c"
+  cp "$ROOT"/bench/lib/post.c "$TMP/bench/lib/post.c"
+  printf 'int g(int v) { return v == RB_VERB_READ; }\n' >> "$TMP/bench/lib/qp.c"
   run verb_decisions "$TMP"
   [[ $output == *"qp.c:"*"RB_VERB_READ"* ]] || { echo "$output"; false; }
 }
@@ -47,8 +47,10 @@ teardown() {
   make -s all > /dev/null
   local -a objs=()
   local f
-  for f in bench/*.c; do
-    [ "$f" = bench/main.c ] || objs+=("build/$(basename "${f%.c}").o")
+  for f in bench/*/*.c bench/apps/*/*.c; do
+    case $f in bench/rdma_bench/main.c | bench/model/model_main.c | bench/apps/seq/seq_main.c) continue ;; esac
+    f=${f#bench/}
+    objs+=("build/obj/${f%.c}.o")
   done
   run tests/call-cycles "${objs[@]}"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
@@ -82,14 +84,14 @@ teardown() {
 }
 
 @test "PSNs and nonces: no libc pseudo-random generator in bench/ (getrandom only)" {
-  run grep -nE '\b(lrand48|drand48|srand48|srand|rand|random|srandom)\(' "$ROOT"/bench/*.c
+  run grep -rnE --include='*.c' '\b(lrand48|drand48|srand48|srand|rand|random|srandom)\(' "$ROOT"/bench
   [ "$status" -eq 1 ] || { echo "$output"; false; }
-  run grep -c 'getrandom(' "$ROOT/bench/guard.c"
+  run grep -c 'getrandom(' "$ROOT/bench/lib/guard.c"
   [ "$output" -ge 1 ]
 }
 
 @test "function length: none over 100 lines in bench/ and bench/apps/" {
-  local -a files=("$ROOT"/bench/*.c "$ROOT"/bench/apps/*.c)
+  local -a files=("$ROOT"/bench/*/*.c "$ROOT"/bench/apps/*/*.c)
   [ "${#files[@]}" -gt 25 ]
   run "$ROOT/tests/func-lengths" -n 100 "${files[@]}"
   [ "$status" -eq 0 ]

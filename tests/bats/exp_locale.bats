@@ -106,7 +106,7 @@ SH
   [[ $output == *"-D/--duration '0,5': trailing ',5'"* ]]
   LANG=$COMMA_LOCALE LC_ALL=$COMMA_LOCALE run timeout 60 "$ROOT/rdma_bench" -c 127.0.0.1 -p 1 -D 0.5
   [[ $output != *"--duration"* ]] || { echo "$output"; false; }
-  run grep -n 'setlocale' "$ROOT"/bench/*.c
+  run grep -rn --include='*.c' 'setlocale' "$ROOT"/bench
   [ "$status" -eq 1 ]
 }
 

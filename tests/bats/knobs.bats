@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The knob table (bench/options.c) is the one place a knob is written: the
+# The knob table (bench/lib/options.c) is the one place a knob is written: the
 # runner's copy is the binary's --list-knobs output, the docs name exactly
 # the options it has (with its defaults and CSV columns), and no other file
 # of the program spells a knob's column or option name.
@@ -74,7 +74,7 @@ knob_field() { awk -F'\t' -v f="$1" '$f != "-" { print $f }' "$BATS_TEST_TMPDIR/
   for name in $(awk -F'|' '/^## / { s = ($0 ~ /^## Configuration/) } s && /^\| [a-z]/ && $2 !~ /^ column / {
         gsub(/ /, "", $2); n = split($2, a, ","); for (i = 1; i <= n; i++) print a[i] }' \
         "$ROOT/docs/csv.md"); do
-    knob_field 7 | grep -qx "$name" || grep -qF "\"$name\"" "$ROOT/bench/report.c" ||
+    knob_field 7 | grep -qx "$name" || grep -qF "\"$name\"" "$ROOT/bench/rdma_bench/report.c" ||
       extra="$extra $name"
   done
   [ -z "$extra" ] || { echo "csv.md configuration columns rdma_bench does not write:$extra"; return 1; }
@@ -84,16 +84,16 @@ knob_field() { awk -F'\t' -v f="$1" '$f != "-" { print $f }' "$BATS_TEST_TMPDIR/
   # defined: a long option's getopt entry, a CSV column written by hand, a
   # case label of the runner's map. (Messages that name an option, and code
   # that reads a column by name, such as the human table's column list, use
-  # the name: the CSV contract is to read columns by name. bench/model_main.c
+  # the name: the CSV contract is to read columns by name. bench/model/model_main.c
   # is rb_model, the PCIe model's own program: its options describe a
   # modelled configuration, not a run of rdma_bench.)
   local col opt hits bad=""
   while IFS=$'\t' read -r opt _ _ _ _ _ col _; do
-    hits=$(grep -lE -- "\\{ *\"${opt#--}\"," "$ROOT"/bench/*.c "$ROOT"/include/*.h |
-      grep -vE '/bench/(options|model_main)\.c$' || true)
+    hits=$(grep -lE -- "\\{ *\"${opt#--}\"," "$ROOT"/bench/lib/*.c "$ROOT"/bench/rdma_bench/*.c "$ROOT"/bench/model/*.c "$ROOT"/include/*.h |
+      grep -vE '/bench/(lib/options|model/model_main)\.c$' || true)
     [ -z "$hits" ] || bad="$bad $opt:$hits"
     [ "$col" != - ] || continue
-    hits=$(grep -lE -- "row_set_[a-z0-9]+\\([^,]*, *\"$col\"" "$ROOT"/bench/*.c | grep -v '/bench/options\.c$' || true)
+    hits=$(grep -lE -- "row_set_[a-z0-9]+\\([^,]*, *\"$col\"" "$ROOT"/bench/lib/*.c "$ROOT"/bench/rdma_bench/*.c "$ROOT"/bench/model/*.c | grep -v '/bench/lib/options\.c$' || true)
     [ -z "$hits" ] || bad="$bad $col:$hits"
     [ "$col" = procs ] || ! grep -qE "^[[:space:]]*$col\)" "$ROOT/experiments/lib/params.sh" ||
       bad="$bad $col:params.sh"
@@ -106,12 +106,12 @@ knob_field() { awk -F'\t' -v f="$1" '$f != "-" { print $f }' "$BATS_TEST_TMPDIR/
     | grep -v 'local_ack_timeout_err' | grep -vE -- '(->|\\.)ack_timeout\\b|RB_TEST_COL\\(ack_timeout\\)'"
   echo "$output"
   [[ $output == *"include/options.h:"*"X(ack_timeout)"* ]]
-  [[ $output == *"bench/options.c:"*"T(ack_timeout)"* ]]
+  [[ $output == *"bench/lib/options.c:"*"T(ack_timeout)"* ]]
   [[ $output == *"docs/csv.md:"*"| ack_timeout | code v"* ]]
-  # nothing else: the table (bench/options.c), the wire order (options.h),
+  # nothing else: the table (bench/lib/options.c), the wire order (options.h),
   # csv.md's line, the runner's generated copy, and the comments of rdma_seq
   # that say which TEST field carries which of its knobs (seq.h, drtm.h)
-  [ -z "$(grep -vE '^(bench/options\.c|include/options\.h|docs/csv\.md|experiments/lib/knobs\.tsv):|^include/(seq|drtm)\.h:[0-9]+: \*' <<< "$output")" ]
+  [ -z "$(grep -vE '^(bench/lib/options\.c|include/options\.h|docs/csv\.md|experiments/lib/knobs\.tsv):|^bench/apps/(seq/seq|kv/drtm)\.h:[0-9]+: \*' <<< "$output")" ]
 }
 
 @test "the runner maps a knob to its flag from the table (iters -> -n: echo took it for its own option)" {

@@ -18,7 +18,7 @@ ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
   cp -r "$ROOT/tests" "$ROOT/bench" "$ROOT/include" "$ROOT/Makefile" "$tmp/"
   run "$tmp/tests/mutate" --list
   [ "$status" -eq 0 ] || { rm -rf "$tmp"; echo "the copy itself fails: $output"; false; }
-  printf 'bench/ctrl.c\tno such text here\td->recvs\n' >> "$tmp/tests/mutate.swaps"
+  printf 'bench/lib/ctrl.c\tno such text here\td->recvs\n' >> "$tmp/tests/mutate.swaps"
   run "$tmp/tests/mutate" --list
   rm -rf "$tmp"
   [ "$status" -ne 0 ]

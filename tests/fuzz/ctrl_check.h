@@ -300,7 +300,7 @@ static inline int cc_check_roundtrip(struct cc_result *r, const uint8_t *buf, si
 
 /*
  * A TEST that test_validate() accepts must stay inside the ranges that
- * opts_parse() enforces on the command line (bench/options.c): the server
+ * opts_parse() enforces on the command line (bench/lib/options.c): the server
  * runs test_validate() on what arrives, so anything wider reaches it.
  */
 static inline int cc_check_test_caps(struct cc_result *r, const struct rb_test *t)

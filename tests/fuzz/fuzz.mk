@@ -77,8 +77,8 @@ fuzz-merge: fuzz-build
 
 # Linked with the few objects it uses, not the whole library, so it builds
 # while other parts of the binary are being written.
-GEN_OBJ := $(BUILD)/ctrl.o $(BUILD)/options.o $(BUILD)/units.o $(BUILD)/errbuf.o \
-           $(BUILD)/guard_str.o $(BUILD)/verb.o
+GEN_OBJ := $(OBJ)/lib/ctrl.o $(OBJ)/lib/options.o $(OBJ)/lib/units.o $(OBJ)/lib/errbuf.o \
+           $(OBJ)/lib/guard_str.o $(OBJ)/lib/verb.o
 $(BUILD)/gen_ctrl_corpus: tests/fuzz/gen_ctrl_corpus.c $(GEN_OBJ) $(wildcard include/*.h)
 	$(CC) $(CFLAGS) -o $@ $< $(GEN_OBJ)
 
@@ -90,7 +90,7 @@ fuzz-corpus: $(BUILD)/gen_ctrl_corpus
 
 # ./rdma_bench is the top Makefile's fixed output; the sanitized binary goes
 # to $(BUILD)/rdma_bench instead (BUILD=build/sanitize in the sub-make).
-$(BUILD)/rdma_bench: $(BUILD)/main.o $(BUILD)/librdmabench.a
+$(BUILD)/rdma_bench: $(OBJ)/rdma_bench/main.o $(RB_OBJ) $(BUILD)/librdmabench.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 sanitize-build:

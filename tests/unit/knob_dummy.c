@@ -3,7 +3,7 @@
  * with RB_KNOB_TEST_DUMMY (Makefile: test_knob_dummy), which adds one field
  * to the TEST wire order (RB_TEST_FIELDS_DUMMY, include/options.h) and one
  * row to the knob table ("dummy-knob", 0..9, default 3, column dummy_knob;
- * bench/options.c) and nothing else. The parser, its range check, --help,
+ * bench/lib/options.c) and nothing else. The parser, its range check, --help,
  * --list-knobs and the TEST encoding must take the knob from its row alone.
  *
  * `test_knob_dummy --list-knobs` prints the table's list instead of

@@ -1,5 +1,5 @@
 /*
- * test_drtm.c - emulated DrTM-KV's pure parts (drtm.h, bench/apps/drtm.c):
+ * test_drtm.c - emulated DrTM-KV's pure parts (drtm.h, bench/apps/kv/drtm.c):
  * the lock word (a lock and its release leave the next version, unlocked;
  * a failed CAS's retry word), the item layout and the GET check, the key
  * and operation choice (range, PUT share, Zipf's hottest key), the knobs

@@ -1,5 +1,5 @@
 /*
- * test_knobs.c - the knob table (options.h, bench/options.c) and what is
+ * test_knobs.c - the knob table (options.h, bench/lib/options.c) and what is
  * derived from it: the TEST encoding of the sent knobs, the defaults, the
  * range checks of the command line and of the wire, the CSV column names
  * and --help / --list-knobs.

@@ -1,5 +1,5 @@
 /*
- * test_kv.c - HERD-KV's pure parts (kv.h, bench/apps/kv.c): a request's
+ * test_kv.c - HERD-KV's pure parts (kv.h, bench/apps/kv/kv.c): a request's
  * round trip through a slot and the WRITE span ending on the arrival byte,
  * malformed slots refused, the region layout dense and disjoint, the slot
  * rings, and the knob checks naming value, limit and fix (value size above

@@ -1,6 +1,6 @@
 /*
  * test_mica.c - the key-value store of case study 2 (mica.h, bench/apps/
- * mica.c) and its key choice (zipf.h, bench/apps/zipf.c): GET/PUT and
+ * mica.c) and its key choice (zipf.h, bench/apps/kv/zipf.c): GET/PUT and
  * overwrite, a full bucket dropping its oldest entry (lossy index), tag
  * collisions told apart by the full key, the log's wrap and the eviction of
  * overwritten items, a hit never stale against a reference model, the

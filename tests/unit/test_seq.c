@@ -1,5 +1,5 @@
 /*
- * test_seq.c - the sequencer's pure parts (seq.h, bench/apps/seq.c): the
+ * test_seq.c - the sequencer's pure parts (seq.h, bench/apps/seq/seq.c): the
  * herd-rpc slot layout, Spec-S0's 64-bit reconstruction across the 2^32
  * wrap, batching accounting, the uniqueness check (a planted duplicate, a
  * gap and a stray value each fail, named), the configuration's checks and

@@ -2,7 +2,7 @@
  * verb_dummy.c - the recipe for a new verb, walked: this binary is built
  * with RB_VERB_TEST_DUMMY (Makefile: test_verb_dummy), which adds one code
  * (RB_VERB_DUMMY, include/verb.h) and one row ("dummy": a SEND by another
- * name, RC only; bench/verb.c) and nothing else. The parser, the
+ * name, RC only; bench/lib/verb.c) and nothing else. The parser, the
  * transport rule of validation and the lists the refusals offer must take
  * the new verb from its row alone.
  */

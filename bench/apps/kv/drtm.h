@@ -10,10 +10,10 @@
  *        release: FETCH_AND_ADD on the header word (owned -> unlocked, the
  *        version one higher): the paper's "two atomics" per PUT
  *
- * The pure parts are here (bench/apps/drtm.c, tests/unit/test_drtm.c): the
+ * The pure parts are here (bench/apps/kv/drtm.c, tests/unit/test_drtm.c): the
  * item layout, the lock word, the key and operation choice, the knobs and
  * their checks, their place in a TEST message and the end-of-point check.
- * The verbs side is bench/apps/drtm_kv.c (rdma_seq --variant drtm-kv).
+ * The verbs side is bench/apps/kv/drtm_kv.c (rdma_seq --variant drtm-kv).
  *
  * Item i (0..items-1) at byte i * DRTM_ITEM_BYTES of the server's buffer:
  *

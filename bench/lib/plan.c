@@ -2,7 +2,7 @@
  * plan.c - the data path's setup rules (plan.h): QP type, inline request
  * and CQ sizes. Pure
  * functions of the test description and the device's numbers; the verbs
- * calls that act on them are in bench/ctx.c and bench/qp.c. The per-WR
+ * calls that act on them are in bench/lib/ctx.c and bench/lib/qp.c. The per-WR
  * rules are static inline in include/plan.h.
  */
 #include <stdio.h>

@@ -3,10 +3,10 @@
  * resources on one side (struct seq_run), its threads (struct seq_thread),
  * and the table of variants (struct seq_variant_ops).
  *
- * A point, on each side (bench/apps/seq_main.c drives it):
- *   ops->create()    CQs and QPs (RESET->INIT, bench/qp.c), the buffer and
+ * A point, on each side (bench/apps/seq/seq_main.c drives it):
+ *   ops->create()    CQs and QPs (RESET->INIT, bench/lib/qp.c), the buffer and
  *                    its MR; fills run->eps, this side's QPs for SETUP
- *   ops->connect()   INIT->RTR->RTS against the peer's SETUP (bench/qp.c),
+ *   ops->connect()   INIT->RTR->RTS against the peer's SETUP (bench/lib/qp.c),
  *                    the peer's QPNs and addresses into the pre-built WRs,
  *                    the first receives posted
  *   ops->thread_main one thread per client thread (client) or per server
@@ -125,7 +125,7 @@ extern const struct seq_variant_ops seq_drtm_ops;     /* drtm_kv.c */
 int drtm_client_done(const struct seq_run *r, const struct ctrl_done *srv,
 		     struct drtm_counts *c, struct drtm_tally *t, char *err, size_t errlen);
 
-/* ---- helpers (bench/apps/seq_rt.c) -------------------------------------- */
+/* ---- helpers (bench/apps/rt/seq_rt.c) -------------------------------------- */
 
 /* PD, buffer of len bytes (page aligned, zeroed) and its MR with access. */
 int seq_run_alloc(struct seq_run *r, uint64_t len, int access, char *err, size_t errlen);
@@ -139,7 +139,7 @@ int seq_run_threads(struct seq_run *r, unsigned nth, unsigned nqp, unsigned scq_
 int seq_client_threads(struct seq_run *r, uint64_t area_bytes, int access, unsigned nqp,
 		       unsigned scq_depth, unsigned rcq_depth, char *err, size_t errlen);
 /*
- * Create q on the library's QP stage (bench/qp.c, qp_create + qp_to_init)
+ * Create q on the library's QP stage (bench/lib/qp.c, qp_create + qp_to_init)
  * with transport, verb (the access it grants), send queue sq, receive queue
  * rq (0: none), its CQs; psn random. Adds it to run->eps.
  */
@@ -185,7 +185,7 @@ int seq_sq_room(struct seq_thread *th, unsigned qi, uint64_t n, int timeout_ms, 
 
 void seq_run_destroy(struct seq_run *r);
 
-/* ---- HERD's RPC pattern (bench/apps/rpc.c), shared by herd-rpc and herd-kv --
+/* ---- HERD's RPC pattern (bench/apps/rt/rpc.c), shared by herd-rpc and herd-kv --
  * Requests: client thread i WRITEs (UC QP qps[0], talking to the server's
  * passive UC QP i) into slots of the server's request region; responses:
  * server threads answer by UD SEND_WITH_IMM from their ud_qps QPs to the

@@ -4,8 +4,8 @@
  *   rdma_bench -s [-p PORT] [--bind ADDR] [-d DEV] [-i PORT] [-x GID] [--once]
  *   rdma_bench -c HOST [test options]     (rdma_bench --help for all)
  *
- * Parses and validates the command line (bench/options.c), then hands over
- * to the server or the client role (bench/server.c, bench/client.c).
+ * Parses and validates the command line (bench/lib/options.c), then hands over
+ * to the server or the client role (bench/rdma_bench/server.c, bench/rdma_bench/client.c).
  * Exit status: 0 ok, 1 a point or session failed, 2 usage or setup error.
  */
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * zipf.c - Zipf key choice by rejection-inversion (include/zipf.h names
+ * zipf.c - Zipf key choice by rejection-inversion (bench/apps/kv/zipf.h names
  * the paper: Hormann and Derflinger, ACM TOMACS 1996). The continuous hat
  * h(x) = x^-theta over [0.5, n + 0.5] is inverted through its integral H;
  * a draw x rounds to k and is kept when it falls under the step of k's

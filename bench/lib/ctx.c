@@ -131,7 +131,7 @@ static int worker_qp_create(struct rb_ctx *c, struct rb_worker *w, unsigned q, b
 		if (!qp->cmp || !qp->ctr)
 			return rb_fail(err, errlen, "out of memory for atomic slots");
 	}
-	/* -R: rdma_cm creates the QP on its id later (bench/cm.c). */
+	/* -R: rdma_cm creates the QP on its id later (bench/lib/cm.c). */
 	if (!t->use_cm) {
 		if (qp_create(c, w, qp, NULL, err, errlen))
 			return -1;

@@ -1,7 +1,7 @@
 /*
  * seq_rt.c - the sequencer's shared verbs resources: PD, buffer and MR,
  * threads with their CQs, and QPs made and connected by the library's QP
- * stages (bench/qp.c: qp_create, qp_to_init, qp_to_rtr_rts), so every
+ * stages (bench/lib/qp.c: qp_create, qp_to_init, qp_to_rtr_rts), so every
  * transition is the one rdma_bench uses. See seq_rt.h.
  */
 #include <errno.h>
@@ -186,7 +186,7 @@ int seq_run_threads(struct seq_run *r, unsigned nth, unsigned nqp, unsigned scq_
 	return 0;
 }
 
-/* The rb_ctx the library's QP stages read (bench/qp.c): transport, verb
+/* The rb_ctx the library's QP stages read (bench/lib/qp.c): transport, verb
  * (access), queue depths, the RC timers' defaults, path MTU and the
  * negotiated READ/atomic depths. Built per call; owns nothing. */
 int seq_client_threads(struct seq_run *r, uint64_t area_bytes, int access, unsigned nqp,

@@ -1,8 +1,8 @@
 /*
  * layout.c - the registered buffer's layout of a test (layout_compute,
  * ctx.h): a pure function of the test, shared by the context that
- * allocates the buffer (bench/ctx.c) and the server's memory accounting
- * before it (bench/guard.c).
+ * allocates the buffer (bench/lib/ctx.c) and the server's memory accounting
+ * before it (bench/lib/guard.c).
  */
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /*
- * mica.c - the MICA-style partition of case study 2 (include/mica.h says
+ * mica.c - the MICA-style partition of case study 2 (bench/apps/kv/mica.h says
  * the layout and the lossy rules; MICA, Lim et al. NSDI 2014, Section 4.3,
  * cache mode). Pure: no verbs, no I/O, no locks (one thread per partition).
  */

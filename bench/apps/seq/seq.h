@@ -2,29 +2,29 @@
  * seq.h - case study 1 of the paper (Kalia et al., ATC 2016, Section 5.1,
  * "Networked sequencer"): a counter on a server that hands out unique,
  * increasing 64-bit numbers to many clients, built three ways. The program
- * is rdma_seq (bench/apps/seq_main.c), one file per variant:
+ * is rdma_seq (bench/apps/seq/seq_main.c), one file per variant:
  *
- *   atomics   bench/apps/seq_atomics.c  clients FETCH_AND_ADD one 8-byte
+ *   atomics   bench/apps/seq/seq_atomics.c  clients FETCH_AND_ADD one 8-byte
  *             counter in the server's memory over RC (no server CPU)
- *   herd-rpc  bench/apps/seq_herd.c     clients WRITE (UC) a request into
+ *   herd-rpc  bench/apps/seq/seq_herd.c     clients WRITE (UC) a request into
  *             their own slot of the server's request region; server threads
  *             poll the slots, take numbers from the counter and answer with
  *             a UD SEND (8-byte payload: the number) to the client's UD QP
- *   spec-s0   bench/apps/seq_spec.c     clients send header-only UD
+ *   spec-s0   bench/apps/seq/seq_spec.c     clients send header-only UD
  *             SEND_WITH_IMMs; server threads answer each with a header-only
  *             UD SEND_WITH_IMM whose immediate is the number's low 32 bits
- *   herd-kv   bench/apps/seq_kv.c       case study 2 (Section 5.2): herd-rpc's
+ *   herd-kv   bench/apps/kv/seq_kv.c       case study 2 (Section 5.2): herd-rpc's
  *             pattern carrying GET/PUT requests (kv.h) that server threads
  *             run against their MICA-style partitions (mica.h); each
  *             response also carries a number, so the uniqueness check
  *             proves every request was answered once
- *   drtm-kv   bench/apps/drtm_kv.c      case study 2's emulated DrTM-KV (drtm.h):
+ *   drtm-kv   bench/apps/kv/drtm_kv.c      case study 2's emulated DrTM-KV (drtm.h):
  *             GET = one READ of the item, PUT = CMP_AND_SWAP lock and
  *             FETCH_AND_ADD release on its header word (no server CPU)
  *
- * This header holds the pure parts (bench/apps/seq.c: no verbs, no I/O,
+ * This header holds the pure parts (bench/apps/seq/seq.c: no verbs, no I/O,
  * unit-tested in tests/unit/test_seq.c) and the shapes the variant files
- * share (bench/apps/seq_rt.h).
+ * share (bench/apps/rt/seq_rt.h).
  */
 #ifndef RDMA_BENCH_SEQ_H
 #define RDMA_BENCH_SEQ_H

@@ -4,7 +4,7 @@
  * slot a client WRITEs (UC) into the server's request region, the region's
  * layout over server threads and clients, the slot rings a client keeps,
  * and the checks of a point's key-value knobs. No verbs, no I/O
- * (bench/apps/kv.c, tests/unit/test_kv.c); the store is mica.h.
+ * (bench/apps/kv/kv.c, tests/unit/test_kv.c); the store is mica.h.
  *
  * Request slot (KV_SLOT_BYTES, two cache lines), laid out so that one
  * WRITE covers only what the request needs and ends with its arrival mark:

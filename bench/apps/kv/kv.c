@@ -1,5 +1,5 @@
 /*
- * kv.c - HERD-KV's request slot and knob checks (include/kv.h says the
+ * kv.c - HERD-KV's request slot and knob checks (bench/apps/kv/kv.h says the
  * layout and where it comes from). Pure: no verbs, no I/O.
  */
 #include <errno.h>

@@ -2,7 +2,7 @@
  * drtm_kv.c - emulated DrTM-KV (rdma_seq --variant drtm-kv; the paper's
  * Section 5.2, Figure 10): client threads run GETs and PUTs on the items in
  * the server's memory with one-sided verbs over RC, the server's CPU idle
- * (include/drtm.h: the item layout, the lock word and the checks).
+ * (bench/apps/kv/drtm.h: the item layout, the lock word and the checks).
  *
  *   GET  READ of the item (DRTM_ITEM_BYTES) into the slot's copy
  *   PUT  CMP_AND_SWAP(header, compare, compare | owner), retried until it

@@ -1,5 +1,5 @@
 /*
- * drtm.c - emulated DrTM-KV's pure parts (include/drtm.h says the item
+ * drtm.c - emulated DrTM-KV's pure parts (bench/apps/kv/drtm.h says the item
  * layout, the lock word and where they come from). No verbs, no I/O.
  */
 #include "drtm.h"   /* first: the header stands on its own */
