@@ -13,9 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "pcie_host.h"
 #include "pcie_model.h"
@@ -23,10 +20,6 @@
 #include "log.h"
 #include "timing.h"
 #include "units.h"
-
-#ifndef RB_GIT_REV
-#define RB_GIT_REV ""
-#endif
 
 const char *const report_table_cols[] = {
 	"thread", "verb", "transport", "test", "size_bytes", "ops", "duration_s", "mops", "gbps",
