@@ -16,6 +16,8 @@
 #                                                 the two-VM bed) -> figures/out/fault-loss.{png,pdf}
 #   make search [QUICK=1] [HOSTS=F] [SPACE=F]     search the knob space for anomalies (experiments/search)
 #                                                 -> results/search/RUN/{anomalies.md,figure.png,raw.csv}
+#   make report [RB_RESULTS=DIR]                  one offline HTML page of every run, claim and figure
+#                                                 -> results/report/index.html (experiments/report)
 #
 # Where a sweep runs (experiments/reproduce): HOSTS=FILE, else an ACTIVE
 # local RDMA port, else the soft-RoCE VM bed (ci/vm, two VMs; VMS=1: one).
@@ -97,6 +99,11 @@ figure- table-:
 	@echo "make $@: no number after '$@'; figures: $(RB_FIG_NUMS) (make figure-12); tables: $(RB_TAB_NUMS) (make table-3)" >&2; exit 2
 compare-:
 	@echo "make $@: no number after '$@'; compare-N for: $(patsubst compare-%,%,$(EXP_COMPARE)) (make compare-12)" >&2; exit 2
+
+# the evaluator's page: read the results folders, measure nothing
+.PHONY: report
+report:
+	experiments/report
 
 # figure-N, table-N or compare-N of a name with no experiment: say which
 # exist (as experiments/run NAME does) instead of make's "No rule", exit 2
