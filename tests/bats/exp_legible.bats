@@ -331,7 +331,7 @@ ud_summary() {
 @test "the sequencer's figures with no measured run: no empty measured panel, no empty axes" {
   plot figure-7 --reference-only
   [ "$status" -eq 0 ] || { echo "$output"; false; }
-  grep -qF 'TEXT (paper \(Section 5.1, Figure 7\)' "$GNUPLOT_LOG"
+  grep -qF 'TEXT (paper \(Section 4.2.1, Figure 7\)' "$GNUPLOT_LOG"
   run ! grep -q "^TEXT (measured" "$GNUPLOT_LOG"
   : > "$GNUPLOT_LOG"
   plot figure-8 --reference-only
