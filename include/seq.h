@@ -132,7 +132,7 @@ static inline uint64_t seq_s0_reconstruct(uint64_t ref, uint32_t low)
 }
 
 /*
- * Doorbell batching (the paper's Sections 3.1 and 4.2.1): a server thread finds
+ * Doorbell batching (the paper's Sections 3.1 and 4.2): a server thread finds
  * n responses in one poll pass; with batch on it posts them as linked lists
  * of at most cap WRs per ibv_post_send (one doorbell each), with batch off
  * one ibv_post_send per response. Returns the doorbells the pass rings.
