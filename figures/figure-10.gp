@@ -31,7 +31,7 @@ plot paper using (0):(100) every ::1::1 with table, paper using (column("x")):(p
 set table $CIB
 plot paper using (0):(100) every ::1::1 with table, paper using (column("x")):(pr(0)) with table if (isp("CIB"))
 unset table
-set multiplot layout 1,(hasdata ? 2 : 1) title (exists("figtitle") ? figtitle : "Figure 10: emulated DrTM-KV throughput vs PUT fraction")."\n".subtitle noenhanced
+set multiplot layout 1,(hasdata ? 2 : 1) title (exists("figtitle") ? figtitle : "Figure 10 (Section 4.3.2): emulated DrTM-KV throughput vs PUT fraction")."\n".subtitle noenhanced
 set xlabel "PUTs (% of operations; GET = 1 READ, PUT = CAS lock + FETCH_AND_ADD release)" noenhanced
 set xrange [-5:105]
 set xtics 0, 10, 100
@@ -46,7 +46,7 @@ if (hasdata) {
     unset label 90
     set format y "%g"
 }
-set title (hasdata ? "normalised to GET-only: measured".mtag." beside the paper (Section 5.2)" : "the paper (Section 5.2): throughput as % of GET-only, the two stated points per NIC") noenhanced
+set title (hasdata ? "normalised to GET-only: measured".mtag." beside the paper (Section 4.3.2)" : "the paper (Section 4.3.2): throughput as % of GET-only, the two stated points per NIC") noenhanced
 set ylabel "throughput (% of the GET-only rate)"
 # a little room below 0: the paper's 4 % at 100 % PUTs (ConnectX-3) sat
 # half under the x axis; the ticks still start at 0

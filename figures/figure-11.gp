@@ -51,7 +51,7 @@ xlo = exists("dxlo") ? dxlo : 4; xhi = exists("dxhi") ? dxhi : (hasdata ? 1024 :
 # span the whole panel (reference only)
 set label 1 "paper (CIB, small payloads):\n".paperlist at graph 0.98, graph (hasdata ? 0.72 : 0.4) right font ",7" noenhanced
 # no measured data: panel (a) alone (panel b has no reference)
-set multiplot layout 1,(hasdata ? (hasrecv ? 3 : 2) : 1) title (exists("figtitle") ? figtitle : "Figure 11: UD SEND throughput vs payload")."\n".subtitle noenhanced
+set multiplot layout 1,(hasdata ? (hasrecv ? 3 : 2) : 1) title (exists("figtitle") ? figtitle : "Figure 11 (Section 5.2.1): UD SEND throughput vs payload")."\n".subtitle noenhanced
 set logscale x 2
 set logscale y
 # reference only, within a decade: linear from 0 (common.gp: reflin)

@@ -23,7 +23,7 @@ sel(v, vb, tr) = (strcol("verb") eq vb && strcol("transport") eq tr) ? okv(v) : 
 set style line 31 lc rgb "#1f77b4" lw 4 pt 7 ps 0.9
 set style line 32 lc rgb "#d62728" lw 1.5 pt 4 ps 1.6
 # no measured data: the Gb/s panel alone (the Mops panel has no reference)
-set multiplot layout 1,(hasdata ? 2 : 1) title (exists("figtitle") ? figtitle : "Figure 12: inbound READ (RC) and UC WRITE throughput vs payload")."\n".subtitle noenhanced
+set multiplot layout 1,(hasdata ? 2 : 1) title (exists("figtitle") ? figtitle : "Figure 12 (Section 5.3.1): inbound READ (RC) and UC WRITE throughput vs payload")."\n".subtitle noenhanced
 set logscale x 2
 # x range from the data (figures/plot: dxlo, dxhi), else the paper's 4 to 1024 bytes
 if (exists("dxlo")) { set xrange [dxlo / 1.5 : dxhi * 1.5] } else { set xrange [2:2048] }

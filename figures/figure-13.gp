@@ -19,7 +19,7 @@ set table $REFLINE append separator comma
 plot ref using (column("window")):(refsel(column("mops_median"))) with table if (refsel(column("mops_median")) == refsel(column("mops_median")))
 unset table
 # one panel, as a multiplot: the title above, the key between it and the panel (common.gp)
-set multiplot layout 1,1 title (exists("figtitle") ? figtitle : "Figure 13: outbound all-signaled READ and WRITE throughput vs window")."\n".subtitle noenhanced
+set multiplot layout 1,1 title (exists("figtitle") ? figtitle : "Figure 13 (Section 5.3.2): outbound all-signaled READ and WRITE throughput vs window")."\n".subtitle noenhanced
 set logscale x 2
 set logscale y
 # reference only, within a decade: linear from 0 (common.gp: reflin)

@@ -12,7 +12,7 @@ xlo = exists("dxlo") ? dxlo : 1; xhi = exists("dxhi") ? dxhi : 1024
 pmax = 1024
 if (xhi < pmax) { xhi = pmax }
 # one panel, as a multiplot: the title above, the key between it and the panel (common.gp)
-set multiplot layout 1,1 title (exists("figtitle") ? figtitle : "Figure 14: atomics throughput vs number of counters")."\n".subtitle noenhanced
+set multiplot layout 1,1 title (exists("figtitle") ? figtitle : "Figure 14 (Section 5.4): atomics throughput vs number of counters")."\n".subtitle noenhanced
 set logscale x 2
 set logscale y
 # reference only, within a decade: linear from 0 (common.gp: reflin)

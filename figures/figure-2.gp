@@ -9,7 +9,7 @@ load figdir."/common.gp"
 # three panels: the TLP overhead (20-26 bytes, linear) has a panel of its
 # own; on a right-hand axis over the lane rates' log axis its lines crossed
 # the left axis' range and grid, and read as rates of 10000-40000 MB/s
-set multiplot layout 1,3 title "Figure 2: PCIe from the PCIe model (analytic, no measurement)\n".linkdesc."\n " noenhanced
+set multiplot layout 1,3 title "Figure 2 (Section 2.1): PCIe from the PCIe model (analytic, no measurement)\n".linkdesc."\n " noenhanced
 set title "(a) one lane's payload rate per generation" noenhanced
 set xlabel "PCIe generation"
 set ylabel "payload rate of one lane (MB/s, after 8b/10b or 128b/130b)"

@@ -25,7 +25,7 @@ set table $P5
 plot paper using (column("x")):(column("y")) with table if (isp("spec-s0"))
 unset table
 # no measured run: the paper's panel alone (no empty panel)
-set multiplot layout 1,(hasdata ? 2 : 1) title (exists("figtitle") ? figtitle : "Figure 7: sequencer throughput vs server threads")."\n".subtitle noenhanced
+set multiplot layout 1,(hasdata ? 2 : 1) title (exists("figtitle") ? figtitle : "Figure 7 (Section 4.2): sequencer throughput vs server threads")."\n".subtitle noenhanced
 set xlabel "server threads (atomics: 0, no server CPU)"
 set ylabel "throughput (Mrps, 10^6 requests/s)"
 set key top left font ",8"
@@ -64,7 +64,7 @@ if (hasdata) {
     unset label 90
     set format y "%g"
 }
-set title "paper (Section 5.1, Figure 7): Connect-IB, 70 client processes" noenhanced
+set title "paper (Section 4.2, Figure 7): Connect-IB, 70 client processes" noenhanced
 set xlabel "server cores (atomics: no server CPU, drawn at 0)"
 set xrange [-0.3:10.5]
 # a little below 0 (3 % of the paper's largest value): the atomics mark

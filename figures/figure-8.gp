@@ -9,7 +9,7 @@ load figdir."/common.gp"
 sel(v, b) = (strcol("batch") eq b) ? okv(v) : NaN
 # one panel, as a multiplot: the title above, the key between it and the
 # panel (common.gp), as in the other figures (a plain title sat under the key)
-set multiplot layout 1,1 title (exists("figtitle") ? figtitle : "Figure 8: Spec-S0 latency vs throughput")."\n".subtitle noenhanced
+set multiplot layout 1,1 title (exists("figtitle") ? figtitle : "Figure 8 (Section 4.2.2): Spec-S0 latency vs throughput")."\n".subtitle noenhanced
 set xlabel "throughput (Mrps, 10^6 requests/s; load = client threads x window)"
 set ylabel "latency per request, round trip at the client (us)"
 set key top left font ",8"
@@ -24,10 +24,10 @@ set offsets 0, graph 0.05, graph 0.25, graph 0.08
 if (!hasdata) {
     unset border; unset tics; unset xlabel; unset ylabel; unset grid; unset key
     set xrange [0:1]; set yrange [0:1]
-    set label 1 "no measured run: make figure-8 measures one\n\npaper (Section 5.1, Figure 8, Connect-IB): response batching raises Spec-S0's\nthroughput and costs at most about 1 us of latency at the same load" at graph 0.5, graph 0.5 center font ",10"
+    set label 1 "no measured run: make figure-8 measures one\n\npaper (Section 4.2.2, Figure 8, Connect-IB): response batching raises Spec-S0's\nthroughput and costs at most about 1 us of latency at the same load" at graph 0.5, graph 0.5 center font ",10"
     plot NaN notitle
 } else {
-    set label 1 "paper (Section 5.1, Figure 8, Connect-IB): response batching raises Spec-S0's\nthroughput and costs at most about 1 us of latency at the same load" at graph 0.98, graph 0.95 right font ",8"
+    set label 1 "paper (Section 4.2.2, Figure 8, Connect-IB): response batching raises Spec-S0's\nthroughput and costs at most about 1 us of latency at the same load" at graph 0.98, graph 0.95 right font ",8"
     # each point's load (clients x window) beside its mark: batch on above
     # it, batch off below it, so that the two series' labels at one load
     # do not overprint each other; each in its series' colour

@@ -43,7 +43,7 @@ set datafile separator comma
 set datafile columnheaders
 hasbound = (readmops == readmops)
 # no measured run: the paper's panel alone (no empty panel)
-set multiplot layout 1,(hasdata ? 2 : 1) title (exists("figtitle") ? figtitle : "Figure 9: HERD key-value throughput vs server threads")."\n".subtitle noenhanced
+set multiplot layout 1,(hasdata ? 2 : 1) title (exists("figtitle") ? figtitle : "Figure 9 (Section 4.3.1): HERD key-value throughput vs server threads")."\n".subtitle noenhanced
 set ylabel "throughput (Mrps, 10^6 GETs and PUTs/s)"
 set key font ",8" spacing 1.3
 set grid
@@ -82,7 +82,7 @@ if (hasdata) {
     unset label 90
     set format y "%g"
 }
-set title "paper (Section 5.2, Figure 9): Connect-IB" noenhanced
+set title "paper (Section 4.3.1, Figure 9): Connect-IB" noenhanced
 set xlabel "server cores"
 unset logscale y
 set xrange [0:15]

@@ -11,14 +11,14 @@ system(sprintf("%s -v fmt=csv '%s' '%s' > '%s.csv'", tawk, data, paper, out))
 # the Markdown table under the figure's title and subtitle (hardware,
 # repetitions and spread, QUICK or not)
 set print out.".md"
-print "# ".(exists("figtitle") ? figtitle : "Table 3: sequencer summary")
+print "# ".(exists("figtitle") ? figtitle : "Table 3 (Section 4.2): sequencer summary")
 print ""
 print subtitle
 print ""
 unset print
 system(sprintf("%s -v fmt=md '%s' '%s' >> '%s.md'", tawk, data, paper, out))
 # no measured run: the paper's panel alone (no empty panel)
-set multiplot layout 1,(hasdata ? 2 : 1) title (exists("figtitle") ? figtitle : "Table 3: sequencer summary")."\n".subtitle noenhanced
+set multiplot layout 1,(hasdata ? 2 : 1) title (exists("figtitle") ? figtitle : "Table 3 (Section 4.2): sequencer summary")."\n".subtitle noenhanced
 set style fill solid 0.6 border -1
 set boxwidth 0.6
 set xtics rotate by -20 noenhanced

@@ -10,7 +10,7 @@
 load figdir."/common.gp"
 limits = figdir."/reference/model-limits.csv"
 # no measured data: the paper's and the model's panels (no empty panel)
-set multiplot layout 1,(hasdata ? 3 : 2) title (exists("figtitle") ? figtitle : "Table 5: header-only vs regular SEND/RECV throughput")."\n".subtitle noenhanced
+set multiplot layout 1,(hasdata ? 3 : 2) title (exists("figtitle") ? figtitle : "Table 5 (Section 5.2.2): header-only vs regular SEND/RECV throughput")."\n".subtitle noenhanced
 set style fill solid 0.6 border -1
 set boxwidth 0.6
 set ylabel "throughput (Mops)"

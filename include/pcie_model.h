@@ -1,8 +1,8 @@
 /*
  * pcie_model.h - the PCIe cost of one RDMA operation, counted the way the
- * paper counts it (Kalia, Kaminsky, Andersen, ATC 2016: Section 2.2 for the
+ * paper counts it (Kalia, Kaminsky, Andersen, ATC 2016: Section 2.1 for the
  * PCIe terms, Section 3.1 and Appendix A for doorbells vs WQE-by-MMIO,
- * Section 5.1 for header-only SENDs): bytes on the bus per operation in each
+ * Section 5.2.2 for header-only SENDs): bytes on the bus per operation in each
  * direction, split by cause, and the throughput each bus resource allows.
  *
  * Pure arithmetic: no verbs, no device, no I/O. The link's facts are
@@ -24,7 +24,7 @@
 #include <stddef.h>
 
 /* The verbs the model knows; PM_SEND_IMM with payload 0 is the paper's
- * header-only SEND (Section 5.1: the message travels in the immediate). */
+ * header-only SEND (Section 5.2.2: the message travels in the immediate). */
 enum pm_verb { PM_WRITE, PM_READ, PM_SEND, PM_SEND_IMM };
 enum pm_transport { PM_RC, PM_UC, PM_UD };
 
@@ -119,7 +119,7 @@ struct pm_result {
 	unsigned wqe_lines;     /* its cache lines (its MMIO writes, its DMA read) */
 };
 
-/* The paper's hosts (Section 2.2, Appendix A; Connect-IB on PCIe 3.0 x16):
+/* The paper's hosts (Section 2.1, Appendix A; Connect-IB on PCIe 3.0 x16):
  * gen 3, 16 lanes, MPS 128, MRRS 512, RCB 64, 64-byte cache lines, 64-byte
  * CQEs holding 32 inline bytes, 175e6 MMIO cache lines/s, DMA read rate
  * derived (13443 MB/s). */

@@ -27,7 +27,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: rb_model [CONFIG] [LINK] [--csv]\n"
 		"       rb_model --figure2 lanes|bytes [LINK]\n"
-		"The PCIe cost of one RDMA operation (Kalia et al., ATC 2016, Section 2.2\n"
+		"The PCIe cost of one RDMA operation (Kalia et al., ATC 2016, Sections 2.1-2.2\n"
 		"and Appendix A): bytes host->NIC (down) and NIC->host (up) per operation by\n"
 		"cause, on the requester and on the responder, and the throughput the DMA\n"
 		"read rate, the NIC's MMIO rate and the link allow. Defaults: the paper's\n"

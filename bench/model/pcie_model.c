@@ -315,7 +315,7 @@ static void side_responder(const struct pm_config *c, const struct pm_link *l, s
 		 * headers, not descriptor bytes. Posting RECVs rings a doorbell
 		 * record in host memory on mlx4/mlx5 (no MMIO). */
 		dma_read(s, l, PM_RECV_DESC_READ, PM_SGE_BYTES, 1.0);
-		/* Section 5.1: a header-only SEND has no payload to DMA; with
+		/* Section 5.2.2: a header-only SEND has no payload to DMA; with
 		 * RECV inline a small payload travels inside the CQE.
 		 * model: on RoCE a UD RECV also gets the 40 B GRH written; the
 		 * paper's InfiniBand has none, not counted. */

@@ -71,7 +71,7 @@ setup() {
 @test "the shipped figure keeps its paper title; an unknown name is still refused" {
   PATH=$BATS_TEST_TMPDIR/bin:$PATH run "$R/figures/plot" figure-14 "$FIX/summary-figure-14.csv" --out "$BATS_TEST_TMPDIR/out"
   [ "$status" -eq 0 ]
-  grep -q "figtitle='Figure 14: Atomics throughput vs number of counters'" "$GNUPLOT_LOG"
+  grep -q "figtitle='Figure 14 (Section 5.4): Atomics throughput vs number of counters'" "$GNUPLOT_LOG"
   run "$R/figures/plot" no-such-experiment --out "$BATS_TEST_TMPDIR/out"
   [ "$status" -eq 2 ]
   [[ $output == *"no figure script for no-such-experiment"* ]]

@@ -54,7 +54,7 @@ table() { awk -f "$LIB/csv.awk" -f "$ROOT/figures/table-3.awk" -v fmt="$1" "$S7"
   [ -s "$o.png" ]
   [ "$(wc -l < "$o.csv")" -eq 6 ]
   # the Markdown opens with the figure's title and the subtitle's soft-RoCE label
-  [ "$(head -n 1 "$o.md")" = "# Table 3: Sequencer summary: peak and per-thread throughput per variant" ] || { head -n 3 "$o.md"; false; }
+  [ "$(head -n 1 "$o.md")" = "# Table 3 (Section 4.2): Sequencer summary: peak and per-thread throughput per variant" ] || { head -n 3 "$o.md"; false; }
   grep -q 'soft-RoCE (functional, not a hardware claim)' "$o.md"
   grep -q '^| peak atomics / spec-s0 |' "$o.md"
 }

@@ -1,6 +1,6 @@
 /*
  * test_pcie_model.c - the PCIe model (pcie_model.h) against the numbers the
- * paper states (Kalia, Kaminsky, Andersen, ATC 2016: Section 2.2, Appendix A,
+ * paper states (Kalia, Kaminsky, Andersen, ATC 2016: Sections 2.1-2.2, Appendix A,
  * Figure 11), and its accounting rules at their edges.
  *
  * Rounding: the paper states 26/22 B, 36/68 B, 1534 B, 1800 B and 87.5 Mops
@@ -45,7 +45,7 @@ static void run_bad(const struct pm_config *c, const struct pm_link *l, const ch
 	}
 }
 
-/* Section 2.2 / Appendix A: PCIe 3.0 request and completion TLPs add 26 and 22 B. */
+/* Section 2.1 / Appendix A: PCIe 3.0 request and completion TLPs add 26 and 22 B. */
 static void test_tlp_headers(void **state)
 {
 	(void)state;
@@ -201,7 +201,7 @@ static void test_large_payload_tlps(void **state)
 	assert_near(r.responder.down_total, 1024 + 4 * 22, 0);
 }
 
-/* Section 5.1: header-only SENDs need no payload DMA at the receiver;
+/* Section 5.2.2: header-only SENDs need no payload DMA at the receiver;
  * RECV inline puts small payloads in the CQE. */
 static void test_recv_side(void **state)
 {

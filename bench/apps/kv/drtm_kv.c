@@ -1,6 +1,6 @@
 /*
  * drtm_kv.c - emulated DrTM-KV (rdma_seq --variant drtm-kv; the paper's
- * Section 5.2, Figure 10): client threads run GETs and PUTs on the items in
+ * Section 4.3.2, Figure 10): client threads run GETs and PUTs on the items in
  * the server's memory with one-sided verbs over RC, the server's CPU idle
  * (bench/apps/kv/drtm.h: the item layout, the lock word and the checks).
  *

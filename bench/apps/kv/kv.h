@@ -1,6 +1,6 @@
 /*
  * kv.h - HERD-KV's pure parts (case study 2 of Kalia et al., ATC 2016,
- * Section 5.2; HERD, Kalia et al. SIGCOMM 2014, Section 3): the request
+ * Section 4.3.1; HERD, Kalia et al. SIGCOMM 2014, Section 3): the request
  * slot a client WRITEs (UC) into the server's request region, the region's
  * layout over server threads and clients, the slot rings a client keeps,
  * and the checks of a point's key-value knobs. No verbs, no I/O

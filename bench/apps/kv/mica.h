@@ -1,6 +1,6 @@
 /*
  * mica.h - the key-value store of case study 2 (Kalia et al., ATC 2016,
- * Section 5.2, "Key-value stores": HERD serving GET/PUT from a MICA-style
+ * Section 4.3.1, "Key-value stores": HERD serving GET/PUT from a MICA-style
  * store). The store follows MICA's cache mode (Lim et al., NSDI 2014,
  * Section 4.3): pure C, no verbs, no I/O, unit-tested in
  * tests/unit/test_mica.c.
@@ -46,7 +46,7 @@
 #define MICA_WAYS           8u           /* entries per bucket (one cache line) */
 #define MICA_KEY_BYTES      16u          /* HERD's and MICA's key size */
 #define MICA_MAX_VALUE      64u          /* value bytes at most (fits a request slot) */
-#define MICA_DEF_VALUE      32u          /* the paper's value size (Section 5.2) */
+#define MICA_DEF_VALUE      32u          /* the paper's value size (Section 4.3.1) */
 #define MICA_DEF_KEYS       (UINT64_C(1) << 16)   /* VM default keyspace */
 #define MICA_DEF_LOG_BYTES  (UINT64_C(8) << 20)   /* VM default log per thread */
 #define MICA_OFFSET_BITS    48u

@@ -1,5 +1,5 @@
 /*
- * seq_kv.c - HERD-KV (the paper's Section 5.2, case study 2; HERD, Kalia
+ * seq_kv.c - HERD-KV (the paper's Section 4.3.1, case study 2; HERD, Kalia
  * et al. SIGCOMM 2014): herd-rpc's pattern (seq_herd.c) carrying GET/PUT
  * requests. A client thread draws a key (uniform or Zipf, zipf.h), finds
  * the server thread owning its partition (mica_thread_of), takes a free

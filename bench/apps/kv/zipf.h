@@ -1,6 +1,6 @@
 /*
  * zipf.h - key choice for the key-value workloads of case study 2 (Kalia et
- * al., ATC 2016, Section 5.2): uniform, or Zipf with exponent theta (0.99
+ * al., ATC 2016, Section 4.3.1): uniform, or Zipf with exponent theta (0.99
  * in HERD's and MICA's skewed workloads). Pure, unit-tested in
  * tests/unit/test_mica.c against the expected frequencies.
  *

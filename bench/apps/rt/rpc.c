@@ -1,6 +1,6 @@
 /*
  * rpc.c - HERD's RPC pattern (Kalia et al., SIGCOMM 2014; the paper's
- * Sections 5.1 and 5.2), the part herd-rpc (seq_herd.c) and herd-kv
+ * Sections 4.2 and 4.3.1), the part herd-rpc (seq_herd.c) and herd-kv
  * (seq_kv.c) share: the QPs of both ends, the client's UC WRITE of a
  * request, the server's UD SEND_WITH_IMM responses of one poll pass
  * (doorbell-batched or not) and the client's loop. What a request and a

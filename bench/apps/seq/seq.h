@@ -1,5 +1,5 @@
 /*
- * seq.h - case study 1 of the paper (Kalia et al., ATC 2016, Section 5.1,
+ * seq.h - case study 1 of the paper (Kalia et al., ATC 2016, Section 4.2,
  * "Networked sequencer"): a counter on a server that hands out unique,
  * increasing 64-bit numbers to many clients, built three ways. The program
  * is rdma_seq (bench/apps/seq/seq_main.c), one file per variant:
@@ -13,7 +13,7 @@
  *   spec-s0   bench/apps/seq/seq_spec.c     clients send header-only UD
  *             SEND_WITH_IMMs; server threads answer each with a header-only
  *             UD SEND_WITH_IMM whose immediate is the number's low 32 bits
- *   herd-kv   bench/apps/kv/seq_kv.c       case study 2 (Section 5.2): herd-rpc's
+ *   herd-kv   bench/apps/kv/seq_kv.c       case study 2 (Section 4.3.1): herd-rpc's
  *             pattern carrying GET/PUT requests (kv.h) that server threads
  *             run against their MICA-style partitions (mica.h); each
  *             response also carries a number, so the uniqueness check
@@ -132,7 +132,7 @@ static inline uint64_t seq_s0_reconstruct(uint64_t ref, uint32_t low)
 }
 
 /*
- * Doorbell batching (the paper's Section 3.1 and 5.1): a server thread finds
+ * Doorbell batching (the paper's Sections 3.1 and 4.2): a server thread finds
  * n responses in one poll pass; with batch on it posts them as linked lists
  * of at most cap WRs per ibv_post_send (one doorbell each), with batch off
  * one ibv_post_send per response. Returns the doorbells the pass rings.

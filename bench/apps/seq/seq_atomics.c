@@ -1,5 +1,5 @@
 /*
- * seq_atomics.c - the atomics sequencer (the paper's Section 5.1, "one-sided
+ * seq_atomics.c - the atomics sequencer (the paper's Section 4.2.3, "one-sided
  * atomics"): every client thread keeps `window` FETCH_AND_ADD(+1) requests
  * outstanding on one 8-byte counter in the server's memory over its own RC
  * QP. The NIC does the work; the server's CPU only sets the counter up.

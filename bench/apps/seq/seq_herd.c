@@ -1,5 +1,5 @@
 /*
- * seq_herd.c - the HERD-RPC sequencer (the paper's Section 5.1; the RPC
+ * seq_herd.c - the HERD-RPC sequencer (the paper's Section 4.2; the RPC
  * pattern of HERD, SIGCOMM 2014). Client thread c WRITEs (UC) a request
  * word into slot k of its own part of the server's request region
  * (seq_slot_offset); server thread c % T polls its clients' slots, zeroes

@@ -1,6 +1,6 @@
 /*
  * seq_main.c - rdma_seq: the networked sequencer of the paper's case study 1
- * (Section 5.1), on the suite's library (device, control channel, QP
+ * (Section 4.2), on the suite's library (device, control channel, QP
  * stages, clock, histogram, rows).
  *
  *   rdma_seq -s [-p PORT] [--bind ADDR] [-d DEV] [-i IBPORT] [-x GIDIDX] [--once]

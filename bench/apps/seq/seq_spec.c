@@ -1,5 +1,5 @@
 /*
- * seq_spec.c - the Spec-S0 sequencer (the paper's Section 5.1, "Spec-S0"):
+ * seq_spec.c - the Spec-S0 sequencer (the paper's Section 4.2.1, "Spec-S0"):
  * header-only UD messages both ways. Client thread c keeps `window`
  * SEND_WITH_IMMs with no payload outstanding to server thread c % T's
  * receiving QP; the immediate names the client. The server thread polls its
