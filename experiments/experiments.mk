@@ -16,6 +16,9 @@
 #                                                 the two-VM bed) -> figures/out/fault-loss.{png,pdf}
 #   make search [QUICK=1] [HOSTS=F] [SPACE=F]     search the knob space for anomalies (experiments/search)
 #                                                 -> results/search/RUN/{anomalies.md,figure.png,raw.csv}
+#   make paper-status                             the paper map (docs/paper.md) on one screen: rows per
+#                                                 status (reproduced, QUICK-only, hardware-only, none),
+#                                                 the rows with no target listed
 #
 # Where a sweep runs (experiments/reproduce): HOSTS=FILE, else an ACTIVE
 # local RDMA port, else the soft-RoCE VM bed (ci/vm, two VMs; VMS=1: one).
@@ -73,6 +76,11 @@ $(EXP_ALL): experiments-deps
 .PHONY: figure-loss
 figure-loss: experiments-deps
 	QUICK=$(RB_QUICK) HOSTS=$(HOSTS) VMS=$(VMS) experiments/reproduce fault-loss || [ $$? = 3 ]
+
+# the paper map's summary (docs/paper.md; no build, no run)
+.PHONY: paper-status
+paper-status:
+	@experiments/paper-status
 
 # the knob-space search (experiments/search/README.md)
 .PHONY: search
