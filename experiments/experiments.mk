@@ -18,6 +18,13 @@
 #                                                 -> results/search/RUN/{anomalies.md,figure.png,raw.csv}
 #   make report [RB_RESULTS=DIR]                  one offline HTML page of every run, claim and figure
 #                                                 -> results/report/index.html (experiments/report)
+#   make table-1                                  Table 1 (verbs per transport, WQE header sizes) from
+#                                                 rdma_bench --list-verbs and the model -> figures/out/table-1.md
+#   make table-2 [MANIFEST=results/N/R/manifest.json]  Table 2: the paper's clusters beside a run's
+#                                                 hosts (default: the newest run) -> figures/out/table-2.md
+#   make paper-status                             the paper map (docs/paper.md) on one screen: rows per
+#                                                 status (reproduced, QUICK-only, hardware-only, none),
+#                                                 the rows with no target listed
 #
 # Where a sweep runs (experiments/reproduce): HOSTS=FILE, else an ACTIVE
 # local RDMA port, else the soft-RoCE VM bed (ci/vm, two VMs; VMS=1: one).
@@ -76,6 +83,19 @@ $(EXP_ALL): experiments-deps
 figure-loss: experiments-deps
 	QUICK=$(RB_QUICK) HOSTS=$(HOSTS) VMS=$(VMS) experiments/reproduce fault-loss || [ $$? = 3 ]
 
+# Tables 1 and 2 of the paper, generated (figures/paper-tables): no RDMA
+# device, no run (table-2 reads a finished run's manifest.json)
+.PHONY: table-1 table-2
+table-1: rdma_bench $(BUILD)/rb_model
+	figures/paper-tables table-1 --out figures/out/table-1.md
+table-2:
+	figures/paper-tables table-2 $(if $(MANIFEST),--manifest "$(MANIFEST)") --out figures/out/table-2.md
+
+# the paper map's summary (docs/paper.md; no build, no run)
+.PHONY: paper-status
+paper-status:
+	@experiments/paper-status
+
 # the knob-space search (experiments/search/README.md)
 .PHONY: search
 search: experiments-deps
@@ -93,7 +113,7 @@ experiments-list:
 # figure-, table- or compare- with no number (the pattern rule below needs
 # a stem, so make would look for figure-.o): the valid numbers, exit 2
 RB_FIG_NUMS := 2 $(patsubst figure-%,%,$(filter figure-%,$(EXP_FIGURES))) loss
-RB_TAB_NUMS := $(patsubst table-%,%,$(filter table-%,$(EXP_FIGURES)))
+RB_TAB_NUMS := 1 2 $(patsubst table-%,%,$(filter table-%,$(EXP_FIGURES)))
 .PHONY: figure- table- compare-
 figure- table-:
 	@echo "make $@: no number after '$@'; figures: $(RB_FIG_NUMS) (make figure-12); tables: $(RB_TAB_NUMS) (make table-3)" >&2; exit 2
@@ -108,4 +128,4 @@ report:
 # figure-N, table-N or compare-N of a name with no experiment: say which
 # exist (as experiments/run NAME does) instead of make's "No rule", exit 2
 figure-% table-% compare-%:
-	@echo "make: no experiment for '$@'; known: figure-2 figure-loss $(EXP_ALL); compare-N for: $(patsubst compare-%,%,$(EXP_COMPARE)) (make experiments-list)" >&2; exit 2
+	@echo "make: no experiment for '$@'; known: figure-2 figure-loss $(EXP_ALL) table-1 table-2; compare-N for: $(patsubst compare-%,%,$(EXP_COMPARE)) (make experiments-list)" >&2; exit 2

@@ -12,7 +12,7 @@
 # herd-rpc (baseline and batched) and atomics / spec-s0, each with the
 # range the repetitions allow ([NUM min / DEN max .. NUM max / DEN min])
 # and the paper's ratio beside it (its 1-core points for batching, its
-# peaks for the others).
+# peaks for the others; none where the paper states no peak).
 # Usage: awk -f experiments/lib/csv.awk -f figures/table-3.awk -v fmt=csv|md
 #        SUMMARY.csv PAPER.csv
 function c(name) { return (name in idx) ? csv_val(f[idx[name]]) : "" }
@@ -61,9 +61,13 @@ file == 2 {
     if (c("figure") != "fig7" || c("kind") != "point") next
     s = c("series"); y = c("y")
     if (!(s in pbest) || y + 0 > pbest[s] + 0) { pbest[s] = y; pth[s] = c("x") }
-    pp[s, c("x")] = y
+    pp[s, c("x")] = y; pn[s]++
 }
 END {
+    # the paper states a peak only for a series it gives at more than one
+    # core count, or at one count other than 1 core (Section 4.2: the
+    # baseline and the 1-QP batched sequencer are stated at 1 core only)
+    for (s in pbest) if (pn[s] == 1 && pth[s] == "1") { p1[s] = pbest[s]; delete pbest[s] }
     hdr = "series,server_threads_at_peak,peak_mrps,peak_mrps_min,peak_mrps_max,peak_mrps_cv_pct,reps,mrps_per_server_thread,resp_per_doorbell,paper_cores_at_peak,paper_peak_mrps,paper_mrps_per_core,paper_cluster"
     if (fmt == "csv") print hdr
     else {
@@ -73,15 +77,15 @@ END {
     for (i = 1; i <= ns; i++) {
         s = order[i]
         pt = (s in best && s != "atomics" && bth[s] + 0 > 0) ? best[s] / bth[s] : ""
-        ppc = (s in pbest && s != "atomics" && pth[s] + 0 > 0) ? pbest[s] / pth[s] : ""
+        ppc = (s in pbest && s != "atomics" && pth[s] + 0 > 0) ? pbest[s] / pth[s] : (s in p1) ? p1[s] : ""
         if (fmt == "csv")
             printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", s, bth[s], best[s], bmin[s], bmax[s], bcv[s], breps[s],
-                fmtn(pt, 6), brpd[s], pth[s], pbest[s], fmtn(ppc, 2), (s in pbest) ? "CIB" : ""
+                fmtn(pt, 6), brpd[s], (s in pbest) ? pth[s] : "", pbest[s], fmtn(ppc, 2), (s in pbest || s in p1) ? "CIB" : ""
         else
             printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", label[s],
                 (s in best) ? sprintf("%.3g [%.3g..%.3g], %s %%", best[s], bmin[s], bmax[s], (bcv[s] == "" ? "-" : sprintf("%.0f", bcv[s]))) : "not measured",
                 (s in best) ? bth[s] : "-", num(pt) ? sprintf("%.3g", pt) : "-", num(brpd[s]) ? sprintf("%.1f", brpd[s]) : "-",
-                (s in pbest) ? pbest[s] : "-", (s in pbest) ? (pth[s] == "" ? "no server CPU" : pth[s]) : "-", num(ppc) ? sprintf("%.1f", ppc) : "-"
+                (s in pbest) ? pbest[s] : (s in p1) ? "not stated" : "-", (s in pbest) ? (pth[s] == "" ? "no server CPU" : pth[s]) : "-", num(ppc) ? sprintf("%.1f", ppc) : "-"
     }
     if (fmt != "md") exit
     print "\nRatios (measured median [range over the repetitions]; the paper's beside):\n"

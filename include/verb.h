@@ -21,6 +21,7 @@
 #define RDMA_BENCH_VERB_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -139,5 +140,15 @@ bool verb_is_rdma(uint64_t v);         /* needs remote addr + rkey */
 /* Latency kind: "rtt" (READ, atomics) or "one_way" (SEND, WRITE ping-pong:
  * rtt / 2); "?" for an unknown code. */
 const char *verb_lat_kind(uint64_t v);
+
+/* --list-verbs: the table, one line per verb in table order, 7
+ * tab-separated fields: name; the transports that have it, comma-separated
+ * (rc,uc,ud; the paper's Table 1, IB spec 9.4); kind (rdma: names a remote
+ * address and rkey; atomic: an 8-byte atomic on a remote counter; message:
+ * consumes the peer's RECV); imm (carries 32 bits of immediate) or -; recv
+ * (the responder consumes a RECV) or -; inline (a local payload the WQE may
+ * carry) or -; latency kind (rtt or one_way). docs/rdma_bench.md, "Verb
+ * list". Writes to f; no error is reported (a stdio stream's). */
+void verb_list(FILE *f);
 
 #endif /* RDMA_BENCH_VERB_H */

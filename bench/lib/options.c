@@ -633,7 +633,7 @@ struct rb_parse {
 	const char *sizes_arg;    /* -m's list (parsed once every option is known) */
 	const char *client_opt;   /* the first option a server refuses */
 	const char *server_only;  /* the last server limit given (a client refuses it) */
-	char print;               /* 'h' --help, 'l' --list-knobs, 'v' --version: after parsing */
+	char print;               /* 'h' --help, 'l' --list-knobs, 'b' --list-verbs, 'v' --version: after parsing */
 	/* the first value of every setting given so far (check_given) */
 	struct given_opt {
 		const struct rb_knob *k;
@@ -647,7 +647,7 @@ struct rb_parse {
 
 /* the rows' own parsers (rb_knob_act), defined after the table */
 static rb_knob_act act_server, act_client, act_sizes, act_cpus, act_run_id, act_help,
-	act_version, act_list;
+	act_version, act_list, act_list_verbs;
 
 /* Where a row's value lives: a field of struct rb_test (sent to the
  * server), of struct rb_opts, or of its struct rb_limits. */
@@ -874,6 +874,9 @@ static const struct rb_knob knobs[] = {
 #endif
 	{ .name = "list-knobs", FLAG, BOTH, .act = act_list,
 	  .help = "every option as one tab-separated line (docs/rdma_bench.md)" },
+	{ .name = "list-verbs", FLAG, BOTH, .act = act_list_verbs,
+	  .help = "every verb as one tab-separated line: name, transports,\n"
+		  "kind, imm, recv, inline, latency (docs/rdma_bench.md)" },
 	{ .name = "help", .shortopt = 'h', FLAG, BOTH, .act = act_help, .help = "this text" },
 	{ .name = "version", FLAG, BOTH, .act = act_version,
 	  .help = "the version: git revision and control protocol" },
@@ -1206,13 +1209,24 @@ static int act_list(const char *a, struct rb_opts *o, struct rb_parse *ps, char 
 	return 0;
 }
 
-/* The first of --help, --list-knobs, --version given: print it (1). */
+static int act_list_verbs(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
+			  size_t errlen)
+{
+	(void)a, (void)o, (void)err, (void)errlen;
+	ps->print = ps->print ? ps->print : 'b';
+	return 0;
+}
+
+/* The first of --help, --list-knobs, --list-verbs, --version given: print
+ * it (1). */
 static int print_and_stop(const struct rb_parse *ps, struct rb_opts *o)
 {
 	if (ps->print == 'h')
 		opts_usage(stdout);
 	else if (ps->print == 'l')
 		opts_list_knobs(stdout);
+	else if (ps->print == 'b')
+		verb_list(stdout);
 	else
 		o->version = true;
 	return 1;

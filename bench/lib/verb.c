@@ -195,3 +195,25 @@ const char *verb_lat_kind(uint64_t v)
 		return "?";
 	return rb_verb_rows[v].lat == RB_LAT_RTT ? "rtt" : "one_way";
 }
+
+/* ---- --list-verbs --------------------------------------------------------- */
+
+void verb_list(FILE *f)
+{
+	static const char *const tr_names[RB_TR_COUNT] = { "rc", "uc", "ud" };
+
+	for (unsigned v = 0; v < RB_VERB_COUNT; v++) {
+		const struct rb_verb_row *r = &rb_verb_rows[v];
+		char trs[16] = "";
+		size_t n = 0;
+
+		for (unsigned t = 0; t < RB_TR_COUNT; t++)
+			if (r->on[t])
+				n += (size_t)snprintf(trs + n, sizeof(trs) - n, "%s%s", n ? "," : "",
+						      tr_names[t]);
+		fprintf(f, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r->name, n ? trs : "-",
+			r->atomic ? "atomic" : r->rdma ? "rdma" : "message", r->imm ? "imm" : "-",
+			r->consumes_recv ? "recv" : "-", r->inline_ok ? "inline" : "-",
+			verb_lat_kind(v));
+	}
+}

@@ -20,7 +20,9 @@ table() { awk -f "$LIB/csv.awk" -f "$ROOT/figures/table-3.awk" -v fmt="$1" "$S7"
   [[ ${lines[0]} == series,server_threads_at_peak,peak_mrps,* ]]
   # atomics: no server thread, so no per-thread rate; the paper's 2.24 Mrps
   [ "${lines[1]}" = "atomics,0,0.001468,0.001264,0.001612,12.1,3,,,,2.24,,CIB" ] || { echo "${lines[1]}"; false; }
-  [ "${lines[3]}" = "herd-rpc-batching,1,0.000334,0.000314,0.000504,27.2,3,0.000334,11.043,5,69.5,13.90,CIB" ] || { echo "${lines[3]}"; false; }
+  # the paper states the 1-QP batched sequencer at 1 core only (Section
+  # 4.2, 16.6 Mrps): no paper peak, its per-core rate beside
+  [ "${lines[3]}" = "herd-rpc-batching,1,0.000334,0.000314,0.000504,27.2,3,0.000334,11.043,,,16.60,CIB" ] || { echo "${lines[3]}"; false; }
   # spec-s0: the peak is at 1 server thread (0.00047), not the 2-thread point
   # (0.000266); the paper's only point: 122 Mrps on 10 cores
   [ "${lines[5]}" = "spec-s0,1,0.00047,0.00032,0.000542,25.5,3,0.000470,9.941,10,122,12.20,CIB" ] || { echo "${lines[5]}"; false; }
@@ -29,11 +31,12 @@ table() { awk -f "$LIB/csv.awk" -f "$ROOT/figures/table-3.awk" -v fmt="$1" "$S7"
 @test "table-3 Markdown: the table and the Ratios, each with its spread and the paper's ratio" {
   run table md
   [ "$status" -eq 0 ]
-  [[ $output == *"| herd-rpc + doorbell batching | 0.000334 [0.000314..0.000504], 27 % | 1 | 0.000334 | 11.0 | 69.5 | 5 | 13.9 |"* ]] || { echo "$output"; false; }
+  [[ $output == *"| herd-rpc + doorbell batching | 0.000334 [0.000314..0.000504], 27 % | 1 | 0.000334 | 11.0 | not stated | - | 16.6 |"* ]] || { echo "$output"; false; }
   [[ $output == *"| atomics (FETCH_AND_ADD) | 0.00147 [0.00126..0.00161], 12 % | 0 | - | - | 2.24 | no server CPU | - |"* ]] || { echo "$output"; false; }
   # 0.000334 / 0.00022; 0.000314 / 0.000466 .. 0.000504 / 0.000206; paper 16.6 / 7.0
   [[ $output == *"| herd-rpc batched / not, 1 server thread(s) | 1.52 [0.67..2.45] | 2.37 |"* ]] || { echo "$output"; false; }
-  [[ $output == *"| peak spec-s0 / herd-rpc baseline | 2.14 [0.69..2.63] | 7.33 |"* ]] || { echo "$output"; false; }
+  # no paper ratio of peaks where the paper states no peak (the baseline: 1 core only)
+  [[ $output == *"| peak spec-s0 / herd-rpc baseline | 2.14 [0.69..2.63] | - |"* ]] || { echo "$output"; false; }
   [[ $output == *"| peak atomics / spec-s0 | 3.12 [2.33..5.04] | 0.02 |"* ]] || { echo "$output"; false; }
 }
 

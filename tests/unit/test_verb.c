@@ -264,6 +264,42 @@ static void every_row_is_reachable_from_the_command_line(void **state)
 	assert_int_equal(verb_by_name(""), -1);
 }
 
+/* --list-verbs: one line per row, 7 tab-separated fields, the transports
+ * field the row's own (the paper's Table 1 is drawn from these lines). */
+static void list_verbs_prints_each_row(void **state)
+{
+	(void)state;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_non_null(f);
+	verb_list(f);
+	assert_int_equal(fclose(f), 0);
+	char *save = NULL, *line = strtok_r(text, "\n", &save);
+	for (unsigned v = 0; v < RB_VERB_COUNT; v++, line = strtok_r(NULL, "\n", &save)) {
+		char want[32] = "";
+		size_t n = 0, tabs = 0;
+		static const char *const tr[RB_TR_COUNT] = { "rc", "uc", "ud" };
+		if (!line)
+			fail_msg("--list-verbs: %u lines, the table has %d rows", v, RB_VERB_COUNT);
+		for (const char *c = line; *c; c++)
+			tabs += *c == '\t';
+		if (tabs != 6)
+			fail_msg("--list-verbs line \"%s\": %zu fields, want 7", line, tabs + 1);
+		for (unsigned t = 0; t < RB_TR_COUNT; t++)
+			if (verb_on_transport(v, t))
+				n += (size_t)snprintf(want + n, sizeof(want) - n, "%s%s", n ? "," : "", tr[t]);
+		char head[64];
+		snprintf(head, sizeof(head), "%s\t%s\t", verb_name(v), want);
+		if (strncmp(line, head, strlen(head)) != 0)
+			fail_msg("--list-verbs line \"%s\" does not start \"%s\"", line, head);
+		if (strcmp(line + strlen(line) - strlen(verb_lat_kind(v)), verb_lat_kind(v)) != 0)
+			fail_msg("--list-verbs line \"%s\" does not end with %s", line, verb_lat_kind(v));
+	}
+	assert_null(line);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +311,7 @@ int main(void)
 		cmocka_unit_test(receives_and_server_workers_where_the_verb_needs_them),
 		cmocka_unit_test(hooks_set_operands_and_checks),
 		cmocka_unit_test(every_row_is_reachable_from_the_command_line),
+		cmocka_unit_test(list_verbs_prints_each_row),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
