@@ -33,12 +33,14 @@ plant_map() {
   cp "$ROOT/experiments/paper-status" "$root/experiments/"
   printf '%s\n' "claim.fast = ratio a=1 / a=0 metric=mops >= 2" \
     "claim.fast.paper = Section 5.1 (Figure 7): a sequencer claim under the PCIe models' number" \
+    "claim.slow = ratio a=1 / a=0 metric=mops >= 2" \
     "claim.slow.paper = Figure 9 text: no section at all" > "$root/experiments/x/params"
   plant_map "| F7 | 4.2 | Figure 7: 7.0 Mrps | figure-7 | x:fast, x:slow | - | CIB | QUICK-only |" \
-            "| 5.1-models | 5.1 | PCIe models | make model | - | - | none | reproduced |"
+            "| 5.1-models | 5.1 | PCIe models | make model | x:gone | - | none | reproduced |"
   cp "$BATS_TEST_TMPDIR/map.md" "$root/docs/paper.md"
   run python3 "$CHECK" claims "$root"
   [ "$status" -eq 1 ]
+  [[ $output == *"docs/paper.md:6: row 5.1-models names claim x:gone, which no experiments/*/params defines"* ]] || { echo "$output"; false; }
   [[ $output == *"x:fast: cites Section 5.1; the map lists it under Section 4.2"* ]] || { echo "$output"; false; }
   [[ $output == *"x:slow: its text cites no section"* ]] || { echo "$output"; false; }
 }
