@@ -16,6 +16,7 @@
 #                                                 the two-VM bed) -> figures/out/fault-loss.{png,pdf}
 #   make search [QUICK=1] [HOSTS=F] [SPACE=F]     search the knob space for anomalies (experiments/search)
 #                                                 -> results/search/RUN/{anomalies.md,figure.png,raw.csv}
+#   make reproduce [QUICK=1] [HOSTS=F]            every figure and table in turn, then make report
 #   make report [RB_RESULTS=DIR]                  one offline HTML page of every run, claim and figure
 #                                                 -> results/report/index.html (experiments/report)
 #   make table-1                                  Table 1 (verbs per transport, WQE header sizes) from
@@ -119,6 +120,17 @@ figure- table-:
 	@echo "make $@: no number after '$@'; figures: $(RB_FIG_NUMS) (make figure-12); tables: $(RB_TAB_NUMS) (make table-3)" >&2; exit 2
 compare-:
 	@echo "make $@: no number after '$@'; compare-N for: $(patsubst compare-%,%,$(EXP_COMPARE)) (make compare-12)" >&2; exit 2
+
+# every figure and table of the paper in turn (the same QUICK, HOSTS, VMS
+# and LAUNCHER), going on past one that fails and naming those at the end;
+# then the evaluator's page. Exit 1 when a target failed.
+.PHONY: reproduce
+reproduce: experiments-deps
+	@failed=""; for t in $(EXP_FIGURES); do \
+	  echo "make reproduce: $$t"; \
+	  QUICK=$(RB_QUICK) HOSTS=$(HOSTS) VMS=$(VMS) LAUNCHER=$(LAUNCHER) experiments/reproduce $$t || failed="$$failed $$t"; \
+	done; experiments/report; \
+	if [ -n "$$failed" ]; then echo "make reproduce: failed:$$failed (results/report/index.html lists them)" >&2; exit 1; fi
 
 # the evaluator's page: read the results folders, measure nothing
 .PHONY: report
