@@ -43,7 +43,7 @@ endif
 
 LIB_NAMES   := cm cpustat ctrl ctrl_sock ctx device env errbuf gate guard guard_str \
                hist layout log options output perfcount plan post qp signals timing \
-               units verb
+               units verb pcieperf
 MODEL_NAMES := pcie_model pcie_host
 RB_NAMES    := client server report
 APP_NAMES   := rt/seq_rt rt/rpc seq/seq seq/seq_atomics seq/seq_herd seq/seq_spec \

@@ -19,6 +19,7 @@
 #include "hist.h"
 #include "options.h"
 #include "output.h"
+#include "pcieperf.h"
 
 #define RB_SCHEMA_VERSION 1
 
@@ -71,6 +72,11 @@ struct rb_point_info {
 	bool have_offset;
 	int64_t clock_offset_ns;
 	uint64_t clock_err_ns;
+	/* the socket's PCIe reads/writes by devices (pcieperf.h) from the
+	 * workers' start to their join (warm-up and drain included), over
+	 * pcie_span_s seconds; pcie.valid 0: not counted (pcie.reason) */
+	struct pp_sample pcie;
+	double pcie_span_s;
 	const char *status;            /* "ok", "skipped", "failed" */
 	const char *reason;            /* "" when ok */
 };

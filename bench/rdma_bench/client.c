@@ -58,6 +58,7 @@ struct client {
 	uint64_t probe_rtt_max_ns; /* the session's longest clock-probe round trip */
 	uint64_t probe_rtt_min_ns; /* and its shortest (0: none yet) */
 	unsigned probes;           /* clock probes of the session so far */
+	struct pcieperf pp;        /* the socket's uncore PCIe counters (pcieperf.h) */
 };
 
 /*
@@ -953,6 +954,8 @@ static enum stage point_measure(struct client *cl, struct cpoint *p, uint64_t po
 	c->ctr_before = &p->pi.before;
 	c->cs_before = &p->pi.cs_before;
 	c->gated = cl->o->procs > 1;
+	pp_start(&cl->pp);
+	uint64_t pp_t0 = timing_now_ns();
 	if (workers_start(c, worker_client_main, p->err, sizeof(p->err)))
 		return STAGE_CLOSE;
 	bool probed_after = false;
@@ -966,6 +969,8 @@ static enum stage point_measure(struct client *cl, struct cpoint *p, uint64_t po
 	if (workers_join(c, p->err, sizeof(p->err)))
 		return STAGE_CLOSE;
 	p->tl[TL_JOINED] = timing_now_ns();
+	pp_stop(&cl->pp, &p->pi.pcie);
+	p->pi.pcie_span_s = timing_elapsed_s(pp_t0, p->tl[TL_JOINED]);
 	workers_span(c, &p->tl[TL_WIN0], &p->tl[TL_WIN1]);
 	if (p->tl[TL_WIN0] == UINT64_MAX)
 		p->tl[TL_WIN0] = 0; /* no window: the timeline's 0, "not reached" */
@@ -1302,6 +1307,14 @@ static int client_start(struct client *cl)
 	}
 	dev_log_banner(&cl->dev, o->gid_index < 0);
 	env_log_clock(&cl->env);
+	/* the NIC's PCIe reads and writes from the uncore, where the CPU has
+	 * them; the idle rate (100 ms, nothing of ours running) is what the
+	 * rest of the socket adds to every window */
+	if (pp_open(&cl->pp, "/sys", "/proc/cpuinfo", NULL, NULL) > 0) {
+		pp_baseline(&cl->pp, 0.1);
+		rb_info("uncore PCIe counters: %d CHA boxes; idle %.0f reads/s, %.0f writes/s subtracted "
+			"from each window", cl->pp.nbox, cl->pp.idle_rate[PP_RD], cl->pp.idle_rate[PP_WR]);
+	}
 	return 0;
 }
 
@@ -1439,6 +1452,7 @@ int client_run(const struct rb_opts *o)
 	log_session_timeline(exec, ts);
 	ctrl_rbuf_free(&cl.rb);
 	free(cl.rows);
+	pp_close(&cl.pp);
 	dev_close(&cl.dev);
 	return rc;
 }

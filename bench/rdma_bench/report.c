@@ -696,6 +696,27 @@ static void report_environment(struct row *r, const struct rb_point_info *p)
 
 /* Columns added after timestamp (docs/csv.md: columns added at the end keep
  * schema_version), in the order they were added. */
+/*
+ * The NIC's PCIe reads and writes per operation from the CPU's uncore
+ * (pcieperf.h; the paper's Section 2.1 PCIeRdCur and PCIeItoM, and 5.3.2's
+ * WQE cache misses as reads beyond the model's): process row only. The
+ * counts run from the workers' start to their join, net of the socket's
+ * idle rate, and are scaled to the measured window by time (window /
+ * span) before dividing by its ops. pcie_counted (never empty, the last
+ * column): "uncore" when counted, else why not.
+ */
+static void set_pcie_columns(struct row *r, const struct rb_point_info *p, int thread,
+			     const struct rb_measure *m)
+{
+	const struct pp_sample *s = &p->pcie;
+	bool ok = thread < 0 && s->valid && m && m->valid && m->ops > 0 && p->pcie_span_s > 0;
+	double scale = ok ? m->duration_s / p->pcie_span_s / (double)m->ops : NAN;
+	row_set_double(r, "pcie_rd_per_op", ok ? s->net[PP_RD] * scale : NAN, 3);
+	row_set_double(r, "pcie_wr_per_op", ok ? s->net[PP_WR] * scale : NAN, 3);
+	row_set_text(r, "pcie_counted", ok ? "uncore" : thread >= 0 ? "process row only" :
+		     s->reason[0] ? s->reason : "not counted (the point failed before its window)");
+}
+
 static void report_added_columns(struct row *r, const struct rb_point_info *p, int thread,
 				 const struct rb_measure *m)
 {
@@ -776,4 +797,6 @@ void report_build_row(struct row *r, const struct rb_point_info *p, int thread,
 	set_model_columns(r, p, thread, m);
 	/* after model_link: the --perf-counters mode (perf_counted says what counted) */
 	row_set_str(r, RB_OPTS_COL(perf_counters), perf_mode_name(p->o->perf_counters));
+	/* after perf_counters: the uncore PCIe columns, pcie_counted last */
+	set_pcie_columns(r, p, thread, m);
 }
