@@ -481,7 +481,9 @@ static const char *const bound_descs[PM_NBOUND] = {
 	"PCIe bandwidth host-to-device (2.1)",
 	"PCIe bandwidth device-to-host (2.1)",
 };
-static const char *const bf_names[PM_NBF] = { "inline", "any", "never" };
+static const char *const bf_names[PM_NBF] = {
+	[PM_BF_INLINE] = "inline", [PM_BF_ANY] = "any", [PM_BF_NEVER] = "never",
+};
 
 const char *pm_cause_name(enum pm_cause c)
 {
