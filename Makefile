@@ -69,7 +69,8 @@ experiments/lib/knobs.tsv: rdma_bench
 # The PCIe model's command line (bench/model/model_main.c): pure arithmetic,
 # linked without the verbs libraries, so it runs on any host.
 model: $(BUILD)/rb_model
-$(BUILD)/rb_model: $(OBJ)/model/model_main.o $(OBJ)/model/pcie_model.o $(OBJ)/lib/units.o
+$(BUILD)/rb_model: $(OBJ)/model/model_main.o $(OBJ)/model/pcie_model.o $(OBJ)/lib/verb.o \
+  $(OBJ)/lib/options.o $(OBJ)/lib/units.o $(OBJ)/lib/errbuf.o
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
 # Figure 2 (PCIe per generation; DMA read vs MMIO bytes), analytic

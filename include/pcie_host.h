@@ -6,9 +6,9 @@
  * current_link_speed ("8.0 GT/s PCIe" -> generation 3), current_link_width
  * ("16"), and the max payload size from the PCI Express capability's Device
  * Control register in `config` (bits 7:5; readable beyond the first 64
- * bytes by root only). The other fields (MRRS from the same register, RCB
- * from Link Control bit 3, cache line, the NIC's MMIO rate) are the
- * paper's (pm_link_paper) unless read.
+ * bytes by root only), and MRRS from the same register. The other fields
+ * (C_rc, cache line, CQE sizes) are the paper's (pm_link_gen); the DMA
+ * read and MMIO rates follow from the link read (pcie_model.h).
  */
 #ifndef RDMA_BENCH_PCIE_HOST_H
 #define RDMA_BENCH_PCIE_HOST_H
@@ -18,7 +18,9 @@
 #include "pcie_model.h"
 
 /*
- * Fill *l for RDMA device dev under sysfs root sysroot (NULL: "/sys").
+ * Fill *l for RDMA device dev under sysfs root sysroot (NULL: the
+ * environment's RB_SYSFS_ROOT if set and not empty, for tests with a fake
+ * tree; else "/sys").
  * Returns 1 when the link was read (MPS and MRRS too, or the paper's with a
  * note in note), 0 when there is no PCI device (soft-RoCE, a device without
  * a `device` link or link files; *l is then the paper's link and note says

@@ -19,43 +19,62 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "options.h"
 #include "pcie_model.h"
 #include "units.h"
+#include "verb.h"
+
+static const char *verb_names_all(char *buf, size_t len);
 
 static void usage(FILE *f)
 {
+	char rc[64], ud[64];
 	fprintf(f,
 		"usage: rb_model [CONFIG] [LINK] [--csv]\n"
 		"       rb_model --figure2 lanes|bytes [LINK]\n"
-		"The PCIe cost of one RDMA operation (Kalia et al., ATC 2016, Sections 2.1-2.2\n"
-		"and Appendix A): bytes host->NIC (down) and NIC->host (up) per operation by\n"
-		"cause, on the requester and on the responder, and the throughput the DMA\n"
-		"read rate, the NIC's MMIO rate and the link allow. Defaults: the paper's\n"
-		"Connect-IB hosts.\n"
+		"The PCIe cost of one RDMA operation (Kalia et al., ATC 2016, Sections 2.1,\n"
+		"5.2.1 and the Appendix): bytes host->NIC (down) and NIC->host (up) per\n"
+		"operation by cause, on the requester and on the responder, and the\n"
+		"throughput the DMA read bandwidth, the MMIO throughput and the link's two\n"
+		"directions allow. Defaults: the paper's Connect-IB hosts (PCIe 3.0 x16).\n"
 		"CONFIG:\n"
-		"  --verb write|read|send|send_imm   (write; send_imm with --size 0 is header-only)\n"
-		"  --transport rc|uc|ud              (rc)\n"
-		"  --size BYTES                      payload, 0..1 GiB (32)\n"
+		"  --verb NAME                       a verb of the verb table (write):\n"
+		"                                    %s;\n"
+		"                                    --size 0 is header-only\n"
+		"  --transport rc|uc|ud              (rc); ud has %s\n"
+		"  --size BYTES                      payload, 0..1 GiB (32); atomics move 8\n"
 		"  --inline on|off                   payload inside the WQE, the WQE at most\n"
-		"                                    1024 B: 988 B of payload on rc/uc, 956 on ud (off)\n"
+		"                                    1024 B (off)\n"
 		"  --postlist N                      WQEs per doorbell, 1..4096 (1)\n"
-		"  --wqe-by-mmio on|off              the CPU writes WQEs by MMIO (default: on for\n"
-		"                                    postlist 1, off above, as rdma_bench's rows;\n"
+		"  --wqe-by-mmio auto|on|off         the CPU writes the WQE by MMIO (auto: by\n"
+		"                                    --blueflame at postlist 1, doorbell above;\n"
 		"                                    on needs postlist 1)\n"
+		"  --blueflame inline|any|never      auto's rule at postlist 1: inline WQEs only\n"
+		"                                    (mlx4/mlx5, the default), any WQE, or none\n"
 		"  --signal-interval N               WQEs per CQE, 1..1048576 (1)\n"
 		"  --recv-inline on|off              small payloads in the RECV CQE, send and\n"
 		"                                    send_imm only (off)\n"
 		"LINK:\n"
+		"  --link paper|genGxL               a preset: paper = gen3x16; e.g. gen4x16,\n"
+		"                                    gen5x16 (the paper's CPU and NIC otherwise)\n"
 		"  --pcie-gen 1..5 (3)  --lanes N (16)  --mps BYTES (128)  --mrrs BYTES (512)\n"
-		"  --rcb 64|128 (64)  --cacheline BYTES (64)  --cqe BYTES (64)\n"
-		"  --cqe-inline BYTES (32)  --mmio-rate MLINES/S, 1..100000 (175)\n"
-		"  --dma-rate MB/S, 1..1000000 (0: derived from the link, 13443 for the defaults)\n"
+		"  --rcb BYTES (128)                 C_rc, the CPU's read completion combining\n"
+		"                                    size (2.1): completions of min(C_rc, MPS)\n"
+		"  --cacheline BYTES (64)  --cqe BYTES (64)  --cqe-inline BYTES (32)\n"
+		"  --mmio-rate MLINES/S, 0..100000   (0: 5.2.1's (lanes x Pbw) / (64 + Pr),\n"
+		"                                    175 for the defaults)\n"
+		"  --dma-rate MB/S, 0..1000000       (0: derived from the link, 13443 for the\n"
+		"                                    defaults)\n"
 		"OUTPUT:\n"
 		"  --csv                             a header line and one row; a resource the\n"
 		"                                    operation does not use has an empty limit\n"
 		"                                    (unbounded; \"unused\" in the text)\n"
-		"  --figure2 lanes                   per PCIe generation: lane rate, headers\n"
-		"  --figure2 bytes                   bytes on the bus vs transfer size: DMA read, MMIO\n");
+		"  --figure2 lanes                   per PCIe generation: lane rate, headers,\n"
+		"                                    the x-lane link's DMA read and MMIO rates\n"
+		"  --figure2 bytes                   host-to-device bytes to move N bytes by\n"
+		"                                    DMA read vs by MMIO (2.1), the other\n"
+		"                                    direction in columns of its own\n",
+		verb_names_all(rc, sizeof(rc)), verb_names_on(RB_TR_UD, ud, sizeof(ud)));
 }
 
 /* One error line on stderr, "rb_model: error: " first (as rdma_bench's). */
@@ -137,6 +156,16 @@ static int parse_rate(const char *opt, const char *s, double min, double max, in
 	return 0;
 }
 
+/* Every verb of the table, joined by '|', into buf (cut to len). */
+static const char *verb_names_all(char *buf, size_t len)
+{
+	size_t n = 0;
+	buf[0] = '\0';
+	for (uint64_t v = 0; v < RB_VERB_COUNT && n < len; v++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "|" : "", verb_name(v));
+	return buf;
+}
+
 /* A limit in Mops, or "unused" for a resource the operation does not use
  * (INFINITY in the model; an empty field in --csv). */
 static const char *limit_text(double mops, char *buf, size_t len)
@@ -156,11 +185,13 @@ static void print_side(const char *name, const struct pm_side *s)
 		if (s->down[i] != 0 || s->up[i] != 0)
 			printf("  %-16s %10.3f %10.3f\n", pm_cause_name((enum pm_cause)i), s->down[i], s->up[i]);
 	printf("  %-16s %10.3f %10.3f\n", "total", s->down_total, s->up_total);
-	char dma[24], mmio[24], link[24], lim[24];
-	printf("  limits (Mops): dma %s, mmio %s, link %s -> %s (%s-bound)\n",
+	char dma[24], mmio[24], down[24], up[24], lim[24];
+	printf("  limits (Mops): dma_read %s, mmio %s, link_down %s, link_up %s -> %s (%s: %s)\n",
 	       limit_text(s->dma_mops, dma, sizeof(dma)), limit_text(s->mmio_mops, mmio, sizeof(mmio)),
-	       limit_text(s->link_mops, link, sizeof(link)),
-	       limit_text(s->limit_mops, lim, sizeof(lim)), pm_bound_name(s->bound));
+	       limit_text(s->link_down_mops, down, sizeof(down)),
+	       limit_text(s->link_up_mops, up, sizeof(up)),
+	       limit_text(s->limit_mops, lim, sizeof(lim)), pm_bound_name(s->bound),
+	       pm_bound_desc(s->bound));
 }
 
 static void print_csv(const struct pm_config *c, const struct pm_link *l, const struct pm_result *r)
@@ -168,27 +199,30 @@ static void print_csv(const struct pm_config *c, const struct pm_link *l, const 
 	const struct pm_side *sides[2] = { &r->requester, &r->responder };
 	const char *prefix[2] = { "req", "resp" };
 	printf("verb,transport,size_bytes,inline,postlist,wqe_by_mmio,signal_interval,recv_inline,"
-	       "pcie_gen,lanes,mps,wqe_bytes,wqe_lines");
+	       "pcie_gen,lanes,mps,mrrs,rcb,mmio_mlines_per_s,dma_read_mb_per_s,wqe_bytes,wqe_lines");
 	for (int s = 0; s < 2; s++) {
 		for (int i = 0; i < PM_NCAUSE; i++)
 			printf(",%s_down_%s,%s_up_%s", prefix[s], pm_cause_name((enum pm_cause)i),
 			       prefix[s], pm_cause_name((enum pm_cause)i));
-		printf(",%s_down_bytes,%s_up_bytes,%s_dma_mops,%s_mmio_mops,%s_link_mops,%s_limit_mops,%s_bound",
-		       prefix[s], prefix[s], prefix[s], prefix[s], prefix[s], prefix[s], prefix[s]);
+		printf(",%s_down_bytes,%s_up_bytes,%s_dma_mops,%s_mmio_mops,%s_link_down_mops,"
+		       "%s_link_up_mops,%s_limit_mops,%s_bound", prefix[s], prefix[s], prefix[s],
+		       prefix[s], prefix[s], prefix[s], prefix[s], prefix[s]);
 	}
 	printf(",limit_mops,limit_side\n");
-	printf("%s,%s,%lu,%d,%u,%d,%u,%d,%u,%u,%u,%u,%u", pm_verb_name(c->verb),
-	       pm_transport_name(c->transport), c->size_bytes, c->inline_payload, c->postlist,
+	printf("%s,%s,%lu,%d,%u,%d,%u,%d,%u,%u,%u,%u,%u,%.6g,%.6g,%u,%u", verb_name(c->verb),
+	       transport_name(c->transport), c->size_bytes, c->inline_payload, c->postlist,
 	       c->wqe_by_mmio, c->signal_interval, c->recv_inline, l->gen, l->lanes, l->mps,
+	       l->mrrs, l->rcb, pm_mmio_lines_per_s(l) / 1e6, pm_dma_read_bps(l) / 1e6,
 	       r->wqe_bytes, r->wqe_lines);
 	for (int s = 0; s < 2; s++) {
 		const struct pm_side *p = sides[s];
 		for (int i = 0; i < PM_NCAUSE; i++)
 			printf(",%.6g,%.6g", p->down[i], p->up[i]);
-		/* an unused resource has no limit: an empty field */
 		printf(",%.6g,%.6g", p->down_total, p->up_total);
-		const double lim[4] = { p->dma_mops, p->mmio_mops, p->link_mops, p->limit_mops };
-		for (int k = 0; k < 4; k++) {
+		/* an unused resource has no limit: an empty field */
+		const double lim[5] = { p->dma_mops, p->mmio_mops, p->link_down_mops,
+					p->link_up_mops, p->limit_mops };
+		for (int k = 0; k < 5; k++) {
 			if (isinf(lim[k]))
 				printf(",");
 			else
@@ -202,45 +236,70 @@ static void print_csv(const struct pm_config *c, const struct pm_link *l, const 
 		printf(",%.6g,%s\n", r->limit_mops, r->limit_is_responder ? "responder" : "requester");
 }
 
-/* Figure 2 (a): per generation, one lane's payload rate and the TLP
- * overheads. */
+/* Figure 2 (a): per generation, one lane's payload rate (Pbw) and the TLP
+ * overheads (Pr, Pc), and what they give on l's lane count: the link's
+ * rate, the DMA read rate and 5.2.1's MMIO rate. */
 static void figure2_lanes(const struct pm_link *l)
 {
 	static const double gts[] = { 0, 2.5, 5, 8, 16, 32 };
 	printf("gen,gt_per_s,lane_mb_per_s,request_header_bytes,completion_header_bytes,"
-	       "x%u_mb_per_s,x%u_dma_read_mb_per_s\n", l->lanes, l->lanes);
+	       "x%u_mb_per_s,x%u_dma_read_mb_per_s,x%u_mmio_mlines_per_s\n", l->lanes, l->lanes,
+	       l->lanes);
 	for (unsigned g = 1; g <= 5; g++) {
 		struct pm_link k = *l;
 		k.gen = g;
 		k.dma_read_bps = 0;
-		printf("%u,%g,%.1f,%u,%u,%.1f,%.1f\n", g, gts[g], pm_lane_bps(g) / 1e6,
+		k.mmio_lines_per_s = 0;
+		printf("%u,%g,%.1f,%u,%u,%.1f,%.1f,%.2f\n", g, gts[g], pm_lane_bps(g) / 1e6,
 		       pm_tlp_header_bytes(g, 1), pm_tlp_header_bytes(g, 0),
-		       pm_link_bps(&k) / 1e6, pm_dma_read_bps(&k) / 1e6);
+		       pm_link_bps(&k) / 1e6, pm_dma_read_bps(&k) / 1e6, pm_mmio_lines_per_s(&k) / 1e6);
 	}
 }
 
 /* Figure 2 (b): bytes on the bus to move N bytes from host memory to the
- * NIC by DMA read (request up + completions down) or by MMIO (write-
- * combined cache lines, one TLP each). */
+ * NIC, compared host-to-device as 2.1 does: by DMA read, the completions
+ * (N + one completion header per C_rc); by MMIO, write-combined cache
+ * lines, one request TLP each. The other direction (device-to-host: the
+ * DMA read's requests; nothing for MMIO) in columns of its own. */
 static void figure2_bytes(const struct pm_link *l)
 {
-	unsigned req = pm_tlp_header_bytes(l->gen, 1), cpl = pm_tlp_header_bytes(l->gen, 0);
-	printf("transfer_bytes,dma_read_bus_bytes,mmio_bus_bytes,dma_read_efficiency,mmio_efficiency\n");
-	for (unsigned n = 8; n <= 1024; n *= 2) {
-		unsigned long reqs = (n + l->mrrs - 1) / l->mrrs, cpls = (n + l->mps - 1) / l->mps;
-		unsigned long lines = (n + l->cacheline - 1) / l->cacheline;
-		double dma = (double)reqs * req + n + (double)cpls * cpl;
-		double mmio = (double)lines * (l->cacheline + req);
-		printf("%u,%.0f,%.0f,%.4f,%.4f\n", n, dma, mmio, n / dma, n / mmio);
+	static const unsigned sizes[] = { 8, 16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024 };
+	printf("transfer_bytes,dma_read_h2d_bytes,mmio_h2d_bytes,dma_read_d2h_bytes,"
+	       "mmio_d2h_bytes,dma_read_h2d_efficiency,mmio_h2d_efficiency\n");
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		unsigned n = sizes[i];
+		double dma = pm_move_dma_read_down(l, n), mmio = pm_move_mmio_down(l, n);
+		printf("%u,%.0f,%.0f,%.0f,0,%.4f,%.4f\n", n, dma, mmio, pm_move_dma_read_up(l, n),
+		       n / dma, n / mmio);
 	}
 }
 
 /* getopt_long's codes of rb_model's options. */
 enum {
-	O_VERB = 1000, O_TRANSPORT, O_SIZE, O_INLINE, O_POSTLIST, O_MMIO, O_SIGNAL,
-	O_RECVINL, O_GEN, O_LANES, O_MPS, O_MRRS, O_RCB, O_CL, O_CQE, O_CQEINL,
+	O_VERB = 1000, O_TRANSPORT, O_SIZE, O_INLINE, O_POSTLIST, O_MMIO, O_BF, O_SIGNAL,
+	O_RECVINL, O_LINK, O_GEN, O_LANES, O_MPS, O_MRRS, O_RCB, O_CL, O_CQE, O_CQEINL,
 	O_MMIORATE, O_DMARATE, O_CSV, O_FIG2,
 };
+
+/* --link paper|genGxL: the preset into *l (the paper's CPU and NIC
+ * constants, pm_link_gen). 0, or -1 (said on stderr). */
+static int parse_link_preset(const char *arg, struct pm_link *l)
+{
+	unsigned gen = 0, lanes = 0;
+	char tail = 0;
+	if (strcmp(arg, "paper") == 0) {
+		*l = pm_link_paper();
+		return 0;
+	}
+	if (sscanf(arg, "gen%ux%u%c", &gen, &lanes, &tail) != 2 || gen < 1 || gen > 5 ||
+	    lanes < 1 || lanes > 32 || (lanes & (lanes - 1))) {
+		model_error("--link: \"%s\" is not paper or genGxL with G 1..5 and L 1, 2, 4, 8, 16 "
+			    "or 32 (e.g. gen4x16)", arg);
+		return -1;
+	}
+	*l = pm_link_gen(gen, lanes);
+	return 0;
+}
 
 /* One LINK option (code o, O_GEN..O_DMARATE) into *l: its range here,
  * the rules between fields in pm_check. 0, or -1 (said on stderr). */
@@ -253,13 +312,13 @@ static int parse_link_opt(int o, const char *arg, struct pm_link *l)
 	case O_LANES: return parse_count("--lanes", arg, 1, 32, &l->lanes);
 	case O_MPS: return parse_size_u("--mps", arg, 128, 4096, &l->mps);
 	case O_MRRS: return parse_size_u("--mrrs", arg, 128, 4096, &l->mrrs);
-	case O_RCB: return parse_size_u("--rcb", arg, 64, 128, &l->rcb);
+	case O_RCB: return parse_size_u("--rcb", arg, 64, 4096, &l->rcb);
 	case O_CL: return parse_size_u("--cacheline", arg, 16, 256, &l->cacheline);
 	case O_CQE: return parse_size_u("--cqe", arg, 16, 4096, &l->cqe_bytes);
 	case O_CQEINL: return parse_size_u("--cqe-inline", arg, 0, 4095, &l->cqe_inline_bytes);
 	case O_MMIORATE:
-		/* the paper's NIC: 175 M lines/s; 1..100000 covers any NIC */
-		if (parse_rate("--mmio-rate", arg, 1, 1e5, 0, "M cache lines/s", &d) != 0)
+		/* 0: 5.2.1's formula for the link; 1..100000 covers any NIC */
+		if (parse_rate("--mmio-rate", arg, 1, 1e5, 1, "M cache lines/s", &d) != 0)
 			return -1;
 		l->mmio_lines_per_s = d * 1e6;
 		return 0;
@@ -269,15 +328,87 @@ static int parse_link_opt(int o, const char *arg, struct pm_link *l)
 			return -1;
 		l->dma_read_bps = d * 1e6;
 		return 0;
+	case O_LINK: return parse_link_preset(arg, l);
 	default:
 		return -1;
 	}
 }
 
-/* The command line into *cfg, *link, *csv and *fig2: 0 to go on, 1 after
- * --help (printed), 2 on bad input (said on stderr). */
+/* --verb and --transport by the verb table's names (verb.h, options.h). */
+static int parse_verb_opt(int o, const char *arg, struct pm_config *c)
+{
+	char names[128];
+	if (o == O_VERB) {
+		int v = verb_by_name(arg);
+		if (v < 0) {
+			model_error("--verb: \"%s\" is not a verb of the table (%s)", arg,
+				    verb_names_all(names, sizeof(names)));
+			return -1;
+		}
+		c->verb = (uint64_t)v;
+		return 0;
+	}
+	for (uint64_t t = 0; t < RB_TR_COUNT; t++)
+		if (strcmp(arg, transport_name(t)) == 0) {
+			c->transport = t;
+			return 0;
+		}
+	model_error("--transport: \"%s\" is not rc, uc or ud", arg);
+	return -1;
+}
+
+/* --wqe-by-mmio auto|on|off: -1 for auto. */
+static int parse_mmio_opt(const char *arg, int *out)
+{
+	if (strcmp(arg, "auto") == 0) {
+		*out = -1;
+		return 0;
+	}
+	return parse_onoff("--wqe-by-mmio", arg, out);
+}
+
+/* What parse_args reads besides the configuration and the link. */
+struct model_args {
+	int csv;
+	const char *fig2;
+	int mmio;               /* --wqe-by-mmio: -1 auto, 0 off, 1 on */
+	enum pm_bf_rule bf;     /* --blueflame */
+	const char *config_opt; /* the first CONFIG option (refused with --figure2) */
+};
+
+/* One option o (getopt_long's code) with argument arg. 0, or -1 (said). */
+static int parse_one(int o, const char *arg, struct pm_config *c, struct pm_link *l,
+		     struct model_args *a)
+{
+	uint64_t u = 0;
+
+	switch (o) {
+	case O_VERB: case O_TRANSPORT: return parse_verb_opt(o, arg, c);
+	case O_SIZE:
+		if (parse_bytes("--size", arg, 0, UINT64_C(1) << 30, &u) != 0)
+			return -1;
+		c->size_bytes = (unsigned long)u;
+		return 0;
+	case O_INLINE: return parse_onoff("--inline", arg, &c->inline_payload);
+	case O_POSTLIST: return parse_count("--postlist", arg, 1, 4096, &c->postlist);
+	case O_MMIO: return parse_mmio_opt(arg, &a->mmio);
+	case O_BF:
+		if (pm_bf_rule_parse(arg, &a->bf) == 0)
+			return 0;
+		model_error("--blueflame: \"%s\" is not inline, any or never", arg);
+		return -1;
+	case O_SIGNAL: return parse_count("--signal-interval", arg, 1, 1u << 20, &c->signal_interval);
+	case O_RECVINL: return parse_onoff("--recv-inline", arg, &c->recv_inline);
+	case O_CSV: a->csv = 1; return 0;
+	case O_FIG2: a->fig2 = arg; return 0;
+	default: return parse_link_opt(o, arg, l);
+	}
+}
+
+/* The command line into *cfg, *link and *a: 0 to go on, 1 after --help
+ * (printed), 2 on bad input (said on stderr). */
 static int parse_args(int argc, char **argv, struct pm_config *cfg, struct pm_link *link,
-		      int *csv, const char **fig2)
+		      struct model_args *a)
 {
 	struct pm_config c = *cfg;
 	struct pm_link l = *link;
@@ -288,8 +419,10 @@ static int parse_args(int argc, char **argv, struct pm_config *cfg, struct pm_li
 		{ "inline", required_argument, NULL, O_INLINE },
 		{ "postlist", required_argument, NULL, O_POSTLIST },
 		{ "wqe-by-mmio", required_argument, NULL, O_MMIO },
+		{ "blueflame", required_argument, NULL, O_BF },
 		{ "signal-interval", required_argument, NULL, O_SIGNAL },
 		{ "recv-inline", required_argument, NULL, O_RECVINL },
+		{ "link", required_argument, NULL, O_LINK },
 		{ "pcie-gen", required_argument, NULL, O_GEN },
 		{ "lanes", required_argument, NULL, O_LANES },
 		{ "mps", required_argument, NULL, O_MPS },
@@ -305,50 +438,20 @@ static int parse_args(int argc, char **argv, struct pm_config *cfg, struct pm_li
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int o, bad = 0, mmio_given = 0;
-	const char *config_opt = NULL; /* the first CONFIG option (refused with --figure2) */
-	uint64_t u = 0;
-	int li = -1;
+	int o, bad = 0, li = -1;
 	while ((o = getopt_long(argc, argv, "h", opts, &li)) != -1) {
-		if (o >= O_VERB && o <= O_RECVINL && !config_opt && li >= 0)
-			config_opt = opts[li].name;
+		if (o >= O_VERB && o <= O_RECVINL && !a->config_opt && li >= 0)
+			a->config_opt = opts[li].name;
 		li = -1;
-		switch (o) {
-		case O_VERB:
-			if (pm_verb_parse(optarg, &c.verb) != 0) {
-				model_error("--verb: \"%s\" is not write, read, send or send_imm", optarg);
-				bad = 1;
-			}
-			break;
-		case O_TRANSPORT:
-			if (pm_transport_parse(optarg, &c.transport) != 0) {
-				model_error("--transport: \"%s\" is not rc, uc or ud", optarg);
-				bad = 1;
-			}
-			break;
-		case O_SIZE:
-			if (parse_bytes("--size", optarg, 0, UINT64_C(1) << 30, &u) == 0)
-				c.size_bytes = (unsigned long)u;
-			else
-				bad = 1;
-			break;
-		case O_INLINE: bad |= parse_onoff("--inline", optarg, &c.inline_payload) != 0; break;
-		case O_POSTLIST: bad |= parse_count("--postlist", optarg, 1, 4096, &c.postlist) != 0; break;
-		case O_MMIO:
-			bad |= parse_onoff("--wqe-by-mmio", optarg, &c.wqe_by_mmio) != 0;
-			mmio_given = 1;
-			break;
-		case O_SIGNAL: bad |= parse_count("--signal-interval", optarg, 1, 1u << 20, &c.signal_interval) != 0; break;
-		case O_RECVINL: bad |= parse_onoff("--recv-inline", optarg, &c.recv_inline) != 0; break;
-		case O_GEN: case O_LANES: case O_MPS: case O_MRRS: case O_RCB: case O_CL:
-		case O_CQE: case O_CQEINL: case O_MMIORATE: case O_DMARATE:
-			bad |= parse_link_opt(o, optarg, &l) != 0;
-			break;
-		case O_CSV: *csv = 1; break;
-		case O_FIG2: *fig2 = optarg; break;
-		case 'h': usage(stdout); return 1;
-		default: usage(stderr); return 2;
+		if (o == 'h') {
+			usage(stdout);
+			return 1;
 		}
+		if (o < O_VERB) {
+			usage(stderr);
+			return 2;
+		}
+		bad |= parse_one(o, optarg, &c, &l, a) != 0;
 	}
 	if (bad)
 		return 2;
@@ -356,74 +459,74 @@ static int parse_args(int argc, char **argv, struct pm_config *cfg, struct pm_li
 		model_error("unexpected argument \"%s\" (options only; see --help)", argv[optind]);
 		return 2;
 	}
-	if (*fig2 && config_opt) {
+	if (a->fig2 && a->config_opt) {
 		model_error("--%s with --figure2 %s: Figure 2 depends on the LINK options "
-			"only; drop --%s (or drop --figure2 for one configuration)", config_opt, *fig2,
-			config_opt);
+			"only; drop --%s (or drop --figure2 for one configuration)", a->config_opt,
+			a->fig2, a->config_opt);
 		return 2;
 	}
-	if (!mmio_given)
-		c.wqe_by_mmio = pm_wqe_by_mmio_default(c.postlist);
+	c.wqe_by_mmio = a->mmio >= 0 ? a->mmio : pm_wqe_by_mmio_default(a->bf, c.postlist, c.inline_payload);
 	*cfg = c;
 	*link = l;
 	return 0;
 }
 
 /* The human summary of one configuration's result. */
-static void print_summary(const struct pm_config *cp, const struct pm_link *lp,
-			  const struct pm_result *rp)
+static void print_summary(const struct pm_config *c, const struct pm_link *l,
+			  const struct pm_result *r, const struct model_args *a)
 {
-	const struct pm_config c = *cp;
-	const struct pm_link l = *lp;
-	const struct pm_result r = *rp;
-
-	printf("%s %s, %lu B%s, %s, signal every %u%s; PCIe %u.0 x%u, MPS %u, MMIO %.4g M lines/s, DMA read %.0f MB/s\n",
-	       pm_verb_name(c.verb), pm_transport_name(c.transport), c.size_bytes,
-	       c.inline_payload ? " inline" : "", c.wqe_by_mmio ? "WQE-by-MMIO" : "doorbell",
-	       c.signal_interval, c.recv_inline ? ", RECV inline" : "", l.gen, l.lanes, l.mps,
-	       l.mmio_lines_per_s / 1e6, pm_dma_read_bps(&l) / 1e6);
-	if (!c.wqe_by_mmio)
-		printf("postlist %u: one doorbell per %u WQEs\n", c.postlist, c.postlist);
-	printf("WQE: %u B = %u cache line%s\n", r.wqe_bytes, r.wqe_lines, r.wqe_lines == 1 ? "" : "s");
-	print_side("requester", &r.requester);
-	print_side("responder", &r.responder);
+	printf("%s %s, %lu B%s, %s, signal every %u%s; PCIe %u.0 x%u, MPS %u, C_rc %u, "
+	       "MMIO %.4g M lines/s, DMA read %.0f MB/s\n",
+	       verb_name(c->verb), transport_name(c->transport), c->size_bytes,
+	       c->inline_payload ? " inline" : "", c->wqe_by_mmio ? "WQE-by-MMIO" : "doorbell",
+	       c->signal_interval, c->recv_inline ? ", RECV inline" : "", l->gen, l->lanes, l->mps,
+	       l->rcb, pm_mmio_lines_per_s(l) / 1e6, pm_dma_read_bps(l) / 1e6);
+	if (!c->wqe_by_mmio && c->postlist > 1)
+		printf("postlist %u: one doorbell per %u WQEs\n", c->postlist, c->postlist);
+	else if (!c->wqe_by_mmio && a->mmio < 0)
+		printf("postlist 1 by doorbell: --blueflame %s writes %s by MMIO\n",
+		       pm_bf_rule_name(a->bf), a->bf == PM_BF_INLINE ? "only inline WQEs" : "no WQE");
+	printf("WQE: %u B = %u cache line%s\n", r->wqe_bytes, r->wqe_lines, r->wqe_lines == 1 ? "" : "s");
+	print_side("requester", &r->requester);
+	print_side("responder", &r->responder);
 	char lim[24];
-	printf("limit: %s Mops, %s side %s-bound\n", limit_text(r.limit_mops, lim, sizeof(lim)),
-	       r.limit_is_responder ? "responder" : "requester",
-	       pm_bound_name(r.limit_is_responder ? r.responder.bound : r.requester.bound));
+	const struct pm_side *b = r->limit_is_responder ? &r->responder : &r->requester;
+	printf("limit: %s Mops, %s side %s-bound (%s)\n", limit_text(r->limit_mops, lim, sizeof(lim)),
+	       r->limit_is_responder ? "responder" : "requester", pm_bound_name(b->bound),
+	       pm_bound_desc(b->bound));
 }
 
 int main(int argc, char **argv)
 {
 	struct pm_config c = pm_config_default();
 	struct pm_link l = pm_link_paper();
-	int csv = 0;
-	const char *fig2 = NULL;
-	int rc = parse_args(argc, argv, &c, &l, &csv, &fig2);
+	struct model_args a = { .csv = 0, .fig2 = NULL, .mmio = -1, .bf = PM_BF_INLINE,
+				.config_opt = NULL };
+	int rc = parse_args(argc, argv, &c, &l, &a);
 
 	if (rc != 0)
 		return rc == 1 ? 0 : 2;
-	char err[256];
+	char err[320];
 	struct pm_result r;
 	if (pm_run(&c, &l, &r, err, sizeof(err)) != 0) {
 		model_error("%s", err);
 		return 2;
 	}
-	if (fig2 != NULL) {
-		if (strcmp(fig2, "lanes") == 0)
+	if (a.fig2 != NULL) {
+		if (strcmp(a.fig2, "lanes") == 0)
 			figure2_lanes(&l);
-		else if (strcmp(fig2, "bytes") == 0)
+		else if (strcmp(a.fig2, "bytes") == 0)
 			figure2_bytes(&l);
 		else {
-			model_error("--figure2: \"%s\" is not lanes or bytes", fig2);
+			model_error("--figure2: \"%s\" is not lanes or bytes", a.fig2);
 			return 2;
 		}
 		return 0;
 	}
-	if (csv) {
+	if (a.csv) {
 		print_csv(&c, &l, &r);
 		return 0;
 	}
-	print_summary(&c, &l, &r);
+	print_summary(&c, &l, &r, &a);
 	return 0;
 }

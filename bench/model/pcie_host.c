@@ -3,7 +3,10 @@
  * pcie_host.h). Config space layout: PCI Local Bus spec (capability list
  * at 0x34, each capability: ID, next pointer) and PCI Express base spec
  * (capability ID 0x10; Device Control at +8: MPS bits 7:5, MRRS bits 14:12,
- * both 128 << code; Link Control at +0x10: RCB bit 3, 0 = 64 B, 1 = 128 B).
+ * both 128 << code). The Link Control register's RCB bit is not read: the
+ * model's C_rc is the CPU's read completion combining size (the paper's
+ * 2.1: 128 B on its Intel CPUs), which the Root Port's RCB (64 or 128 B:
+ * where it may split) does not tell.
  */
 #include "pcie_host.h"
 
@@ -45,7 +48,7 @@ unsigned pcie_gen_from_speed(const char *s)
 	return 0;
 }
 
-/* MPS, MRRS and RCB from the config space file; 0 if read, -1 if not. */
+/* MPS and MRRS from the config space file; 0 if read, -1 if not. */
 static int read_config(const char *path, struct pm_link *l)
 {
 	uint8_t cfg[256] = { 0 };
@@ -63,13 +66,11 @@ static int read_config(const char *path, struct pm_link *l)
 			if (pos + 0x12 > sizeof(cfg))
 				return -1;
 			unsigned devctl = cfg[pos + 8] | (unsigned)cfg[pos + 9] << 8;
-			unsigned linkctl = cfg[pos + 0x10] | (unsigned)cfg[pos + 0x11] << 8;
 			unsigned mps = (devctl >> 5) & 7, mrrs = (devctl >> 12) & 7;
 			if (mps > 5 || mrrs > 5)
 				return -1; /* reserved codes */
 			l->mps = 128u << mps;
 			l->mrrs = 128u << mrrs;
-			l->rcb = (linkctl & 8) ? 128 : 64;
 			return 0;
 		}
 		pos = cfg[pos + 1] & 0xfc;
@@ -84,6 +85,8 @@ int pcie_host_link(const char *sysroot, const char *dev, struct pm_link *l, char
 	*l = pm_link_paper();
 	note[0] = '\0';
 	if (sysroot == NULL)
+		sysroot = getenv("RB_SYSFS_ROOT");
+	if (sysroot == NULL || sysroot[0] == '\0')
 		sysroot = "/sys";
 	char path[512], speed[64], width[32];
 	snprintf(path, sizeof(path), "%s/class/infiniband/%s/device/current_link_speed", sysroot, dev);

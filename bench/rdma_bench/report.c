@@ -146,26 +146,22 @@ static void set_us(struct row *r, const char *col, double ns, double div)
 	row_set_double(r, col, isnan(ns) ? NAN : units_ns_to_us(ns / div), 3);
 }
 
-/* The model's configuration for a row's test; -1 with why in why when the
- * verb is not in the model. Mapping (docs/model.md): postlist 1 is posted
- * WQE-by-MMIO (the mlx drivers write a lone WQE through the BlueFlame
- * register), a larger postlist is one doorbell per postlist. */
-static int model_config(const struct rb_test *t, int inline_used, struct pm_config *c,
-			const char **why)
+/* The model's configuration for a row's test: the verb table's row and
+ * the transport as the test names them (pcie_model.h; pm_run says what it
+ * refuses). Mapping (docs/model.md): a postlist of 1 is
+ * posted WQE-by-MMIO when inline (the mlx4/mlx5 providers write a lone
+ * inline WQE through the BlueFlame register: PM_BF_INLINE), by doorbell
+ * otherwise; a larger postlist is one doorbell per postlist. */
+static void model_config(const struct rb_test *t, int inline_used, struct pm_config *c)
 {
 	*c = pm_config_default();
-	/* the model names its operations as the verb table does */
-	if (pm_verb_parse(verb_name(t->verb), &c->verb) != 0) {
-		*why = "the PCIe model has no write_imm or atomics";
-		return -1;
-	}
-	c->transport = t->transport == RB_TR_UD ? PM_UD : t->transport == RB_TR_UC ? PM_UC : PM_RC;
+	c->verb = t->verb;
+	c->transport = t->transport;
 	c->size_bytes = (unsigned long)t->size;
 	c->inline_payload = inline_used == 1;
 	c->postlist = t->postlist ? (unsigned)t->postlist : 1;
-	c->wqe_by_mmio = pm_wqe_by_mmio_default(c->postlist);
+	c->wqe_by_mmio = pm_wqe_by_mmio_default(PM_BF_INLINE, c->postlist, c->inline_payload);
 	c->signal_interval = t->signal_interval ? (unsigned)t->signal_interval : 1;
-	return 0;
 }
 
 /*
@@ -184,18 +180,17 @@ struct model_view {
 	struct pm_link host;
 	const char *why;
 	char note[ROW_VAL_LEN];
-	char err[128];
+	char err[320];
 };
 
 /* How the model has the WQEs reach the NIC (pm_wqe_by_mmio_default):
- * "WQE-by-MMIO" or "doorbell per N"; always true (for the && chain). */
-static bool model_wqe_path(const struct pm_config *c, char *buf, size_t len)
+ * "WQE-by-MMIO" or "doorbell per N". */
+static void model_wqe_path(const struct pm_config *c, char *buf, size_t len)
 {
 	if (c->wqe_by_mmio)
 		snprintf(buf, len, "WQE-by-MMIO");
 	else
 		snprintf(buf, len, "doorbell per %u", c->postlist);
-	return true;
 }
 
 static void model_view(const struct rb_point_info *p, struct model_view *v)
@@ -206,10 +201,10 @@ static void model_view(const struct rb_point_info *p, struct model_view *v)
 	v->note[0] = '\0';
 	v->host = paper;
 	v->have_host = false;
-	v->ok = model_config(p->t, p->inline_used, &c, &v->why) == 0 &&
-		model_wqe_path(&c, v->wqe_path, sizeof(v->wqe_path)) &&
-		pm_run(&c, &paper, &v->rp, v->err, sizeof(v->err)) == 0;
-	if (!v->ok && v->why[0] == '\0')
+	model_config(p->t, p->inline_used, &c);
+	model_wqe_path(&c, v->wqe_path, sizeof(v->wqe_path));
+	v->ok = pm_run(&c, &paper, &v->rp, v->err, sizeof(v->err)) == 0;
+	if (!v->ok)
 		v->why = v->err;
 	if (v->ok && p->dev != NULL)
 		v->have_host = pcie_host_link(NULL, p->dev->name, &v->host, v->note, sizeof(v->note)) == 1 &&
@@ -218,12 +213,24 @@ static void model_view(const struct rb_point_info *p, struct model_view *v)
 		snprintf(v->note, sizeof(v->note), "no RDMA device for this row: the paper's link only");
 }
 
-/* "link (responder)": what binds a result, and on which side. */
+/* The side of a result that binds. */
+static const struct pm_side *bound_side(const struct pm_result *r)
+{
+	return r->limit_is_responder ? &r->responder : &r->requester;
+}
+
+/* "mmio (requester)": what binds a result, and on which side. */
 static void bound_text(const struct pm_result *r, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s (%s)",
-		 pm_bound_name(r->limit_is_responder ? r->responder.bound : r->requester.bound),
+	snprintf(buf, len, "%s (%s)", pm_bound_name(bound_side(r)->bound),
 		 r->limit_is_responder ? "responder" : "requester");
+}
+
+/* "the requester's MMIO throughput (5.2.1)": the same, in the paper's words. */
+static void bound_words(const struct pm_result *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "the %s's %s", r->limit_is_responder ? "responder" : "requester",
+		 pm_bound_desc(bound_side(r)->bound));
 }
 
 /* "X ns/op" (3 significant digits below 100) or "not counted". */
@@ -273,7 +280,7 @@ static void explain_cpu(const struct rb_point_info *p, const struct rb_measure *
 int report_explain(const struct rb_point_info *p, const struct rb_measure *m, char *out, size_t len)
 {
 	struct model_view v;
-	char bound[64], trouble[512] = "";
+	char bound[96], trouble[512] = "";
 	size_t n = 0;
 	bool meas = m && m->valid && m->duration_s > 0;
 	double mops = meas ? units_mops(m->ops, m->duration_s) : NAN;
@@ -292,15 +299,17 @@ int report_explain(const struct rb_point_info *p, const struct rb_measure *m, ch
 	if (!v.ok) {
 		EXPLAIN_ADD("; PCIe model: %s", v.why);
 	} else if (v.have_host) {
-		bound_text(&v.rh, bound, sizeof(bound));
-		EXPLAIN_ADD("; PCIe limit (%s) %.4g Mops, %s-bound", v.wqe_path, v.rh.limit_mops,
-			    bound);
+		/* measured vs the limit on this host's own link, and what binds */
+		bound_words(&v.rh, bound, sizeof(bound));
+		EXPLAIN_ADD("; PCIe model on this host's link (pcie%ux%u, %s): limit %.4g Mops, "
+			    "bound by %s", v.host.gen, v.host.lanes, v.wqe_path, v.rh.limit_mops, bound);
 		if (meas)
-			EXPLAIN_ADD(" (%.0f %% of it)", 100.0 * mops / v.rh.limit_mops);
+			EXPLAIN_ADD("; measured %.4g Mops = %.0f %% of it", mops,
+				    100.0 * mops / v.rh.limit_mops);
 	} else {
-		bound_text(&v.rp, bound, sizeof(bound));
-		EXPLAIN_ADD("; no PCI device: CPU/software-bound (paper's link, %s: %.4g Mops, %s)",
-			    v.wqe_path, v.rp.limit_mops, bound);
+		bound_words(&v.rp, bound, sizeof(bound));
+		EXPLAIN_ADD("; no PCI device: CPU/software-bound (on the paper's link, %s: %.4g Mops, "
+			    "bound by %s)", v.wqe_path, v.rp.limit_mops, bound);
 	}
 	char cpu[160];
 	explain_cpu(p, m, meas, cpu, sizeof(cpu));

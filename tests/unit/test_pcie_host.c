@@ -133,36 +133,54 @@ static void test_no_pci_device(void **state)
 	assert_int_equal(pcie_host_link(root, NULL, &l, note, sizeof(note)), -1);
 }
 
+/* A row's point as the model-column tests build it: options, environment,
+ * test, device, point and the row (static: a row is large). */
+struct point_fx {
+	struct rb_opts ro;
+	struct rb_env e;
+	struct rb_test t;
+	struct rb_dev dev;
+	struct rb_point_info pi;
+	struct row r;
+};
+
+/* f set up by base (unit_point_base or model_row_setup), then a UD SEND
+ * point of 4 inline bytes, every 16th signaled, postlist postlist, on
+ * device devname; returns f. */
+static struct point_fx *ud_send_point(struct point_fx *f,
+				      void (*base)(struct rb_opts *, struct rb_env *, struct rb_test *),
+				      const char *devname, uint64_t postlist)
+{
+	base(&f->ro, &f->e, &f->t);
+	f->t.verb = RB_VERB_SEND;
+	f->t.transport = RB_TR_UD;
+	f->t.size = 4;
+	f->t.postlist = postlist;
+	f->t.signal_interval = 16;
+	snprintf(f->dev.name, sizeof(f->dev.name), "%s", devname);
+	f->pi = (struct rb_point_info){ .o = &f->ro, .t = &f->t, .env = &f->e, .dev = &f->dev,
+					.inline_used = 1, .setup_us_per_qp = NAN, .gate_wait_s = NAN,
+					.status = "ok", .reason = "" };
+	return f;
+}
+
 /* The row's model columns: host columns empty with the reason when the
  * device has no PCI link, the paper's link for reference either way. */
 static void test_row_model_columns(void **state)
 {
 	(void)state;
-	static struct row r;
-	struct rb_opts ro;
-	struct rb_env e;
-	struct rb_test t;
-	static struct rb_dev dev;
-	unit_point_base(&ro, &e, &t);
-	t.verb = RB_VERB_SEND;
-	t.transport = RB_TR_UD;
-	t.size = 4;
-	t.postlist = 16;
-	t.signal_interval = 16;
-	snprintf(dev.name, sizeof(dev.name), "rb_no_such_dev9");
-	struct rb_point_info pi = { .o = &ro, .t = &t, .env = &e, .dev = &dev, .inline_used = 1,
-				    .setup_us_per_qp = NAN, .gate_wait_s = NAN, .status = "ok",
-				    .reason = "" };
+	static struct point_fx fx;
+	struct point_fx *f = ud_send_point(&fx, unit_point_base, "rb_no_such_dev9", 16);
 	struct rb_measure m = { .valid = true, .duration_s = 1, .ops = 50000000 };
-	report_build_row(&r, &pi, -1, &m);
-	assert_string_equal(row_get(&r, "model_bus_bytes_per_op"), "");
-	assert_string_equal(row_get(&r, "model_limit_mops"), "");
-	assert_string_equal(row_get(&r, "measured_over_limit"), "");
-	assert_non_null(strstr(row_get(&r, "model_reason"), "no PCI device behind rb_no_such_dev9"));
+	report_build_row(&f->r, &f->pi, -1, &m);
+	assert_string_equal(row_get(&f->r, "model_bus_bytes_per_op"), "");
+	assert_string_equal(row_get(&f->r, "model_limit_mops"), "");
+	assert_string_equal(row_get(&f->r, "measured_over_limit"), "");
+	assert_non_null(strstr(row_get(&f->r, "model_reason"), "no PCI device behind rb_no_such_dev9"));
 	/* the paper's link: what the model says for this configuration */
 	struct pm_config c = pm_config_default();
-	c.verb = PM_SEND;
-	c.transport = PM_UD;
+	c.verb = RB_VERB_SEND;
+	c.transport = RB_TR_UD;
 	c.size_bytes = 4;
 	c.inline_payload = 1;
 	c.postlist = 16;
@@ -173,42 +191,80 @@ static void test_row_model_columns(void **state)
 	assert_int_equal(pm_run(&c, &pl, &res, err, sizeof(err)), 0);
 	char want[32];
 	snprintf(want, sizeof(want), "%.6g", res.limit_mops);
-	assert_string_equal(row_get(&r, "model_paper_limit_mops"), want);
+	assert_string_equal(row_get(&f->r, "model_paper_limit_mops"), want);
 	/* 152.125 B down per SEND at the sender vs 146 B up per RECV */
 	assert_int_equal(res.limit_is_responder, 0);
-	assert_string_equal(row_get(&r, "model_paper_bound"), "link (requester)");
-	assert_string_equal(row_get(&r, "model_link"), "none");
+	assert_string_equal(row_get(&f->r, "model_paper_bound"), "link_down (requester)");
+	assert_string_equal(row_get(&f->r, "model_link"), "none");
 	/* then perf_counters and the 3 uncore PCIe columns */
-	assert_string_equal(r.cols[r.ncols - 5].name, "model_link");
+	assert_string_equal(f->r.cols[f->r.ncols - 5].name, "model_link");
 
 	/* 32 B: the receiver's 174 B up per RECV bind */
-	t.size = 32;
-	report_build_row(&r, &pi, -1, &m);
-	assert_string_equal(row_get(&r, "model_paper_bound"), "link (responder)");
+	f->t.size = 32;
+	report_build_row(&f->r, &f->pi, -1, &m);
+	assert_string_equal(row_get(&f->r, "model_paper_bound"), "link_up (responder)");
 	/* not inline: the payload is DMA-read, the limit drops */
 	char inl[32];
-	snprintf(inl, sizeof(inl), "%s", row_get(&r, "model_paper_limit_mops"));
-	pi.inline_used = 0;
-	report_build_row(&r, &pi, -1, &m);
-	assert_string_not_equal(row_get(&r, "model_paper_limit_mops"), inl);
-	assert_true(strtod(row_get(&r, "model_paper_limit_mops"), NULL) < strtod(inl, NULL));
-	pi.inline_used = 1;
-	t.size = 4;
+	snprintf(inl, sizeof(inl), "%s", row_get(&f->r, "model_paper_limit_mops"));
+	f->pi.inline_used = 0;
+	report_build_row(&f->r, &f->pi, -1, &m);
+	assert_string_not_equal(row_get(&f->r, "model_paper_limit_mops"), inl);
+	assert_true(strtod(row_get(&f->r, "model_paper_limit_mops"), NULL) < strtod(inl, NULL));
+	f->pi.inline_used = 1;
+	f->t.size = 4;
 
-	/* postlist 1: WQE-by-MMIO on the paper's link, MMIO-bound at 87.5 */
-	t.postlist = 1;
-	report_build_row(&r, &pi, -1, &m);
-	assert_string_equal(row_get(&r, "model_paper_limit_mops"), "87.5");
-	assert_string_equal(row_get(&r, "model_paper_bound"), "mmio (requester)");
+	/* postlist 1, inline: WQE-by-MMIO (BlueFlame) on the paper's link,
+	 * MMIO-bound at 5.2.1's 87.5 (the formula's 87.52) */
+	f->t.postlist = 1;
+	report_build_row(&f->r, &f->pi, -1, &m);
+	assert_string_equal(row_get(&f->r, "model_paper_limit_mops"), "87.5214");
+	assert_string_equal(row_get(&f->r, "model_paper_bound"), "mmio (requester)");
+	/* postlist 1, not inline: the mlx providers ring a doorbell */
+	f->pi.inline_used = 0;
+	report_build_row(&f->r, &f->pi, -1, &m);
+	assert_string_not_equal(row_get(&f->r, "model_paper_bound"), "mmio (requester)");
+	f->pi.inline_used = 1;
 
-	/* atomics: not in the model, said so */
-	t.verb = RB_VERB_FETCH_ADD;
-	t.transport = RB_TR_RC;
-	t.size = 8;
-	report_build_row(&r, &pi, -1, &m);
-	assert_string_equal(row_get(&r, "model_paper_limit_mops"), "");
-	assert_non_null(strstr(row_get(&r, "model_reason"), "no write_imm or atomics"));
-	assert_string_equal(row_get(&r, "model_link"), "none");
+	/* atomics: the verb table's row says what they move (8 bytes) */
+	f->t.verb = RB_VERB_FETCH_ADD;
+	f->t.transport = RB_TR_RC;
+	f->t.size = 8;
+	f->pi.inline_used = 0;
+	report_build_row(&f->r, &f->pi, -1, &m);
+	assert_string_not_equal(row_get(&f->r, "model_paper_limit_mops"), "");
+	assert_string_equal(row_get(&f->r, "model_link"), "none");
+	f->pi.inline_used = 1;
+}
+
+/* On a host with a PCIe link (a fake sysfs tree, RB_SYSFS_ROOT): the row
+ * and --explain give measured vs the limit on this host's own link, and
+ * which side and resource binds. */
+static void test_row_host_link(void **state)
+{
+	(void)state;
+	static struct point_fx fx;
+	struct point_fx *f = ud_send_point(&fx, unit_point_base, "mlx5_0", 1);
+	puts_file("class/infiniband/mlx5_0/device/current_link_speed", "16.0 GT/s PCIe\n");
+	puts_file("class/infiniband/mlx5_0/device/current_link_width", "16\n");
+	put_config(1, 2, 0, 256);
+	assert_int_equal(setenv("RB_SYSFS_ROOT", root, 1), 0);
+	struct rb_measure m = { .valid = true, .duration_s = 1, .ops = 140000000 };
+	report_build_row(&f->r, &f->pi, -1, &m);
+	char out[1024];
+	assert_int_equal(report_explain(&f->pi, &m, out, sizeof(out)), 0);
+	unsetenv("RB_SYSFS_ROOT");
+	/* PCIe 4.0 x16: 5.2.1's MMIO rate doubles to 350 M lines/s, 175 Mops
+	 * for the 2-line inline UD SEND */
+	assert_string_equal(row_get(&f->r, "model_link"), "pcie4x16 mps256 mrrs512");
+	double lim = strtod(row_get(&f->r, "model_limit_mops"), NULL);
+	assert_close(lim, 2 * 87.5214, 1e-4);
+	assert_string_equal(row_get(&f->r, "model_bound"), "mmio (requester)");
+	assert_close(strtod(row_get(&f->r, "measured_over_limit"), NULL), 140 / lim, 1e-5);
+	/* the paper's link beside it for reference */
+	assert_string_equal(row_get(&f->r, "model_paper_limit_mops"), "87.5214");
+	if (!strstr(out, "PCIe model on this host's link (pcie4x16, WQE-by-MMIO): limit 175 Mops, "
+			 "bound by the requester's MMIO throughput (5.2.1); measured 140 Mops = 80 % of it"))
+		fail_msg("EXPLAIN \"%s\"", out);
 }
 
 /* A client's options, environment and test as a model row's tests start
@@ -228,21 +284,8 @@ static void model_row_setup(struct rb_opts *ro, struct rb_env *e, struct rb_test
 static void test_explain(void **state)
 {
 	(void)state;
-	struct rb_opts ro;
-	struct rb_env e;
-	struct rb_test t;
-	static struct rb_dev dev;
-	static struct rb_point_info pi;
-	model_row_setup(&ro, &e, &t);
-	t.verb = RB_VERB_SEND;
-	t.transport = RB_TR_UD;
-	t.size = 4;
-	t.postlist = 1;
-	t.signal_interval = 16;
-	snprintf(dev.name, sizeof(dev.name), "rb_no_such_dev9");
-	pi = (struct rb_point_info){ .o = &ro, .t = &t, .env = &e, .dev = &dev, .inline_used = 1,
-				     .setup_us_per_qp = NAN, .gate_wait_s = NAN, .status = "ok",
-				     .reason = "" };
+	static struct point_fx fx;
+	struct point_fx *f = ud_send_point(&fx, model_row_setup, "rb_no_such_dev9", 1);
 	struct pc_sample s;
 	pc_sample_zero(&s);
 	s.value[PC_TASK_CLOCK] = 1000000;
@@ -250,35 +293,32 @@ static void test_explain(void **state)
 	struct rb_measure m = { .valid = true, .duration_s = 2, .ops = 30000,
 				.pc = &s, .pc_ops = 2000, .pc_span_s = 2 };
 	char out[1024];
-	assert_int_equal(report_explain(&pi, &m, out, sizeof(out)), 0);
-	assert_string_equal(out, "0.015 Mops; no PCI device: CPU/software-bound (paper's link, "
-			    "WQE-by-MMIO: 87.5 Mops, mmio (requester)); client CPU 500 ns/op, server CPU not counted; "
-			    "port counters not read");
+	assert_int_equal(report_explain(&f->pi, &m, out, sizeof(out)), 0);
+	assert_string_equal(out, "0.015 Mops; no PCI device: CPU/software-bound (on the paper's link, "
+			    "WQE-by-MMIO: 87.52 Mops, bound by the requester's MMIO throughput (5.2.1)); "
+			    "client CPU 500 ns/op, server CPU not counted; port counters not read");
 	/* counters that moved are named; none moved is said */
-	unit_ctr_put(&pi.before, "hw_counters/rcvd_rnr_err", 5);
-	unit_ctr_put(&pi.after, "hw_counters/rcvd_rnr_err", 91);
-	pi.have_counters = true;
-	assert_int_equal(report_explain(&pi, &m, out, sizeof(out)), 0);
+	unit_ctr_put(&f->pi.before, "hw_counters/rcvd_rnr_err", 5);
+	unit_ctr_put(&f->pi.after, "hw_counters/rcvd_rnr_err", 91);
+	f->pi.have_counters = true;
+	assert_int_equal(report_explain(&f->pi, &m, out, sizeof(out)), 0);
 	assert_non_null(strstr(out, "; trouble: RNR NAKs 86"));
-	pi.after.val[0] = 5;
-	assert_int_equal(report_explain(&pi, &m, out, sizeof(out)), 0);
+	f->pi.after.val[0] = 5;
+	assert_int_equal(report_explain(&f->pi, &m, out, sizeof(out)), 0);
 	assert_non_null(strstr(out, "; no trouble counter moved"));
-	/* not measured, no counters, not modelled */
-	t.verb = RB_VERB_CMP_SWAP;
-	t.transport = RB_TR_RC;
-	t.size = 8;
-	assert_int_equal(report_explain(&pi, NULL, out, sizeof(out)), 0);
-	assert_non_null(strstr(out, "not measured; PCIe model: the PCIe model has no write_imm or atomics; "
-				     "client CPU not counted"));
+	/* not measured, no counters, not modelled (a size the WQE cannot hold inline) */
+	f->t.size = 4000;
+	assert_int_equal(report_explain(&f->pi, NULL, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "not measured; PCIe model: inline payload of 4000 bytes"));
+	assert_non_null(strstr(out, "; client CPU not counted"));
 	/* a short buffer: cut, said by -1 */
-	assert_int_equal(report_explain(&pi, &m, out, 20), -1);
+	assert_int_equal(report_explain(&f->pi, &m, out, 20), -1);
 	assert_int_equal(strlen(out), 19);
 	/* the process row's explain column holds it, thread rows do not */
-	static struct row r;
-	report_build_row(&r, &pi, -1, &m);
-	assert_non_null(strstr(row_get(&r, "explain"), "PCIe model: the PCIe model has no"));
-	report_build_row(&r, &pi, 0, &m);
-	assert_string_equal(row_get(&r, "explain"), "");
+	report_build_row(&f->r, &f->pi, -1, &m);
+	assert_non_null(strstr(row_get(&f->r, "explain"), "PCIe model: inline payload of 4000 bytes"));
+	report_build_row(&f->r, &f->pi, 0, &m);
+	assert_string_equal(row_get(&f->r, "explain"), "");
 }
 
 /* One column of build/rb_model's --csv output for the options given (the
@@ -308,7 +348,8 @@ static void rb_model_column(const char *args, const char *col, char *out, size_t
 }
 
 /* rdma_bench's row and build/rb_model agree on one configuration: the same
- * rule for postlist 1 (WQE-by-MMIO) and above (doorbell), said in EXPLAIN. */
+ * rule for postlist 1 (a READ is not inline: doorbell, as the mlx
+ * providers post it) and above (doorbell), said in EXPLAIN. */
 static void test_row_model_matches_rb_model(void **state)
 {
 	(void)state;
@@ -316,7 +357,7 @@ static void test_row_model_matches_rb_model(void **state)
 		uint64_t postlist;
 		const char *args, *path;
 	} cases[] = {
-		{ 1, "--verb read --size 64 --signal-interval 16", "paper's link, WQE-by-MMIO: " },
+		{ 1, "--verb read --size 64 --signal-interval 16", "paper's link, doorbell per 1: " },
 		{ 16, "--verb read --size 64 --signal-interval 16 --postlist 16",
 		  "paper's link, doorbell per 16: " },
 	};
@@ -357,6 +398,7 @@ int main(void)
 		cmocka_unit_test(test_link_read),
 		cmocka_unit_test(test_no_pci_device),
 		cmocka_unit_test(test_row_model_columns),
+		cmocka_unit_test(test_row_host_link),
 		cmocka_unit_test(test_explain),
 		cmocka_unit_test(test_row_model_matches_rb_model),
 	};
