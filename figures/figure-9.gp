@@ -7,8 +7,11 @@
 # rdma_bench READ 64 B; figures/plot sets companion, header-only when there
 # is none). Left: measured, median of the repetitions with min..max bars;
 # right: the paper's values (CIB; figures/reference/paper-atc16.csv rows
-# fig9, and its READ-based bound from row fig12 inbound-read 64 B: 112
-# Gb/s = 218.75 Mops, half of it 109.4 Mrps). Run by figures/plot.
+# fig9). The paper's READ-based bound is half of Connect-IB's peak inbound
+# READ rate (Sections 4.3.1 and 5.3.1), below HERD's batched peak: it is
+# drawn from a fig9 row of series read-based-bound (Mrps, derived so), and
+# not drawn without one (Figure 12's 112 Gb/s is the two ports' line rate,
+# not a READ rate: a bound from it would sit above HERD). Run by figures/plot.
 load figdir."/common.gp"
 sel(b) = (strcol("batch") eq b) ? okv(column("mrps_median")) : NaN
 # the measured inbound READ rate (Mops, median over its repetitions; the
@@ -17,8 +20,8 @@ set table $RD
 plot companion using (0):(column("mops_median")) with table if (strcol("verb") eq "read" && strcol("status") eq "ok")
 set table $HM
 plot data using (0):(column("mrps_max")) with table if (strcol("status") ne "failed")
-# the paper's points: per core (x 1) and the peaks (no x), and Figure 12's
-# 64 B inbound READ (Gb/s)
+# the paper's points: per core (x 1) and the peaks (no x), and the
+# READ-based bound (Mrps)
 isp(s, x) = isref("fig9", "point") && strcol("series") eq s && strcol("x_name") eq x
 set table $PB
 plot paper using (1):(column("y")) with table if (isp("herd-baseline", "per_core"))
@@ -29,7 +32,7 @@ plot paper using (1):(column("y")) with table if (isp("herd-batched", "per_core"
 set table $PHP
 plot paper using (1):(column("y")) with table if (isp("herd-batched", "peak"))
 set table $PR
-plot paper using (1):(column("y") * 1000 / (64 * 8)) with table if (isref("fig12", "point") && strcol("series") eq "inbound-read" && column("x") == 64)
+plot paper using (1):(column("y")) with table if (strcol("figure") eq "fig9" && strcol("series") eq "read-based-bound")
 unset table
 set datafile separator whitespace
 set datafile nocolumnheaders
@@ -99,9 +102,12 @@ set xtics 0, 2, 10
 set xtics add ("peak\n(cores not stated)" 13.5)
 set arrow 5 from 11.25, graph 0 to 11.25, graph 1 nohead dt 3 lc rgb "#888888"
 set samples 400
+if (pread != pread) {
+    set label 3 "READ-based bound (the paper: 1/2 x Connect-IB's peak inbound READ rate, Section 5.3.1): no fig9 read-based-bound row in paper-atc16.csv, not drawn" at graph 0.02, graph 0.97 left font ",7" noenhanced
+}
 plot $PB using 1:2 with points ls 11 ps 1.5 title "HERD baseline: 6.7 Mrps per core", \
      $PH using 1:2 with points ls 12 ps 1.5 title "HERD + doorbell batching: 12.3 Mrps per core", \
      (x >= 12 ? pbp : NaN) with lines ls 11 lw 2 title sprintf("HERD baseline peak %.1f Mrps (cores not stated)", pbp), \
      (x >= 12 ? php : NaN) with lines ls 12 lw 2 title sprintf("HERD + batching peak %.1f Mrps (PCIe-DMA bound; cores not stated)", php), \
-     pread / 2 with lines ls 19 lw 2 title sprintf("READ-based bound: 1/2 x %.1f Mops inbound READ 64 B (Figure 12)", pread)
+     pread with lines ls 19 lw 2 title (pread == pread ? sprintf("READ-based bound %.1f Mrps: 1/2 x Connect-IB's peak inbound READ rate (Section 5.3.1)", pread) : "")
 unset multiplot
