@@ -4,7 +4,8 @@
 
 # ---- the parameter file ----------------------------------------------------------
 # INI-like, read line by line (never sourced):
-#   [experiment]  title, reproduces, section (the paper's), figure ...  free text, for people
+#   [experiment]  title, reproduces, section (the paper's), hardware (what the
+#                 full grid needs: printed by --dry-run), figure ...  free text, for people
 #   [roles]       server = N, clients = N M ...      hosts-file line numbers
 #   [run]         bin (a program of the checkout to run instead of rdma_bench:
 #                 experiments/run), repetitions, noisy_cv_pct (a point whose CV over its

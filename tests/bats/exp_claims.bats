@@ -45,7 +45,7 @@ fig11() {
   [[ $output == *"FAILS on soft-RoCE (shape only) batching"*"ratio 1 [0.9..1.1] >= 1.1 (the threshold is within the spread)"* ]]
   [[ $output == *"paper: Section 5.2.1 (Figure 11)"* ]]
   [[ $output == *"postlist=16 qps_per_thread=2: 4 [3.6..4.4] cv 5.0%  over  postlist=1 qps_per_thread=1: 4 [4..4] cv 1.0%  = 1 [0.9..1.1]"* ]]
-  [[ $output == *"figure-11: 2 claims: 0 hold, 1 fail, 1 not measured"* ]]
+  [[ $output == *"figure-11: 4 claims: 0 hold, 1 fail, 3 not measured"* ]]
 }
 
 @test "a summary that satisfies the claim: HOLDS and exit 0" {
@@ -56,7 +56,7 @@ fig11() {
   [ "$status" -eq 0 ]
   [[ $output == *"HOLDS on soft-RoCE (shape only) batching"*"ratio 2 [1.8..2.2] >= 1.1"* ]]
   [[ $output != *"within the spread"* ]]
-  [[ $output == *"2 claims: 1 hold, 0 fail, 1 not measured"* ]]
+  [[ $output == *"4 claims: 1 hold, 0 fail, 3 not measured"* ]]
   # on a Mellanox NIC the same rule gives a plain verdict
   fig11 "$d" 8 4 mlx5_0
   run "$ROOT/experiments/compare" figure-11 "$d"
@@ -71,7 +71,7 @@ fig11() {
   fig11 "$d" 8 4
   run "$ROOT/experiments/compare" figure-11 "$d" --verdicts
   [ "${lines[0]}" = "batching	HOLDS on soft-RoCE (shape only)" ] || { echo "$output"; false; }
-  [ "${lines[1]}" = "batching_one_qp	NOT MEASURED	hardware: not on soft-RoCE" ] || { echo "$output"; false; }
+  [ "${lines[1]}" = "batching_one_qp	NOT MEASURED	needs an RDMA NIC" ] || { echo "$output"; false; }
   # the non-batched point noisy, the batched one partial
   sed -i '2s/,ok,,no,/,ok,,yes,/; 3s/,3,3,0,ok,,no,/,3,2,0,partial,,no,/' "$d/summary.csv"
   run "$ROOT/experiments/compare" figure-11 "$d"
@@ -167,7 +167,7 @@ fig12() {
   # the caption's words (--verdicts) say the same
   run "$ROOT/experiments/compare" figure-12 "$d" --verdicts
   [ "$status" -eq 0 ]
-  [[ $output == *"read_flat_small	NOT MEASURED	hardware: not on soft-RoCE"* ]] || { echo "$output"; false; }
+  [[ $output == *"read_flat_small	NOT MEASURED	needs an RDMA NIC"* ]] || { echo "$output"; false; }
   [[ $output == *"read_gbps_grows	HOLDS on soft-RoCE (shape only)"* ]]
   run ! grep -E '	(HOLDS|FAILS)(	|$)' <<< "$output"
 }
@@ -283,4 +283,39 @@ seqsum() {
   run "$e/compare" figure-11 "$FIX/golden-summary.csv"
   [ "$status" -eq 2 ]
   [[ $output == *"claim.batching.kind = magic: shape, or hardware followed by the NIC mechanism it is about"* ]]
+}
+
+# seq7 DIR DEVICE ROWS...: a figure-7 summary, each ROW
+# "variant,batch,ud_qps,server_threads,mrps" (atomics: batch and ud_qps empty)
+seq7() {
+  local d=$1 dev=$2 i=0 r
+  shift 2
+  {
+    echo "exp_name,exp_point,variant,batch,ud_qps,server_threads,reps,reps_ok,rows_failed,status,reason,noisy,mrps_median,mrps_min,mrps_max,mrps_cv_pct,device,host"
+    for r in "$@"; do
+      i=$((i + 1))
+      IFS=, read -r v b q t m <<< "$r"
+      echo "figure-7,$i,$v,$b,$q,$t,3,3,0,ok,,no,$m,$m,$m,1,$dev,node2"
+    done
+  } > "$d/summary.csv"
+}
+
+@test "figure-7 on Connect-IB: Spec-S0 below HERD on one core, above it at the peaks; atomics 50x and 12.2x below" {
+  local d=$BATS_TEST_TMPDIR/r
+  manifest "$d" node1 node2
+  # the paper's shape: spec-s0 16 on one core (HERD 27.4), 122 at its peak
+  # (10 cores), HERD's peak 97.2 at 6, 84 at 10; atomics 2.24
+  seq7 "$d" mlx5_0 atomics,,,0,2.24 herd-rpc,on,3,1,27.4 herd-rpc,on,3,6,97.2 herd-rpc,on,3,10,84 \
+    spec-s0,on,1,1,16 spec-s0,on,1,6,90 spec-s0,on,1,10,122
+  run "$ROOT/experiments/compare" figure-7 "$d"
+  [[ $output == *"HOLDS        spec_peak          ratio 1.255 "* ]] || { echo "$output"; false; }
+  [[ $output == *"HOLDS        spec_single_core   ratio 0.5839 "* ]]
+  [[ $output == *"HOLDS        past_peak          ratio 0.8642 "* ]]
+  [[ $output == *"HOLDS        atomics_50x        ratio 54.46 "* ]]
+  [[ $output == *"HOLDS        atomics_one_core   ratio 12.23 "* ]]
+  # Spec-S0 above HERD on one core (the old rule's expectation): fails
+  seq7 "$d" mlx5_0 atomics,,,0,2.24 herd-rpc,on,3,1,27.4 herd-rpc,on,3,6,97.2 spec-s0,on,1,1,30 spec-s0,on,1,10,122
+  run "$ROOT/experiments/compare" figure-7 "$d"
+  [ "$status" -eq 3 ]
+  [[ $output == *"FAILS        spec_single_core   ratio 1.095 "* ]] || { echo "$output"; false; }
 }

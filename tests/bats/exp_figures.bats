@@ -54,10 +54,11 @@ is_pdf() { [ "$(head -c 5 "$1")" = "%PDF-" ]; }
   [ "${lines[1]}" = "each point: median of $reps repetitions, bars min..max" ]
   run awk -f "$LIB/csv.awk" -f "$ROOT/figures/subtitle.awk" -v grid=quick "$FIX/summary-figure-12.csv"
   [[ ${lines[1]} == *"; QUICK grid (reduced, a smoke test: not the figure's full sweep)" ]]
-  # what QUICK left out (figures/quickgrid.awk): figure 13's QUICK grid has READ only
+  # what QUICK left out (figures/quickgrid.awk): figure 13's QUICK grid has
+  # READ only, 32 B from one thread (the full grid: the paper's 8 B from 14)
   run awk -f "$ROOT/figures/quickgrid.awk" "$ROOT/experiments/figure-13/params"
   [ "$status" -eq 0 ]
-  [[ $output == "verb = read (full: read write); window = 2 16 (full: 10 values); "* ]]
+  [[ $output == "verb = read (full: read write); size_bytes = 32 (full: 8); window = 2 16 (full: 10 values); threads = 1 (full: 14); "* ]] || { echo "$output"; false; }
   [[ $output != *repetitions* ]]
   run awk -f "$LIB/csv.awk" -f "$ROOT/figures/subtitle.awk" -v grid=quick -v quickgrid="verb = read (full: read write)" "$FIX/summary-figure-12.csv"
   [[ ${lines[1]} == *"; QUICK grid (reduced, a smoke test: not the figure's full sweep): verb = read (full: read write)" ]]
