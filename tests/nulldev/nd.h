@@ -46,6 +46,7 @@ struct nd_faults {
 	uint64_t lose_recv;       /* every Nth arrival consumes no RECV */
 	uint64_t flip;            /* every Nth loopback WRITE/READ flips its first byte */
 	uint64_t atomic_wrong;    /* every Nth atomic returns original ^ 1 */
+	uint64_t atomic_skip;     /* every Nth atomic leaves the remote word as it was */
 	uint64_t qp_error;        /* after N send WRs the posting QP goes to ERROR */
 	uint64_t post_enomem;     /* the Nth ibv_post_send call fails with ENOMEM */
 	uint64_t recv_enomem;     /* the Nth ibv_post_recv call fails with ENOMEM */
@@ -184,5 +185,7 @@ int nd_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc);
 int nd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 int nd_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
 void nd_reap(struct nd_qp *q);
+void nd_watch_start(void);
+void nd_watch_spawn(void);
 
 #endif

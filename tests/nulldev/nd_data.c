@@ -66,6 +66,8 @@ void nd_reap(struct nd_qp *q)
 		struct nd_arrival *a = &b->a[t & (ND_INBOX - 1)];
 		if (atomic_load_explicit(&a->seq, memory_order_acquire) != t + 1)
 			break;
+		if (q->rq_tail == q->rq_head)
+			break;
 		if (nd_faults_on && nd_fault.lose_recv &&
 		    (atomic_fetch_add(&nd_arrival_seq, 1) + 1) % nd_fault.lose_recv == 0) {
 			q->n.recv_lost++;
@@ -73,8 +75,6 @@ void nd_reap(struct nd_qp *q)
 			atomic_store_explicit(&b->tail, t + 1, memory_order_release);
 			continue;
 		}
-		if (q->rq_tail == q->rq_head)
-			break;
 		struct nd_rwr *r = &q->rq[q->rq_tail++ & q->rq_mask];
 		uint32_t off = q->qp.qp_type == IBV_QPT_UD ? 40 : 0;
 		uint32_t n = a->len < ND_INBOX_DATA ? a->len : ND_INBOX_DATA;
@@ -100,6 +100,13 @@ void nd_qp_flush_recvs(struct nd_qp *q)
 		q->n.flushed++;
 	}
 	pthread_spin_unlock(&q->rlock);
+}
+
+/* True on every Nth send WR of the process (nd_wr_seq counts them when
+ * faults are on). */
+static bool every(uint64_t n)
+{
+	return n && (atomic_load(&nd_wr_seq) % n) == 0;
 }
 
 /* Put a message in box; a full box is the receiver not keeping up (RNR):
@@ -135,6 +142,10 @@ static void deliver(struct nd_qp *q, struct nd_inbox *b, const struct ibv_send_w
 		memcpy(a->data + off, (void *)(uintptr_t)wr->sg_list[i].addr, n);
 		off += n;
 	}
+	if (nd_faults_on && off && every(nd_fault.flip)) {
+		a->data[0] ^= 0x5a;
+		q->n.faults++;
+	}
 	atomic_store_explicit(&a->seq, h + 1, memory_order_release);
 }
 
@@ -155,10 +166,6 @@ static struct nd_inbox *ud_box(struct nd_qp *q, uint32_t qpn)
 	return NULL;
 }
 
-static bool every(uint64_t n)
-{
-	return n && (atomic_fetch_add(&nd_wr_seq, 0) % n) == 0;
-}
 
 /* The remote bytes of a WR, or NULL: the peer's MR by rkey, the access
  * the verb needs (IB spec 10.6.7: a violation is a remote access error). */
@@ -211,7 +218,10 @@ static enum ibv_wc_status atomic_local(struct nd_qp *q, const struct ibv_send_wr
 	if (!r || (ra & 7))
 		return IBV_WC_REM_ACCESS_ERR;
 	uint64_t old;
-	if (wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+	if (nd_faults_on && every(nd_fault.atomic_skip)) {
+		old = __atomic_load_n(r, __ATOMIC_SEQ_CST);
+		q->n.faults++;
+	} else if (wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
 		old = __atomic_fetch_add(r, wr->wr.atomic.compare_add, __ATOMIC_SEQ_CST);
 	} else {
 		old = wr->wr.atomic.compare_add;
@@ -291,6 +301,10 @@ static enum ibv_wc_status atomic_remote(struct nd_qp *q, const struct ibv_send_w
 	else
 		v = old == wr->wr.atomic.compare_add ? wr->wr.atomic.swap : old;
 	l.iov_base = &v;
+	if (nd_faults_on && every(nd_fault.atomic_skip)) {
+		v = old;
+		q->n.faults++;
+	}
 	if (v != old && process_vm_writev(q->peer_pid, &l, 1, &r, 1, 0) != 8)
 		return IBV_WC_REM_OP_ERR;
 	if (nd_faults_on && every(nd_fault.atomic_wrong)) {

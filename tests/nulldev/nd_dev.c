@@ -217,6 +217,8 @@ static void parse_faults(const char *env)
 			nd_fault.flip = num(k, v);
 		else if (!strcmp(k, "atomic_wrong"))
 			nd_fault.atomic_wrong = num(k, v);
+		else if (!strcmp(k, "atomic_skip"))
+			nd_fault.atomic_skip = num(k, v);
 		else if (!strcmp(k, "qp_error"))
 			nd_fault.qp_error = num(k, v);
 		else if (!strcmp(k, "post_enomem"))

@@ -111,6 +111,7 @@ struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
 		return NULL;
 	}
 	pthread_mutex_init(&c->lock, NULL);
+	nd_watch_start();
 	return &c->ch;
 }
 

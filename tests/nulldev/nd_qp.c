@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 struct nd_qp *_Atomic nd_qps[ND_MAX_QPS];
@@ -343,10 +344,12 @@ static void cq_forget(struct nd_cq *cq, struct nd_qp *q)
 int ibv_destroy_qp(struct ibv_qp *qp)
 {
 	struct nd_qp *q = (struct nd_qp *)qp;
+	pthread_mutex_lock(&qp_lock);    /* not while the watcher reaps it */
 	cq_forget(q->scq, q);
 	if (q->rcq != q->scq)
 		cq_forget(q->rcq, q);
 	atomic_store(&nd_qps[qp->qp_num & 0xfff], NULL);
+	pthread_mutex_unlock(&qp_lock);
 	nd_count_fold(&q->n);
 	nd_inbox_close(q->inbox, qp->qp_num, true);
 	if (q->peer_shm)
@@ -360,6 +363,47 @@ int ibv_destroy_qp(struct ibv_qp *qp)
 	free(q->rq);
 	free(q);
 	return 0;
+}
+
+/* The completion-event watcher: a message from another process cannot
+ * write this process's eventfd, so a thread (started with the first
+ * completion channel) reaps the inboxes of armed CQs every 200 us; a
+ * reaped RECV raises the event (nd_cq_push). */
+static void *watch(void *arg)
+{
+	(void)arg;
+	const struct timespec tick = { 0, 200000 };
+	for (;;) {
+		nanosleep(&tick, NULL);
+		pthread_mutex_lock(&qp_lock);
+		for (int i = 0; i < ND_MAX_QPS; i++) {
+			struct nd_cq *cq = nd_cqs[i];
+			if (!cq || !cq->cq.channel || !cq->armed)
+				continue;
+			int n = atomic_load(&cq->nrqps);
+			for (int k = 0; k < n; k++)
+				nd_reap(cq->rqps[k]);
+		}
+		pthread_mutex_unlock(&qp_lock);
+	}
+	return NULL;
+}
+
+void nd_watch_start(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, nd_watch_spawn);
+}
+
+void nd_watch_spawn(void)
+{
+	pthread_t t;
+	pthread_attr_t a;
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &a, watch, NULL))
+		nd_log("completion events from other processes: no watcher thread");
+	pthread_attr_destroy(&a);
 }
 
 static void stats_write(FILE *f)
