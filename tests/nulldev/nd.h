@@ -36,6 +36,7 @@ struct nd_devcfg {
 	struct ibv_device_attr attr;
 	int gids;                 /* GID table entries per port (RoCE) */
 	uint64_t guid;
+	uint32_t poll_delay;      /* a CQE shows after this many polls of its CQ */
 	bool remote_copy;         /* remote=copy: process_vm_* to a peer process's MR */
 };
 
@@ -58,7 +59,7 @@ struct nd_count {
 	uint64_t signaled, unsignaled, post_recv_calls, recv_wrs;
 	uint64_t poll_calls, empty_polls, cqes, loopback_ops, remote_ops;
 	uint64_t recvs_done, recv_lost, inbox_overflow, cq_overrun, errors, flushed;
-	uint64_t faults;
+	uint64_t faults, undrained;   /* undrained: WRs still outstanding when the QP went */
 };
 
 struct nd_arrival {
@@ -109,6 +110,7 @@ struct nd_cq_entry {
 	struct ibv_wc wc;
 	struct nd_qp *qp;         /* send CQE: the QP whose SQ it retires */
 	uint64_t sq_seq;          /* ... up to this WR */
+	uint64_t ready_at;        /* the CQ's poll count from which it shows */
 };
 
 struct nd_cq {
@@ -120,6 +122,7 @@ struct nd_cq {
 	bool armed;
 	struct nd_qp *rqps[ND_CQ_RQPS];   /* QPs whose inbox this CQ reaps */
 	_Atomic int nrqps;
+	uint32_t poll_delay;
 	struct nd_count n;
 };
 
@@ -160,6 +163,7 @@ extern struct nd_devcfg nd_devs[ND_MAX_DEVS];
 extern int nd_ndevs;
 extern struct nd_faults nd_fault;
 extern bool nd_faults_on;
+extern _Atomic int nd_opened;
 extern _Atomic uint64_t nd_wr_seq, nd_post_seq, nd_recv_post_seq, nd_arrival_seq;
 extern struct nd_qp *_Atomic nd_qps[ND_MAX_QPS];
 extern struct nd_mr *_Atomic nd_mrs[ND_MAX_MRS];

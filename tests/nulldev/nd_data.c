@@ -28,6 +28,7 @@ void nd_cq_push(struct nd_cq *cq, const struct ibv_wc *wc, struct nd_qp *qp, uin
 		e->wc = *wc;
 		e->qp = qp;
 		e->sq_seq = seq;
+		e->ready_at = cq->n.poll_calls + cq->poll_delay;
 		sig = cq->armed && cq->cq.channel;
 		if (sig)
 			cq->armed = false;
@@ -517,7 +518,8 @@ int nd_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
 	for (int i = 0; i < nr; i++)
 		nd_reap(cq->rqps[i]);
 	pthread_spin_lock(&cq->lock);
-	while (k < n && cq->tail != cq->head) {
+	while (k < n && cq->tail != cq->head &&
+	       cq->ring[cq->tail & cq->mask].ready_at <= cq->n.poll_calls) {
 		struct nd_cq_entry *e = &cq->ring[cq->tail++ & cq->mask];
 		wc[k++] = e->wc;
 		if (e->qp)

@@ -17,6 +17,7 @@ struct nd_devcfg nd_devs[ND_MAX_DEVS];
 int nd_ndevs;
 struct nd_faults nd_fault;
 bool nd_faults_on;
+_Atomic int nd_opened;
 static struct ibv_device nd_ibdev[ND_MAX_DEVS];
 static pthread_once_t nd_once = PTHREAD_ONCE_INIT;
 
@@ -144,6 +145,8 @@ static void dev_set(struct nd_devcfg *d, const char *k, const char *v)
 		a->max_sge = (int)num(k, v);
 	else if (!strcmp(k, "max_rd_atom"))
 		a->max_qp_rd_atom = a->max_qp_init_rd_atom = (int)num(k, v);
+	else if (!strcmp(k, "poll_delay"))
+		d->poll_delay = (uint32_t)num(k, v);
 	else if (!strcmp(k, "remote")) {
 		if (strcmp(v, "copy") && strcmp(v, "count"))
 			nd_die("RB_NULLDEV: remote=%s%s: use copy or count", v, "");
@@ -306,6 +309,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 		return NULL;
 	}
 	c->dev = i;
+	atomic_fetch_add(&nd_opened, 1);
 	c->ctx.device = device;
 	c->ctx.cmd_fd = -1;
 	c->ctx.async_fd = -1;

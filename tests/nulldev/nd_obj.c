@@ -182,6 +182,7 @@ struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_cont
 	}
 	pthread_spin_init(&q->lock, PTHREAD_PROCESS_PRIVATE);
 	q->mask = cap - 1;
+	q->poll_delay = nd_devs[((struct nd_ctx *)context)->dev].poll_delay;
 	q->cq.context = context;
 	q->cq.channel = channel;
 	q->cq.cq_context = cq_context;

@@ -341,6 +341,24 @@ static void cq_forget(struct nd_cq *cq, struct nd_qp *q)
 		}
 }
 
+/* One line per QP in the statistics (the first ND_QP_LINES of them). */
+#define ND_QP_LINES 256
+static char qp_lines[ND_QP_LINES][160];
+static int nqp_lines;
+
+static void qp_summary(struct nd_qp *q)
+{
+	q->n.undrained = q->sq_posted - atomic_load(&q->sq_done);
+	pthread_mutex_lock(&qp_lock);
+	if (nqp_lines < ND_QP_LINES)
+		snprintf(qp_lines[nqp_lines++], sizeof(qp_lines[0]),
+			 "qp=%u send_wrs=%llu signaled=%llu max_outstanding=%llu recvs_done=%llu "
+			 "undrained=%llu", q->qp.qp_num, (unsigned long long)q->n.send_wrs,
+			 (unsigned long long)q->n.signaled, (unsigned long long)q->n.max_outstanding,
+			 (unsigned long long)q->n.recvs_done, (unsigned long long)q->n.undrained);
+	pthread_mutex_unlock(&qp_lock);
+}
+
 int ibv_destroy_qp(struct ibv_qp *qp)
 {
 	struct nd_qp *q = (struct nd_qp *)qp;
@@ -350,6 +368,7 @@ int ibv_destroy_qp(struct ibv_qp *qp)
 		cq_forget(q->rcq, q);
 	atomic_store(&nd_qps[qp->qp_num & 0xfff], NULL);
 	pthread_mutex_unlock(&qp_lock);
+	qp_summary(q);
 	nd_count_fold(&q->n);
 	nd_inbox_close(q->inbox, qp->qp_num, true);
 	if (q->peer_shm)
@@ -415,7 +434,10 @@ static void stats_write(FILE *f)
 	P(signaled); P(unsignaled); P(post_recv_calls); P(recv_wrs); P(poll_calls);
 	P(empty_polls); P(cqes); P(loopback_ops); P(remote_ops); P(recvs_done);
 	P(recv_lost); P(inbox_overflow); P(cq_overrun); P(errors); P(flushed); P(faults);
+	P(undrained);
 #undef P
+	for (int i = 0; i < nqp_lines; i++)
+		fprintf(f, "%s\n", qp_lines[i]);
 	fprintf(f, "doorbells=%llu\n", (unsigned long long)c->post_send_calls);
 }
 
@@ -428,6 +450,7 @@ __attribute__((destructor)) static void nd_fini(void)
 		if (q) {
 			/* unlinked, not unmapped: another thread may still poll */
 			char name[64];
+			qp_summary(q);
 			nd_count_fold(&q->n);
 			box_name(name, sizeof(name), q->qp.qp_num);
 			shm_unlink(name);
@@ -439,7 +462,7 @@ __attribute__((destructor)) static void nd_fini(void)
 		if (nd_cqs[i])
 			nd_count_fold(&nd_cqs[i]->n);
 	const char *path = getenv("RB_NULLDEV_STATS");
-	if (!path || !*path)
+	if (!path || !*path || !atomic_load(&nd_opened))
 		return;
 	char buf[512];
 	const char *p = strstr(path, "%p");
