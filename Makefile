@@ -68,6 +68,10 @@ NULLDEV_SRC := $(wildcard tests/nulldev/*.c)
 build/libnulldev.so: $(NULLDEV_SRC) tests/nulldev/nd.h
 	@mkdir -p build
 	$(CC) $(filter-out --coverage,$(CFLAGS)) -fPIC -shared -Wl,-z,defs -o $@ $(NULLDEV_SRC) -libverbs -lpthread
+# its own cost per op (post and poll only), the floor of make bench-null
+build/nulldev-floor: tests/nulldev/floor/floor.c
+	@mkdir -p build
+	$(CC) $(filter-out --coverage,$(CFLAGS)) -o $@ $< -libverbs
 
 # The runner's copy of the knob table (experiments/lib/params.sh reads it):
 # rewritten only when rdma_bench --list-knobs prints something else.
@@ -176,6 +180,12 @@ coverage:
 
 bench: all
 	ci/bench
+
+# the harness's ceiling on the null device, beside perftest and the
+# device's own floor, on this host (ci/bench-null; docs/benchmarks-null.md)
+.PHONY: bench-null
+bench-null: all build/nulldev-floor
+	ci/bench-null
 
 # the sweep runner's own cost per point on the two-VM bed (target <= 0.5 s),
 # with figure-12's job shape: 9 sizes in one client invocation, 3 repetitions

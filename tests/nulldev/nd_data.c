@@ -24,11 +24,12 @@ void nd_cq_push(struct nd_cq *cq, const struct ibv_wc *wc, struct nd_qp *qp, uin
 	if (cq->head - cq->tail >= (uint64_t)cq->cq.cqe) {
 		cq->n.cq_overrun++;
 	} else {
-		struct nd_cq_entry *e = &cq->ring[cq->head++ & cq->mask];
+		struct nd_cq_entry *e = &cq->ring[cq->head & cq->mask];
 		e->wc = *wc;
 		e->qp = qp;
 		e->sq_seq = seq;
 		e->ready_at = cq->n.poll_calls + cq->poll_delay;
+		__atomic_store_n(&cq->head, cq->head + 1, __ATOMIC_RELEASE);
 		sig = cq->armed && cq->cq.channel;
 		if (sig)
 			cq->armed = false;
@@ -517,6 +518,12 @@ int nd_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
 	int nr = atomic_load_explicit(&cq->nrqps, memory_order_relaxed);
 	for (int i = 0; i < nr; i++)
 		nd_reap(cq->rqps[i]);
+	/* an empty CQ is seen without the lock (as a CQE owner bit is read) */
+	uint64_t head = __atomic_load_n(&cq->head, __ATOMIC_ACQUIRE);
+	if (head == cq->tail || cq->ring[cq->tail & cq->mask].ready_at > cq->n.poll_calls) {
+		cq->n.empty_polls++;
+		return 0;
+	}
 	pthread_spin_lock(&cq->lock);
 	while (k < n && cq->tail != cq->head &&
 	       cq->ring[cq->tail & cq->mask].ready_at <= cq->n.poll_calls) {
