@@ -68,6 +68,10 @@ NULLDEV_SRC := $(wildcard tests/nulldev/*.c)
 build/libnulldev.so: $(NULLDEV_SRC) tests/nulldev/nd.h
 	@mkdir -p build
 	$(CC) $(filter-out --coverage,$(CFLAGS)) -fPIC -shared -Wl,-z,defs -o $@ $(NULLDEV_SRC) -libverbs -lpthread
+# its own semantics in loopback (tests/bats/nulldev_device.bats)
+build/nulldev-selftest: tests/nulldev/selftest/selftest.c
+	@mkdir -p build
+	$(CC) $(filter-out --coverage,$(CFLAGS)) -o $@ $< -libverbs
 # its own cost per op (post and poll only), the floor of make bench-null
 build/nulldev-floor: tests/nulldev/floor/floor.c
 	@mkdir -p build
@@ -137,7 +141,7 @@ deps:
 
 # Also: no circular call dependency between bench/**/*.c files (a file that
 # calls another must not be called back by it, directly or through others).
-unit: $(UNIT_BIN) build/libnulldev.so $(BUILD)/tests/attack_probe $(BUILD)/tests/test_verb_dummy $(BUILD)/tests/test_knob_dummy
+unit: $(UNIT_BIN) build/libnulldev.so build/nulldev-selftest $(BUILD)/tests/attack_probe $(BUILD)/tests/test_verb_dummy $(BUILD)/tests/test_knob_dummy
 	@tests/call-cycles $(ALL_OBJ) > /dev/null
 
 # The verb table's recipe walked (tests/unit/verb_dummy.c): the table built
