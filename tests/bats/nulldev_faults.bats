@@ -129,3 +129,16 @@ passes_check() {
   [ "$status" != 0 ]
   grep -q "rdma_cm (rdma_bench -R, perftest -R) is not modelled by the null device" <<< "$output"
 }
+
+@test "rdma_seq: a wrong fetch-and-add original fails its uniqueness check; clean runs pass" {
+  RB_BIN=$ROOT/rdma_seq run "$PAIR" -- --variant atomics --threads 2
+  echo "$output"
+  [ "$status" = 0 ]
+  grep -q "^atomics .* exact *ok" <<< "$output"
+  RB_BIN=$ROOT/rdma_seq run "$PAIR" --client-env RB_NULLDEV_FAULTS=atomic_wrong=50 -- --variant atomics
+  echo "$output"
+  [ "$status" = 1 ]
+  grep -q "uniqueness check failed: value [0-9]* handed out twice" <<< "$output"
+  RB_BIN=$ROOT/rdma_seq run "$PAIR" -- --variant drtm-kv
+  [ "$status" = 0 ]
+}

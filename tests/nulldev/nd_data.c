@@ -286,8 +286,9 @@ static enum ibv_wc_status rdma_remote(struct nd_qp *q, const struct ibv_send_wr 
 	return got == (ssize_t)len ? IBV_WC_SUCCESS : IBV_WC_REM_OP_ERR;
 }
 
-/* An atomic on the peer process's word: read, compute, write back (atomic
- * against this process only: one requester per word, as a test has). */
+/* An atomic on the peer process's word: read, compute, write back under a
+ * process-wide mutex (atomic against this process's threads, not against
+ * another requesting process). */
 static enum ibv_wc_status atomic_remote(struct nd_qp *q, const struct ibv_send_wr *wr)
 {
 	uint64_t ra = remote_proc_at(q, wr->wr.atomic.rkey, wr->wr.atomic.remote_addr, 8,
@@ -296,8 +297,13 @@ static enum ibv_wc_status atomic_remote(struct nd_qp *q, const struct ibv_send_w
 		return IBV_WC_REM_ACCESS_ERR;
 	uint64_t old, v;
 	struct iovec l = { &old, 8 }, r = { (void *)(uintptr_t)ra, 8 };
-	if (process_vm_readv(q->peer_pid, &l, 1, &r, 1, 0) != 8)
+	/* one read-modify-write at a time from this process (its threads) */
+	static pthread_mutex_t rmw = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_lock(&rmw);
+	if (process_vm_readv(q->peer_pid, &l, 1, &r, 1, 0) != 8) {
+		pthread_mutex_unlock(&rmw);
 		return IBV_WC_REM_OP_ERR;
+	}
 	if (wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD)
 		v = old + wr->wr.atomic.compare_add;
 	else
@@ -307,7 +313,9 @@ static enum ibv_wc_status atomic_remote(struct nd_qp *q, const struct ibv_send_w
 		v = old;
 		q->n.faults++;
 	}
-	if (v != old && process_vm_writev(q->peer_pid, &l, 1, &r, 1, 0) != 8)
+	bool wrote = v == old || process_vm_writev(q->peer_pid, &l, 1, &r, 1, 0) == 8;
+	pthread_mutex_unlock(&rmw);
+	if (!wrote)
 		return IBV_WC_REM_OP_ERR;
 	if (nd_faults_on && every(nd_fault.atomic_wrong)) {
 		old ^= 1;
