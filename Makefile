@@ -1,7 +1,7 @@
 # rdma_bench: build, tests, smoke matrix and figures.
 #
-#   make            build ./rdma_bench, ./rdma_seq and build/rb_model (-O2 -g,
-#                   warnings are errors)
+#   make            build ./rdma_bench, ./rdma_seq, build/rb_model and the null
+#                   device build/libnulldev.so (-O2 -g, warnings are errors)
 #   make debug      build with -O0 -g3 (for gdb)
 #   make test       unit tests (cmocka) + shell tests (bats) + VM smoke matrix
 #   make smoke      VM smoke matrix only (soft-RoCE inside qemu)
@@ -59,7 +59,23 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: all bench-harness debug test unit bats smoke bench clean deps sanitize \
         mutate coverage model
-all: rdma_bench rdma_seq experiments/lib/knobs.tsv $(BUILD)/rb_model
+all: rdma_bench rdma_seq experiments/lib/knobs.tsv $(BUILD)/rb_model build/libnulldev.so
+
+# The null RDMA device (tests/nulldev/README.md): an LD_PRELOAD library that
+# lets the unmodified programs (and perftest) run on a host with no RDMA
+# device; the host tests of the data path and the faults use it.
+NULLDEV_SRC := $(wildcard tests/nulldev/*.c)
+build/libnulldev.so: $(NULLDEV_SRC) tests/nulldev/nd.h
+	@mkdir -p build
+	$(CC) $(filter-out --coverage,$(CFLAGS)) -fPIC -shared -Wl,-z,defs -o $@ $(NULLDEV_SRC) -libverbs -lpthread
+# its own semantics in loopback (tests/bats/nulldev_device.bats)
+build/nulldev-selftest: tests/nulldev/selftest/selftest.c
+	@mkdir -p build
+	$(CC) $(filter-out --coverage,$(CFLAGS)) -o $@ $< -libverbs
+# its own cost per op (post and poll only), the floor of make bench-null
+build/nulldev-floor: tests/nulldev/floor/floor.c
+	@mkdir -p build
+	$(CC) $(filter-out --coverage,$(CFLAGS)) -o $@ $< -libverbs
 
 # The runner's copy of the knob table (experiments/lib/params.sh reads it):
 # rewritten only when rdma_bench --list-knobs prints something else.
@@ -126,7 +142,7 @@ deps:
 
 # Also: no circular call dependency between bench/**/*.c files (a file that
 # calls another must not be called back by it, directly or through others).
-unit: $(UNIT_BIN) $(BUILD)/tests/attack_probe $(BUILD)/tests/test_verb_dummy $(BUILD)/tests/test_knob_dummy
+unit: $(UNIT_BIN) build/libnulldev.so build/nulldev-selftest $(BUILD)/tests/attack_probe $(BUILD)/tests/test_verb_dummy $(BUILD)/tests/test_knob_dummy
 	@tests/call-cycles $(ALL_OBJ) > /dev/null
 
 # The verb table's recipe walked (tests/unit/verb_dummy.c): the table built
@@ -169,6 +185,12 @@ coverage:
 
 bench: all
 	ci/bench
+
+# the harness's ceiling on the null device, beside perftest and the
+# device's own floor, on this host (ci/bench-null; docs/benchmarks-null.md)
+.PHONY: bench-null
+bench-null: all build/nulldev-floor
+	ci/bench-null
 
 # the sweep runner's own cost per point on the two-VM bed (target <= 0.5 s),
 # with figure-12's job shape: 9 sizes in one client invocation, 3 repetitions

@@ -1,0 +1,120 @@
+#!/usr/bin/env bats
+# rdma_bench's data path (bench/lib/post.c, bench/rdma_bench/client.c and
+# server.c) on the null device (tests/nulldev/), two processes on this
+# host: the knobs' effects as the device counts them (RB_NULLDEV_STATS:
+# WRs per ibv_post_send, outstanding WRs, signaled WRs, CQEs polled, WRs
+# left outstanding at teardown) against the rows rdma_bench writes.
+# poll_delay=N (RB_NULLDEV) holds each CQE back for N polls of its CQ, so
+# the window fills as on a device with a round trip; without it every CQE
+# is ready at once and the signal interval alone bounds what is outstanding.
+
+ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+PAIR=$ROOT/tests/nulldev/run-pair
+
+setup() {
+  [ -x "$ROOT/rdma_bench" ] && [ -f "$ROOT/build/libnulldev.so" ] ||
+    { echo "build first: make"; return 1; }
+  CSV=$BATS_TEST_TMPDIR/rows.csv
+  STATS=$BATS_TEST_TMPDIR/client.stats
+}
+
+# point [RB_NULLDEV] -- ARGS: one client point with the device's counters
+point() {
+  local dev=$1
+  shift 2
+  rm -f "$STATS" "$CSV"
+  run "$PAIR" --client-env "RB_NULLDEV=$dev" --client-env "RB_NULLDEV_STATS=$STATS" -- \
+    --csv "$CSV" "$@"
+  echo "$output" | grep -E "ERROR|^all" || true
+  [ "$status" = 0 ]
+  cat "$STATS"
+}
+
+col() { "$ROOT/tests/nulldev/csvcol" "$CSV" "$1"; }
+# stat KEY: the client's counter (one process wrote the file)
+stat() { sed -n "s/^$1=//p" "$STATS"; }
+# qps: the per-QP lines
+qps() { grep '^qp=' "$STATS"; }
+
+@test "postlist 8: every ibv_post_send carries 8 WRs (125 doorbells for 1000 WRITEs)" {
+  point "" -- --verb write -n 1000 -l 8
+  [ "$(stat max_wrs_per_call)" = 8 ]
+  [ "$(stat post_send_calls)" = 125 ]
+  [ "$(stat send_wrs)" = 1000 ]
+  point "" -- --verb write -n 1000 -l 1
+  [ "$(stat max_wrs_per_call)" = 1 ]
+  [ "$(stat post_send_calls)" = 1000 ]
+}
+
+@test "window 32 and 8: the most WRs outstanding on the QP is the window" {
+  point poll_delay=200 -- --verb write -n 1000 -w 32
+  [ "$(stat max_outstanding)" = 32 ]
+  point poll_delay=200 -- --verb write -n 1000 -w 8 --signal-interval 4
+  [ "$(stat max_outstanding)" = 8 ]
+  point poll_delay=200 -- --verb read -n 1000 -w 16
+  [ "$(stat max_outstanding)" = 16 ]
+}
+
+@test "signal interval 16 and 4: one signaled WR per interval, the last WR signaled for the drain" {
+  point "" -- --verb write -n 1000 --signal-interval 16
+  # WRs 16, 32, ..., 992 and the 1000th
+  [ "$(stat signaled)" = 63 ]
+  [ "$(stat unsignaled)" = 937 ]
+  [ "$(col signal_interval)" = 16 ]
+  point "" -- --verb write -n 1000 --signal-interval 4
+  [ "$(stat signaled)" = 250 ]
+  point "" -- --verb write -n 1000 --signal-interval 1
+  [ "$(stat signaled)" = 1000 ]
+  [ "$(stat unsignaled)" = 0 ]
+}
+
+@test "drain at the end: every signaled WR's CQE is polled and no WR is left outstanding" {
+  point poll_delay=50 -- --verb write -n 1000 -w 64
+  [ "$(stat cqes)" = "$(stat signaled)" ]
+  [ "$(stat undrained)" = 0 ]
+  point poll_delay=50 -- --verb fetch_add -n 999 -w 16
+  [ "$(stat cqes)" = "$(stat signaled)" ]
+  [ "$(stat undrained)" = 0 ]
+}
+
+@test "ops in the row equal the WRs the device executed (WRITE, READ, SEND, atomics)" {
+  for v in write read send fetch_add cmp_swap; do
+    point "" -- --verb "$v" -n 777
+    [ "$(col ops)" = 777 ]
+    [ "$(stat send_wrs)" = 777 ]
+  done
+}
+
+@test "per-thread and per-QP accounting: 2 threads x 2 QPs, 1000 ops per thread" {
+  point "" -- --verb write -n 1000 --threads 2 -q 2
+  [ "$(col ops)" = 2000 ]
+  [ "$(stat send_wrs)" = 2000 ]
+  # per-thread rows: 1000 each
+  run awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+               $c["thread"] ~ /^[0-9]+$/ { print $c["thread"], $c["ops"] }' "$CSV"
+  [ "$output" = "0 1000
+1 1000" ]
+  # four QPs, 500 WRs each, 32 signaled each (WRs 16..496 and the 500th)
+  [ "$(qps | wc -l)" = 4 ]
+  [ "$(qps | grep -c ' send_wrs=500 signaled=32 ')" = 4 ]
+}
+
+@test "the latency loop takes one sample per op (READ, WRITE, SEND, fetch-and-add)" {
+  for v in read write send fetch_add; do
+    point "" -- --verb "$v" --test lat -n 300
+    [ "$(col lat_samples)" = 300 ]
+    [ "$(col ops)" = 300 ]
+    [ "$(stat signaled)" = 300 ]
+    [ "$(stat max_outstanding)" = 1 ]
+  done
+}
+
+@test "the server's receive accounting: SEND and WRITE-with-immediate each consume one RECV" {
+  for v in send send_imm write_imm; do
+    run "$PAIR" --server-env "RB_NULLDEV_STATS=$STATS" -- --verb "$v" -n 500 --csv "$CSV"
+    [ "$status" = 0 ]
+    [ "$(col server_recvs)" = 500 ]
+    [ "$(stat recvs_done)" = 500 ]
+    rm -f "$STATS"
+  done
+}
