@@ -498,6 +498,15 @@ static int wait_done(struct session *s, struct rb_ctx *c, uint64_t limit_ms, str
 	bool gated = false;
 
 	for (;;) {
+		/* first, whatever arrived last time: a clock probe every < 100 ms
+		 * must not keep the point (its memory, QPs, spinning workers)
+		 * past its limit */
+		if (timing_now_ns() > deadline) {
+			snprintf(err, errlen, "timed out after %.1f s waiting for the client's DONE "
+				 "(-D + --warmup + the client's --timeout, at most the server's "
+				 "--client-timeout)", (double)limit_ms / 1000.0);
+			return -1;
+		}
 		struct pollfd p = { .fd = s->fd, .events = POLLIN };
 		int rc = poll(&p, 1, 100);
 		if (rc < 0 && errno != EINTR) {
@@ -508,8 +517,12 @@ static int wait_done(struct session *s, struct rb_ctx *c, uint64_t limit_ms, str
 			/* (GATE and TIME may come first: that is the client's business;
 			 * what this wait is for is its DONE) */
 			*arrive_ns = timing_now_ns();
-			rc = ctrl_recv(s->fd, &s->rb, m, 0, (int)c->t.timeout_ms,
-				       "the client's DONE", err, errlen);
+			/* a message cut short waits no longer than the deadline either */
+			uint64_t left_ms = deadline > *arrive_ns ? (deadline - *arrive_ns) / 1000000u + 1 : 1;
+			if (left_ms > c->t.timeout_ms)
+				left_ms = c->t.timeout_ms;
+			rc = ctrl_recv(s->fd, &s->rb, m, 0, (int)left_ms, "the client's DONE", err,
+				       errlen);
 			if (rc == 0 && m->type == CTRL_TIME) {
 				/* a clock probe (before GATE or after the window): our clock, at once */
 				uint8_t tb[CTRL_HDR_LEN + 8];
@@ -541,12 +554,6 @@ static int wait_done(struct session *s, struct rb_ctx *c, uint64_t limit_ms, str
 				snprintf(err, errlen, "%s", c->w[i].err);
 				return -1;
 			}
-		if (timing_now_ns() > deadline) {
-			snprintf(err, errlen, "timed out after %.1f s waiting for the client's DONE "
-				 "(-D + --warmup + the client's --timeout, at most the server's "
-				 "--client-timeout)", (double)limit_ms / 1000.0);
-			return -1;
-		}
 	}
 }
 
