@@ -85,6 +85,15 @@ void guard_limits_defaults(struct rb_limits *l, char *why, size_t whylen);
  */
 int guard_limits_check(const struct rb_limits *l, const char *why, char *err, size_t errlen);
 
+/*
+ * The limits banner both servers print when they listen, into buf:
+ * every limit of l (after guard_limits_defaults; mem_why as it wrote),
+ * the HELLO time, the admission table's caps, --allow (allow "" = any
+ * address) and whether a token is set. Returns buf.
+ */
+const char *guard_limits_text(const struct rb_limits *l, const char *mem_why, unsigned hello_s,
+			      const char *allow, bool token, char *buf, size_t len);
+
 /* ---- --allow CIDR[,CIDR] ------------------------------------------------ */
 
 #define GUARD_MAX_CIDRS 32

@@ -170,6 +170,25 @@ int guard_limits_check(const struct rb_limits *l, const char *why, char *err, si
 	return 0;
 }
 
+const char *guard_limits_text(const struct rb_limits *l, const char *mem_why, unsigned hello_s,
+			      const char *allow, bool token, char *buf, size_t len)
+{
+	char mem[32], smem[32];
+
+	snprintf(buf, len, "limits: --max-mem %s (%s), per session --max-session-mem %s, "
+		 "--max-threads %llu (all sessions), --max-qps %llu (all sessions), --max-duration "
+		 "%.0f s, --max-warmup %.0f s; --max-per-peer %u, --max-handshakes %u (%u per /%u "
+		 "or /%u source prefix), HELLO within %u s, --client-timeout %u s; --allow %s; "
+		 "--token-file %s", units_size_text(l->max_mem, mem, sizeof(mem)), mem_why,
+		 units_size_text(l->max_session_mem, smem, sizeof(smem)),
+		 (unsigned long long)l->max_threads, (unsigned long long)l->max_qps,
+		 (double)l->max_duration_ms / 1000.0, (double)l->max_warmup_ms / 1000.0,
+		 l->max_per_peer, l->max_handshakes, l->handshakes_per_prefix, l->prefix_v4,
+		 l->prefix_v6, hello_s, l->client_timeout_s, allow[0] ? allow : "any address",
+		 token ? "set" : "none");
+	return buf;
+}
+
 /* IPv4 (4 bytes into a) or IPv6 (16), IPv4-mapped IPv6 as IPv4: the family, or 0. */
 static int ip_bytes(const struct sockaddr *sa, uint8_t *a)
 {
