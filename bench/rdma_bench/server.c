@@ -95,7 +95,7 @@ struct server {
 	int nallow;                  /* 0 = any address */
 	char allow_text[200];        /* --allow as given, cut for the INFO line */
 	char token[CTRL_TOKEN_CAP + 1];  /* "" = no --token-file */
-	uint64_t mem_used;           /* bytes reserved by running points */
+	struct guard_usage used;     /* memory, QPs, worker threads of running points */
 	char mem_why[160];           /* where the --max-mem default came from */
 	struct admit adm;            /* connections before their HELLO (accept loop only) */
 	/* the last GO's wake-up of any session (its send minus the release,
@@ -219,28 +219,32 @@ static void admit_release(struct server *srv, struct session *s)
 }
 
 /*
- * Before a point allocates anything: the per-point limits, then its bytes
- * reserved out of --max-mem (guard_admit_point, under the server's lock).
- * 0 with *bytes reserved, or -1 with err "refused: ..." (RB_REFUSED_PREFIX:
- * the client's row is skipped, exit 2). Only this session ends; the server
- * goes on serving.
+ * Before a point allocates anything: the per-point limits, then its QPs,
+ * worker threads and bytes reserved out of what --max-qps, --max-threads
+ * and --max-mem leave free over all sessions (guard_admit_point, under the
+ * server's lock). 0 with *got reserved, or -1 with err "refused: ..."
+ * (RB_REFUSED_PREFIX: the client's row is skipped, exit 2). Only this
+ * session ends; the server goes on serving.
  */
-static int point_admit(struct server *srv, const struct rb_test *t, uint64_t *bytes, char *err,
-		       size_t errlen)
+static int point_admit(struct server *srv, const struct rb_test *t, struct guard_usage *got,
+		       char *err, size_t errlen)
 {
 	int rc;
 
 	pthread_mutex_lock(&srv->lock);
-	rc = guard_admit_point(t, ctx_side_active(t, RB_ROLE_SERVER), &srv->lim, &srv->mem_used,
-			       bytes, err, errlen);
+	rc = guard_admit_point(t, ctx_side_active(t, RB_ROLE_SERVER),
+			       (uint64_t)(srv->dev.attr.max_cqe > 0 ? srv->dev.attr.max_cqe : 1),
+			       &srv->lim, &srv->used, got, err, errlen);
 	pthread_mutex_unlock(&srv->lock);
 	return rc;
 }
 
-static void point_release(struct server *srv, uint64_t bytes)
+static void point_release(struct server *srv, const struct guard_usage *got)
 {
 	pthread_mutex_lock(&srv->lock);
-	srv->mem_used -= bytes;
+	srv->used.mem -= got->mem;
+	srv->used.qps -= got->qps;
+	srv->used.threads -= got->threads;
 	pthread_mutex_unlock(&srv->lock);
 }
 
@@ -521,7 +525,7 @@ static void mark_refused(char *err, size_t errlen)
 /* One point on the server: what its stages share. */
 struct spoint {
 	struct rb_test t;          /* the client's, its --timeout cut to the server's */
-	uint64_t reserved;         /* bytes of --max-mem held (point_admit) */
+	struct guard_usage reserved; /* of --max-mem, --max-qps, --max-threads (point_admit) */
 	uint64_t done_ms;          /* the wait for the client's DONE (done_limit_ms) */
 	struct rb_ctx c;
 	bool have_ctx;
@@ -816,7 +820,7 @@ static int serve_point(struct session *s, const struct rb_test *tin, char *err, 
 		if (p.t.use_cm && p.cms.child)
 			cm_session_release(&s->srv->cm, &p.cms);
 	}
-	point_release(s->srv, p.reserved);
+	point_release(s->srv, &p.reserved);
 	return rc;
 }
 
