@@ -868,11 +868,16 @@ static int session_run(struct session *s)
 	rb_info("session %lu: client %s done after %u point(s)", s->id, s->peer, points);
 	return 0;
 
-fail:
+fail:;
+	/* what is logged of err may hold the peer's text (its ERROR): escaped
+	 * and cut (admit_escape), even from an authenticated peer */
+	char shown[4 * ADMIT_TEXT_CAP + 600];
 	if (rc == -2) {
-		rb_error("session %lu: client %s ended the session: %s", s->id, s->peer, err + 6);
+		admit_escape(err + 6, ADMIT_TEXT_CAP, shown, sizeof(shown));
+		rb_error("session %lu: client %s ended the session: %s", s->id, s->peer, shown);
 	} else {
-		rb_error("session %lu: client %s: %s; session closed, %s", s->id, s->peer, err,
+		admit_escape(err, 500, shown, sizeof(shown));
+		rb_error("session %lu: client %s: %s; session closed, %s", s->id, s->peer, shown,
 			 srv->o->once ? "--once: the server exits" : "server keeps serving");
 		ctrl_send_error(s->fd, err);
 		s->refused = strncmp(err, RB_REFUSED_PREFIX, sizeof(RB_REFUSED_PREFIX) - 1) == 0;
