@@ -25,12 +25,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "admit.h"
-#include "ctrl.h"
+#include "admit.h"   /* and ctrl.h, guard.h */
 #include "device.h"
 #include "errbuf.h"
 #include "guard.h"
@@ -611,9 +609,9 @@ static void on_stop_signal(int sig)
 	server_stop = 1;
 }
 
-/* SIGINT and SIGTERM stop the server; without SA_RESTART, so a blocking
- * accept() returns EINTR at once. A signal ignored at start (nohup) stays
- * ignored. */
+/* SIGINT and SIGTERM stop the server; without SA_RESTART, so the
+ * admission loop's poll (at most 500 ms per wait) returns at once. A
+ * signal ignored at start (nohup) stays ignored. */
 static void server_signals(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM };
