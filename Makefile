@@ -41,7 +41,7 @@ ifneq ($(GIT_REV),)
 CFLAGS  += -DRB_GIT_REV='"$(GIT_REV)"'
 endif
 
-LIB_NAMES   := cm cpustat ctrl ctrl_sock ctx device env errbuf gate guard guard_str \
+LIB_NAMES   := admit cm cpustat ctrl ctrl_sock ctx device env errbuf gate guard guard_str \
                hist layout log options output perfcount plan post qp signals timing \
                units verb pcieperf
 MODEL_NAMES := pcie_model pcie_host

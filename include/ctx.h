@@ -166,6 +166,8 @@ struct rb_ctx {
 	bool use_inline;
 	struct ctrl_setup remote;    /* peer's SETUP (qps pointer not kept) */
 	uint32_t remote_qkey;        /* UD: Q_Key of the peer QPs */
+	uint32_t qkey;               /* UD: Q_Key of this side's QPs, random per point (its
+				      * SETUP; 0: RB_QKEY; -R: rdma_cm's RDMA_UDP_QKEY) */
 	uint64_t nonce;              /* this side's random per-point nonce (its SETUP) */
 	uint64_t setup_ns;           /* QP create + connect, all QPs */
 	uint64_t create_ns;

@@ -22,17 +22,47 @@
 
 #include "options.h"
 
-/* Bytes a point is charged per work queue entry of its QPs (SQ + RQ), on
- * top of its registered buffer: the provider's queue memory and our
- * pre-built WRs and SGEs (an upper estimate, see guard_point_bytes). */
-#define GUARD_WQE_BYTES 256u
+/* What a point is charged beyond its registered buffer (upper estimates;
+ * docs/rdma_bench.md "Running a server on a shared cluster" gives the
+ * formula, tests/unit/test_guard.c one test per term): */
+#define GUARD_WQE_BYTES   256u        /* per SQ and RQ entry of every QP: the provider's
+				       * queue memory and our pre-built WRs and SGEs */
+#define GUARD_CQE_BYTES   64u         /* per CQ entry: mlx5's CQE is 64 bytes, rxe's less */
+#define GUARD_STACK_BYTES (8u << 20)  /* per worker thread: glibc's default stack
+				       * (RLIMIT_STACK 8 MiB), reserved at pthread_create */
+#define GUARD_STATE_BYTES (64u << 10) /* per point: the session's own state and
+				       * control buffers (TEST, SETUP, DONE, rows) */
+#define GUARD_QP_STATE_BYTES 128u     /* per QP: its SETUP entry and our per-QP state */
+
+/* A point's charge to --max-mem, term by term (bytes; total saturates at
+ * UINT64_MAX). */
+struct guard_charge {
+	uint64_t buffer;   /* the registered buffer (layout_compute, ctx.h) */
+	uint64_t queues;   /* QPs x (SQ + RQ entries) x GUARD_WQE_BYTES */
+	uint64_t cqs;      /* threads x (send CQ + receive CQ entries) x GUARD_CQE_BYTES */
+	uint64_t stacks;   /* worker threads x GUARD_STACK_BYTES (none: a passive side) */
+	uint64_t state;    /* GUARD_STATE_BYTES + QPs x GUARD_QP_STATE_BYTES */
+	uint64_t total;
+};
 
 /*
- * Memory one point of t makes this side allocate and register, in bytes:
- * the registered buffer (layout_compute, ctx.h) plus GUARD_WQE_BYTES per
- * SQ and RQ entry of every QP. Saturates at UINT64_MAX.
+ * Everything one point of t makes this side allocate, register or reserve
+ * (struct guard_charge): server_active says whether this side runs worker
+ * threads for the verb, max_cqe is the device's (the CQ sizes are
+ * plan_cq_depths's; a receive CQ only for verbs that consume receives).
  */
-uint64_t guard_point_bytes(const struct rb_test *t);
+void guard_point_charge(const struct rb_test *t, bool server_active, uint64_t max_cqe,
+			struct guard_charge *c);
+
+/* guard_point_charge's total. */
+uint64_t guard_point_bytes(const struct rb_test *t, bool server_active, uint64_t max_cqe);
+
+/* What running points hold of the server's limits (under the server's lock). */
+struct guard_usage {
+	uint64_t mem;      /* bytes of --max-mem */
+	uint64_t qps;      /* QPs, against --max-qps */
+	uint64_t threads;  /* worker threads, against --max-threads */
+};
 
 /*
  * The per-point limits of a server (struct rb_limits) against one TEST:
@@ -43,8 +73,8 @@ uint64_t guard_point_bytes(const struct rb_test *t);
  * limit, in that order ("1002 QPs above the server's --max-qps 1000 ...":
  * a row's reason column keeps the first 95 bytes).
  */
-int guard_check_point(const struct rb_test *t, bool server_active, const struct rb_limits *l,
-		      char *err, size_t errlen);
+int guard_check_point(const struct rb_test *t, bool server_active, uint64_t max_cqe,
+		      const struct rb_limits *l, char *err, size_t errlen);
 
 /*
  * Reserve need bytes of the server's --max-mem: *used + need <= max, then
@@ -55,18 +85,21 @@ int guard_mem_reserve(uint64_t *used, uint64_t need, uint64_t max, char *err, si
 
 /*
  * A server's admission of one point, before it allocates anything:
- * guard_check_point, then guard_point_bytes(t) reserved out of *used
- * (guard_mem_reserve against l->max_mem). 0 with *bytes reserved (the
- * caller gives them back when the point ends); -1 with *bytes 0 and err
- * "refused: <value> above the server's --<flag> <limit> ...": the prefix
- * RB_REFUSED_PREFIX (session.h) makes it a refusal like any configuration
- * refused before it is measured (the client's row is skipped with reason
- * "refused by the server: ...", exit 2; docs/rdma_bench.md "Exit status"),
- * and the value, flag and limit come first because a row's reason column
- * keeps only ~95 bytes. The caller holds the lock that guards *used.
+ * guard_check_point, then its QPs and worker threads against what --max-qps
+ * and --max-threads leave free over all sessions, and guard_point_bytes
+ * reserved out of --max-mem (guard_mem_reserve). 0 with *got reserved and
+ * added to *used (the caller gives them back when the point ends); -1 with
+ * *got zero, *used unchanged and err "refused: <value> above the server's
+ * --<flag> <limit> ...": the prefix RB_REFUSED_PREFIX (session.h) makes it
+ * a refusal like any configuration refused before it is measured (the
+ * client's row is skipped with reason "refused by the server: ...", exit
+ * 2; docs/rdma_bench.md "Exit status"), and the value, flag and limit come
+ * first because a row's reason column keeps only ~95 bytes. The caller
+ * holds the lock that guards *used.
  */
-int guard_admit_point(const struct rb_test *t, bool server_active, const struct rb_limits *l,
-		      uint64_t *used, uint64_t *bytes, char *err, size_t errlen);
+int guard_admit_point(const struct rb_test *t, bool server_active, uint64_t max_cqe,
+		      const struct rb_limits *l, struct guard_usage *used, struct guard_usage *got,
+		      char *err, size_t errlen);
 
 /*
  * Defaults for the limits left at 0 in *l: --max-mem half of the host's
@@ -84,6 +117,15 @@ void guard_limits_defaults(struct rb_limits *l, char *why, size_t whylen);
  * 0, or -1 with err.
  */
 int guard_limits_check(const struct rb_limits *l, const char *why, char *err, size_t errlen);
+
+/*
+ * The limits banner both servers print when they listen, into buf:
+ * every limit of l (after guard_limits_defaults; mem_why as it wrote),
+ * the HELLO time, the admission table's caps, --allow (allow "" = any
+ * address) and whether a token is set. Returns buf.
+ */
+const char *guard_limits_text(const struct rb_limits *l, const char *mem_why, unsigned hello_s,
+			      const char *allow, bool token, char *buf, size_t len);
 
 /* ---- --allow CIDR[,CIDR] ------------------------------------------------ */
 

@@ -126,13 +126,20 @@ struct rb_limits {
 	uint64_t max_qps;          /* QPs of one point (--max-qps) */
 	uint64_t max_duration_ms;  /* -D of a point (--max-duration) */
 	uint64_t max_warmup_ms;    /* --warmup of a point (--max-warmup) */
-	unsigned max_per_peer;     /* sessions and handshakes from one address (--max-per-peer) */
+	unsigned max_per_peer;     /* sessions from one address (--max-per-peer) */
+	unsigned max_handshakes;   /* connections waiting for HELLO, all sources (admit.h) */
+	unsigned handshakes_per_prefix; /* ... from one source prefix */
+	unsigned prefix_v4, prefix_v6;  /* the source prefix: bits (/24, /64) */
 	unsigned client_timeout_s; /* any wait for a client while holding a point (--client-timeout) */
 };
 #define RB_DEFAULT_MAX_QPS       4096u
 #define RB_DEFAULT_MAX_DURATION  3600000u  /* ms: 1 h */
 #define RB_DEFAULT_MAX_WARMUP    600000u   /* ms: 10 min */
 #define RB_DEFAULT_MAX_PER_PEER  16u
+#define RB_DEFAULT_MAX_HANDSHAKES 128u
+#define RB_DEFAULT_HANDSHAKES_PER_PREFIX 16u
+#define RB_DEFAULT_PREFIX_V4     24u
+#define RB_DEFAULT_PREFIX_V6     64u
 #define RB_DEFAULT_CLIENT_TIMEOUT 120u     /* s: the client's default --timeout */
 #define RB_TOKEN_CAP             64u       /* bytes of a --token-file token */
 

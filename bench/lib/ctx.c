@@ -330,6 +330,18 @@ int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, str
 	/* the point's nonce (SETUP; -R: the server's is the key of its connect requests) */
 	if (guard_random(&c->nonce, sizeof(c->nonce), err, errlen))
 		return -1;
+	/* UD: a Q_Key of its own per point, sent in SETUP over the authenticated
+	 * control channel: the device drops a stranger's SENDs, whose Q_Key does
+	 * not match (IB spec 10.2.4; bit 31 clear: the high half is "controlled"
+	 * Q_Keys a non-privileged process may not send, 10.2.4.1); -R keeps
+	 * rdma_cm's RDMA_UDP_QKEY */
+	if (!t->use_cm) {
+		if (guard_random(&c->qkey, sizeof(c->qkey), err, errlen))
+			return -1;
+		c->qkey &= 0x7fffffffu;
+		if (!c->qkey)
+			c->qkey = RB_QKEY;
+	}
 
 	if (size_cqs(c, err, errlen)) {
 		c->refused = true; /* every size_cqs failure is a refused value */
@@ -406,7 +418,7 @@ void ctx_local_setup(const struct rb_ctx *c, struct ctrl_setup *s, struct ctrl_q
 	s->max_qp_init_rd_atom = (uint32_t)c->dev->attr.max_qp_init_rd_atom;
 	s->buf_addr = (uintptr_t)c->buf;
 	s->rkey = c->mr->rkey;
-	s->qkey = RB_QKEY;
+	s->qkey = c->qkey ? c->qkey : RB_QKEY;
 	s->buf_len = c->lay.total;
 	s->nonce = c->nonce;
 	s->nqp = (uint32_t)c->lay.nqp_total;
@@ -544,6 +556,8 @@ int ctx_negotiate(struct rb_ctx *c, const struct ctrl_setup *remote, char *err, 
 		c->rd_resp = 1;
 	c->remote = *remote;
 	c->remote.qps = NULL;
+	if (!c->t.use_cm && remote->qkey)  /* UD: the peer's own Q_Key, from its SETUP */
+		c->remote_qkey = remote->qkey;
 	return 0;
 }
 

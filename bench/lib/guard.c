@@ -22,24 +22,56 @@
 #include <unistd.h>
 
 #include "ctx.h"
+#include "plan.h"
+#include "verb.h"
 #include "errbuf.h"
 #include "units.h"
 #include "guard.h"
 #include "session.h"
 
-uint64_t guard_point_bytes(const struct rb_test *t)
+/* a * b (+ c) saturating at UINT64_MAX */
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+	return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+	return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+void guard_point_charge(const struct rb_test *t, bool server_active, uint64_t max_cqe,
+			struct guard_charge *c)
 {
 	struct rb_layout lay;
-	uint64_t nqp, wqes, extra, total;
+	uint64_t nqp = mul_sat(test_qps_per_thread(t), t->threads);
+	uint64_t s = 0, r = 0;
+	char why[256];
 
 	layout_compute(t, &lay);
-	if (__builtin_mul_overflow(test_qps_per_thread(t), t->threads, &nqp) ||
-	    __builtin_add_overflow(t->sq_depth, t->rq_depth, &wqes) ||
-	    __builtin_mul_overflow(nqp, wqes, &extra) ||
-	    __builtin_mul_overflow(extra, (uint64_t)GUARD_WQE_BYTES, &extra) ||
-	    __builtin_add_overflow(lay.total, extra, &total))
-		return UINT64_MAX;
-	return total;
+	/* the CQ sizes ctx_create will ask for; a point they refuse is charged
+	 * its --cq-depth (it is refused before a CQ exists) */
+	if (plan_cq_depths(t, lay.recv_slots, max_cqe, &s, &r, why, sizeof(why)))
+		s = r = t->cq_depth;
+	if (!verb_needs_recv(t->verb))
+		r = 0;
+	c->buffer = lay.total;
+	c->queues = mul_sat(mul_sat(nqp, add_sat(t->sq_depth, t->rq_depth)), GUARD_WQE_BYTES);
+	c->cqs = mul_sat(mul_sat(t->threads, add_sat(s, r)), GUARD_CQE_BYTES);
+	c->stacks = server_active ? mul_sat(t->threads, GUARD_STACK_BYTES) : 0;
+	c->state = add_sat(GUARD_STATE_BYTES, mul_sat(nqp, GUARD_QP_STATE_BYTES));
+	c->total = add_sat(add_sat(add_sat(c->buffer, c->queues), add_sat(c->cqs, c->stacks)),
+			   c->state);
+}
+
+uint64_t guard_point_bytes(const struct rb_test *t, bool server_active, uint64_t max_cqe)
+{
+	struct guard_charge c;
+
+	guard_point_charge(t, server_active, max_cqe, &c);
+	return c.total;
 }
 
 static double mib(uint64_t b)
@@ -47,8 +79,8 @@ static double mib(uint64_t b)
 	return (double)b / (1024.0 * 1024.0);
 }
 
-int guard_check_point(const struct rb_test *t, bool server_active, const struct rb_limits *l,
-		      char *err, size_t errlen)
+int guard_check_point(const struct rb_test *t, bool server_active, uint64_t max_cqe,
+		      const struct rb_limits *l, char *err, size_t errlen)
 {
 	uint64_t nqp = test_qps_per_thread(t) * t->threads;
 
@@ -71,12 +103,13 @@ int guard_check_point(const struct rb_test *t, bool server_active, const struct 
 	if (t->warmup_ms > l->max_warmup_ms)
 		return rb_fail(err, errlen, "--warmup %.3f s above the server's --max-warmup %.3f s",
 			    (double)t->warmup_ms / 1000.0, (double)l->max_warmup_ms / 1000.0);
-	uint64_t bytes = guard_point_bytes(t);
+	uint64_t bytes = guard_point_bytes(t, server_active, max_cqe);
 	if (bytes > l->max_session_mem)
 		return rb_fail(err, errlen,
-			    "%.1f MiB above the server's --max-session-mem %.1f MiB (buffer and QP "
-			    "queues of the point: %llu QPs, -m %llu)", mib(bytes), mib(l->max_session_mem),
-			    (unsigned long long)nqp, (unsigned long long)t->size);
+			    "%.1f MiB above the server's --max-session-mem %.1f MiB (buffer, QP "
+			    "queues, CQs, thread stacks of the point: %llu QPs, -m %llu)", mib(bytes),
+			    mib(l->max_session_mem), (unsigned long long)nqp,
+			    (unsigned long long)t->size);
 	return 0;
 }
 
@@ -93,16 +126,43 @@ int guard_mem_reserve(uint64_t *used, uint64_t need, uint64_t max, char *err, si
 	return 0;
 }
 
-int guard_admit_point(const struct rb_test *t, bool server_active, const struct rb_limits *l,
-		      uint64_t *used, uint64_t *bytes, char *err, size_t errlen)
+/* QPs and threads of one point against what the server's limits leave
+ * free over all sessions (used): 0, or -1 with err. */
+static int shared_check(const struct guard_usage *used, uint64_t nqp, uint64_t threads,
+			const struct rb_limits *l, char *err, size_t errlen)
+{
+	if (used->qps + nqp > l->max_qps)
+		return rb_fail(err, errlen, "%llu QPs above what the server's --max-qps %llu leaves "
+			       "free (%llu in use by other sessions); retry later or lower -q",
+			       (unsigned long long)nqp, (unsigned long long)l->max_qps,
+			       (unsigned long long)used->qps);
+	if (threads && used->threads + threads > l->max_threads)
+		return rb_fail(err, errlen, "--threads %llu above what the server's --max-threads %llu "
+			       "leaves free (%llu worker threads in use by other sessions); retry "
+			       "later", (unsigned long long)threads,
+			       (unsigned long long)l->max_threads, (unsigned long long)used->threads);
+	return 0;
+}
+
+int guard_admit_point(const struct rb_test *t, bool server_active, uint64_t max_cqe,
+		      const struct rb_limits *l, struct guard_usage *used, struct guard_usage *got,
+		      char *err, size_t errlen)
 {
 	char why[512];
+	struct guard_usage want = {
+		.mem = guard_point_bytes(t, server_active, max_cqe),
+		.qps = test_qps_per_thread(t) * t->threads,
+		.threads = server_active ? t->threads : 0,
+	};
 
-	*bytes = 0;
-	if (guard_check_point(t, server_active, l, why, sizeof(why)) ||
-	    guard_mem_reserve(used, guard_point_bytes(t), l->max_mem, why, sizeof(why)))
+	*got = (struct guard_usage){ 0 };
+	if (guard_check_point(t, server_active, max_cqe, l, why, sizeof(why)) ||
+	    shared_check(used, want.qps, want.threads, l, why, sizeof(why)) ||
+	    guard_mem_reserve(&used->mem, want.mem, l->max_mem, why, sizeof(why)))
 		return rb_fail(err, errlen, "%s%s", RB_REFUSED_PREFIX, why);
-	*bytes = guard_point_bytes(t);
+	used->qps += want.qps;
+	used->threads += want.threads;
+	*got = want;
 	return 0;
 }
 
@@ -168,6 +228,25 @@ int guard_limits_check(const struct rb_limits *l, const char *why, char *err, si
 			    units_size_text(l->max_mem, m, sizeof(m)), why && why[0] ? why : "given",
 			    m);
 	return 0;
+}
+
+const char *guard_limits_text(const struct rb_limits *l, const char *mem_why, unsigned hello_s,
+			      const char *allow, bool token, char *buf, size_t len)
+{
+	char mem[32], smem[32];
+
+	snprintf(buf, len, "limits: --max-mem %s (%s), per session --max-session-mem %s, "
+		 "--max-threads %llu (all sessions), --max-qps %llu (all sessions), --max-duration "
+		 "%.0f s, --max-warmup %.0f s; --max-per-peer %u, --max-handshakes %u (%u per /%u "
+		 "or /%u source prefix), HELLO within %u s, --client-timeout %u s; --allow %s; "
+		 "--token-file %s", units_size_text(l->max_mem, mem, sizeof(mem)), mem_why,
+		 units_size_text(l->max_session_mem, smem, sizeof(smem)),
+		 (unsigned long long)l->max_threads, (unsigned long long)l->max_qps,
+		 (double)l->max_duration_ms / 1000.0, (double)l->max_warmup_ms / 1000.0,
+		 l->max_per_peer, l->max_handshakes, l->handshakes_per_prefix, l->prefix_v4,
+		 l->prefix_v6, hello_s, l->client_timeout_s, allow[0] ? allow : "any address",
+		 token ? "set" : "none");
+	return buf;
 }
 
 /* IPv4 (4 bytes into a) or IPv6 (16), IPv4-mapped IPv6 as IPv4: the family, or 0. */

@@ -9,6 +9,7 @@
  * (temporary file, fsync, rename).
  */
 #include "output.h"
+#include "errbuf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -388,8 +389,10 @@ int csv_append(const char *path, const struct row *r, char *err, size_t errlen)
 	}
 
 	/* O_NOFOLLOW: a symbolic link planted at path must not get our rows
-	 * appended to whatever file it points at */
-	fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
+	 * appended to whatever file it points at; O_NONBLOCK: a FIFO planted
+	 * there must not hang us (fstat below refuses it by name) */
+	fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK,
+		  0644);
 	if (fd < 0) {
 		snprintf(err, errlen, "--csv file \"%s\": cannot open for appending: %s%s",
 			 path, strerror(errno), errno == ELOOP ? " (it is a symbolic link: give the "
@@ -405,8 +408,9 @@ int csv_append(const char *path, const struct row *r, char *err, size_t errlen)
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "--csv file \"%s\" is not a regular file "
-			 "(give the path of a file)", path);
+		snprintf(err, errlen, "--csv file \"%s\" is a %s, not a regular file: refused "
+			 "(give the path of a file)", path, S_ISFIFO(st.st_mode) ? "FIFO" :
+			 S_ISCHR(st.st_mode) ? "character device" : "special file");
 		goto out;
 	}
 
@@ -588,35 +592,38 @@ static void json_put_rows(FILE *f, const struct row *rows, int nrows)
 }
 
 /*
- * --json to a character device or a FIFO (/dev/null, /dev/stdout's target,
- * a pipe): written in place. A file renamed over it would replace the
- * device node itself (as root: /dev/null becomes a regular file for every
- * program on the host). 0, or -1 with err.
+ * What is at path already, looked at without following a symbolic link and
+ * without waiting (O_NOFOLLOW | O_NONBLOCK, then fstat: no window between
+ * a check and an open, and a FIFO planted at path cannot hang the client):
+ * 1 /dev/null (nothing to write), 0 nothing, a regular file or a symbolic
+ * link (json_write's rename replaces the name itself, never its target),
+ * -1 anything else, refused with err naming the kind (a FIFO or a device
+ * would block the client or be written in place).
  */
-static int json_write_special(const char *path, const struct row *rows, int nrows, char *err,
-			      size_t errlen)
+static int json_target_kind(const char *path, char *err, size_t errlen)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 
-	if (f == NULL) {
-		snprintf(err, errlen, "--json file \"%s\": cannot open it for writing: %s", path,
-			 strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	json_put_rows(f, rows, nrows);
-	if (fflush(f) != 0 || ferror(f)) {
-		snprintf(err, errlen, "--json file \"%s\": writing failed: %s", path, strerror(errno));
-		fclose(f);
-		return -1;
-	}
-	if (fclose(f) != 0) {
-		snprintf(err, errlen, "--json file \"%s\": closing failed: %s", path, strerror(errno));
-		return -1;
-	}
-	return 0;
+	if (fd < 0) /* ENOENT: a new file; ELOOP: a symbolic link; EACCES: lstat says */
+		return lstat(path, &st) != 0 || S_ISREG(st.st_mode) || S_ISLNK(st.st_mode) ? 0 :
+		       rb_fail(err, errlen, "--json file \"%s\" is not a regular file (give the "
+			       "path of a file)", path);
+	int rc = fstat(fd, &st);
+	close(fd);
+	if (rc != 0)
+		return rb_fail(err, errlen, "--json file \"%s\": fstat failed: %s", path,
+			       strerror(errno));
+	if (S_ISREG(st.st_mode))
+		return 0;
+	if (strcmp(path, "/dev/null") == 0 && S_ISCHR(st.st_mode))
+		return 1;
+	return rb_fail(err, errlen, "--json file \"%s\" is a %s, not a regular file: refused (a "
+		       "reader that never comes would hang the client); give the path of a file",
+		       path, S_ISFIFO(st.st_mode) ? "FIFO" : S_ISCHR(st.st_mode) ?
+		       "character device" : S_ISBLK(st.st_mode) ? "block device" :
+		       S_ISSOCK(st.st_mode) ? "socket" : S_ISDIR(st.st_mode) ? "directory" :
+		       "special file");
 }
 
 int json_write(const char *path, const struct row *rows, int nrows, char *err, size_t errlen)
@@ -628,9 +635,9 @@ int json_write(const char *path, const struct row *rows, int nrows, char *err, s
 	for (int i = 0; i < nrows; i++)
 		if (row_check(&rows[i], "--json file", path, err, errlen) != 0)
 			return -1;
-	struct stat st;
-	if (lstat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))
-		return json_write_special(path, rows, nrows, err, errlen);
+	int kind = json_target_kind(path, err, errlen);
+	if (kind)
+		return kind > 0 ? 0 : -1;
 	/* a new file of our own beside path (mkstemp: O_CREAT | O_EXCL, a random
 	 * name), renamed over path at the end; rename replaces a symbolic link at
 	 * path itself, never the file it points at */

@@ -144,7 +144,7 @@ int qp_to_init(struct rb_ctx *c, struct rb_qp *q, char *err, size_t errlen)
 			.qp_state = IBV_QPS_INIT,
 			.pkey_index = 0,
 			.port_num = c->dev->port,
-			.qkey = RB_QKEY,
+			.qkey = c->qkey ? c->qkey : RB_QKEY, /* per point (ctx.h) */
 		};
 		mask = IBV_QP_STATE |
 		       IBV_QP_PKEY_INDEX |

@@ -2,9 +2,11 @@
  * server.c - the server role: accept control connections and serve each
  * session in its own thread (session.h).
  *
- * Admission (guard.h): a new connection is checked against --allow and
- * --max-per-peer before any thread exists; it gets a session slot only
- * after a valid HELLO (within HELLO_TIMEOUT_MS, with the --token-file token).
+ * Admission (admit.h, guard.h): the accept loop itself holds a new
+ * connection until its HELLO (within HELLO_TIMEOUT_MS, with the
+ * --token-file token), in a table capped in total and per source prefix;
+ * only then does it get a session slot (--max-sessions, --max-per-peer)
+ * and a thread.
  *
  * A session: HELLO both ways; then per point: TEST from the client (checked
  * with test_validate, against this device and the server's limits, its
@@ -29,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "admit.h"
 #include "cm.h"
 #include "ctrl.h"
 #include "ctx.h"
@@ -43,7 +46,6 @@
 #include "units.h"
 
 #define HELLO_TIMEOUT_MS 5000     /* a new connection's HELLO: fixed, before any slot */
-#define HANDSHAKES_MAX   128      /* connections waiting for their HELLO, all peers */
 #define IDLE_TIMEOUT_MS  600000   /* between points of one session */
 #define RECV_GRACE_MS    3000     /* receives still arriving after the client's DONE: at most */
 #define RECV_QUIET_MS    200      /* ...and no longer than this without a new one (lost on UD/UC) */
@@ -69,10 +71,10 @@ struct run_tally {
 	uint64_t first_ns, last_ns;   /* first and last receive, any session */
 };
 
-/* Connections of one peer address: waiting for HELLO, and sessions. */
+/* Sessions of one peer address. */
 struct peer_count {
 	char addr[64];               /* numeric, no port; "" = free entry */
-	unsigned handshakes, sessions;
+	unsigned sessions;
 };
 
 struct server {
@@ -93,13 +95,13 @@ struct server {
 	int nallow;                  /* 0 = any address */
 	char allow_text[200];        /* --allow as given, cut for the INFO line */
 	char token[CTRL_TOKEN_CAP + 1];  /* "" = no --token-file */
-	uint64_t mem_used;           /* bytes reserved by running points */
+	struct guard_usage used;     /* memory, QPs, worker threads of running points */
 	char mem_why[160];           /* where the --max-mem default came from */
-	unsigned handshakes;         /* connections waiting for HELLO */
+	struct admit adm;            /* connections before their HELLO (accept loop only) */
 	/* the last GO's wake-up of any session (its send minus the release,
 	 * ns; 0: none yet): a session's first barrier sizes its lead with it */
 	_Atomic uint64_t go_wake_last_ns;
-	struct peer_count *peers;    /* max_sessions + HANDSHAKES_MAX entries */
+	struct peer_count *peers;    /* max_sessions entries */
 	unsigned npeers;
 };
 
@@ -126,7 +128,6 @@ struct session {
 	char peer[128];
 	char addr[64];               /* peer address without port (--max-per-peer) */
 	struct sockaddr_storage sa;  /* the peer (-R: connect requests must come from it) */
-	bool in_handshake;           /* counted in srv->handshakes */
 	bool has_slot;               /* counted in srv->active (after a valid HELLO) */
 	struct ctrl_hello hello;
 	struct ctrl_rbuf rb;
@@ -172,129 +173,78 @@ static struct peer_count *peer_get(struct server *srv, const char *addr)
 
 static void peer_put(struct peer_count *p)
 {
-	if (p && !p->handshakes && !p->sessions)
+	if (p && !p->sessions)
 		p->addr[0] = '\0';
 }
 
-/*
- * A new connection, before any thread or buffer exists: --allow, the
- * handshake cap and --max-per-peer. 0 (counted as a handshake), or -1 with
- * the reason for the peer in err.
- */
-static int admit_connection(struct server *srv, struct session *s, const struct sockaddr *sa,
-			    char *err, size_t errlen)
-{
-	int rc = 0;
-
-	if (srv->nallow && !guard_cidr_allows(srv->allow, srv->nallow, sa))
-		return rb_fail(err, errlen, "address %s is not in this server's --allow list", s->addr);
-	pthread_mutex_lock(&srv->lock);
-	struct peer_count *p = peer_get(srv, s->addr);
-	if (srv->handshakes >= HANDSHAKES_MAX || !p)
-		rc = rb_fail(err, errlen, "server busy: %u connections are waiting for their HELLO "
-			     "(at most %u, each for %d s); retry later", srv->handshakes,
-			     HANDSHAKES_MAX, HELLO_TIMEOUT_MS / 1000);
-	else if (p->handshakes + p->sessions >= srv->lim.max_per_peer)
-		rc = rb_fail(err, errlen, "too many connections from %s: above the server's "
-			     "--max-per-peer %u (%u sessions, %u waiting for HELLO); retry later",
-			     s->addr, srv->lim.max_per_peer, p->sessions, p->handshakes);
-	if (rc == 0) {
-		p->handshakes++;
-		srv->handshakes++;
-		s->in_handshake = true;
-		s->id = ++srv->next_id;
-	} else {
-		peer_put(p);
-	}
-	pthread_mutex_unlock(&srv->lock);
-	return rc;
-}
-
-/* After a valid HELLO: the token, then a session slot (--max-sessions). */
+/* After a valid HELLO with the token (admit_next): a session slot
+ * (--max-sessions) and one of its address's (--max-per-peer). */
 static int admit_session(struct server *srv, struct session *s, char *err, size_t errlen)
 {
 	int rc = 0;
 
-	if (srv->token[0] && !guard_token_equal(srv->token, s->hello.token, CTRL_TOKEN_CAP))
-		return rb_fail(err, errlen, "HELLO refused: %s token (this server was started with "
-			    "--token-file; give the client the same file with --token-file)",
-			    s->hello.token[0] ? "wrong" : "no");
 	pthread_mutex_lock(&srv->lock);
-	if (srv->active >= srv->o->max_sessions) {
+	struct peer_count *p = peer_get(srv, s->addr);
+	if (srv->active >= srv->o->max_sessions || !p) {
 		rc = rb_fail(err, errlen, "server busy: %u sessions running (--max-sessions %u); "
 			     "retry later", srv->active, srv->o->max_sessions);
+	} else if (p->sessions >= srv->lim.max_per_peer) {
+		rc = rb_fail(err, errlen, "too many sessions from %s: above the server's "
+			     "--max-per-peer %u; retry later", s->addr, srv->lim.max_per_peer);
 	} else {
-		struct peer_count *p = peer_get(srv, s->addr);
 		srv->active++;
 		s->has_slot = true;
-		if (p)
-			p->sessions++;
+		p->sessions++;
+		s->id = ++srv->next_id;
 	}
+	if (rc)
+		peer_put(p);
 	pthread_mutex_unlock(&srv->lock);
 	return rc;
 }
 
-/* Under srv->lock: the connection s (of peer p, may be NULL) no longer
- * counts as a handshake in progress. */
-static void handshake_drop_locked(struct server *srv, struct session *s, struct peer_count *p)
-{
-	if (s->in_handshake) {
-		srv->handshakes--;
-		if (p && p->handshakes)
-			p->handshakes--;
-		s->in_handshake = false;
-	}
-}
-
-/* Give back what admit_connection and admit_session counted. */
+/* Give back what admit_session counted. */
 static void admit_release(struct server *srv, struct session *s)
 {
+	if (!s->has_slot)
+		return;
 	pthread_mutex_lock(&srv->lock);
 	struct peer_count *p = peer_get(srv, s->addr);
-	handshake_drop_locked(srv, s, p);
-	if (s->has_slot) {
-		srv->active--;
-		if (p && p->sessions)
-			p->sessions--;
-		s->has_slot = false;
-	}
-	peer_put(p);
-	pthread_mutex_unlock(&srv->lock);
-}
-
-/* The HELLO arrived: the connection is no longer a handshake. */
-static void handshake_done(struct server *srv, struct session *s)
-{
-	pthread_mutex_lock(&srv->lock);
-	struct peer_count *p = peer_get(srv, s->addr);
-	handshake_drop_locked(srv, s, p);
+	srv->active--;
+	if (p && p->sessions)
+		p->sessions--;
+	s->has_slot = false;
 	peer_put(p);
 	pthread_mutex_unlock(&srv->lock);
 }
 
 /*
- * Before a point allocates anything: the per-point limits, then its bytes
- * reserved out of --max-mem (guard_admit_point, under the server's lock).
- * 0 with *bytes reserved, or -1 with err "refused: ..." (RB_REFUSED_PREFIX:
- * the client's row is skipped, exit 2). Only this session ends; the server
- * goes on serving.
+ * Before a point allocates anything: the per-point limits, then its QPs,
+ * worker threads and bytes reserved out of what --max-qps, --max-threads
+ * and --max-mem leave free over all sessions (guard_admit_point, under the
+ * server's lock). 0 with *got reserved, or -1 with err "refused: ..."
+ * (RB_REFUSED_PREFIX: the client's row is skipped, exit 2). Only this
+ * session ends; the server goes on serving.
  */
-static int point_admit(struct server *srv, const struct rb_test *t, uint64_t *bytes, char *err,
-		       size_t errlen)
+static int point_admit(struct server *srv, const struct rb_test *t, struct guard_usage *got,
+		       char *err, size_t errlen)
 {
 	int rc;
 
 	pthread_mutex_lock(&srv->lock);
-	rc = guard_admit_point(t, ctx_side_active(t, RB_ROLE_SERVER), &srv->lim, &srv->mem_used,
-			       bytes, err, errlen);
+	rc = guard_admit_point(t, ctx_side_active(t, RB_ROLE_SERVER),
+			       (uint64_t)(srv->dev.attr.max_cqe > 0 ? srv->dev.attr.max_cqe : 1),
+			       &srv->lim, &srv->used, got, err, errlen);
 	pthread_mutex_unlock(&srv->lock);
 	return rc;
 }
 
-static void point_release(struct server *srv, uint64_t bytes)
+static void point_release(struct server *srv, const struct guard_usage *got)
 {
 	pthread_mutex_lock(&srv->lock);
-	srv->mem_used -= bytes;
+	srv->used.mem -= got->mem;
+	srv->used.qps -= got->qps;
+	srv->used.threads -= got->threads;
 	pthread_mutex_unlock(&srv->lock);
 }
 
@@ -498,6 +448,15 @@ static int wait_done(struct session *s, struct rb_ctx *c, uint64_t limit_ms, str
 	bool gated = false;
 
 	for (;;) {
+		/* first, whatever arrived last time: a clock probe every < 100 ms
+		 * must not keep the point (its memory, QPs, spinning workers)
+		 * past its limit */
+		if (timing_now_ns() > deadline) {
+			snprintf(err, errlen, "timed out after %.1f s waiting for the client's DONE "
+				 "(-D + --warmup + the client's --timeout, at most the server's "
+				 "--client-timeout)", (double)limit_ms / 1000.0);
+			return -1;
+		}
 		struct pollfd p = { .fd = s->fd, .events = POLLIN };
 		int rc = poll(&p, 1, 100);
 		if (rc < 0 && errno != EINTR) {
@@ -508,8 +467,12 @@ static int wait_done(struct session *s, struct rb_ctx *c, uint64_t limit_ms, str
 			/* (GATE and TIME may come first: that is the client's business;
 			 * what this wait is for is its DONE) */
 			*arrive_ns = timing_now_ns();
-			rc = ctrl_recv(s->fd, &s->rb, m, 0, (int)c->t.timeout_ms,
-				       "the client's DONE", err, errlen);
+			/* a message cut short waits no longer than the deadline either */
+			uint64_t left_ms = deadline > *arrive_ns ? (deadline - *arrive_ns) / 1000000u + 1 : 1;
+			if (left_ms > c->t.timeout_ms)
+				left_ms = c->t.timeout_ms;
+			rc = ctrl_recv(s->fd, &s->rb, m, 0, (int)left_ms, "the client's DONE", err,
+				       errlen);
 			if (rc == 0 && m->type == CTRL_TIME) {
 				/* a clock probe (before GATE or after the window): our clock, at once */
 				uint8_t tb[CTRL_HDR_LEN + 8];
@@ -541,12 +504,6 @@ static int wait_done(struct session *s, struct rb_ctx *c, uint64_t limit_ms, str
 				snprintf(err, errlen, "%s", c->w[i].err);
 				return -1;
 			}
-		if (timing_now_ns() > deadline) {
-			snprintf(err, errlen, "timed out after %.1f s waiting for the client's DONE "
-				 "(-D + --warmup + the client's --timeout, at most the server's "
-				 "--client-timeout)", (double)limit_ms / 1000.0);
-			return -1;
-		}
 	}
 }
 
@@ -568,7 +525,7 @@ static void mark_refused(char *err, size_t errlen)
 /* One point on the server: what its stages share. */
 struct spoint {
 	struct rb_test t;          /* the client's, its --timeout cut to the server's */
-	uint64_t reserved;         /* bytes of --max-mem held (point_admit) */
+	struct guard_usage reserved; /* of --max-mem, --max-qps, --max-threads (point_admit) */
 	uint64_t done_ms;          /* the wait for the client's DONE (done_limit_ms) */
 	struct rb_ctx c;
 	bool have_ctx;
@@ -863,7 +820,7 @@ static int serve_point(struct session *s, const struct rb_test *tin, char *err, 
 		if (p.t.use_cm && p.cms.child)
 			cm_session_release(&s->srv->cm, &p.cms);
 	}
-	point_release(s->srv, p.reserved);
+	point_release(s->srv, &p.reserved);
 	return rc;
 }
 
@@ -878,19 +835,7 @@ static int session_run(struct session *s)
 	int rc;
 	unsigned points = 0;
 
-	rc = ctrl_recv(s->fd, &s->rb, &m, CTRL_HELLO, HELLO_TIMEOUT_MS, "the client's HELLO", err,
-		       sizeof(err));
-	handshake_done(srv, s);
-	if (rc)
-		goto fail;
-	s->hello = m.u.hello;
-	memset(m.u.hello.token, 0, sizeof(m.u.hello.token));
-	rc = admit_session(srv, s, err, sizeof(err));
-	memset(s->hello.token, 0, sizeof(s->hello.token));
-	if (rc) {
-		rc = -1;
-		goto fail;
-	}
+	/* the HELLO came through admission (admit_next: token checked) */
 	rb_info("session %lu: client %s (%s pid %u, run_id '%s', proc_index %llu, device %s)",
 		s->id, s->peer, s->hello.host, s->hello.pid, s->hello.run_id,
 		(unsigned long long)s->hello.proc_index, s->hello.device);
@@ -923,11 +868,16 @@ static int session_run(struct session *s)
 	rb_info("session %lu: client %s done after %u point(s)", s->id, s->peer, points);
 	return 0;
 
-fail:
+fail:;
+	/* what is logged of err may hold the peer's text (its ERROR): escaped
+	 * and cut (admit_escape), even from an authenticated peer */
+	char shown[4 * ADMIT_TEXT_CAP + 600];
 	if (rc == -2) {
-		rb_error("session %lu: client %s ended the session: %s", s->id, s->peer, err + 6);
+		admit_escape(err + 6, ADMIT_TEXT_CAP, shown, sizeof(shown));
+		rb_error("session %lu: client %s ended the session: %s", s->id, s->peer, shown);
 	} else {
-		rb_error("session %lu: client %s: %s; session closed, %s", s->id, s->peer, err,
+		admit_escape(err, 500, shown, sizeof(shown));
+		rb_error("session %lu: client %s: %s; session closed, %s", s->id, s->peer, shown,
 			 srv->o->once ? "--once: the server exits" : "server keeps serving");
 		ctrl_send_error(s->fd, err);
 		s->refused = strncmp(err, RB_REFUSED_PREFIX, sizeof(RB_REFUSED_PREFIX) - 1) == 0;
@@ -988,7 +938,14 @@ static int server_guard_init(struct server *srv, char *err, size_t errlen)
 	    guard_token_load(o->token_file, srv->token, sizeof(srv->token), CTRL_TOKEN_CAP, err,
 			     errlen))
 		return -1;
-	srv->npeers = o->max_sessions + HANDSHAKES_MAX;
+	struct admit_conf ac = {
+		.max_handshakes = srv->lim.max_handshakes, .per_prefix = srv->lim.handshakes_per_prefix,
+		.bits4 = srv->lim.prefix_v4, .bits6 = srv->lim.prefix_v6, .hello_ms = HELLO_TIMEOUT_MS,
+		.allow = srv->allow, .nallow = srv->nallow, .token = srv->token,
+	};
+	if (admit_init(&srv->adm, &ac, err, errlen))
+		return -1;
+	srv->npeers = o->max_sessions;
 	srv->peers = calloc(srv->npeers, sizeof(*srv->peers));
 	if (!srv->peers)
 		return rb_fail(err, errlen, "out of memory for %u peer entries", srv->npeers);
@@ -998,19 +955,8 @@ static int server_guard_init(struct server *srv, char *err, size_t errlen)
 /* The limits and admission for the listening INFO line, into buf. */
 static const char *server_limits_text(const struct server *srv, char *buf, size_t len)
 {
-	const struct rb_limits *l = &srv->lim;
-	char mem[32], smem[32];
-
-	snprintf(buf, len, "limits: --max-mem %s (%s), per session --max-session-mem %s, "
-		 "--max-threads %llu, --max-qps %llu, --max-duration %.0f s, --max-warmup "
-		 "%.0f s; --max-per-peer %u, HELLO within %d s, --client-timeout %u s; --allow %s; "
-		 "--token-file %s", units_size_text(l->max_mem, mem, sizeof(mem)), srv->mem_why,
-		 units_size_text(l->max_session_mem, smem, sizeof(smem)), (unsigned long long)l->max_threads,
-		 (unsigned long long)l->max_qps, (double)l->max_duration_ms / 1000.0,
-		 (double)l->max_warmup_ms / 1000.0, l->max_per_peer, HELLO_TIMEOUT_MS / 1000,
-		 l->client_timeout_s, srv->nallow ? srv->allow_text : "any address",
-		 srv->token[0] ? "set" : "none");
-	return buf;
+	return guard_limits_text(&srv->lim, srv->mem_why, HELLO_TIMEOUT_MS / 1000,
+				 srv->nallow ? srv->allow_text : "", srv->token[0] != '\0', buf, len);
 }
 
 /* Start the server: limits and admission, signals, the device, the
@@ -1066,42 +1012,43 @@ static int server_start(struct server *srv, const struct rb_opts *o)
 	return lfd;
 }
 
-/* Accept one control connection on lfd (waiting at most 500 ms) and serve
- * it: in this thread with --once (*once_rc: 0, 2 when the session ended on
- * a refused point, as the client's exit status says, else 1 when it
- * failed; returns true), else in a detached session thread. */
+/*
+ * Admission for at most 500 ms (admit_next: connections held until their
+ * HELLO with the token) and, for an authenticated one, a session slot and
+ * its session: in this thread with --once (*once_rc: 0, 2 when the session
+ * ended on a refused point, as the client's exit status says, else 1 when
+ * it failed; returns true: only a session that authenticated ends --once,
+ * never a port scan), else in a detached session thread.
+ */
 static bool accept_session(struct server *srv, int lfd, int *once_rc)
 {
-	struct pollfd p = { .fd = lfd, .events = POLLIN };
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss);
+	struct admit_peer ap;
 	char err[1400];
 
-	if (poll(&p, 1, 500) <= 0)
-		return false;
-	int fd = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_CLOEXEC);
-	if (fd < 0) {
-		if (errno != EINTR && errno != EAGAIN && errno != ECONNABORTED)
-			rb_error("accept: %s", strerror(errno));
-		return false;
+	int r = admit_next(&srv->adm, lfd, 500, &ap);
+	if (r < 0) {
+		quit = 1;
+		*once_rc = 1;
+		return true;
 	}
-	ctrl_nodelay(fd);
+	if (r == 0)
+		return false;
 	struct session *s = calloc(1, sizeof(*s));
 	if (!s) {
-		ctrl_send_error(fd, "server out of memory");
-		close(fd);
+		admit_send_error_nowait(ap.fd, "server out of memory");
+		close(ap.fd);
 		return false;
 	}
 	s->srv = srv;
-	s->fd = fd;
-	s->sa = ss;
-	peer_name(&ss, sl, s->peer, sizeof(s->peer), s->addr, sizeof(s->addr));
-	/* no session slot yet: that is taken after a valid HELLO */
-	if (admit_connection(srv, s, (const struct sockaddr *)&ss, err, sizeof(err))) {
-		rb_error("refused %s: %s", s->peer, err);
-		ctrl_send_error(fd, err);
-		close(fd);
-		free(s);
+	s->fd = ap.fd;
+	s->sa = ap.sa;
+	s->hello = ap.hello;
+	peer_name(&ap.sa, ap.salen, s->peer, sizeof(s->peer), s->addr, sizeof(s->addr));
+	if (admit_session(srv, s, err, sizeof(err))) {
+		/* authenticated: its refusal may be logged (our text only) */
+		rb_warn("refused %s: %s", s->peer, err);
+		admit_send_error_nowait(s->fd, err);
+		session_free(s);
 		return false;
 	}
 	if (srv->o->once) {
@@ -1117,7 +1064,7 @@ static bool accept_session(struct server *srv, int lfd, int *once_rc)
 	pthread_attr_destroy(&attr);
 	if (prc) {
 		rb_error("pthread_create for session from %s: %s", s->peer, strerror(prc));
-		ctrl_send_error(fd, "server cannot start a session thread");
+		admit_send_error_nowait(s->fd, "server cannot start a session thread");
 		session_free(s);
 	}
 	return false;

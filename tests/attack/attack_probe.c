@@ -26,6 +26,9 @@
  *   attack_probe HOST PORT oversized-hello
  *       a HELLO header claiming 2 MiB of payload (nothing follows);
  *       prints "answer: REASON" (its ERROR, or the wait that timed out).
+ *   attack_probe HOST PORT setup-first
+ *       a SETUP header claiming 2 MiB as the first message (nothing
+ *       follows); prints "answer: REASON" as above.
  *   attack_probe HOST PORT cm-nonce DELTA
  *       a -R session (HELLO + TEST with rdma_cm, RC WRITE, 1 QP); from the
  *       server's SETUP it takes the point's rkey, buffer address, nonce and
@@ -59,7 +62,7 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: attack_probe HOST PORT hold-setups N SIZE QPS HOLD_S\n"
 			"       attack_probe HOST PORT idle N HOLD_S SRC\n"
-			"       attack_probe HOST PORT hello-ctrl|oversized-hello\n"
+			"       attack_probe HOST PORT hello-ctrl|oversized-hello|setup-first\n"
 			"       attack_probe HOST PORT cm-nonce DELTA\n");
 	return 2;
 }
@@ -266,6 +269,18 @@ static int oversized_hello(const char *host, uint16_t port)
 	return ask_once(host, port, hdr, n);
 }
 
+/* A SETUP header claiming 2 MiB as a new connection's first message:
+ * the server must refuse it on its header (only HELLO or ERROR may come
+ * first), before it grows a buffer for the payload. */
+static int setup_first(const char *host, uint16_t port)
+{
+	uint8_t hdr[CTRL_HDR_LEN];
+	size_t n = ctrl_encode_empty(hdr, sizeof(hdr), CTRL_SETUP);
+
+	be32_put(hdr + 8, 2u << 20);
+	return ask_once(host, port, hdr, n);
+}
+
 /* The next rdma_cm event within ms: its type, or -1. */
 static int cm_event(struct rdma_event_channel *ch, int ms)
 {
@@ -367,6 +382,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[3], "hello-ctrl") == 0)
 		return hello_ctrl(host, (uint16_t)port);
+	if (strcmp(argv[3], "setup-first") == 0)
+		return setup_first(host, (uint16_t)port);
 	if (strcmp(argv[3], "oversized-hello") == 0)
 		return oversized_hello(host, (uint16_t)port);
 	if (strcmp(argv[3], "cm-nonce") == 0 && argc == 5)

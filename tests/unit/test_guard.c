@@ -34,19 +34,123 @@ static struct rb_test point(void)
 	return t;
 }
 
-static void point_bytes_cover_the_registered_buffer(void **state)
+/* the device's max_cqe in these tests (rxe's) */
+#define MAXCQE 32767u
+
+/* Each term of the charge (guard.h, docs/rdma_bench.md): the one knob it
+ * depends on changed alone moves it, and the total, by its formula. */
+static void charge_buffer_term_is_the_registered_buffer(void **state)
 {
 	(void)state;
 	struct rb_test t = point();
 	struct rb_layout lay;
+	struct guard_charge a, b;
 
+	guard_point_charge(&t, false, MAXCQE, &a);
 	t.size = 1 << 20;
+	guard_point_charge(&t, false, MAXCQE, &b);
 	layout_compute(&t, &lay);
-	uint64_t b = guard_point_bytes(&t);
-	/* the buffer plus 256 bytes per SQ and RQ entry of the one QP */
-	assert_int_equal(b, lay.total + (t.sq_depth + t.rq_depth) * GUARD_WQE_BYTES);
+	assert_int_equal(b.buffer, lay.total);
+	assert_int_equal(b.total - a.total, b.buffer - a.buffer);
+	assert_int_equal(b.total, b.buffer + b.queues + b.cqs + b.stacks + b.state);
+}
+
+static void charge_queue_term_is_wqes_of_every_qp(void **state)
+{
+	(void)state;
+	struct rb_test t = point();
+	struct guard_charge a, b;
+
+	t.cq_depth = 4096; /* CQs fixed: only the queues move */
+	guard_point_charge(&t, false, MAXCQE, &a);
+	assert_int_equal(a.queues, (t.sq_depth + t.rq_depth) * GUARD_WQE_BYTES);
+	t.sq_depth += 100;
+	guard_point_charge(&t, false, MAXCQE, &b);
+	assert_int_equal(b.queues - a.queues, 100u * GUARD_WQE_BYTES);
+	assert_int_equal(b.total - a.total, 100u * GUARD_WQE_BYTES);
+}
+
+static void charge_cq_term_is_entries_per_thread(void **state)
+{
+	(void)state;
+	struct rb_test t = point();
+	struct guard_charge a, b;
+
+	t.verb = RB_VERB_SEND;           /* a send CQ and a receive CQ per thread */
+	t.cq_depth = 100000;             /* the client picks it, up to max_cqe */
 	t.threads = 4;
-	assert_true(guard_point_bytes(&t) > b);
+	guard_point_charge(&t, false, 1u << 22, &a);
+	assert_int_equal(a.cqs, 4ull * 2 * 100000 * GUARD_CQE_BYTES);
+	t.cq_depth = 200000;
+	guard_point_charge(&t, false, 1u << 22, &b);
+	assert_int_equal(b.cqs - a.cqs, 4ull * 2 * 100000 * GUARD_CQE_BYTES);
+	assert_int_equal(b.total - a.total, b.cqs - a.cqs);
+	/* WRITE consumes no receive: a send CQ only */
+	t.verb = RB_VERB_WRITE;
+	guard_point_charge(&t, false, 1u << 22, &b);
+	assert_int_equal(b.cqs, 4ull * 200000 * GUARD_CQE_BYTES);
+	/* 32 threads of 4M-entry CQs (mlx5's max_cqe): charged, GiBs */
+	t.verb = RB_VERB_SEND;
+	t.threads = 32;
+	t.cq_depth = 1u << 22;
+	guard_point_charge(&t, false, 1u << 22, &b);
+	assert_true(b.total > (16ull << 30));
+}
+
+static void charge_stack_term_only_for_an_active_side(void **state)
+{
+	(void)state;
+	struct rb_test t = point();
+	struct guard_charge a, b;
+
+	t.threads = 3;
+	guard_point_charge(&t, false, MAXCQE, &a);
+	guard_point_charge(&t, true, MAXCQE, &b);
+	assert_int_equal(a.stacks, 0);
+	assert_int_equal(b.stacks, 3ull * GUARD_STACK_BYTES);
+	assert_int_equal(b.total - a.total, 3ull * GUARD_STACK_BYTES);
+}
+
+static void charge_state_term_per_point_and_qp(void **state)
+{
+	(void)state;
+	struct rb_test t = point();
+	struct guard_charge a, b;
+
+	guard_point_charge(&t, false, MAXCQE, &a);
+	assert_int_equal(a.state, GUARD_STATE_BYTES + GUARD_QP_STATE_BYTES);
+	t.emulated_peers = 10;
+	guard_point_charge(&t, false, MAXCQE, &b);
+	assert_int_equal(b.state, GUARD_STATE_BYTES + 10u * GUARD_QP_STATE_BYTES);
+}
+
+/* QPs and threads are shared limits: two sessions' points together */
+static void qps_and_threads_count_across_sessions(void **state)
+{
+	(void)state;
+	struct rb_limits l = small_limits();
+	struct rb_test t = point();
+	struct guard_usage used = { 0 }, g1, g2;
+
+	l.max_mem = 1ull << 40;
+	l.max_session_mem = 1ull << 39;
+	t.threads = 2;
+	t.verb = RB_VERB_SEND;
+	assert_int_equal(guard_admit_point(&t, true, MAXCQE, &l, &used, &g1, err, sizeof(err)), 0);
+	assert_int_equal(used.threads, 2);
+	/* a second point of 2 threads: above --max-threads 2 together */
+	assert_int_equal(guard_admit_point(&t, true, MAXCQE, &l, &used, &g2, err, sizeof(err)), -1);
+	assert_err_has(err, "--threads 2 above what the server's --max-threads 2 leaves free (2 ");
+	assert_int_equal(g2.threads, 0);
+	/* QPs: 600 + 600 above --max-qps 1000 */
+	used = (struct guard_usage){ 0 };
+	t = point();
+	t.emulated_peers = 600;
+	assert_int_equal(guard_admit_point(&t, false, MAXCQE, &l, &used, &g1, err, sizeof(err)), 0);
+	assert_int_equal(guard_admit_point(&t, false, MAXCQE, &l, &used, &g2, err, sizeof(err)), -1);
+	assert_err_has(err, "600 QPs above what the server's --max-qps 1000 leaves free (600 in use");
+	assert_int_equal(used.qps, 600);
+	assert_int_equal(used.mem, g1.mem);
 }
 
 static void per_point_limits_name_value_and_flag(void **state)
@@ -55,38 +159,38 @@ static void per_point_limits_name_value_and_flag(void **state)
 	struct rb_limits l = small_limits();
 	struct rb_test t = point();
 
-	assert_int_equal(guard_check_point(&t, true, &l, err, sizeof(err)), 0);
+	assert_int_equal(guard_check_point(&t, true, MAXCQE, &l, err, sizeof(err)), 0);
 	/* 500 emulated peers x 2 threads = 1000 QPs: exactly at the limit
 	 * (256 WQEs x 256 bytes each = 64 MiB of queues: under 128 MiB) */
 	l.max_session_mem = 128ull << 20;
 	t.emulated_peers = 500;
 	t.threads = 2;
-	assert_int_equal(guard_check_point(&t, false, &l, err, sizeof(err)), 0);
+	assert_int_equal(guard_check_point(&t, false, MAXCQE, &l, err, sizeof(err)), 0);
 	t.emulated_peers = 501;
-	assert_int_equal(guard_check_point(&t, false, &l, err, sizeof(err)), -1);
+	assert_int_equal(guard_check_point(&t, false, MAXCQE, &l, err, sizeof(err)), -1);
 	assert_err_has(err, "1002 QPs above the server's --max-qps 1000");
 	l = small_limits();
 
 	t = point();
 	t.threads = 3;
-	assert_int_equal(guard_check_point(&t, true, &l, err, sizeof(err)), -1);
+	assert_int_equal(guard_check_point(&t, true, MAXCQE, &l, err, sizeof(err)), -1);
 	assert_err_has(err, "--threads 3 above the server's --max-threads 2");
 	/* a passive server side runs no threads: not its limit */
-	assert_int_equal(guard_check_point(&t, false, &l, err, sizeof(err)), 0);
+	assert_int_equal(guard_check_point(&t, false, MAXCQE, &l, err, sizeof(err)), 0);
 
 	t = point();
 	t.iters = 0;
 	t.duration_ms = 60001;
-	assert_int_equal(guard_check_point(&t, true, &l, err, sizeof(err)), -1);
+	assert_int_equal(guard_check_point(&t, true, MAXCQE, &l, err, sizeof(err)), -1);
 	assert_err_has(err, "-D 60.001 s above the server's --max-duration 60.000 s");
 	t.duration_ms = 60000;
 	t.warmup_ms = 5001;
-	assert_int_equal(guard_check_point(&t, true, &l, err, sizeof(err)), -1);
+	assert_int_equal(guard_check_point(&t, true, MAXCQE, &l, err, sizeof(err)), -1);
 	assert_err_has(err, "--warmup 5.001 s above the server's --max-warmup 5.000 s");
 
 	t = point();
 	t.size = 64ull << 20;
-	assert_int_equal(guard_check_point(&t, true, &l, err, sizeof(err)), -1);
+	assert_int_equal(guard_check_point(&t, true, MAXCQE, &l, err, sizeof(err)), -1);
 	assert_err_has(err, "MiB above the server's --max-session-mem 32.0 MiB");
 }
 
@@ -102,18 +206,18 @@ static void admit_refuses_with_the_flag_first(void **state)
 	(void)state;
 	struct rb_limits l = small_limits();
 	struct rb_test t = point();
-	uint64_t used = 0, bytes = 99;
+	struct guard_usage used = { 0 }, got = { .mem = 99 };
 	static const char row_pfx[] = "refused by the server: ";
 
-	assert_int_equal(guard_admit_point(&t, true, &l, &used, &bytes, err, sizeof(err)), 0);
-	assert_int_equal(bytes, guard_point_bytes(&t));
-	assert_int_equal(used, bytes);
+	assert_int_equal(guard_admit_point(&t, true, MAXCQE, &l, &used, &got, err, sizeof(err)), 0);
+	assert_int_equal(got.mem, guard_point_bytes(&t, true, MAXCQE));
+	assert_int_equal(used.mem, got.mem);
 
-	used = 0;
+	used = (struct guard_usage){ 0 };
 	t.emulated_peers = 1001;
-	assert_int_equal(guard_admit_point(&t, true, &l, &used, &bytes, err, sizeof(err)), -1);
-	assert_int_equal(bytes, 0);
-	assert_int_equal(used, 0);
+	assert_int_equal(guard_admit_point(&t, true, MAXCQE, &l, &used, &got, err, sizeof(err)), -1);
+	assert_int_equal(got.mem, 0);
+	assert_int_equal(used.mem, 0);
 	if (strncmp(err, RB_REFUSED_PREFIX "1001 QPs above the server's --max-qps 1000",
 		    strlen(RB_REFUSED_PREFIX "1001 QPs above the server's --max-qps 1000")) != 0)
 		fail_msg("refusal \"%s\" does not start with the prefix, value, flag, limit", err);
@@ -126,9 +230,9 @@ static void admit_refuses_with_the_flag_first(void **state)
 
 	/* --max-mem held by other sessions: refused with the same prefix */
 	t = point();
-	used = l.max_mem - 1;
-	assert_int_equal(guard_admit_point(&t, true, &l, &used, &bytes, err, sizeof(err)), -1);
-	assert_int_equal(used, l.max_mem - 1);
+	used = (struct guard_usage){ .mem = l.max_mem - 1 };
+	assert_int_equal(guard_admit_point(&t, true, MAXCQE, &l, &used, &got, err, sizeof(err)), -1);
+	assert_int_equal(used.mem, l.max_mem - 1);
 	if (strncmp(err, RB_REFUSED_PREFIX, strlen(RB_REFUSED_PREFIX)) != 0)
 		fail_msg("refusal \"%s\" lacks the prefix \"%s\"", err, RB_REFUSED_PREFIX);
 	assert_err_has(err, "MiB above what the server's --max-mem 64.0 MiB leaves free");
@@ -374,7 +478,12 @@ static void random_bytes_differ(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(point_bytes_cover_the_registered_buffer),
+		cmocka_unit_test(charge_buffer_term_is_the_registered_buffer),
+		cmocka_unit_test(charge_queue_term_is_wqes_of_every_qp),
+		cmocka_unit_test(charge_cq_term_is_entries_per_thread),
+		cmocka_unit_test(charge_stack_term_only_for_an_active_side),
+		cmocka_unit_test(charge_state_term_per_point_and_qp),
+		cmocka_unit_test(qps_and_threads_count_across_sessions),
 		cmocka_unit_test(session_mem_above_max_mem_is_refused),
 		cmocka_unit_test(per_point_limits_name_value_and_flag),
 		cmocka_unit_test(admit_refuses_with_the_flag_first),

@@ -25,11 +25,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "ctrl.h"
+#include "admit.h"   /* and ctrl.h, guard.h */
 #include "device.h"
 #include "errbuf.h"
 #include "guard.h"
@@ -516,25 +515,8 @@ static int threads_join(struct seq_run *r, char *err, size_t errlen)
 
 /* ---- server ------------------------------------------------------------- */
 
-/* The client's HELLO; with a token (--token-file) it must carry the same
- * one (compared in constant time, guard.h). 0, or -1 with err (the client
- * is told why). */
-static int take_hello(int fd, struct ctrl_rbuf *rb, const char *token, char *err, size_t errlen)
-{
-	struct ctrl_msg m;
-
-	if (ctrl_recv(fd, rb, &m, CTRL_HELLO, 10000, "the client's HELLO", err, errlen))
-		return -1;
-	if (token[0] && !guard_token_equal(token, m.u.hello.token, RB_TOKEN_CAP)) {
-		ctrl_send_error(fd, "wrong or missing token: give the client the server's "
-				"--token-file");
-		return rb_fail(err, errlen, "client %s (pid %u) sent a wrong or no token",
-			       m.u.hello.host, m.u.hello.pid);
-	}
-	return 0;
-}
-
-static int serve_point(int fd, struct rb_dev *dev, const char *token, char *err, size_t errlen)
+/* One point on fd, whose HELLO (and token) admission took (admit_next). */
+static int serve_point(int fd, struct rb_dev *dev, char *err, size_t errlen)
 {
 	struct ctrl_rbuf rb = { 0 };
 	struct ctrl_msg m;
@@ -544,8 +526,7 @@ static int serve_point(int fd, struct rb_dev *dev, const char *token, char *err,
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	char why[512];
 
-	if (take_hello(fd, &rb, token, err, errlen) ||
-	    ctrl_recv(fd, &rb, &m, CTRL_TEST, 10000, "the client's TEST", err, errlen))
+	if (ctrl_recv(fd, &rb, &m, CTRL_TEST, 10000, "the client's TEST", err, errlen))
 		goto out;
 	if (seq_cfg_from_test(&m.u.test, &r.cfg, why, sizeof(why)) ||
 	    seq_cfg_validate(&r.cfg, cpus, why, sizeof(why)) ||
@@ -628,9 +609,9 @@ static void on_stop_signal(int sig)
 	server_stop = 1;
 }
 
-/* SIGINT and SIGTERM stop the server; without SA_RESTART, so a blocking
- * accept() returns EINTR at once. A signal ignored at start (nohup) stays
- * ignored. */
+/* SIGINT and SIGTERM stop the server; without SA_RESTART, so the
+ * admission loop's poll (at most 500 ms per wait) returns at once. A
+ * signal ignored at start (nohup) stays ignored. */
 static void server_signals(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM };
@@ -665,25 +646,50 @@ static int server_main(const struct seq_opts *o)
 		dev_close(&dev);
 		return 2;
 	}
+	/* admission as rdma_bench -s's (admit.h): connections held by this
+	 * loop until their HELLO with the token, capped in total and per
+	 * source prefix, at the same defaults */
+	struct rb_limits lim = {
+		.max_per_peer = RB_DEFAULT_MAX_PER_PEER, .max_handshakes = RB_DEFAULT_MAX_HANDSHAKES,
+		.handshakes_per_prefix = RB_DEFAULT_HANDSHAKES_PER_PREFIX,
+		.prefix_v4 = RB_DEFAULT_PREFIX_V4, .prefix_v6 = RB_DEFAULT_PREFIX_V6,
+		.max_qps = RB_DEFAULT_MAX_QPS, .max_duration_ms = RB_DEFAULT_MAX_DURATION,
+		.max_warmup_ms = RB_DEFAULT_MAX_WARMUP, .client_timeout_s = 10,
+	};
+	char why[160], banner[1024];
+	struct admit adm;
+	struct admit_conf ac = {
+		.max_handshakes = lim.max_handshakes, .per_prefix = lim.handshakes_per_prefix,
+		.bits4 = lim.prefix_v4, .bits6 = lim.prefix_v6, .hello_ms = 10000,
+		.token = o->token,
+	};
+	guard_limits_defaults(&lim, why, sizeof(why));
+	if (admit_init(&adm, &ac, err, sizeof(err))) {
+		fprintf(stderr, "ERROR %s\n", err);
+		close(lfd);
+		dev_close(&dev);
+		return 2;
+	}
 	fprintf(stderr, "INFO rdma_seq server listening on TCP port %u (%s), device %s port %u; one point "
-		"at a time\n", o->port, o->bind_addr[0] ? o->bind_addr : "all addresses", dev.name,
-		dev.port);
-	if (!o->bind_addr[0])
-		fprintf(stderr, "WARN rdma_seq -s listens on all addresses and has no admission "
-			"control: any host that reaches the port can make it allocate QPs and spin "
-			"threads; give --bind ADDR on a shared network\n");
+		"at a time; %s\n", o->port, o->bind_addr[0] ? o->bind_addr : "all addresses", dev.name,
+		dev.port, guard_limits_text(&lim, why, 10, "", o->token[0] != '\0', banner,
+					    sizeof(banner)));
+	if (!o->bind_addr[0] && !o->token[0])
+		fprintf(stderr, "WARN rdma_seq -s listens on all addresses without --token-file: any "
+			"host that reaches the port can make it allocate QPs and spin threads; give "
+			"--bind ADDR or --token-file FILE on a shared network\n");
 	int status = 0;
 	while (!server_stop) {
-		int fd = accept(lfd, NULL, NULL);
-		if (fd < 0) {
-			if (errno == EINTR)
-				continue;   /* the loop's test: stopped by a signal? */
-			fprintf(stderr, "ERROR accept: %s\n", strerror(errno));
+		struct admit_peer ap;
+		int r = admit_next(&adm, lfd, 500, &ap);
+		if (r < 0) {
 			status = 2;
 			break;
 		}
-		ctrl_nodelay(fd);
-		if (serve_point(fd, &dev, o->token, err, sizeof(err))) {
+		if (r == 0)
+			continue;   /* the loop's test: stopped by a signal? */
+		int fd = ap.fd;
+		if (serve_point(fd, &dev, err, sizeof(err))) {
 			fprintf(stderr, "ERROR point failed, server goes on: %s\n", err);
 			status = 1;
 		} else {
@@ -697,6 +703,7 @@ static int server_main(const struct seq_opts *o)
 		fprintf(stderr, "INFO rdma_seq server stopped by a signal\n");
 		status = 0;
 	}
+	admit_free(&adm);
 	close(lfd);
 	dev_close(&dev);
 	return status;
