@@ -59,8 +59,9 @@ stats limits using (strcol("figure") eq "fig12" && column("x") <= xend ? column(
 lend = STATS_max
 endlab(s, t) = (column("x") == lend) ? limgbps(s) : NaN
 # the paper's point is labelled above it (the model's lines pass beside it);
-# its key entry says why it sits above the READ limit (docs/model.md: 112
-# Gb/s is the two FDR ports' line rate, not 64-byte READ payload)
+# its key entry gives 5.3.1's words: CIB saturates 112 Gbps (InfiniBand
+# bandwidth) with 64-byte READs; the model's READ limit counts payload and
+# sits below it (docs/model.md)
 plot data using (column("size_bytes")):(sel(column("gbps_median"), "read", "rc")):(column("gbps_min")):(column("gbps_max")) with yerrorlines ls 31 title kt("read:rc", "READ (RC), measured".mtag), \
      data using (column("size_bytes")):(sel(column("gbps_median"), "write", "uc")):(column("gbps_min")):(column("gbps_max")) with yerrorlines ls 32 title kt("write:uc", "WRITE (UC), measured".mtag), \
      data using (column("size_bytes")):(noisy(column("gbps_median"))) with points ls 20 notitle, \
@@ -70,6 +71,6 @@ plot data using (column("size_bytes")):(sel(column("gbps_median"), "read", "rc")
      limits using (column("x")):(endlab("write-uc", 0)):("model: WRITE limit") with labels right offset -0.5,-0.7 tc rgb "#d62728" font ",8" notitle, \
      hostlim using (column("size_bytes")):(hostgbps("read", "rc")) with lines ls 11 dt 4 title (hostlink ne "" ? "PCIe model (these hosts' link, ".hostlink."): READ limit" : ""), \
      hostlim using (column("size_bytes")):(hostgbps("write", "uc")) with lines ls 12 lw 1.5 dt 5 title (hostlink ne "" ? "PCIe model (these hosts' link, ".hostlink."): WRITE limit" : ""), \
-     paper using (column("x")):(isref("fig12", "point") ? column("y") : NaN) with points ls 19 title "paper text (CIB): inbound READ = 2 ports x 56 Gb/s line rate (docs/model.md)", \
+     paper using (column("x")):(isref("fig12", "point") ? column("y") : NaN) with points ls 19 title "paper text (CIB, 5.3.1): 64 B READs saturate 112 Gb/s of InfiniBand bandwidth", \
      paper using (column("x")):(isref("fig12", "point") ? column("y") : NaN):(sprintf(" %s %s, %s", strcol("y"), (strcol("unit") eq "Gbps" ? "Gb/s" : strcol("unit")), strcol("cluster"))) with labels center offset 0,1.2 font ",8" notitle
 unset multiplot
