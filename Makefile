@@ -41,9 +41,9 @@ ifneq ($(GIT_REV),)
 CFLAGS  += -DRB_GIT_REV='"$(GIT_REV)"'
 endif
 
-LIB_NAMES   := cm cpustat ctrl ctrl_sock ctx device env errbuf gate guard guard_str \
-               hist layout log options output perfcount plan post qp signals timing \
-               units verb
+LIB_NAMES   := cm cpustat ctrl ctrl_sock ctx ctx_qp device env errbuf gate guard guard_str \
+               hist layout log options output perfcount plan post post_check post_err \
+               post_req post_resp qp signals timing units verb
 MODEL_NAMES := pcie_model pcie_host
 RB_NAMES    := client server report
 APP_NAMES   := rt/seq_rt rt/rpc seq/seq seq/seq_atomics seq/seq_herd seq/seq_spec \

@@ -133,9 +133,7 @@ static int worker_qp_create(struct rb_ctx *c, struct rb_worker *w, unsigned q, b
 	}
 	/* -R: rdma_cm creates the QP on its id later (bench/lib/cm.c). */
 	if (!t->use_cm) {
-		if (qp_create(c, w, qp, NULL, err, errlen))
-			return -1;
-		if (qp_to_init(c, qp, err, errlen))
+		if (ctx_qp_create(c, w, qp, NULL, true, err, errlen))
 			return -1;
 	}
 	prebuild_send(c, w, qp);
@@ -281,11 +279,11 @@ static int buffer_create(struct rb_ctx *c, char *err, size_t errlen)
 }
 
 /* Register the buffer with local write and the remote access this side
- * grants (qp_access); a failure names the locked-memory limit (the usual
+ * grants (ctx_qp_access); a failure names the locked-memory limit (the usual
  * cause). 0, or -1 with err. */
 static int mr_register(struct rb_ctx *c, char *err, size_t errlen)
 {
-	int access = IBV_ACCESS_LOCAL_WRITE | qp_access(c);  /* c->t, c->role set */
+	int access = IBV_ACCESS_LOCAL_WRITE | ctx_qp_access(c);  /* c->t, c->role set */
 	struct rlimit rl;
 	char lim[96] = "unknown";
 

@@ -1,12 +1,12 @@
 /*
  * layout.c - the registered buffer's layout of a test (layout_compute,
- * ctx.h): a pure function of the test, shared by the context that
+ * layout.h): a pure function of the test, shared by the context that
  * allocates the buffer (bench/lib/ctx.c) and the server's memory accounting
  * before it (bench/lib/guard.c).
  */
 #include <string.h>
 
-#include "ctx.h"
+#include "layout.h"
 
 static uint64_t align_up(uint64_t v, uint64_t a)
 {

@@ -25,6 +25,7 @@
 #include "cm.h"
 #include "ctrl.h"
 #include "ctx.h"
+#include "post.h"
 #include "device.h"
 #include "errbuf.h"
 #include "gate.h"

@@ -32,6 +32,7 @@
 #include "cm.h"
 #include "ctrl.h"
 #include "ctx.h"
+#include "post.h"
 #include "device.h"
 #include "gate.h"
 #include "errbuf.h"

@@ -26,6 +26,7 @@
 #include <infiniband/verbs.h>
 
 #include "ctx.h"
+#include "post.h"
 #include "hist.h"
 #include "seq.h"
 
