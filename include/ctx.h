@@ -59,6 +59,9 @@ struct rb_qp {
 	uint64_t remote_send, remote_recv;   /* the peer's slots of this QP */
 	/* posting state of the current phase */
 	uint64_t posted, completed, quota;
+	uint64_t sig_left;           /* WRs up to and including the next one signaled by
+	                                the interval: (posted + sig_left) % sig == 0,
+	                                kept by counting down (no division per WR) */
 	uint64_t reaped;             /* --read-completion poll: WRs whose SQ slot a reaped
 	                                signaled completion freed (completed counts the
 	                                READs whose data was seen) */
@@ -100,7 +103,7 @@ struct rb_worker {
 	struct hist *hist;           /* lat: round-trip ns; bw: post-to-completion ns of
 	                                signaled WRs, in the measured window */
 	uint64_t rng;                /* xorshift64 state: random counter access */
-	uint64_t seq_ctr;            /* sequential counter access */
+	uint64_t seq_ctr;            /* sequential counter access: the next index, < Z */
 	uint64_t *expect;            /* cmp_swap: last value seen per counter */
 	struct rb_pslot *pslot;      /* --read-completion poll (client): window entries;
 	                                q stays NULL until an entry takes its first READ */

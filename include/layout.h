@@ -16,6 +16,10 @@ struct rb_layout {
 	uint64_t counters_off, counters_len;
 	uint64_t regions_off;
 	uint64_t send_len;     /* send slot (or atomic result ring), 64-aligned */
+	uint64_t sq_ring;      /* entries of the per-SQ-slot rings (atomic results, post
+	                          times): sq_depth rounded up to a power of two, so
+	                          the data path indexes them with seq & (sq_ring - 1)
+	                          and never divides */
 	uint64_t recv_slot;    /* bytes per receive slot, 64-aligned */
 	uint64_t recv_slots;   /* rq_depth if the verb consumes receives, else 1 */
 	uint64_t region_len;   /* send_len + recv_slot * recv_slots */

@@ -109,6 +109,7 @@ static int worker_qp_create(struct rb_ctx *c, struct rb_worker *w, unsigned q, b
 	if (guard_random(&qp->psn, sizeof(qp->psn), err, errlen))
 		return -1;
 	qp->psn &= 0xffffff;
+	qp->sig_left = 1;  /* every WR signaled until a bw phase sets its interval */
 	qp->imm = htobe32((uint32_t)(t->seed + qp->gindex));
 	qp->swr = calloc(postlist, sizeof(*qp->swr));
 	qp->ssge = calloc(postlist, sizeof(*qp->ssge));
@@ -121,13 +122,13 @@ static int worker_qp_create(struct rb_ctx *c, struct rb_worker *w, unsigned q, b
 			return rb_fail(err, errlen, "out of memory for receive requests");
 	}
 	if (c->role == RB_ROLE_CLIENT && t->test == RB_TEST_BW) {
-		qp->post_ts = calloc(t->sq_depth, sizeof(*qp->post_ts));
+		qp->post_ts = calloc(c->lay.sq_ring, sizeof(*qp->post_ts));
 		if (!qp->post_ts)
 			return rb_fail(err, errlen, "out of memory for post times");
 	}
 	if (verb_is_atomic(t->verb)) {
-		qp->cmp = calloc(t->sq_depth, sizeof(*qp->cmp));
-		qp->ctr = calloc(t->sq_depth, sizeof(*qp->ctr));
+		qp->cmp = calloc(c->lay.sq_ring, sizeof(*qp->cmp));
+		qp->ctr = calloc(c->lay.sq_ring, sizeof(*qp->ctr));
 		if (!qp->cmp || !qp->ctr)
 			return rb_fail(err, errlen, "out of memory for atomic slots");
 	}

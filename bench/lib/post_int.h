@@ -53,12 +53,18 @@ static inline uint64_t next_rand(struct rb_worker *w)
 	return x;
 }
 
+/* The next atomic counter index, < Z = --atomic-counters (< 2^32, checked
+ * by test_validate). Random: the high 32 bits of the xorshift value scaled
+ * to [0, Z) by a multiply and a shift (Lemire's multiply-shift range
+ * reduction: no division; bias below Z / 2^32). Sequential: a counter that
+ * wraps at Z. */
 static inline uint32_t next_counter(struct rb_worker *w, const struct rb_test *t)
 {
 	if (t->access == RB_ACCESS_RANDOM)
-		return (uint32_t)(next_rand(w) % t->atomic_counters);
-	uint32_t i = (uint32_t)(w->seq_ctr % t->atomic_counters);
-	w->seq_ctr++;
+		return (uint32_t)(((next_rand(w) >> 32) * t->atomic_counters) >> 32);
+	uint32_t i = (uint32_t)w->seq_ctr;
+	if (++w->seq_ctr == t->atomic_counters)
+		w->seq_ctr = 0;
 	return i;
 }
 
@@ -70,7 +76,7 @@ static inline void prep_atomic(struct rb_worker *w, struct rb_qp *q, unsigned i,
 	const struct rb_test *t = &c->t;
 	const struct rb_verb_row *row = w->row;
 	struct ibv_send_wr *wr = &q->swr[i];
-	uint64_t slot = seq % t->sq_depth;
+	uint64_t slot = seq & (c->lay.sq_ring - 1);
 	uint32_t idx = next_counter(w, t);
 	uint64_t expect = row->counts_success ? w->expect[idx] : 0;
 
@@ -91,22 +97,25 @@ static inline __attribute__((always_inline))
 int post_batch(struct rb_worker *w, struct rb_qp *q, unsigned n, unsigned sig,
 			     unsigned base_flags, bool stamp)
 {
-	const struct rb_test *t = &w->ctx->t;
+	const uint64_t smask = w->ctx->lay.sq_ring - 1;
 	struct ibv_send_wr *bad = NULL;
 	const bool atomic = w->row->atomic;
 	uint64_t ts = 0;
 
+	uint64_t left = q->sig_left;
+
 	for (unsigned i = 0; i < n; i++) {
 		struct ibv_send_wr *wr = &q->swr[i];
 		uint64_t seq = q->posted + i;
-		bool signaled = plan_signaled(seq, sig, q->quota);
+		/* plan_signaled(seq, sig, q->quota) by countdown (plan_sig_step) */
+		bool signaled = plan_sig_step(&left, sig) || seq + 1 == q->quota;
 		wr->wr_id = plan_send_id(q->index, seq);
 		wr->send_flags = base_flags | (signaled ? IBV_SEND_SIGNALED : 0);
 		wr->next = i + 1 < n ? &q->swr[i + 1] : NULL;
 		if (stamp && signaled) {
 			if (!ts)
 				ts = timing_now_ns();
-			q->post_ts[seq % t->sq_depth] = ts;
+			q->post_ts[seq & smask] = ts;
 		}
 		if (atomic)
 			prep_atomic(w, q, i, seq);
@@ -115,6 +124,7 @@ int post_batch(struct rb_worker *w, struct rb_qp *q, unsigned n, unsigned sig,
 	if (rc)
 		return post_failed(w, q, n, rc);
 	q->posted += n;
+	q->sig_left = left;
 	return 0;
 }
 

@@ -18,12 +18,12 @@
 /* Atomic results of WRs [from, to) of q: cmp_swap successes and expectations. */
 static void atomic_results(struct rb_worker *w, struct rb_qp *q, uint64_t from, uint64_t to)
 {
-	const struct rb_test *t = &w->ctx->t;
+	const uint64_t smask = w->ctx->lay.sq_ring - 1;
 
 	if (!w->row->counts_success)
 		return;
 	for (uint64_t s = from; s < to; s++) {
-		uint64_t slot = s % t->sq_depth;
+		uint64_t slot = s & smask;
 		uint64_t old = *(volatile uint64_t *)(q->send + slot * 8);
 		uint32_t idx = q->ctr[slot];
 		if (old == q->cmp[slot]) {
@@ -42,18 +42,20 @@ static void atomic_results(struct rb_worker *w, struct rb_qp *q, uint64_t from, 
  * of the data always comes after it).
  */
 static inline int post_batch_poll(struct rb_worker *w, struct rb_qp *q, unsigned n,
-				  unsigned sig, bool stamp, uint64_t *tail)
+				  unsigned sig, bool stamp, uint64_t *tail, uint64_t *nsig)
 {
 	const struct rb_test *t = &w->ctx->t;
 	const uint64_t window = t->window;
 	struct ibv_send_wr *bad = NULL;
-	uint64_t k = *tail, ts = 0;
+	uint64_t k = *tail, ts = 0, left = q->sig_left, sigs = 0;
 
 	for (unsigned i = 0; i < n; i++) {
 		struct ibv_send_wr *wr = &q->swr[i];
 		struct rb_pslot *s = &w->pslot[k];
 		uint64_t seq = q->posted + i;
-		bool signaled = plan_signaled(seq, sig, q->quota);
+		/* plan_signaled by countdown, as post_batch */
+		bool signaled = plan_sig_step(&left, sig) || seq + 1 == q->quota;
+		sigs += signaled;
 		wr->wr_id = plan_send_id(q->index, seq);
 		wr->send_flags = signaled ? IBV_SEND_SIGNALED : 0;
 		wr->next = i + 1 < n ? &q->swr[i + 1] : NULL;
@@ -71,7 +73,9 @@ static inline int post_batch_poll(struct rb_worker *w, struct rb_qp *q, unsigned
 			    "failed: %s", w->index, n, q->qp->qp_num,
 			    (unsigned long long)(q->posted - q->reaped), strerror(rc));
 	q->posted += n;
+	q->sig_left = left;
 	*tail = k;
+	*nsig = sigs;
 	return 0;
 }
 
@@ -175,6 +179,7 @@ static uint64_t phase_quotas(struct rb_worker *w, uint64_t iters)
 	for (unsigned k = 0; k < nqp; k++) {
 		struct rb_qp *q = &w->qps[k];
 		q->posted = q->completed = q->reaped = 0;
+		q->sig_left = w->ctx->t.signal_interval;  /* WR sig - 1 is the first signaled */
 		q->quota = plan_quota(iters, nqp, k);
 	}
 	return iters ? iters : UINT64_MAX;
@@ -276,12 +281,10 @@ static inline int poll_post(struct rb_worker *w, struct poll_run *r)
 			n = cq_room - r->sig_out;
 		if (!n)
 			continue;
-		uint64_t before = q->posted;
-		if (post_batch_poll(w, q, (unsigned)n, sig, r->measure,
-				    &r->tail))
+		uint64_t nsig = 0;
+		if (post_batch_poll(w, q, (unsigned)n, sig, r->measure, &r->tail, &nsig))
 			return -1;
-		/* signaled among [before, before + n): multiples of sig, and the last */
-		r->sig_out += plan_signaled_in(before, n, sig, q->quota);
+		r->sig_out += nsig;   /* = plan_signaled_in(posted before, n, sig, quota) */
 		r->outstanding += n;
 	}
 	return 0;
@@ -404,7 +407,7 @@ static int bw_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool m
 	struct rb_ctx *c = w->ctx;
 	const struct rb_test *t = &c->t;
 	const unsigned nqp = w->nqp;
-	const uint64_t window = t->window, sq = t->sq_depth;
+	const uint64_t window = t->window, sq = t->sq_depth, smask = c->lay.sq_ring - 1;
 	const unsigned postlist = (unsigned)t->postlist, sig = (unsigned)t->signal_interval;
 	const unsigned base_flags = c->use_inline ? IBV_SEND_INLINE : 0;
 	const uint64_t timeout_ns = t->timeout_ms * 1000000ull;
@@ -446,7 +449,7 @@ static int bw_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool m
 				uint64_t upto = plan_send_id_upto(wc[i].wr_id);
 				uint64_t n = upto - q->completed;
 				if (measure)
-					hist_add(w->hist, now - q->post_ts[(upto - 1) % sq]);
+					hist_add(w->hist, now - q->post_ts[(upto - 1) & smask]);
 				if (w->row->atomic)
 					atomic_results(w, q, q->completed, upto);
 				q->completed = upto;
@@ -627,8 +630,10 @@ static int lat_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool 
 	uint64_t done = 0, win = 0, t_start, t_end, deadline;
 	unsigned cursor = 0;
 
-	for (unsigned k = 0; k < nqp; k++)
+	for (unsigned k = 0; k < nqp; k++) {
 		qps[k].posted = qps[k].completed = 0;
+		qps[k].sig_left = 1;  /* post_one: every WR signaled */
+	}
 	t_start = t_end = timing_now_ns();
 	deadline = phase_deadline(c, measure, t_start, dur_ns);
 	while (iters ? done < iters : true) {

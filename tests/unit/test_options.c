@@ -485,6 +485,10 @@ static void layout_covers_every_qp_region(void **state)
 	layout_compute(&t, &l);
 	assert_true(l.counters_len >= 6400);
 	assert_true(l.send_len >= t.sq_depth * 8); /* one result slot per SQ entry */
+	/* the rings the data path masks: a power of two, >= the depth, < twice it */
+	assert_true(l.sq_ring >= t.sq_depth && l.sq_ring < 2 * t.sq_depth);
+	assert_int_equal(l.sq_ring & (l.sq_ring - 1), 0);
+	assert_true(l.send_len >= l.sq_ring * 8);
 }
 
 /* --read-completion: parsed, cqe by default, poll only for READ bw. */

@@ -41,7 +41,11 @@ int seq_client_poll(struct seq_thread *th, struct ibv_cq *cq, const char *what,
 		    struct ibv_wc *wc, uint64_t *now)
 {
 	int n = ibv_poll_cq(cq, RB_POLL_BATCH, wc);
-	*now = timing_now_ns();
+	if (n > 0 || ++th->poll_idle % SEQ_IDLE_CLOCK == 0) {
+		th->poll_now = timing_now_ns();
+		th->poll_idle = 0;
+	}
+	*now = th->poll_now;
 	if (n < 0) {
 		seq_thread_fail(th, "ibv_poll_cq(%s) failed", what);
 		return -1;
