@@ -84,6 +84,7 @@ enum rb_perf_mode { RB_PERF_AUTO = 0, RB_PERF_ON, RB_PERF_OFF, RB_PERF_COUNT };
 	X(recv_batch) X(use_cm)                                             \
 	X(rep)                   /* repetition index of this point (no option) */ \
 	X(seed) X(timeout_ms) X(read_completion)                            \
+	X(tclass) X(sl) X(pkey_index)                                       \
 	RB_TEST_FIELDS_DUMMY(X)
 
 /* The new-knob recipe's field (docs/ARCHITECTURE.md), only in the binary

@@ -68,7 +68,7 @@ struct rb_qp_attr {
 	uint8_t rd_init;           /* max_rd_atomic: READ/atomic requests this side keeps
 	                              outstanding (initiator depth), <= the peer's rd_resp */
 	uint8_t min_rnr_timer;     /* IB spec table 45 code, 0..31 (12 = 0.64 ms) */
-	uint8_t ack_timeout;       /* local ACK timeout 4.096 us x 2^v, 0..31, 0 = infinite
+	uint8_t timeout;           /* local ACK timeout 4.096 us x 2^v, 0..31, 0 = infinite
 	                              (IB spec 9.7.6.1.3) */
 	uint8_t retry_cnt;         /* transport retries, 0..7 (3-bit field) */
 	uint8_t rnr_retry;         /* RNR retries, 0..7, 7 = infinite */

@@ -255,7 +255,7 @@ static int resolved_device_check(struct rb_cm_client *cc, const char *host, uint
 }
 
 int cm_client_prepare(struct rb_cm_client *cc, const char *host, uint16_t port, uint32_t n,
-		      uint64_t transport, const struct rb_dev *dev, bool dev_given,
+		      uint64_t transport, uint8_t tos, const struct rb_dev *dev, bool dev_given,
 		      unsigned timeout_ms, const struct rb_cm_ctrl *ctl, char *err, size_t errlen)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
@@ -287,6 +287,14 @@ int cm_client_prepare(struct rb_cm_client *cc, const char *host, uint16_t port, 
 			freeaddrinfo(res);
 			return rb_fail(err, errlen, "rdma_create_id(%s) for QP %u failed: %s",
 				    ps == RDMA_PS_UDP ? "RDMA_PS_UDP" : "RDMA_PS_TCP", i, strerror(errno));
+		}
+		/* --tclass: the ToS of the route rdma_cm resolves (before
+		 * rdma_resolve_route; RoCE v2: the IP ToS byte of every packet) */
+		if (tos && rdma_set_option(cc->ids[i], RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos,
+					   sizeof(tos))) {
+			freeaddrinfo(res);
+			return rb_fail(err, errlen, "rdma_set_option(TOS %u) for QP %u failed: %s", tos,
+				    i, strerror(errno));
 		}
 		if (rdma_resolve_addr(cc->ids[i], NULL, res->ai_addr, (int)timeout_ms)) {
 			freeaddrinfo(res);
@@ -830,6 +838,10 @@ static int accept_qp(struct rb_cm_session *s, struct rb_ctx *c, struct rb_worker
 		uint8_t to = (uint8_t)t->ack_timeout;
 		(void)rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &to,
 				      sizeof(to));
+	}
+	if (t->tclass) {  /* the client's --tclass; the QP attributes set it too */
+		uint8_t tos = (uint8_t)t->tclass;
+		(void)rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, sizeof(tos));
 	}
 	if (cm_qp_create(c, w, q, id, err, errlen))
 		return accept_failed(ctl, err, errlen);

@@ -334,6 +334,16 @@ int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, str
 		c->refused = true; /* every size_cqs failure is a refused value */
 		return -1;
 	}
+	/* IB spec 10.9.2: a QP's P_Key index names an entry of its port's table */
+	if (t->pkey_index >= dev->pattr.pkey_tbl_len) {
+		c->refused = true;
+		return rb_fail(err, errlen, "--pkey-index %llu: %s port %u has a P_Key table of %u "
+			       "entries (indexes 0..%u); give an index below %u (ibv_devinfo -v "
+			       "lists the table)", (unsigned long long)t->pkey_index, dev->name,
+			       dev->port, dev->pattr.pkey_tbl_len,
+			       dev->pattr.pkey_tbl_len ? dev->pattr.pkey_tbl_len - 1u : 0u,
+			       dev->pattr.pkey_tbl_len);
+	}
 	if (buffer_create(c, err, errlen))
 		return -1;
 	c->pd = ibv_alloc_pd(dev->ctx);

@@ -241,7 +241,7 @@ int qp_to_rtr_rts(const struct rb_qp_attr *at, struct ibv_qp *qp, const struct c
 	if (at->transport == RB_TR_RC) {
 		a = (struct ibv_qp_attr){
 			.qp_state = IBV_QPS_RTS,
-			.timeout = at->ack_timeout,
+			.timeout = at->timeout,
 			.retry_cnt = at->retry_cnt,
 			.rnr_retry = at->rnr_retry,
 			.sq_psn = psn,
@@ -302,7 +302,7 @@ int qp_cm_rtr_rts(const struct rb_qp_attr *at, struct ibv_qp *qp, struct rdma_cm
 	if (rdma_init_qp_attr(id, &a, &mask))
 		return rb_fail(err, errlen, "rdma_init_qp_attr(RTS, qpn 0x%x) failed: %s",
 			    qp->qp_num, strerror(errno));
-	a.timeout = at->ack_timeout;
+	a.timeout = at->timeout;
 	a.retry_cnt = at->retry_cnt;
 	a.rnr_retry = at->rnr_retry;
 	a.max_rd_atomic = at->rd_init;

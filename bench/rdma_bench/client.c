@@ -795,7 +795,7 @@ static int client_cm_prepare(struct client *cl, const struct rb_test *t,
 		snprintf(dst, sizeof(dst), "%.63s", o->host);
 	struct rb_cm_ctrl ctl = { .fd = cl->fd, .rb = &cl->rb };
 	if (ctrl_setup_copy(srv_setup, m, srv_qps, err, errlen) ||
-	    cm_client_prepare(cc, dst, o->port, nqp, t->transport, &cl->dev,
+	    cm_client_prepare(cc, dst, o->port, nqp, t->transport, (uint8_t)t->tclass, &cl->dev,
 			      o->dev_name[0] != '\0', (unsigned)t->timeout_ms, &ctl, err, errlen))
 		return -1;
 	*cmdev = cl->dev;

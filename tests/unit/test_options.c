@@ -678,8 +678,9 @@ static void pattern_never_produces_the_read_sentinel(void **state)
 /* The columns after accel: 14 perf counter columns (report.c
  * set_perf_columns), 23 CPU utilisation and server counter columns
  * (set_cpu_columns), 8 PCIe model columns and explain (set_model_columns;
- * the last is model_link, never empty), then perf_counters. */
-#define PERF_COLS 47
+ * the last is model_link, never empty), then perf_counters, then the fabric
+ * knobs tclass, sl, pkey_index. */
+#define PERF_COLS 50
 
 /* What report_build_row needs beside the test: empty options and
  * environment (the clock not measured). */
@@ -844,8 +845,19 @@ static void rows_record_the_accelerator(void **state)
 	snprintf(fx.e.accel, sizeof(fx.e.accel), "kvm");
 	report_build_row(&r, &pi, -1, NULL);
 	assert_string_equal(r.cols[r.ncols - PERF_COLS - 1].name, "accel");
-	assert_string_equal(r.cols[r.ncols - 2].name, "model_link");
-	assert_string_equal(r.cols[r.ncols - 1].name, "perf_counters");
+	assert_string_equal(r.cols[r.ncols - 5].name, "model_link");
+	assert_string_equal(r.cols[r.ncols - 4].name, "perf_counters");
+	assert_string_equal(r.cols[r.ncols - 3].name, "tclass");
+	assert_string_equal(r.cols[r.ncols - 2].name, "sl");
+	assert_string_equal(r.cols[r.ncols - 1].name, "pkey_index");
+	assert_string_equal(row_get(&r, "tclass"), "0");
+	t.tclass = 106;  /* DSCP 26 << 2 | ECT(0): a lossless RoCE class */
+	t.sl = 3;
+	t.pkey_index = 1;
+	report_build_row(&r, &pi, -1, NULL);
+	assert_string_equal(row_get(&r, "tclass"), "106");
+	assert_string_equal(row_get(&r, "sl"), "3");
+	assert_string_equal(row_get(&r, "pkey_index"), "1");
 	assert_string_equal(row_get(&r, "perf_counters"), "auto");
 	assert_string_equal(row_get(&r, "accel"), "kvm");
 	fx.e.accel[0] = '\0';

@@ -178,7 +178,7 @@ static void test_row_model_columns(void **state)
 	assert_int_equal(res.limit_is_responder, 0);
 	assert_string_equal(row_get(&r, "model_paper_bound"), "link (requester)");
 	assert_string_equal(row_get(&r, "model_link"), "none");
-	assert_string_equal(r.cols[r.ncols - 2].name, "model_link");
+	assert_string_equal(r.cols[r.ncols - 5].name, "model_link");
 
 	/* 32 B: the receiver's 174 B up per RECV bind */
 	t.size = 32;

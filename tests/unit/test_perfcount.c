@@ -353,8 +353,8 @@ static void test_row_columns(void **state)
 	assert_string_equal(row_get(&r, "perf_counted"),
 			    "task_clock_ns+context_switches+cpu_migrations+page_faults");
 	/* after it: 23 CPU utilisation and server columns, 9 model columns,
-	 * perf_counters */
-	assert_string_equal(r.cols[r.ncols - 34].name, "perf_counted");
+	 * perf_counters, tclass, sl, pkey_index */
+	assert_string_equal(r.cols[r.ncols - 37].name, "perf_counted");
 
 	/* a point that failed before its window: every perf column empty but
 	 * the reason and perf_counted */

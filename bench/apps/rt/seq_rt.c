@@ -232,7 +232,7 @@ static struct rb_qp_attr seq_qp_attr(const struct seq_run *r, uint64_t transport
 		.rd_resp = (uint8_t)r->rd_resp,
 		.rd_init = (uint8_t)r->rd_init,
 		.min_rnr_timer = (uint8_t)t.min_rnr_timer,
-		.ack_timeout = (uint8_t)t.ack_timeout,
+		.timeout = (uint8_t)t.ack_timeout,
 		.retry_cnt = (uint8_t)t.retry_cnt,
 		.rnr_retry = (uint8_t)t.rnr_retry,
 	};
