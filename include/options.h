@@ -145,7 +145,9 @@ struct rb_opts {
 	uint16_t port;           /* TCP control port */
 	char dev_name[64];       /* "" = first device with an ACTIVE port */
 	unsigned ib_port;        /* 0 = first ACTIVE port */
-	int gid_index;           /* -1 = auto (RoCE v2 IPv4-mapped first) */
+	int gid_index;           /* -1 = auto (device.h: the rule) */
+	char gid_ip[64];         /* --gid-ip: the GID equal to this address ("" none) */
+	char netdev[32];         /* --netdev: a GID of this netdev ("" none) */
 	/* server */
 	bool once;
 	unsigned max_sessions;

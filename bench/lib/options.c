@@ -726,7 +726,12 @@ static const struct rb_knob knobs[] = {
 	  .flags = RB_KF_BOTH | RB_KF_AUTO, .help = "port (default: first ACTIVE)" },
 	{ .name = "gid-index", .shortopt = 'x', .arg = "N", NUM, O(gid_index), .lo = 0,
 	  .hi = 65535, .def = (uint64_t)-1, .flags = RB_KF_BOTH | RB_KF_AUTO,
-	  .help = "GID index (default: RoCE v2 IPv4-mapped, else v2, else 0)" },
+	  .help = "GID index (default: the best GID of the netdev that routes to the\n"
+		  "peer, or of --gid-ip / --netdev: RoCE v2, global, IPv4 first)" },
+	{ .name = "gid-ip", .arg = "ADDR", STR, O(gid_ip), BOTH,
+	  .help = "use the GID equal to this IPv4/IPv6 address (RoCE)" },
+	{ .name = "netdev", .arg = "IF", STR, O(netdev), BOTH,
+	  .help = "use a GID of this netdev (RoCE; e.g. a VLAN or one rail)" },
 	{ .section = "Client:", .name = "client", .shortopt = 'c', .arg = "HOST", STR, O(host),
 	  .act = act_client, .help = "run against the server at HOST" },
 	{ .name = "verb", .arg = "V", .type = RB_KT_ENUM, .name_of = verb_name, .nnames = RB_VERB_COUNT, T(verb), .def = RB_DEFAULT_VERB, .col = "verb",

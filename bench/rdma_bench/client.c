@@ -1292,7 +1292,9 @@ static int client_start(struct client *cl)
 		return -1;
 	}
 	env_collect(&cl->env);
-	if (dev_open(&cl->dev, o->dev_name, o->ib_port, o->gid_index, err, sizeof(err))) {
+	const struct rb_gid_hint hint = { .gid_ip = o->gid_ip, .netdev = o->netdev, .peer = o->host };
+	if (dev_open_hint(&cl->dev, o->dev_name, o->ib_port, o->gid_index, &hint, err,
+			  sizeof(err))) {
 		rb_error("%s", err);
 		return -1;
 	}

@@ -1034,7 +1034,9 @@ static int server_start(struct server *srv, const struct rb_opts *o)
 		rb_error("%s", err);
 		return -1;
 	}
-	if (dev_open(&srv->dev, o->dev_name, o->ib_port, o->gid_index, err, sizeof(err))) {
+	const struct rb_gid_hint hint = { .gid_ip = o->gid_ip, .netdev = o->netdev };
+	if (dev_open_hint(&srv->dev, o->dev_name, o->ib_port, o->gid_index, &hint, err,
+			  sizeof(err))) {
 		rb_error("%s", err);
 		return -1;
 	}
