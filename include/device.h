@@ -71,6 +71,12 @@ bool dev_gid_v4mapped(const uint8_t gid[16]);
 /* GID as text (inet_ntop IPv6 form) into buf (>= 46 bytes). */
 const char *dev_gid_str(const uint8_t gid[16], char *buf, size_t len);
 
+/* -R on an InfiniBand port: rdma_cm needs an IPoIB netdev of dev that is
+ * up (sysfs/class/infiniband/DEV/device/net/IF: type 32, operstate up;
+ * sysfs is "/sys", or a fake tree in tests). 0, or -1 with err naming the
+ * netdevs seen and the fix. */
+int dev_ipoib_check(const char *sysfs, const char *dev, char *err, size_t errlen);
+
 /* Where GID types and netdevs come from in this build: "ibv_query_gid_ex"
  * or "ibv_query_gid + sysfs gid_attrs" (the old-rdma-core path). */
 const char *dev_gid_source(void);

@@ -265,6 +265,8 @@ int cm_client_prepare(struct rb_cm_client *cc, const char *host, uint16_t port, 
 	int rc;
 
 	memset(cc, 0, sizeof(*cc));
+	if (dev->link_layer == 1 && dev_ipoib_check("/sys", dev->name, err, errlen))
+		return -1;  /* checked before any rdma_cm call waits on a route */
 	snprintf(portstr, sizeof(portstr), "%u", port);
 	rc = getaddrinfo(host, portstr, &hints, &res);
 	if (rc)

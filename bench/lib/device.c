@@ -264,6 +264,13 @@ static int open_one(struct rb_dev *d, struct ibv_device *dev, unsigned port, int
 		return rb_fail(err, errlen, "ibv_open_device(%s) failed: %s", ibv_get_device_name(dev),
 			    strerror(errno));
 	snprintf(d->name, sizeof(d->name), "%s", ibv_get_device_name(dev));
+	if (dev->transport_type == IBV_TRANSPORT_IWARP) {
+		rb_fail(err, errlen, "%s is an iWARP device: it lacks what this suite measures "
+			"with, UD and UC QPs, atomics (on most iWARP NICs) and QPs connected by "
+			"an exchange of QP numbers (iWARP RC connects only through rdma_cm's TCP "
+			"handshake); use an InfiniBand or RoCE device (-d)", d->name);
+		goto clean_ctx;
+	}
 	if (ibv_query_device(d->ctx, &d->attr)) {
 		rb_fail(err, errlen, "ibv_query_device(%s) failed: %s", d->name, strerror(errno));
 		goto clean_ctx;
@@ -444,6 +451,49 @@ int dev_counter_delta(const struct rb_counters *before, const struct rb_counters
 		return -1;
 	*delta = after->val[ia] - before->val[ib];
 	return 0;
+}
+
+int dev_ipoib_check(const char *sysfs, const char *dev, char *err, size_t errlen)
+{
+	char path[512], line[32], seen[160] = "";
+	size_t off = 0;
+	DIR *dir;
+	struct dirent *de;
+
+	snprintf(path, sizeof(path), "%s/class/infiniband/%s/device/net", sysfs, dev);
+	dir = opendir(path);
+	while (dir && (de = readdir(dir))) {
+		FILE *f;
+		bool ib = false, up = false;
+		if (de->d_name[0] == '.')
+			continue;
+		/* type 32: ARPHRD_INFINIBAND (IPoIB) */
+		snprintf(path, sizeof(path), "%s/class/infiniband/%s/device/net/%s/type", sysfs, dev,
+			 de->d_name);
+		if ((f = fopen(path, "r"))) {
+			ib = fgets(line, sizeof(line), f) && atoi(line) == 32;
+			fclose(f);
+		}
+		snprintf(path, sizeof(path), "%s/class/infiniband/%s/device/net/%s/operstate", sysfs,
+			 dev, de->d_name);
+		if ((f = fopen(path, "r"))) {
+			up = fgets(line, sizeof(line), f) && strncmp(line, "up", 2) == 0;
+			fclose(f);
+		}
+		if (ib && up) {
+			closedir(dir);
+			return 0;
+		}
+		if (ib && off < sizeof(seen))
+			off += (size_t)snprintf(seen + off, sizeof(seen) - off, "%s%s down",
+						off ? ", " : "", de->d_name);
+	}
+	if (dir)
+		closedir(dir);
+	return rb_fail(err, errlen, "-R on InfiniBand: rdma_cm resolves addresses over IPoIB, "
+		    "and %s has no IPoIB netdev up (%s); load ib_ipoib and bring its netdev up with "
+		    "an address (ip link set ibN up), or drop -R", dev,
+		    seen[0] ? seen : "none");
 }
 
 const char *dev_gid_source(void)

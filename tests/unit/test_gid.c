@@ -157,6 +157,33 @@ static void sysfs_gid_attrs_give_type_and_netdev(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* -R on IB: an IPoIB netdev (type 32) that is up, else a refusal naming
+ * what was seen; a fake sysfs tree (mkdir -p of the device's net/ dir). */
+static void ipoib_up_is_needed_for_rdma_cm_on_ib(void **state)
+{
+	(void)state;
+	char root[] = "/tmp/rb_ipoib_XXXXXX", dir[300], cmd[400], err[512];
+	assert_non_null(mkdtemp(root));
+	/* no net/ directory at all: none */
+	assert_int_equal(dev_ipoib_check(root, "mlx4_0", err, sizeof(err)), -1);
+	assert_err_has(err, "mlx4_0 has no IPoIB netdev up (none)");
+	assert_err_has(err, "ib_ipoib");
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/class/infiniband/mlx4_0/device/net/ib0' "
+		 "'%s/class/infiniband/mlx4_0/device/net/eth2'", root, root);
+	assert_int_equal(system(cmd), 0);
+	snprintf(dir, sizeof(dir), "%s/class/infiniband/mlx4_0/device/net", root);
+	put(dir, "ib0/type", "32\n");
+	put(dir, "ib0/operstate", "down\n");
+	put(dir, "eth2/type", "1\n");          /* the Ethernet port of a VPI card */
+	put(dir, "eth2/operstate", "up\n");
+	assert_int_equal(dev_ipoib_check(root, "mlx4_0", err, sizeof(err)), -1);
+	assert_err_has(err, "(ib0 down)");
+	put(dir, "ib0/operstate", "up\n");
+	assert_int_equal(dev_ipoib_check(root, "mlx4_0", err, sizeof(err)), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* Which source this build reads GIDs from: the build switch decides. */
 static void build_switch_picks_the_gid_source(void **state)
 {
@@ -175,6 +202,7 @@ int main(void)
 		cmocka_unit_test(global_before_link_local_and_v2_before_v1),
 		cmocka_unit_test(ip_text_becomes_a_gid),
 		cmocka_unit_test(sysfs_gid_attrs_give_type_and_netdev),
+		cmocka_unit_test(ipoib_up_is_needed_for_rdma_cm_on_ib),
 		cmocka_unit_test(build_switch_picks_the_gid_source),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
