@@ -109,7 +109,8 @@ static int read_gid(const struct rb_dev *d, int i, struct rb_gid_cand *c)
 }
 
 /* The address this host sends from to reach host (the kernel's route: a
- * UDP socket connected to it, never sent on), as a GID; 0 or -1. */
+ * UDP socket connected to it, never sent on), as a GID; 0, or -1 when
+ * unknown or loopback. */
 static int route_source(const char *host, uint8_t out[16])
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_DGRAM }, *res = NULL;
@@ -132,6 +133,12 @@ static int route_source(const char *host, uint8_t out[16])
 	if (fd >= 0)
 		close(fd);
 	freeaddrinfo(res);
+	/* a loopback peer (the same host) says nothing about which netdev */
+	static const uint8_t v4lo[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	static const uint8_t v6lo[16] = { [15] = 1 };
+	if (rc == 0 && ((memcmp(out, v4lo, 12) == 0 && out[12] == 127) ||
+			memcmp(out, v6lo, 16) == 0))
+		rc = -1;
 	return rc;
 }
 
