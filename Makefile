@@ -31,6 +31,16 @@ CFLAGS  += -std=c11 -D_GNU_SOURCE $(OPT) -Wall -Wextra -Werror -Iinclude \
            -Ibench/apps/rt -Ibench/apps/seq -Ibench/apps/kv \
            $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -libverbs -lrdmacm) -lpthread -lm
+# GID types and netdevs: ibv_query_gid_ex where the verbs headers declare it
+# (rdma-core >= v32), else ibv_query_gid and sysfs gid_attrs (Ubuntu 20.04's
+# inbox rdma-core, CentOS 7, MLNX_OFED 4.x). RB_OLD_RDMA_CORE=1 takes the
+# old path on any host (make unit builds and tests it that way too).
+ifeq ($(RB_OLD_RDMA_CORE),1)
+RB_GID_EX := 0
+else
+RB_GID_EX := $(shell printf '\043include <infiniband/verbs.h>\nint f(struct ibv_context *c, struct ibv_gid_entry *e) { return ibv_query_gid_ex(c, 1, 0, e, 0); }\n' | $(CC) $(CFLAGS) -x c -fsyntax-only - 2>/dev/null && echo 1 || echo 0)
+endif
+CFLAGS  += -DRB_HAVE_QUERY_GID_EX=$(RB_GID_EX)
 BUILD   ?= build
 # objects, one folder per part of bench/ (build/obj/lib/ctx.o ...)
 OBJ      = $(BUILD)/obj
@@ -41,9 +51,9 @@ ifneq ($(GIT_REV),)
 CFLAGS  += -DRB_GIT_REV='"$(GIT_REV)"'
 endif
 
-LIB_NAMES   := admit cm cpustat ctrl ctrl_sock ctx device env errbuf gate guard guard_str \
-               hist layout log options output perfcount plan post qp signals timing \
-               units verb pcieperf
+LIB_NAMES   := admit cm cpustat ctrl ctrl_sock ctx ctx_qp device env errbuf gate gid guard \
+               guard_str hist layout log options output pcieperf perfcount plan post \
+               post_check post_err post_req post_resp qp signals timing units verb
 MODEL_NAMES := pcie_model pcie_host
 RB_NAMES    := client server report
 APP_NAMES   := rt/seq_rt rt/rpc seq/seq seq/seq_atomics seq/seq_herd seq/seq_spec \
@@ -142,8 +152,20 @@ deps:
 
 # Also: no circular call dependency between bench/**/*.c files (a file that
 # calls another must not be called back by it, directly or through others).
-unit: $(UNIT_BIN) build/libnulldev.so build/nulldev-selftest $(BUILD)/tests/attack_probe $(BUILD)/tests/test_verb_dummy $(BUILD)/tests/test_knob_dummy
+unit: $(UNIT_BIN) build/libnulldev.so build/nulldev-selftest $(BUILD)/tests/attack_probe \
+      $(BUILD)/tests/test_verb_dummy $(BUILD)/tests/test_knob_dummy $(BUILD)/tests/test_gid_old
 	@tests/call-cycles $(ALL_OBJ) > /dev/null
+
+# The old-rdma-core path (RB_OLD_RDMA_CORE=1: ibv_query_gid + sysfs
+# gid_attrs) built on any host: device.c and the GID tests compiled without
+# ibv_query_gid_ex, linked before the library (whose device.o they replace).
+OLD_CFLAGS := $(filter-out -DRB_HAVE_QUERY_GID_EX=%,$(CFLAGS)) -DRB_HAVE_QUERY_GID_EX=0
+$(BUILD)/tests/test_gid_old: tests/unit/test_gid.c tests/unit/unit.h bench/lib/device.c bench/lib/gid.c \
+			      $(RB_OBJ) $(APP_OBJ) $(BUILD)/librdmabench.a $(HEADERS)
+	@mkdir -p $(dir $@) $(OBJ)/old
+	$(CC) $(OLD_CFLAGS) -c -o $(OBJ)/old/device.o bench/lib/device.c
+	$(CC) $(OLD_CFLAGS) -Itests/unit -o $@ $< $(OBJ)/old/device.o $(RB_OBJ) $(APP_OBJ) \
+	  $(BUILD)/librdmabench.a -lcmocka $(LDLIBS)
 
 # The verb table's recipe walked (tests/unit/verb_dummy.c): the table built
 # with one dummy row, linked with the parser and validation alone.

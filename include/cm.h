@@ -65,10 +65,11 @@ struct rb_cm_client {
 /*
  * Resolve address and route to host:port for n QPs. The resolved device must
  * be the one in use (dev->name): otherwise -1 naming both and the fix.
- * Prints the resolved device, port, local address and GID.
+ * Prints the resolved device, port, local address and GID. tos != 0: every
+ * id's ToS (RDMA_OPTION_ID_TOS, --tclass) before its route is resolved.
  */
 int cm_client_prepare(struct rb_cm_client *cc, const char *host, uint16_t port, uint32_t n,
-		      uint64_t transport, const struct rb_dev *dev, bool dev_given,
+		      uint64_t transport, uint8_t tos, const struct rb_dev *dev, bool dev_given,
 		      unsigned timeout_ms, const struct rb_cm_ctrl *ctl, char *err, size_t errlen);
 /* Create every QP of c on its id (after ctx_create with cc->verbs). */
 int cm_client_create_qps(struct rb_cm_client *cc, struct rb_ctx *c, char *err, size_t errlen);

@@ -7,7 +7,7 @@
  * Stages, in order (one file each):
  *   ctx_create()      bench/lib/ctx.c   buffer, PD, MR, workers: CQs, QPs (RESET->INIT)
  *   ctx_negotiate()   bench/lib/ctx.c   path MTU and max_rd_atomic from both SETUPs
- *   ctx_connect()     bench/lib/qp.c    INIT->RTR->RTS (or UD AH), remote addresses into WRs
+ *   ctx_connect()     bench/lib/ctx_qp.c INIT->RTR->RTS (or UD AH), remote addresses into WRs
  *   worker threads    bench/lib/post.c  post/poll loops (bw, lat, server pong and sink)
  *   ctx_destroy()     bench/lib/ctx.c   everything, in reverse order
  *
@@ -38,28 +38,11 @@
 #include "ctrl.h"
 #include "device.h"
 #include "hist.h"
+#include "layout.h"
 #include "perfcount.h"
 #include "options.h"
+#include "qp.h"
 
-#define RB_POLL_BATCH 32     /* work completions per ibv_poll_cq */
-#define RB_QKEY 0x11111111u  /* UD Q_Key (IB spec 10.2.4: any value both ends share) */
-
-struct rb_layout {
-	uint64_t counters_off, counters_len;
-	uint64_t regions_off;
-	uint64_t send_len;     /* send slot (or atomic result ring), 64-aligned */
-	uint64_t recv_slot;    /* bytes per receive slot, 64-aligned */
-	uint64_t recv_slots;   /* rq_depth if the verb consumes receives, else 1 */
-	uint64_t region_len;   /* send_len + recv_slot * recv_slots */
-	uint64_t nqp_total;
-	uint64_t poll_off;     /* READ slots (--read-completion poll), after the regions */
-	uint64_t poll_slot;    /* bytes per READ slot, 64-aligned; 0 without poll */
-	uint64_t poll_slots;   /* threads x window with poll, else 0 */
-	uint64_t total;        /* bytes, multiple of the page size */
-};
-
-/* Pure: the layout for a test. */
-void layout_compute(const struct rb_test *t, struct rb_layout *l);
 
 struct rdma_cm_id;
 
@@ -76,6 +59,9 @@ struct rb_qp {
 	uint64_t remote_send, remote_recv;   /* the peer's slots of this QP */
 	/* posting state of the current phase */
 	uint64_t posted, completed, quota;
+	uint64_t sig_left;           /* WRs up to and including the next one signaled by
+	                                the interval: (posted + sig_left) % sig == 0,
+	                                kept by counting down (no division per WR) */
 	uint64_t reaped;             /* --read-completion poll: WRs whose SQ slot a reaped
 	                                signaled completion freed (completed counts the
 	                                READs whose data was seen) */
@@ -117,7 +103,7 @@ struct rb_worker {
 	struct hist *hist;           /* lat: round-trip ns; bw: post-to-completion ns of
 	                                signaled WRs, in the measured window */
 	uint64_t rng;                /* xorshift64 state: random counter access */
-	uint64_t seq_ctr;            /* sequential counter access */
+	uint64_t seq_ctr;            /* sequential counter access: the next index, < Z */
 	uint64_t *expect;            /* cmp_swap: last value seen per counter */
 	struct rb_pslot *pslot;      /* --read-completion poll (client): window entries;
 	                                q stays NULL until an entry takes its first READ */
@@ -228,38 +214,31 @@ int ctx_send_setup(const struct rb_ctx *c, int fd, int timeout_ms, char *err, si
 const char *ctx_worker_error(const struct rb_ctx *c);
 /* Path MTU and max_rd_atomic from both ends (rules in ctx.c); 0 or -1 with err. */
 int ctx_negotiate(struct rb_ctx *c, const struct ctrl_setup *remote, char *err, size_t errlen);
-/* Connect every QP to the peer's (bench/lib/qp.c); 0 or -1 with err. */
+/* Connect every QP to the peer's (bench/lib/ctx_qp.c); 0 or -1 with err. */
 int ctx_connect(struct rb_ctx *c, const struct ctrl_setup *remote, char *err, size_t errlen);
 /* Post every receive slot of every QP (verbs that consume receives). */
 int ctx_post_recvs(struct rb_ctx *c, char *err, size_t errlen);
 void ctx_destroy(struct rb_ctx *c);
 
-/* QP stages (bench/lib/qp.c). id != NULL: create on that rdma_cm id (-R). */
-int qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q, struct rdma_cm_id *id,
-	      char *err, size_t errlen);
-int qp_to_init(struct rb_ctx *c, struct rb_qp *q, char *err, size_t errlen);
-int qp_to_rtr_rts(struct rb_ctx *c, struct rb_qp *q, const struct ctrl_setup *remote,
-		  char *err, size_t errlen);
-/*
- * -R, RC: move q (created with qp_create(..., NULL) and in INIT, not
- * attached to id) to RTR and RTS with what rdma_cm computed for id
- * (rdma_init_qp_attr: address vector, remote QPN, PSNs) and, on top, the
- * values the TCP path applies (qp_to_rtr_rts): the negotiated path MTU and
- * max_rd_atomic (ctx_negotiate), --min-rnr-timer, --ack-timeout,
- * --retry-cnt, --rnr-retry. Client: after RDMA_CM_EVENT_CONNECT_RESPONSE,
- * then rdma_establish; server: before rdma_accept. 0 or -1 with err.
- */
-int qp_cm_rtr_rts(struct rb_ctx *c, struct rb_qp *q, struct rdma_cm_id *id, char *err,
-		  size_t errlen);
-/* Address vector of the peer port described by a SETUP. */
-struct ibv_ah_attr qp_peer_av(const struct rb_ctx *c, const struct ctrl_setup *r);
+/* rdma_bench's QPs over the library's QP stages (qp.h; bench/lib/ctx_qp.c). */
+/* The attributes of this point's QPs (w, q: NULL for what needs neither). */
+struct rb_qp_attr ctx_qp_attr(const struct rb_ctx *c, const struct rb_worker *w,
+			      const struct rb_qp *q);
+/* Create q on w's CQs (id != NULL: on that rdma_cm id, -R) and with init
+ * take it to INIT; the inline size the device granted or refused goes into
+ * c (inline_req, inline_cap, refused). 0, or -1 with err. */
+int ctx_qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q, struct rdma_cm_id *id,
+		  bool init, char *err, size_t errlen);
+/* -R, RC: qp_cm_rtr_rts with this point's attributes; q->remote_qpn set. */
+int ctx_qp_cm_rtr_rts(struct rb_ctx *c, struct rb_qp *q, struct rdma_cm_id *id, char *err,
+		      size_t errlen);
 /* Remote slot addresses of q (from c->remote) and the remote fields of its WRs. */
-void qp_set_remote(struct rb_ctx *c, struct rb_qp *q);
+void ctx_qp_set_remote(struct rb_ctx *c, struct rb_qp *q);
 /* Remote access this side's QPs and MR grant for the test (IB spec 10.6.3.2). */
-int qp_access(const struct rb_ctx *c);
+int ctx_qp_access(const struct rb_ctx *c);
 /* -R: after connection, narrow access and set the RNR timer (RTS->RTS), read
  * back path MTU, ACK timeout, retry counts and max_rd_atomic into c. */
-int qp_cm_finish(struct rb_ctx *c, struct rb_qp *q, bool first, char *err, size_t errlen);
+int ctx_qp_cm_finish(struct rb_ctx *c, struct rb_qp *q, bool first, char *err, size_t errlen);
 
 /*
  * --read-completion poll: the value a READ slot's last byte holds from just
@@ -276,29 +255,6 @@ static inline uint8_t rb_pattern(uint64_t seed, enum rb_role role, uint32_t g, u
 	uint8_t v = (uint8_t)(i * 131u + g * 29u + seed * 7u + (unsigned)role * 101u + 1u);
 	return v == RB_READ_SENTINEL ? (uint8_t)(RB_READ_SENTINEL ^ 0xffu) : v;
 }
-
-/* Worker threads (bench/lib/post.c). Thread functions take a struct rb_worker *. */
-void *worker_client_main(void *arg);
-void *worker_server_main(void *arg);
-/* Start / join all workers of c with fn; pins per c->cpus. */
-int workers_start(struct rb_ctx *c, void *(*fn)(void *), char *err, size_t errlen);
-/* Join; returns the first worker error (0 if none) with its message. */
-int workers_join(struct rb_ctx *c, char *err, size_t errlen);
-/*
- * Gated (--procs > 1): release the workers waiting at the start barrier
- * (the session thread, on the server's GO, after win_start_ns/win_end_ns
- * are stored): sets go and wakes them (they sleep on it, futex(2), so a
- * process waiting for the others uses no CPU).
- */
-void ctx_release(struct rb_ctx *c);
-
-/* End-of-test checks of buffer contents (bench/lib/post.c). */
-/* Client: READ and WRITE ping-pong data (with --read-completion poll: every
- * READ slot used, against the pattern of the QP that last filled it);
- * returns mismatching QPs (READ slots with poll). */
-uint64_t ctx_check_client_buffers(struct rb_ctx *c, char *note, size_t notelen);
-/* Server: WRITE data, atomic counter sum (*sum). Returns mismatching QPs. */
-uint64_t ctx_check_server_buffers(struct rb_ctx *c, uint64_t *sum, char *note, size_t notelen);
 
 /* Sums over workers. */
 uint64_t ctx_sum_recvs(struct rb_ctx *c);

@@ -6,10 +6,16 @@
  *  - device: -d NAME, else the first device (ibv_get_device_list order)
  *    that has an ACTIVE port;
  *  - port: -i N, else the device's first ACTIVE port;
- *  - GID index (Ethernet link layer only; IB uses the LID): -x N, else the
- *    lowest index whose type is RoCE v2 and whose GID is IPv4-mapped
- *    (::ffff:a.b.c.d), else the lowest RoCE v2 one, else the lowest
- *    non-zero one. On IB, -x N or 0.
+ *  - GID index (Ethernet link layer only; IB uses the LID): -x N, else
+ *    among the GIDs equal to --gid-ip ADDR, or of --netdev IF, or else
+ *    equal to the address the route to the peer leaves from (client: -c
+ *    HOST; no such GID: all, with a WARN), the best by gid.h's rule: RoCE
+ *    v2 before v1, global before link-local, IPv4-mapped before IPv6, the
+ *    lowest index; a WARN names the candidates when several fit equally.
+ *    On IB, -x N or 0.
+ *  - GID types and netdevs: ibv_query_gid_ex (rdma-core >= v32), else
+ *    ibv_query_gid and sysfs gid_attrs (built with RB_OLD_RDMA_CORE=1, or
+ *    when the headers lack ibv_query_gid_ex: the Makefile detects it).
  */
 #ifndef RDMA_BENCH_DEVICE_H
 #define RDMA_BENCH_DEVICE_H
@@ -43,6 +49,17 @@ struct rb_dev {
  */
 int dev_open(struct rb_dev *d, const char *name, unsigned port, int gid_index,
 	     char *err, size_t errlen);
+/* What the automatic GID choice should fit (device.h rules; NULL or ""
+ * fields ask nothing): --gid-ip, --netdev, and the peer's host name or
+ * address (its route's source address). */
+struct rb_gid_hint {
+	const char *gid_ip;
+	const char *netdev;
+	const char *peer;
+};
+/* dev_open with a hint for the automatic GID choice (h may be NULL). */
+int dev_open_hint(struct rb_dev *d, const char *name, unsigned port, int gid_index,
+		  const struct rb_gid_hint *h, char *err, size_t errlen);
 void dev_close(struct rb_dev *d);
 
 /* "IB", "RoCE v1", "RoCE v2"; "IB" / "Ethernet". */
@@ -53,6 +70,16 @@ bool dev_gid_link_local(const uint8_t gid[16]);
 bool dev_gid_v4mapped(const uint8_t gid[16]);
 /* GID as text (inet_ntop IPv6 form) into buf (>= 46 bytes). */
 const char *dev_gid_str(const uint8_t gid[16], char *buf, size_t len);
+
+/* -R on an InfiniBand port: rdma_cm needs an IPoIB netdev of dev that is
+ * up (sysfs/class/infiniband/DEV/device/net/IF: type 32, operstate up;
+ * sysfs is "/sys", or a fake tree in tests). 0, or -1 with err naming the
+ * netdevs seen and the fix. */
+int dev_ipoib_check(const char *sysfs, const char *dev, char *err, size_t errlen);
+
+/* Where GID types and netdevs come from in this build: "ibv_query_gid_ex"
+ * or "ibv_query_gid + sysfs gid_attrs" (the old-rdma-core path). */
+const char *dev_gid_source(void);
 
 /* The INFO line both roles print once the device is open: device, port,
  * link layer, active MTU, GID index and type (gid_auto: chosen, not given

@@ -84,6 +84,7 @@ enum rb_perf_mode { RB_PERF_AUTO = 0, RB_PERF_ON, RB_PERF_OFF, RB_PERF_COUNT };
 	X(recv_batch) X(use_cm)                                             \
 	X(rep)                   /* repetition index of this point (no option) */ \
 	X(seed) X(timeout_ms) X(read_completion)                            \
+	X(tclass) X(sl) X(pkey_index)                                       \
 	RB_TEST_FIELDS_DUMMY(X)
 
 /* The new-knob recipe's field (docs/ARCHITECTURE.md), only in the binary
@@ -151,7 +152,9 @@ struct rb_opts {
 	uint16_t port;           /* TCP control port */
 	char dev_name[64];       /* "" = first device with an ACTIVE port */
 	unsigned ib_port;        /* 0 = first ACTIVE port */
-	int gid_index;           /* -1 = auto (RoCE v2 IPv4-mapped first) */
+	int gid_index;           /* -1 = auto (device.h: the rule) */
+	char gid_ip[64];         /* --gid-ip: the GID equal to this address ("" none) */
+	char netdev[32];         /* --netdev: a GID of this netdev ("" none) */
 	/* server */
 	bool once;
 	unsigned max_sessions;

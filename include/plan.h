@@ -84,6 +84,18 @@ static inline bool plan_signaled(uint64_t seq, uint64_t sig, uint64_t quota)
 	return (seq + 1) % sig == 0 || seq + 1 == quota;
 }
 
+/* plan_signaled's interval rule without a division, for the posting
+ * loops: *left counts down the WRs up to the next multiple of sig (start
+ * a phase at posted 0 with *left = sig); true when WR seq, the next one
+ * posted, satisfies (seq + 1) % sig == 0, and *left starts over. */
+static inline bool plan_sig_step(uint64_t *left, uint64_t sig)
+{
+	if (--*left)
+		return false;
+	*left = sig;
+	return true;
+}
+
 /* Signaled WRs among seq in [before, before + n) by plan_signaled: the
  * multiples of sig in (before, before + n], plus the quota's last WR when
  * the batch ends at the quota and the quota is not itself a multiple. */

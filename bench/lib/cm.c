@@ -255,7 +255,7 @@ static int resolved_device_check(struct rb_cm_client *cc, const char *host, uint
 }
 
 int cm_client_prepare(struct rb_cm_client *cc, const char *host, uint16_t port, uint32_t n,
-		      uint64_t transport, const struct rb_dev *dev, bool dev_given,
+		      uint64_t transport, uint8_t tos, const struct rb_dev *dev, bool dev_given,
 		      unsigned timeout_ms, const struct rb_cm_ctrl *ctl, char *err, size_t errlen)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
@@ -265,6 +265,8 @@ int cm_client_prepare(struct rb_cm_client *cc, const char *host, uint16_t port, 
 	int rc;
 
 	memset(cc, 0, sizeof(*cc));
+	if (dev->link_layer == 1 && dev_ipoib_check("/sys", dev->name, err, errlen))
+		return -1;  /* checked before any rdma_cm call waits on a route */
 	snprintf(portstr, sizeof(portstr), "%u", port);
 	rc = getaddrinfo(host, portstr, &hints, &res);
 	if (rc)
@@ -287,6 +289,14 @@ int cm_client_prepare(struct rb_cm_client *cc, const char *host, uint16_t port, 
 			freeaddrinfo(res);
 			return rb_fail(err, errlen, "rdma_create_id(%s) for QP %u failed: %s",
 				    ps == RDMA_PS_UDP ? "RDMA_PS_UDP" : "RDMA_PS_TCP", i, strerror(errno));
+		}
+		/* --tclass: the ToS of the route rdma_cm resolves (before
+		 * rdma_resolve_route; RoCE v2: the IP ToS byte of every packet) */
+		if (tos && rdma_set_option(cc->ids[i], RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos,
+					   sizeof(tos))) {
+			freeaddrinfo(res);
+			return rb_fail(err, errlen, "rdma_set_option(TOS %u) for QP %u failed: %s", tos,
+				    i, strerror(errno));
 		}
 		if (rdma_resolve_addr(cc->ids[i], NULL, res->ai_addr, (int)timeout_ms)) {
 			freeaddrinfo(res);
@@ -313,10 +323,8 @@ static int cm_qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q,
 			struct rdma_cm_id *id, char *err, size_t errlen)
 {
 	if (c->t.transport == RB_TR_UD)
-		return qp_create(c, w, q, id, err, errlen);
-	if (qp_create(c, w, q, NULL, err, errlen))
-		return -1;
-	return qp_to_init(c, q, err, errlen);
+		return ctx_qp_create(c, w, q, id, false, err, errlen);
+	return ctx_qp_create(c, w, q, NULL, true, err, errlen);
 }
 
 int cm_client_create_qps(struct rb_cm_client *cc, struct rb_ctx *c, char *err, size_t errlen)
@@ -358,7 +366,7 @@ static int client_connected(struct rb_ctx *c, struct rb_qp *q, struct rdma_cm_ev
 				       "failed: %s", g, strerror(errno));
 		return 0;
 	}
-	if (qp_cm_rtr_rts(c, q, ev->id, err, errlen))
+	if (ctx_qp_cm_rtr_rts(c, q, ev->id, err, errlen))
 		return -1;
 	if (rdma_establish(ev->id))
 		return rb_fail(err, errlen, "rdma_establish(QP %u) failed: %s", g, strerror(errno));
@@ -428,9 +436,9 @@ int cm_client_connect(struct rb_cm_client *cc, struct rb_ctx *c, const struct rb
 		up++;
 	}
 	for (uint32_t g = 0; g < cc->n; g++) {
-		if (qp_cm_finish(c, byg[g], g == 0, err, errlen))
+		if (ctx_qp_cm_finish(c, byg[g], g == 0, err, errlen))
 			goto out;
-		qp_set_remote(c, byg[g]);
+		ctx_qp_set_remote(c, byg[g]);
 	}
 	rc = 0;
 out:
@@ -833,11 +841,16 @@ static int accept_qp(struct rb_cm_session *s, struct rb_ctx *c, struct rb_worker
 		(void)rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &to,
 				      sizeof(to));
 	}
+	if (t->tclass) {  /* the client's --tclass; the QP attributes set it too */
+		uint8_t tos = (uint8_t)t->tclass;
+		(void)rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, sizeof(tos));
+	}
 	if (cm_qp_create(c, w, q, id, err, errlen))
 		return accept_failed(ctl, err, errlen);
 	if (t->transport == RB_TR_UD) {
 		struct ctrl_qp_ep ep;
-		struct ibv_ah_attr av = qp_peer_av(c, client);
+		struct rb_qp_attr qa = ctx_qp_attr(c, w, q);
+		struct ibv_ah_attr av = qp_peer_av(&qa, client);
 		ctrl_setup_qp(client, q->gindex, &ep);
 		q->remote_qpn = ep.qpn;
 		q->ah = ibv_create_ah(c->pd, &av);
@@ -866,7 +879,7 @@ static int accept_all(struct rb_cm_session *s, struct rb_ctx *c, const struct rb
 			struct rb_qp *q = &c->w[i].qps[k];
 			qp_of[q->gindex] = q->qp;
 			if (t->transport == RB_TR_RC &&
-			    qp_cm_rtr_rts(c, q, s->child[q->gindex], err, errlen)) {
+			    ctx_qp_cm_rtr_rts(c, q, s->child[q->gindex], err, errlen)) {
 				free(qp_of);
 				return accept_failed(ctl, err, errlen);
 			}
@@ -916,9 +929,9 @@ int cm_server_accept(struct rb_cm_listener *l, struct rb_cm_session *s, struct r
 		return -1;
 	for (uint64_t g = 0; g < c->lay.nqp_total; g++) {
 		struct rb_qp *q = ctx_qp(c, g);
-		if (qp_cm_finish(c, q, g == 0, err, errlen))
+		if (ctx_qp_cm_finish(c, q, g == 0, err, errlen))
 			return accept_failed(ctl, err, errlen);
-		qp_set_remote(c, q);
+		ctx_qp_set_remote(c, q);
 	}
 	return 0;
 }

@@ -109,6 +109,7 @@ static int worker_qp_create(struct rb_ctx *c, struct rb_worker *w, unsigned q, b
 	if (guard_random(&qp->psn, sizeof(qp->psn), err, errlen))
 		return -1;
 	qp->psn &= 0xffffff;
+	qp->sig_left = 1;  /* every WR signaled until a bw phase sets its interval */
 	qp->imm = htobe32((uint32_t)(t->seed + qp->gindex));
 	qp->swr = calloc(postlist, sizeof(*qp->swr));
 	qp->ssge = calloc(postlist, sizeof(*qp->ssge));
@@ -121,21 +122,19 @@ static int worker_qp_create(struct rb_ctx *c, struct rb_worker *w, unsigned q, b
 			return rb_fail(err, errlen, "out of memory for receive requests");
 	}
 	if (c->role == RB_ROLE_CLIENT && t->test == RB_TEST_BW) {
-		qp->post_ts = calloc(t->sq_depth, sizeof(*qp->post_ts));
+		qp->post_ts = calloc(c->lay.sq_ring, sizeof(*qp->post_ts));
 		if (!qp->post_ts)
 			return rb_fail(err, errlen, "out of memory for post times");
 	}
 	if (verb_is_atomic(t->verb)) {
-		qp->cmp = calloc(t->sq_depth, sizeof(*qp->cmp));
-		qp->ctr = calloc(t->sq_depth, sizeof(*qp->ctr));
+		qp->cmp = calloc(c->lay.sq_ring, sizeof(*qp->cmp));
+		qp->ctr = calloc(c->lay.sq_ring, sizeof(*qp->ctr));
 		if (!qp->cmp || !qp->ctr)
 			return rb_fail(err, errlen, "out of memory for atomic slots");
 	}
 	/* -R: rdma_cm creates the QP on its id later (bench/lib/cm.c). */
 	if (!t->use_cm) {
-		if (qp_create(c, w, qp, NULL, err, errlen))
-			return -1;
-		if (qp_to_init(c, qp, err, errlen))
+		if (ctx_qp_create(c, w, qp, NULL, true, err, errlen))
 			return -1;
 	}
 	prebuild_send(c, w, qp);
@@ -281,11 +280,11 @@ static int buffer_create(struct rb_ctx *c, char *err, size_t errlen)
 }
 
 /* Register the buffer with local write and the remote access this side
- * grants (qp_access); a failure names the locked-memory limit (the usual
+ * grants (ctx_qp_access); a failure names the locked-memory limit (the usual
  * cause). 0, or -1 with err. */
 static int mr_register(struct rb_ctx *c, char *err, size_t errlen)
 {
-	int access = IBV_ACCESS_LOCAL_WRITE | qp_access(c);  /* c->t, c->role set */
+	int access = IBV_ACCESS_LOCAL_WRITE | ctx_qp_access(c);  /* c->t, c->role set */
 	struct rlimit rl;
 	char lim[96] = "unknown";
 
@@ -346,6 +345,16 @@ int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, str
 	if (size_cqs(c, err, errlen)) {
 		c->refused = true; /* every size_cqs failure is a refused value */
 		return -1;
+	}
+	/* IB spec 10.9.2: a QP's P_Key index names an entry of its port's table */
+	if (t->pkey_index >= dev->pattr.pkey_tbl_len) {
+		c->refused = true;
+		return rb_fail(err, errlen, "--pkey-index %llu: %s port %u has a P_Key table of %u "
+			       "entries (indexes 0..%u); give an index below %u (ibv_devinfo -v "
+			       "lists the table)", (unsigned long long)t->pkey_index, dev->name,
+			       dev->port, dev->pattr.pkey_tbl_len,
+			       dev->pattr.pkey_tbl_len ? dev->pattr.pkey_tbl_len - 1u : 0u,
+			       dev->pattr.pkey_tbl_len);
 	}
 	if (buffer_create(c, err, errlen))
 		return -1;

@@ -5,14 +5,22 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <net/if.h>
+#include <netdb.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "errbuf.h"
 #include "device.h"
+#include "gid.h"
 #include "log.h"
+
+/* sysfs root of the RDMA devices (gid_attrs of the old-rdma-core path) */
+#define RB_SYSFS_IB "/sys/class/infiniband"
 
 enum ibv_mtu dev_mtu_enum(uint32_t bytes)
 {
@@ -71,90 +79,205 @@ static int port_active(struct ibv_context *ctx, uint8_t port, struct ibv_port_at
 	return ibv_query_port(ctx, port, pa) == 0 && pa->state == IBV_PORT_ACTIVE;
 }
 
-static bool gid_is_zero(const union ibv_gid *g)
+/* One GID table entry with its type and netdev: ibv_query_gid_ex where the
+ * build has it (rdma-core >= v32), else ibv_query_gid and sysfs gid_attrs
+ * (RB_OLD_RDMA_CORE; gid.h). 0, or -1 (errno set) for an entry that cannot
+ * be read. */
+static int read_gid(const struct rb_dev *d, int i, struct rb_gid_cand *c)
 {
-	static const uint8_t zero[16];
-	return memcmp(g->raw, zero, 16) == 0;
+	memset(c, 0, sizeof(*c));
+	c->index = i;
+#if RB_HAVE_QUERY_GID_EX
+	struct ibv_gid_entry e;
+	if (ibv_query_gid_ex(d->ctx, d->port, (uint32_t)i, &e, 0))
+		return -1;
+	memcpy(c->gid, e.gid.raw, 16);
+	c->type = e.gid_type == IBV_GID_TYPE_ROCE_V2 ? 2 : e.gid_type == IBV_GID_TYPE_ROCE_V1 ? 1 : 0;
+	char ifname[IF_NAMESIZE];
+	if (e.ndev_ifindex && if_indextoname(e.ndev_ifindex, ifname))
+		snprintf(c->netdev, sizeof(c->netdev), "%s", ifname);
+#else
+	union ibv_gid g;
+	if (ibv_query_gid(d->ctx, d->port, i, &g))
+		return -1;
+	memcpy(c->gid, g.raw, 16);
+	/* without the types file (kernel < 4.10): RoCE v1, the only type then */
+	c->type = 1;
+	(void)gid_sysfs_attrs(RB_SYSFS_IB, d->name, d->port, i, &c->type, c->netdev);
+#endif
+	return 0;
 }
 
-static bool gid_is_v4mapped(const union ibv_gid *g)
+/* The address this host sends from to reach host (the kernel's route: a
+ * UDP socket connected to it, never sent on), as a GID; 0, or -1 when
+ * unknown or loopback. */
+static int route_source(const char *host, uint8_t out[16])
 {
-	static const uint8_t pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-	return memcmp(g->raw, pfx, 12) == 0;
+	struct addrinfo hints = { .ai_socktype = SOCK_DGRAM }, *res = NULL;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	int rc = -1;
+
+	if (!host || !*host || getaddrinfo(host, "4791", &hints, &res))
+		return -1;
+	int fd = socket(res->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&ss, &sl) == 0) {
+		char txt[INET6_ADDRSTRLEN];
+		const void *a = ss.ss_family == AF_INET ?
+				(const void *)&((struct sockaddr_in *)&ss)->sin_addr :
+				(const void *)&((struct sockaddr_in6 *)&ss)->sin6_addr;
+		if (inet_ntop(ss.ss_family, a, txt, sizeof(txt)))
+			rc = gid_parse_ip(txt, out);
+	}
+	if (fd >= 0)
+		close(fd);
+	freeaddrinfo(res);
+	/* a loopback peer (the same host) says nothing about which netdev */
+	static const uint8_t v4lo[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	static const uint8_t v6lo[16] = { [15] = 1 };
+	if (rc == 0 && ((memcmp(out, v4lo, 12) == 0 && out[12] == 127) ||
+			memcmp(out, v6lo, 16) == 0))
+		rc = -1;
+	return rc;
 }
 
-/* GID choice for an Ethernet port (device.h); 0 or -1 with err. */
-static int pick_gid_one(struct rb_dev *d, int want, char *err, size_t errlen);
-
-static int pick_gid(struct rb_dev *d, int want, char *err, size_t errlen)
+/* -x N: that entry, non-empty; 0 or -1 with err. */
+static int pick_gid_given(struct rb_dev *d, int want, char *err, size_t errlen)
 {
-	/* The automatic choice is kept (auto_gid_index) to suggest it in errors. */
-	d->auto_gid_index = -1;
-	if (pick_gid_one(d, -1, err, errlen) == 0)
-		d->auto_gid_index = d->gid_index;
-	if (want < 0)
-		return d->auto_gid_index >= 0 ? 0 : -1;
-	return pick_gid_one(d, want, err, errlen);
+	struct rb_gid_cand c;
+
+	if (want >= d->pattr.gid_tbl_len)
+		return rb_fail(err, errlen, "-x/--gid-index %d: port %u of %s has %d GID entries "
+			    "(0..%d); see 'ibv_devinfo -v' for the valid (non-empty) indexes",
+			    want, d->port, d->name, d->pattr.gid_tbl_len, d->pattr.gid_tbl_len - 1);
+	if (read_gid(d, want, &c))
+		return rb_fail(err, errlen, "-x/--gid-index %d: reading GID %d of %s port %u failed: "
+			    "%s (empty entry?); see 'ibv_devinfo -v' for valid indexes", want, want,
+			    d->name, d->port, strerror(errno));
+	if (gid_score(&c) < 0)
+		return rb_fail(err, errlen, "-x/--gid-index %d: entry is empty on %s port %u",
+			    want, d->name, d->port);
+	d->gid_index = want;
+	d->gid_type = c.type;
+	memcpy(d->gid.raw, c.gid, 16);
+	return 0;
 }
 
-static int pick_gid_one(struct rb_dev *d, int want, char *err, size_t errlen)
+/* What the hint asks of the automatic choice (gid.h); *routed: the wish
+ * is only the peer's route (a fallback is allowed). 0 or -1 with err. */
+static int gid_wish(const struct rb_gid_hint *h, struct rb_gid_want *w, bool *routed,
+		    char *err, size_t errlen)
 {
-	int best = -1, best_score = -1;
-	uint8_t best_type = 0;
-	union ibv_gid best_gid;
+	memset(w, 0, sizeof(*w));
+	*routed = false;
+	if (!h)
+		return 0;
+	if (h->gid_ip && h->gid_ip[0]) {
+		if (gid_parse_ip(h->gid_ip, w->ip))
+			return rb_fail(err, errlen, "--gid-ip %s: not an IPv4 or IPv6 address",
+				    h->gid_ip);
+		w->has_ip = true;
+	}
+	if (h->netdev && h->netdev[0])
+		snprintf(w->netdev, sizeof(w->netdev), "%s", h->netdev);
+	if (!w->has_ip && !w->netdev[0] && route_source(h->peer, w->ip) == 0)
+		w->has_ip = *routed = true;
+	return 0;
+}
 
-	for (int i = 0; i < d->pattr.gid_tbl_len; i++) {
-		struct ibv_gid_entry e;
-		int score;
-		if (want >= 0 && i != want)
-			continue;
-		if (ibv_query_gid_ex(d->ctx, d->port, (uint32_t)i, &e, 0)) {
-			if (want >= 0)
-				return rb_fail(err, errlen,
-					    "-x/--gid-index %d: ibv_query_gid_ex(%s port %u) failed: %s "
-					    "(empty entry?); see 'ibv_devinfo -v' for valid indexes",
-					    want, d->name, d->port, strerror(errno));
-			continue;
-		}
-		if (gid_is_zero(&e.gid)) {
-			if (want >= 0)
-				return rb_fail(err, errlen, "-x/--gid-index %d: entry is empty on %s port %u",
-					    want, d->name, d->port);
-			continue;
-		}
-		uint8_t type = e.gid_type == IBV_GID_TYPE_ROCE_V2 ? 2 :
-			       e.gid_type == IBV_GID_TYPE_ROCE_V1 ? 1 : 0;
-		score = (type == 2 ? 2 : 0) + (gid_is_v4mapped(&e.gid) ? 1 : 0);
-		if (score > best_score) {
-			best = i;
-			best_score = score;
-			best_type = type;
-			best_gid = e.gid;
-		}
+/* Log every candidate equal to the chosen one (a tie the index broke). */
+static void warn_ties(const struct rb_dev *d, const struct rb_gid_cand *c, int n, int best)
+{
+	char list[256] = "", g[64];
+	size_t off = 0;
+
+	for (int i = 0; i < n && off < sizeof(list); i++)
+		if (gid_score(&c[i]) == gid_score(&c[best]))
+			off += (size_t)snprintf(list + off, sizeof(list) - off, "%s %d %s%s%s",
+						off ? "," : "", c[i].index,
+						dev_gid_str(c[i].gid, g, sizeof(g)),
+						c[i].netdev[0] ? " on " : "", c[i].netdev);
+	rb_warn("%s port %u: several GIDs fit equally well (index, GID, netdev:%s); took the "
+		"lowest index %d; the peer must pick the same kind: give -x N, --gid-ip ADDR or "
+		"--netdev IF on both ends to be sure", d->name, d->port, list, c[best].index);
+}
+
+/* The automatic choice (gid.h's rule); 0 or -1 with err. */
+static int pick_gid_auto(struct rb_dev *d, const struct rb_gid_hint *h, char *err,
+			 size_t errlen)
+{
+	int n = d->pattr.gid_tbl_len, best;
+	unsigned ties = 0;
+	struct rb_gid_want w;
+	bool routed;
+	char ip[64];
+
+	if (gid_wish(h, &w, &routed, err, errlen))
+		return -1;
+	struct rb_gid_cand *c = calloc(n > 0 ? (size_t)n : 1, sizeof(*c));
+	if (!c)
+		return rb_fail(err, errlen, "out of memory for %d GID entries", n);
+	for (int i = 0; i < n; i++)
+		if (read_gid(d, i, &c[i]))
+			memset(c[i].gid, 0, 16);  /* unreadable: as empty */
+	best = gid_rank(c, (size_t)n, &w, &ties);
+	if (best < 0 && routed) {  /* the route's source has no GID here: any */
+		best = gid_rank(c, (size_t)n, NULL, &ties);
+		if (best >= 0)
+			rb_warn("%s port %u: no GID holds %s, the address the route to %s leaves "
+				"from; choosing among all GIDs (give --gid-ip or --netdev)", d->name,
+				d->port, dev_gid_str(w.ip, ip, sizeof(ip)), h->peer);
 	}
 	if (best < 0) {
-		if (want >= 0)
-			return rb_fail(err, errlen, "-x/--gid-index %d: port %u of %s has %d GID entries "
-				    "(0..%d); see 'ibv_devinfo -v' for the valid (non-empty) indexes",
-				    want, d->port, d->name, d->pattr.gid_tbl_len,
-				    d->pattr.gid_tbl_len - 1);
+		free(c);
+		if (w.has_ip || w.netdev[0])
+			return rb_fail(err, errlen, "%s port %u has no GID %s%s%s%s (see 'ibv_devinfo "
+				    "-v' and gid_attrs/ndevs in sysfs); fix --gid-ip/--netdev or give "
+				    "-x N", d->name, d->port, w.has_ip ? "equal to " : "",
+				    w.has_ip ? dev_gid_str(w.ip, ip, sizeof(ip)) : "",
+				    w.netdev[0] ? " on netdev " : "", w.netdev);
 		return rb_fail(err, errlen, "%s port %u has no usable GID (is the netdev up with an "
 			    "address?); give -x N", d->name, d->port);
 	}
-	d->gid_index = best;
-	d->gid_type = best_type;
-	d->gid = best_gid;
+	if (ties > 1)
+		warn_ties(d, c, n, best);
+	d->gid_index = c[best].index;
+	d->gid_type = c[best].type;
+	memcpy(d->gid.raw, c[best].gid, 16);
+	free(c);
+	return 0;
+}
+
+/* GID choice for an Ethernet port (device.h); 0 or -1 with err. The
+ * automatic choice is kept (auto_gid_index) to suggest it in errors. */
+static int pick_gid(struct rb_dev *d, int want, const struct rb_gid_hint *h, char *err,
+		    size_t errlen)
+{
+	d->auto_gid_index = -1;
+	if (want >= 0)
+		return pick_gid_given(d, want, err, errlen);
+	if (pick_gid_auto(d, h, err, errlen))
+		return -1;
+	d->auto_gid_index = d->gid_index;
 	return 0;
 }
 
 static int open_one(struct rb_dev *d, struct ibv_device *dev, unsigned port, int gid_index,
-		    char *err, size_t errlen)
+		    const struct rb_gid_hint *h, char *err, size_t errlen)
 {
 	d->ctx = ibv_open_device(dev);
 	if (!d->ctx)
 		return rb_fail(err, errlen, "ibv_open_device(%s) failed: %s", ibv_get_device_name(dev),
 			    strerror(errno));
 	snprintf(d->name, sizeof(d->name), "%s", ibv_get_device_name(dev));
+	if (dev->transport_type == IBV_TRANSPORT_IWARP) {
+		rb_fail(err, errlen, "%s is an iWARP device: it lacks what this suite measures "
+			"with, UD and UC QPs, atomics (on most iWARP NICs) and QPs connected by "
+			"an exchange of QP numbers (iWARP RC connects only through rdma_cm's TCP "
+			"handshake); use an InfiniBand or RoCE device (-d)", d->name);
+		goto clean_ctx;
+	}
 	if (ibv_query_device(d->ctx, &d->attr)) {
 		rb_fail(err, errlen, "ibv_query_device(%s) failed: %s", d->name, strerror(errno));
 		goto clean_ctx;
@@ -188,7 +311,7 @@ static int open_one(struct rb_dev *d, struct ibv_device *dev, unsigned port, int
 	d->auto_gid_index = 0;
 	d->active_mtu = dev_mtu_bytes(d->pattr.active_mtu);
 	if (d->link_layer == 2) {
-		if (pick_gid(d, gid_index, err, errlen))
+		if (pick_gid(d, gid_index, h, err, errlen))
 			goto clean_ctx;
 	} else {
 		d->gid_index = gid_index >= 0 ? gid_index : 0;
@@ -221,6 +344,12 @@ clean_ctx:
 int dev_open(struct rb_dev *d, const char *name, unsigned port, int gid_index,
 	     char *err, size_t errlen)
 {
+	return dev_open_hint(d, name, port, gid_index, NULL, err, errlen);
+}
+
+int dev_open_hint(struct rb_dev *d, const char *name, unsigned port, int gid_index,
+		  const struct rb_gid_hint *h, char *err, size_t errlen)
+{
 	int n = 0, rc = -1;
 	struct ibv_device **list;
 
@@ -238,7 +367,7 @@ int dev_open(struct rb_dev *d, const char *name, unsigned port, int gid_index,
 	if (name && *name) {
 		for (int i = 0; i < n; i++)
 			if (strcmp(ibv_get_device_name(list[i]), name) == 0) {
-				rc = open_one(d, list[i], port, gid_index, err, errlen);
+				rc = open_one(d, list[i], port, gid_index, h, err, errlen);
 				goto clean_list;
 			}
 		char names[256] = "";
@@ -251,7 +380,7 @@ int dev_open(struct rb_dev *d, const char *name, unsigned port, int gid_index,
 	}
 	char first_err[512] = "";
 	for (int i = 0; i < n; i++) {
-		rc = open_one(d, list[i], port, gid_index, err, errlen);
+		rc = open_one(d, list[i], port, gid_index, h, err, errlen);
 		if (rc == 0)
 			goto clean_list;
 		if (!first_err[0])
@@ -329,6 +458,54 @@ int dev_counter_delta(const struct rb_counters *before, const struct rb_counters
 		return -1;
 	*delta = after->val[ia] - before->val[ib];
 	return 0;
+}
+
+int dev_ipoib_check(const char *sysfs, const char *dev, char *err, size_t errlen)
+{
+	char path[512], line[32], seen[160] = "";
+	size_t off = 0;
+	DIR *dir;
+	struct dirent *de;
+
+	snprintf(path, sizeof(path), "%s/class/infiniband/%s/device/net", sysfs, dev);
+	dir = opendir(path);
+	while (dir && (de = readdir(dir))) {
+		FILE *f;
+		bool ib = false, up = false;
+		if (de->d_name[0] == '.')
+			continue;
+		/* type 32: ARPHRD_INFINIBAND (IPoIB) */
+		snprintf(path, sizeof(path), "%s/class/infiniband/%s/device/net/%s/type", sysfs, dev,
+			 de->d_name);
+		if ((f = fopen(path, "r"))) {
+			ib = fgets(line, sizeof(line), f) && atoi(line) == 32;
+			fclose(f);
+		}
+		snprintf(path, sizeof(path), "%s/class/infiniband/%s/device/net/%s/operstate", sysfs,
+			 dev, de->d_name);
+		if ((f = fopen(path, "r"))) {
+			up = fgets(line, sizeof(line), f) && strncmp(line, "up", 2) == 0;
+			fclose(f);
+		}
+		if (ib && up) {
+			closedir(dir);
+			return 0;
+		}
+		if (ib && off < sizeof(seen))
+			off += (size_t)snprintf(seen + off, sizeof(seen) - off, "%s%s down",
+						off ? ", " : "", de->d_name);
+	}
+	if (dir)
+		closedir(dir);
+	return rb_fail(err, errlen, "-R on InfiniBand: rdma_cm resolves addresses over IPoIB, "
+		    "and %s has no IPoIB netdev up (%s); load ib_ipoib and bring its netdev up with "
+		    "an address (ip link set ibN up), or drop -R", dev,
+		    seen[0] ? seen : "none");
+}
+
+const char *dev_gid_source(void)
+{
+	return RB_HAVE_QUERY_GID_EX ? "ibv_query_gid_ex" : "ibv_query_gid + sysfs gid_attrs";
 }
 
 void dev_log_banner(const struct rb_dev *d, bool gid_auto)

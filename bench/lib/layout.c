@@ -1,12 +1,12 @@
 /*
  * layout.c - the registered buffer's layout of a test (layout_compute,
- * ctx.h): a pure function of the test, shared by the context that
+ * layout.h): a pure function of the test, shared by the context that
  * allocates the buffer (bench/lib/ctx.c) and the server's memory accounting
  * before it (bench/lib/guard.c).
  */
 #include <string.h>
 
-#include "ctx.h"
+#include "layout.h"
 
 static uint64_t align_up(uint64_t v, uint64_t a)
 {
@@ -24,8 +24,11 @@ void layout_compute(const struct rb_test *t, struct rb_layout *l)
 	l->counters_len = verb_is_atomic(t->verb) ? align_up(t->atomic_counters * t->stride, 64) : 0;
 	l->regions_off = align_up(l->counters_len, 64);
 	l->send_len = align_up(t->size ? t->size : 1, 64);
+	l->sq_ring = 1;
+	while (l->sq_ring < t->sq_depth)
+		l->sq_ring <<= 1;
 	if (verb_is_atomic(t->verb))
-		l->send_len = align_up(t->sq_depth * 8, 64);
+		l->send_len = align_up(l->sq_ring * 8, 64);
 	l->recv_slot = align_up(t->size + grh ? t->size + grh : 1, 64);
 	l->recv_slots = verb_needs_recv(t->verb) ? t->rq_depth : 1;
 	l->region_len = l->send_len + l->recv_slot * l->recv_slots;

@@ -737,7 +737,12 @@ static const struct rb_knob knobs[] = {
 	  .flags = RB_KF_BOTH | RB_KF_AUTO, .help = "port (default: first ACTIVE)" },
 	{ .name = "gid-index", .shortopt = 'x', .arg = "N", NUM, O(gid_index), .lo = 0,
 	  .hi = 65535, .def = (uint64_t)-1, .flags = RB_KF_BOTH | RB_KF_AUTO,
-	  .help = "GID index (default: RoCE v2 IPv4-mapped, else v2, else 0)" },
+	  .help = "GID index (default: the best GID of the netdev that routes to the\n"
+		  "peer, or of --gid-ip / --netdev: RoCE v2, global, IPv4 first)" },
+	{ .name = "gid-ip", .arg = "ADDR", STR, O(gid_ip), BOTH,
+	  .help = "use the GID equal to this IPv4/IPv6 address (RoCE)" },
+	{ .name = "netdev", .arg = "IF", STR, O(netdev), BOTH,
+	  .help = "use a GID of this netdev (RoCE; e.g. a VLAN or one rail)" },
 	{ .section = "Client:", .name = "client", .shortopt = 'c', .arg = "HOST", STR, O(host),
 	  .act = act_client, .help = "run against the server at HOST" },
 	{ .name = "verb", .arg = "V", .type = RB_KT_ENUM, .name_of = verb_name, .nnames = RB_VERB_COUNT, T(verb), .def = RB_DEFAULT_VERB, .col = "verb",
@@ -819,6 +824,18 @@ static const struct rb_knob knobs[] = {
 	{ .name = "min-rnr-timer", .arg = "V", NUM, T(min_rnr_timer), .hi = 31, .def = 12,
 	  .col = "min_rnr_timer", .note = " (IB spec table 45 code)",
 	  .help = "RNR NAK timer code (%D = 0.64 ms)" },
+	/* the fabric's QoS and partition (perftest's --tclass, --sl, --pkey_index):
+	 * IB spec 8.3.1 GRH traffic class (RoCE v2: the IP ToS byte, DSCP =
+	 * V >> 2; with -R also rdma_cm's RDMA_OPTION_ID_TOS), 7.6.5 LRH service
+	 * level, 10.9.2 P_Key table index (checked against the port's table) */
+	{ .name = "tclass", .arg = "V", NUM, T(tclass), .hi = 255, .def = 0, .col = "tclass",
+	  .note = " (8-bit GRH traffic class)",
+	  .help = "traffic class / IP ToS byte of every packet, DSCP = V >> 2 (%D)" },
+	{ .name = "sl", .arg = "N", NUM, T(sl), .hi = 15, .def = 0, .col = "sl",
+	  .note = " (4-bit LRH service level)", .help = "service level (%D)" },
+	{ .name = "pkey-index", .arg = "N", NUM, T(pkey_index), .hi = 65535, .def = 0,
+	  .col = "pkey_index", .note = " (index into the port's P_Key table)",
+	  .help = "P_Key table index of the QPs (%D)" },
 	{ .name = "max-rd-atomic", .arg = "N", NUM, T(max_rd_atomic), .lo = 1, .hi = 255,
 	  .flags = RB_KF_ZERO | RB_KF_AUTO, .col = "max_rd_atomic",
 	  .help = "outstanding READ/atomics (default: negotiated maximum)" },

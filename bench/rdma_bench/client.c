@@ -25,6 +25,7 @@
 #include "cm.h"
 #include "ctrl.h"
 #include "ctx.h"
+#include "post.h"
 #include "device.h"
 #include "errbuf.h"
 #include "gate.h"
@@ -795,7 +796,7 @@ static int client_cm_prepare(struct client *cl, const struct rb_test *t,
 		snprintf(dst, sizeof(dst), "%.63s", o->host);
 	struct rb_cm_ctrl ctl = { .fd = cl->fd, .rb = &cl->rb };
 	if (ctrl_setup_copy(srv_setup, m, srv_qps, err, errlen) ||
-	    cm_client_prepare(cc, dst, o->port, nqp, t->transport, &cl->dev,
+	    cm_client_prepare(cc, dst, o->port, nqp, t->transport, (uint8_t)t->tclass, &cl->dev,
 			      o->dev_name[0] != '\0', (unsigned)t->timeout_ms, &ctl, err, errlen))
 		return -1;
 	*cmdev = cl->dev;
@@ -1296,7 +1297,9 @@ static int client_start(struct client *cl)
 		return -1;
 	}
 	env_collect(&cl->env);
-	if (dev_open(&cl->dev, o->dev_name, o->ib_port, o->gid_index, err, sizeof(err))) {
+	const struct rb_gid_hint hint = { .gid_ip = o->gid_ip, .netdev = o->netdev, .peer = o->host };
+	if (dev_open_hint(&cl->dev, o->dev_name, o->ib_port, o->gid_index, &hint, err,
+			  sizeof(err))) {
 		rb_error("%s", err);
 		return -1;
 	}

@@ -806,6 +806,10 @@ void report_build_row(struct row *r, const struct rb_point_info *p, int thread,
 	set_model_columns(r, p, thread, m);
 	/* after model_link: the --perf-counters mode (perf_counted says what counted) */
 	row_set_str(r, RB_OPTS_COL(perf_counters), perf_mode_name(p->o->perf_counters));
-	/* after perf_counters: the uncore PCIe columns, pcie_counted last */
+	/* after perf_counters: the fabric knobs as set on every QP and AH */
+	row_set_u64(r, RB_TEST_COL(tclass), p->t->tclass);
+	row_set_u64(r, RB_TEST_COL(sl), p->t->sl);
+	row_set_u64(r, RB_TEST_COL(pkey_index), p->t->pkey_index);
+	/* after them: the uncore PCIe columns, pcie_counted last */
 	set_pcie_columns(r, p, thread, m);
 }

@@ -35,6 +35,7 @@
 #include "cm.h"
 #include "ctrl.h"
 #include "ctx.h"
+#include "post.h"
 #include "device.h"
 #include "gate.h"
 #include "errbuf.h"
@@ -979,7 +980,9 @@ static int server_start(struct server *srv, const struct rb_opts *o)
 		rb_error("%s", err);
 		return -1;
 	}
-	if (dev_open(&srv->dev, o->dev_name, o->ib_port, o->gid_index, err, sizeof(err))) {
+	const struct rb_gid_hint hint = { .gid_ip = o->gid_ip, .netdev = o->netdev };
+	if (dev_open_hint(&srv->dev, o->dev_name, o->ib_port, o->gid_index, &hint, err,
+			  sizeof(err))) {
 		rb_error("%s", err);
 		return -1;
 	}

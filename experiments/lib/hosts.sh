@@ -61,14 +61,34 @@ rb_host_index() { local i; rb_host_index_v i "$1"; echo "$i"; }
 # 5-20 ms on a loaded 2-core machine; the job's path calls it per process)
 rb_host_index_v() { printf -v "$1" '%d' $(( ($2 - 1) % ${#RB_H_ADDR[@]} )); }
 # rb_client_hosts: the hosts-file line numbers of the client role; `others`
-# means every host but the server's (a line number past the end wraps)
+# (the default) means every host but the server's (a line number past the
+# end wraps; one host: it takes every role)
 rb_client_hosts() {
   local c n srv out=""
-  c=${RB_CONF[roles.clients]:-2}
+  c=${RB_CONF[roles.clients]:-others}
   if [ "$c" != others ]; then echo "$c"; return; fi
   srv=${RB_CONF[roles.server]:-1}
   for ((n = 1; n <= ${#RB_H_ADDR[@]}; n++)); do [ "$n" = "$srv" ] || out="$out $n"; done
   echo "${out:-$srv}"
+}
+# rb_hosts_roles_log: one line per hosts-file host with its role (server,
+# clients, or none), then a WARN for every host that gets no role (it sits
+# idle: --clients or [roles] left it out), naming the line and the fix
+rb_hosts_roles_log() {
+  local h n srv cl role c idle=""
+  srv=$(( $(rb_host_index "${RB_CONF[roles.server]:-1}") + 1 ))
+  cl=" "
+  for c in $(rb_client_hosts); do cl="$cl$(( $(rb_host_index "$c") + 1 )) "; done
+  for h in "${!RB_H_ADDR[@]}"; do
+    n=$((h + 1)) role=""
+    [ "$n" != "$srv" ] || role="server"
+    [[ $cl != *" $n "* ]] || role="${role:+$role + }clients"
+    [ -n "$role" ] || { role="none"; idle="$idle $n"; }
+    rb_log "host $n: ${RB_H_ADDR[h]} device ${RB_H_DEV[h]} gid ${RB_H_GID[h]} numa ${RB_H_NUMA[h]} user ${RB_H_USER[h]}: $role"
+  done
+  for n in $idle; do
+    rb_warn "hosts line $n (${RB_H_ADDR[n - 1]}) gets no role: server = host $srv, clients = host(s)$cl- it sits idle; give --clients others (or list it) to use it, or remove the line"
+  done
 }
 rb_host_is_local() { case ${RB_H_ADDR[$1]} in localhost|127.0.0.1|::1) return 0 ;; *) return 1 ;; esac; }
 rb_host_target() {

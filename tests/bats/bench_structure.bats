@@ -105,3 +105,31 @@ teardown() {
   run "$ROOT/tests/func-lengths" -n 101 "$TMP/f.c"
   [ -z "$output" ]
 }
+
+# Files of $1 that use rdma_bench's context although the library boundary
+# says they must not: the QP stages and the layout (bench/lib/qp.c,
+# layout.c and their headers) and the applications (bench/apps/).
+ctx_leaks() {
+  grep -lE 'struct rb_ctx\b|#include "ctx\.h"' "$1"/bench/lib/qp.c "$1"/bench/lib/layout.c \
+    "$1"/include/qp.h "$1"/include/layout.h || true
+  grep -rlE 'struct rb_ctx\b' "$1"/bench/apps || true
+}
+
+@test "library boundary: qp.c, layout.c and the applications never take struct rb_ctx" {
+  run ctx_leaks "$ROOT"
+  [ "$status" -eq 0 ]
+  [ -z "$output" ] || { echo "struct rb_ctx used past the boundary in:"; echo "$output"; false; }
+}
+
+@test "library boundary: the check finds a struct rb_ctx planted in qp.c and in an application" {
+  mkdir -p "$TMP/bench/lib" "$TMP/include" "$TMP/bench/apps/rt"
+  cp "$ROOT"/bench/lib/qp.c "$ROOT"/bench/lib/layout.c "$TMP/bench/lib/"
+  cp "$ROOT"/include/qp.h "$ROOT"/include/layout.h "$TMP/include/"
+  cp "$ROOT"/bench/apps/rt/seq_rt.c "$TMP/bench/apps/rt/"
+  run ctx_leaks "$TMP"
+  [ -z "$output" ]
+  printf 'int f(struct rb_ctx *c);\n' >> "$TMP/bench/lib/qp.c"
+  printf 'static struct rb_ctx shell;\n' >> "$TMP/bench/apps/rt/seq_rt.c"
+  run ctx_leaks "$TMP"
+  [[ $output == *"bench/lib/qp.c"* && $output == *"bench/apps/rt/seq_rt.c"* ]] || { echo "$output"; false; }
+}

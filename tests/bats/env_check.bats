@@ -480,6 +480,24 @@ setup() {
 	check_line rdma-core | grep -q '^ok .*44.0 (libibverbs.so.1.14.44.0)'
 }
 
+@test "check: rdma-core older than the oldest supported (v23) fails, naming it" {
+	printf 'rdma-core 17.1-1\n' >"$RB_FAKE/dpkg.status"
+	run "$ROOT/env/check"
+	[ "$status" -ne 0 ]
+	check_line rdma-core | grep -q '^FAIL .*17.1 (dpkg rdma-core 17.1-1) is older than v23'
+	[[ $output == *"install rdma-core >= 23"* ]]
+	printf 'rdma-core 23.0-1\n' >"$RB_FAKE/dpkg.status"
+	run "$ROOT/env/check"
+	check_line rdma-core | grep -q '^ok .*23.0 (dpkg rdma-core 23.0-1)'
+}
+
+@test "check: ofed_info -s is reported beside the rdma-core version where present" {
+	printf '#!/usr/bin/env bash\nprintf "MLNX_OFED_LINUX-5.8-1.0.1.1:\\n"\n' >"$BATS_TEST_TMPDIR/ofed_info"
+	chmod +x "$BATS_TEST_TMPDIR/ofed_info"
+	PATH="$BATS_TEST_TMPDIR:$PATH" run "$ROOT/env/check"
+	check_line rdma-core | grep -q '^ok .*44.0 (dpkg rdma-core 44.0-2; MLNX_OFED MLNX_OFED_LINUX-5.8-1.0.1.1)'
+}
+
 @test "check: rdma-core version unknown: warning pointing to env/install-deps" {
 	: >"$RB_FAKE/dpkg.status"
 	run "$ROOT/env/check"

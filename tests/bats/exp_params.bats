@@ -151,6 +151,33 @@ H
   [[ $output == *"[quick] window is neither"* ]]
 }
 
+@test "a 3-line hosts file: every line after the server runs clients by default; a line left without a role is named" {
+  local d hosts=$BATS_TEST_TMPDIR/hosts3
+  printf 'node1 mlx5_0 3\nnode2 mlx5_0 3\nnode3 mlx5_0 3\n' > "$hosts"
+  d=$(tiny_copy)
+  sed -i '/^clients *=/d' "$d/params"   # the experiment says nothing: the default
+  run_exp "$d" --dry-run --hosts "$hosts"
+  [ "$status" -eq 0 ]
+  [[ $output == *"host 1: node1 device mlx5_0 gid 3 numa - user -: server"* ]] || { echo "$output"; false; }
+  [[ $output == *"host 2: node2 device mlx5_0 gid 3 numa - user -: clients"* ]]
+  [[ $output == *"host 3: node3 device mlx5_0 gid 3 numa - user -: clients"* ]]
+  [[ $output == *"roles: server = host 1, clients = host(s) 2 3"* ]]
+  [[ $output != *"gets no role"* ]]
+  # every shipped experiment leaves the clients to the default's rule
+  run grep -lE '^clients *= *[0-9]' "$ROOT"/experiments/*/params "$ROOT"/experiments/*/*/params
+  [ -z "$output" ] || { echo "experiments pinning the client hosts: $output"; false; }
+  # --clients 2 leaves line 3 idle: said, with the fix
+  run_exp "$d" --dry-run --hosts "$hosts" --clients 2
+  [ "$status" -eq 0 ]
+  [[ $output == *"host 3: node3 device mlx5_0 gid 3 numa - user -: none"* ]]
+  [[ $output == *"warning: hosts line 3 (node3) gets no role"*"--clients others"* ]] || { echo "$output"; false; }
+  # one line: it takes every role, no warning
+  printf 'localhost - -\n' > "$hosts"
+  run_exp "$d" --dry-run --hosts "$hosts"
+  [[ $output == *"host 1: localhost device - gid - numa - user -: server + clients"* ]] || { echo "$output"; false; }
+  [[ $output != *"gets no role"* ]]
+}
+
 @test "--server and --clients choose the roles; 'others' is every host but the server" {
   run_exp "$FIX/tiny" --dry-run --hosts "$ROOT/experiments/hosts.example" --server 2 --clients others
   [ "$status" -eq 0 ]

@@ -74,8 +74,8 @@ static void test_round_trips_every_field(void **state)
 
 /*
  * --read-completion travels in TEST (the server validates the point and
- * sizes its buffer like the client's): the last field, so a TEST of the
- * older length (one field short) is refused naming both counts.
+ * sizes its buffer like the client's) at its wire place; a TEST of an
+ * older length (a field short) is refused naming both counts.
  */
 static void test_carries_read_completion_last(void **state)
 {
@@ -92,9 +92,10 @@ static void test_carries_read_completion_last(void **state)
 	t.read_completion = RB_READ_POLL;
 	size_t n = ctrl_encode_test(buf, sizeof(buf), &t);
 	assert_int_equal(n, CTRL_HDR_LEN + 8 * RB_TEST_NFIELDS);
-	/* last u64 on the wire, big-endian: 1 */
-	assert_int_equal(buf[n - 1], RB_READ_POLL);
-	assert_int_equal(buf[n - 2], 0);
+	/* its u64 on the wire, big-endian: 1 */
+	size_t at = CTRL_HDR_LEN + offsetof(struct rb_test, read_completion) + 8;
+	assert_int_equal(buf[at - 1], RB_READ_POLL);
+	assert_int_equal(buf[at - 2], 0);
 	assert_int_equal(decode(n), 0);
 	assert_int_equal(m.u.test.read_completion, RB_READ_POLL);
 	/* what the server checks on arrival: this point is valid only with poll */

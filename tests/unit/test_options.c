@@ -485,6 +485,10 @@ static void layout_covers_every_qp_region(void **state)
 	layout_compute(&t, &l);
 	assert_true(l.counters_len >= 6400);
 	assert_true(l.send_len >= t.sq_depth * 8); /* one result slot per SQ entry */
+	/* the rings the data path masks: a power of two, >= the depth, < twice it */
+	assert_true(l.sq_ring >= t.sq_depth && l.sq_ring < 2 * t.sq_depth);
+	assert_int_equal(l.sq_ring & (l.sq_ring - 1), 0);
+	assert_true(l.send_len >= l.sq_ring * 8);
 }
 
 /* --read-completion: parsed, cqe by default, poll only for READ bw. */
@@ -674,9 +678,10 @@ static void pattern_never_produces_the_read_sentinel(void **state)
 /* The columns after accel: 14 perf counter columns (report.c
  * set_perf_columns), 23 CPU utilisation and server counter columns
  * (set_cpu_columns), 8 PCIe model columns and explain (set_model_columns;
- * the last is model_link, never empty), then perf_counters, then the 3
- * uncore PCIe columns (set_pcie_columns; pcie_counted last, never empty). */
-#define PERF_COLS 50
+ * the last is model_link, never empty), then perf_counters, then the fabric
+ * knobs tclass, sl, pkey_index, then the 3 uncore PCIe columns
+ * (set_pcie_columns; pcie_counted last, never empty). */
+#define PERF_COLS 53
 
 /* What report_build_row needs beside the test: empty options and
  * environment (the clock not measured). */
@@ -841,9 +846,20 @@ static void rows_record_the_accelerator(void **state)
 	snprintf(fx.e.accel, sizeof(fx.e.accel), "kvm");
 	report_build_row(&r, &pi, -1, NULL);
 	assert_string_equal(r.cols[r.ncols - PERF_COLS - 1].name, "accel");
-	assert_string_equal(r.cols[r.ncols - 5].name, "model_link");
-	assert_string_equal(r.cols[r.ncols - 4].name, "perf_counters");
+	assert_string_equal(r.cols[r.ncols - 8].name, "model_link");
+	assert_string_equal(r.cols[r.ncols - 7].name, "perf_counters");
 	assert_string_equal(r.cols[r.ncols - 1].name, "pcie_counted");
+	assert_string_equal(r.cols[r.ncols - 6].name, "tclass");
+	assert_string_equal(r.cols[r.ncols - 5].name, "sl");
+	assert_string_equal(r.cols[r.ncols - 4].name, "pkey_index");
+	assert_string_equal(row_get(&r, "tclass"), "0");
+	t.tclass = 106;  /* DSCP 26 << 2 | ECT(0): a lossless RoCE class */
+	t.sl = 3;
+	t.pkey_index = 1;
+	report_build_row(&r, &pi, -1, NULL);
+	assert_string_equal(row_get(&r, "tclass"), "106");
+	assert_string_equal(row_get(&r, "sl"), "3");
+	assert_string_equal(row_get(&r, "pkey_index"), "1");
 	assert_string_equal(row_get(&r, "perf_counters"), "auto");
 	assert_string_equal(row_get(&r, "accel"), "kvm");
 	fx.e.accel[0] = '\0';

@@ -196,8 +196,8 @@ static void test_row_model_columns(void **state)
 	assert_int_equal(res.limit_is_responder, 0);
 	assert_string_equal(row_get(&f->r, "model_paper_bound"), "link_down (requester)");
 	assert_string_equal(row_get(&f->r, "model_link"), "none");
-	/* then perf_counters and the 3 uncore PCIe columns */
-	assert_string_equal(f->r.cols[f->r.ncols - 5].name, "model_link");
+	/* then perf_counters, tclass, sl, pkey_index and the 3 uncore PCIe columns */
+	assert_string_equal(f->r.cols[f->r.ncols - 8].name, "model_link");
 
 	/* 32 B: the receiver's 174 B up per RECV bind */
 	f->t.size = 32;

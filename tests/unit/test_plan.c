@@ -80,6 +80,29 @@ static void every_sig_th_wr_and_the_last_are_signaled(void **state)
 	assert_true(plan_signaled(RB_MAX_DEPTH - 1, RB_MAX_DEPTH, UINT64_MAX));
 }
 
+/* The posting loops' countdown (plan_sig_step) signals exactly the WRs of
+ * plan_signaled's interval rule, for every interval up to a few hundred
+ * WRs past several wraps, and the largest interval at its boundary. */
+static void sig_countdown_matches_the_interval_rule(void **state)
+{
+	(void)state;
+	for (uint64_t sig = 1; sig <= 33; sig++) {
+		uint64_t left = sig;
+		for (uint64_t s = 0; s < 10 * sig + 7; s++) {
+			bool got = plan_sig_step(&left, sig);
+			if (got != plan_signaled(s, sig, UINT64_MAX))
+				fail_msg("sig %llu seq %llu: countdown %d, rule %d",
+					 (unsigned long long)sig, (unsigned long long)s, got, !got);
+			assert_true(left >= 1 && left <= sig);
+		}
+	}
+	uint64_t left = RB_MAX_DEPTH;
+	for (uint64_t s = 0; s < RB_MAX_DEPTH - 1; s++)
+		assert_false(plan_sig_step(&left, RB_MAX_DEPTH));
+	assert_true(plan_sig_step(&left, RB_MAX_DEPTH));
+	assert_int_equal(left, RB_MAX_DEPTH);
+}
+
 /* Every WR below the quota has a signaled WR at or after it within sig WRs,
  * so selective signaling leaves no WR without a completion to come. */
 static void no_wr_is_left_without_a_later_signaled_one(void **state)
@@ -461,6 +484,7 @@ int main(void)
 		cmocka_unit_test(send_id_round_trips_at_its_limits),
 		cmocka_unit_test(recv_id_round_trips_at_its_limits),
 		cmocka_unit_test(every_sig_th_wr_and_the_last_are_signaled),
+		cmocka_unit_test(sig_countdown_matches_the_interval_rule),
 		cmocka_unit_test(no_wr_is_left_without_a_later_signaled_one),
 		cmocka_unit_test(signaled_in_a_batch_counts_what_post_marks),
 		cmocka_unit_test(quotas_split_iterations_over_qps),

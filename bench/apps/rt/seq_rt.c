@@ -15,6 +15,7 @@
 
 #include "errbuf.h"
 #include "guard.h"
+#include "qp.h"
 #include "seq_rt.h"
 #include "timing.h"
 
@@ -40,7 +41,11 @@ int seq_client_poll(struct seq_thread *th, struct ibv_cq *cq, const char *what,
 		    struct ibv_wc *wc, uint64_t *now)
 {
 	int n = ibv_poll_cq(cq, RB_POLL_BATCH, wc);
-	*now = timing_now_ns();
+	if (n > 0 || ++th->poll_idle % SEQ_IDLE_CLOCK == 0) {
+		th->poll_now = timing_now_ns();
+		th->poll_idle = 0;
+	}
+	*now = th->poll_now;
 	if (n < 0) {
 		seq_thread_fail(th, "ibv_poll_cq(%s) failed", what);
 		return -1;
@@ -186,9 +191,6 @@ int seq_run_threads(struct seq_run *r, unsigned nth, unsigned nqp, unsigned scq_
 	return 0;
 }
 
-/* The rb_ctx the library's QP stages read (bench/lib/qp.c): transport, verb
- * (access), queue depths, the RC timers' defaults, path MTU and the
- * negotiated READ/atomic depths. Built per call; owns nothing. */
 int seq_client_threads(struct seq_run *r, uint64_t area_bytes, int access, unsigned nqp,
 		       unsigned scq_depth, unsigned rcq_depth, char *err, size_t errlen)
 {
@@ -202,25 +204,38 @@ int seq_client_threads(struct seq_run *r, uint64_t area_bytes, int access, unsig
 	return 0;
 }
 
-static void shell_ctx(const struct seq_run *r, struct rb_ctx *c, uint64_t transport, uint64_t verb,
-		      uint32_t sq, uint32_t rq)
+/* The attributes the library's QP stages read (qp.h) for one of the
+ * sequencer's QPs: transport, the verb's access, queue depths, the RC
+ * timers' defaults (the knob table's), path MTU and the negotiated
+ * READ/atomic depths. */
+static struct rb_qp_attr seq_qp_attr(const struct seq_run *r, uint64_t transport, uint64_t verb,
+				     struct ibv_cq *scq, struct ibv_cq *rcq, uint32_t sq, uint32_t rq)
 {
-	memset(c, 0, sizeof(*c));
-	test_defaults(&c->t);
-	c->t.transport = transport;
-	c->t.verb = verb;
-	c->t.sq_depth = sq;
-	c->t.inline_mode = RB_INLINE_AUTO;
-	c->role = r->role;
-	c->dev = r->dev;
-	c->pd = r->pd;
-	c->lay.recv_slots = rq ? rq : 1;
-	c->inline_req = transport == RB_TR_RC ? 0 : 8;  /* 8-byte request / response payloads */
-	c->inline_cap = UINT32_MAX;
-	c->path_mtu = r->path_mtu;
-	c->rd_init = r->rd_init;
-	c->rd_resp = r->rd_resp;
-	c->remote_qkey = RB_QKEY;
+	struct rb_test t;
+
+	test_defaults(&t);
+	return (struct rb_qp_attr){
+		.pd = r->pd,
+		.dev = r->dev,
+		.scq = scq,
+		.rcq = rcq,
+		.transport = transport,
+		.sq_depth = sq,
+		.rq_depth = rq ? rq : 1,
+		.inline_req = transport == RB_TR_RC ? 0 : 8,  /* 8-byte request / response payloads */
+		.inline_mode = RB_INLINE_AUTO,
+		.size = 8,
+		.inline_cap = UINT32_MAX,
+		.access = verb_access(verb, r->role == RB_ROLE_SERVER, false),
+		.qkey = RB_QKEY,
+		.path_mtu = r->path_mtu,
+		.rd_resp = (uint8_t)r->rd_resp,
+		.rd_init = (uint8_t)r->rd_init,
+		.min_rnr_timer = (uint8_t)t.min_rnr_timer,
+		.timeout = (uint8_t)t.ack_timeout,
+		.retry_cnt = (uint8_t)t.retry_cnt,
+		.rnr_retry = (uint8_t)t.rnr_retry,
+	};
 }
 
 int seq_client_arrays(struct seq_run *r, unsigned i, size_t nwr, char *err, size_t errlen)
@@ -273,17 +288,16 @@ int seq_qp_create(struct seq_run *r, struct rb_qp *q, uint64_t transport, uint64
 		  struct ibv_cq *scq, struct ibv_cq *rcq, uint32_t sq, uint32_t rq, unsigned gindex,
 		  char *err, size_t errlen)
 {
-	struct rb_ctx c;
-	struct rb_worker w = { .scq = scq, .rcq = rq ? rcq : NULL, .index = gindex };
+	struct rb_qp_attr a = seq_qp_attr(r, transport, verb, scq, rq ? rcq : NULL, sq, rq);
 	uint32_t psn;
 
-	shell_ctx(r, &c, transport, verb, sq, rq);
+	a.thread = gindex;
 	q->index = gindex;
 	q->gindex = gindex;
-	if (qp_create(&c, &w, q, NULL, err, errlen) || qp_to_init(&c, q, err, errlen))
+	if (qp_create(&a, &q->qp, NULL, err, errlen) || qp_to_init(&a, q->qp, err, errlen))
 		return -1;
-	if (c.inline_cap < r->inline_cap)
-		r->inline_cap = c.inline_cap;
+	if (a.inline_cap < r->inline_cap)
+		r->inline_cap = a.inline_cap;
 	if (guard_random(&psn, sizeof(psn), err, errlen))
 		return -1;
 	q->psn = psn & 0xffffffu;
@@ -298,12 +312,12 @@ int seq_qp_create(struct seq_run *r, struct rb_qp *q, uint64_t transport, uint64
 int seq_qp_connect(struct seq_run *r, struct rb_qp *q, uint64_t transport, uint64_t verb,
 		   const struct ctrl_qp_ep *ep, char *err, size_t errlen)
 {
-	struct rb_ctx c;
+	struct rb_qp_attr a = seq_qp_attr(r, transport, verb, NULL, NULL, SEQ_SQ_DEPTH, 0);
 
-	shell_ctx(r, &c, transport, verb, SEQ_SQ_DEPTH, 0);
 	q->remote_qpn = ep->qpn;
 	q->remote_psn = ep->psn;
-	return qp_to_rtr_rts(&c, q, &r->remote, err, errlen);
+	return qp_to_rtr_rts(&a, q->qp, &r->remote, q->remote_qpn, q->remote_psn, q->psn, &q->ah,
+			     err, errlen);
 }
 
 int seq_post_recv_all(struct seq_thread *th, struct rb_qp *q, char *err, size_t errlen)

@@ -26,6 +26,7 @@
 #include <infiniband/verbs.h>
 
 #include "ctx.h"
+#include "post.h"
 #include "hist.h"
 #include "seq.h"
 
@@ -55,6 +56,8 @@ struct seq_thread {
 	struct seq_vals vals;         /* client: values received (whole run) */
 	uint64_t resp_window;         /* client: responses completed inside the window */
 	uint64_t outstanding;         /* client: requests without a response at the end */
+	uint64_t poll_now;            /* client: the clock at the last poll that read it */
+	unsigned poll_idle;           /* client: empty polls since the clock was read */
 	uint64_t gets, puts;          /* client, herd-kv: GET and PUT responses (whole run) */
 	uint64_t get_hits, checked;   /* client, herd-kv: GETs that found their key; hit values
 	                                 checked against key and version (--kv validate) */
@@ -243,11 +246,14 @@ int rpc_respond(struct seq_thread *th, const struct rpc_resp *resp, unsigned n, 
 /* Wait for run->go (set by the point's driver after READY): true to start
  * posting, false when the point was called off (go < 0). */
 bool seq_client_start(struct seq_thread *th);
+#define SEQ_IDLE_CLOCK 64u  /* empty polls per clock read (a power of two) */
 /*
  * One poll of cq (what names it in the error, e.g. "receive CQ"): up to
- * RB_POLL_BATCH completions into wc, *now the time right after the poll; a
- * poll that finds nothing yields the CPU under --idle yield. n >= 0, or -1
- * with th->err.
+ * RB_POLL_BATCH completions into wc, *now the time right after a poll that
+ * found some; an empty poll reads the clock only every SEQ_IDLE_CLOCK-th
+ * time (else *now is the last time read: at most that many empty polls
+ * old), so waiting costs no clock read per poll. A poll that finds nothing
+ * yields the CPU under --idle yield. n >= 0, or -1 with th->err.
  */
 int seq_client_poll(struct seq_thread *th, struct ibv_cq *cq, const char *what,
 		    struct ibv_wc *wc, uint64_t *now);

@@ -1,0 +1,193 @@
+/*
+ * ctx_qp.c - rdma_bench's context over the library's QP stages (qp.h):
+ * the attributes of this point's QPs (ctx_qp_attr), creation and INIT of
+ * one worker QP, connection of every QP to the peer's, the remote fields of
+ * the pre-built WRs, and (-R) what rdma_cm set read back into the context.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rdma/rdma_cma.h>
+
+#include "ctx.h"
+#include "errbuf.h"
+#include "plan.h"
+#include "qp.h"
+#include "timing.h"
+
+struct rb_qp_attr ctx_qp_attr(const struct rb_ctx *c, const struct rb_worker *w,
+			      const struct rb_qp *q)
+{
+	const struct rb_test *t = &c->t;
+
+	return (struct rb_qp_attr){
+		.pd = c->pd,
+		.dev = c->dev,
+		.scq = w ? w->scq : NULL,
+		.rcq = w ? w->rcq : NULL,
+		.transport = t->transport,
+		.sq_depth = (uint32_t)t->sq_depth,
+		.rq_depth = (uint32_t)c->lay.recv_slots,
+		.inline_req = c->inline_req,
+		.inline_mode = t->inline_mode,
+		.size = t->size,
+		.thread = w ? w->index : 0,
+		.index = q ? q->index : 0,
+		.inline_cap = c->inline_cap,
+		.pkey_index = (uint16_t)t->pkey_index,
+		.access = ctx_qp_access(c),
+		.qkey = c->qkey ? c->qkey : RB_QKEY, /* per point (ctx.h) */
+		.sl = (uint8_t)t->sl,
+		.tclass = (uint8_t)t->tclass,
+		.path_mtu = c->path_mtu,
+		.rd_resp = (uint8_t)c->rd_resp,
+		.rd_init = (uint8_t)c->rd_init,
+		.min_rnr_timer = (uint8_t)t->min_rnr_timer,
+		.timeout = (uint8_t)t->ack_timeout,
+		.retry_cnt = (uint8_t)t->retry_cnt,
+		.rnr_retry = (uint8_t)t->rnr_retry,
+	};
+}
+
+int ctx_qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q, struct rdma_cm_id *id,
+		  bool init, char *err, size_t errlen)
+{
+	struct rb_qp_attr a = ctx_qp_attr(c, w, q);
+	int rc = qp_create(&a, &q->qp, id, err, errlen);
+
+	/* what the device granted or refused holds for the point's later QPs */
+	c->inline_req = a.inline_req;
+	c->inline_cap = a.inline_cap;
+	if (a.refused)
+		c->refused = true;
+	if (rc)
+		return -1;
+	if (id)
+		q->cm_id = id;
+	return init ? qp_to_init(&a, q->qp, err, errlen) : 0;
+}
+
+int ctx_qp_cm_rtr_rts(struct rb_ctx *c, struct rb_qp *q, struct rdma_cm_id *id, char *err,
+		      size_t errlen)
+{
+	struct rb_qp_attr a = ctx_qp_attr(c, NULL, q);
+
+	return qp_cm_rtr_rts(&a, q->qp, id, &q->remote_qpn, err, errlen);
+}
+
+/* The one rule for both the MR and the QPs (IB spec 10.6.3.2 / 11.2.8.1;
+ * verb_access, the verb table): the server grants what the verb needs; the client is a
+ * target only of the WRITE ping-pong replies. */
+int ctx_qp_access(const struct rb_ctx *c)
+{
+	return verb_access(c->t.verb, c->role == RB_ROLE_SERVER, c->t.test == RB_TEST_LAT);
+}
+
+void ctx_qp_set_remote(struct rb_ctx *c, struct rb_qp *q)
+{
+	const struct rb_test *t = &c->t;
+	const struct rb_verb_row *row = verb_row(t->verb);
+
+	q->remote_send = c->remote.buf_addr + c->lay.regions_off +
+			 (uint64_t)q->gindex * c->lay.region_len;
+	q->remote_recv = q->remote_send + c->lay.send_len;
+	unsigned n = c->role == RB_ROLE_SERVER ? 1 : (unsigned)t->postlist;
+	unsigned flags = c->use_inline ? IBV_SEND_INLINE : 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct ibv_send_wr *wr = &q->swr[i];
+		wr->send_flags = flags;
+		if (t->transport == RB_TR_UD) {
+			wr->wr.ud.ah = q->ah;
+			wr->wr.ud.remote_qpn = q->remote_qpn;
+			wr->wr.ud.remote_qkey = c->remote_qkey;
+		} else if (verb_is_atomic(t->verb)) {
+			wr->wr.atomic.remote_addr = c->remote.buf_addr + c->lay.counters_off;
+			wr->wr.atomic.rkey = c->remote.rkey;
+			wr->wr.atomic.swap = 1;
+			row->atomic_operands(wr, 0);
+		} else if (row->slot == RB_SLOT_RECV) {  /* READ: from the peer's send slot */
+			wr->wr.rdma.remote_addr = q->remote_send;
+			wr->wr.rdma.rkey = c->remote.rkey;
+		} else {
+			wr->wr.rdma.remote_addr = q->remote_recv;
+			wr->wr.rdma.rkey = c->remote.rkey;
+		}
+	}
+	/* The server's ping-pong replies: WRITE back, or SEND / WRITE_IMM back. */
+	if (c->role == RB_ROLE_SERVER && t->transport != RB_TR_UD &&
+	    (row->client_lat_access & IBV_ACCESS_REMOTE_WRITE)) {
+		q->swr[0].wr.rdma.remote_addr = q->remote_recv;
+		q->swr[0].wr.rdma.rkey = c->remote.rkey;
+	}
+}
+
+int ctx_connect(struct rb_ctx *c, const struct ctrl_setup *r, char *err, size_t errlen)
+{
+	uint64_t t0 = timing_now_ns();
+
+	for (unsigned i = 0; i < c->nw; i++) {
+		struct rb_worker *w = &c->w[i];
+		for (unsigned k = 0; k < w->nqp; k++) {
+			struct rb_qp *q = &w->qps[k];
+			struct ctrl_qp_ep ep;
+			ctrl_setup_qp(r, q->gindex, &ep);
+			q->remote_qpn = ep.qpn;
+			q->remote_psn = ep.psn;
+			struct rb_qp_attr a = ctx_qp_attr(c, w, q);
+			if (qp_to_rtr_rts(&a, q->qp, r, q->remote_qpn, q->remote_psn, q->psn,
+					  &q->ah, err, errlen))
+				return -1;
+			ctx_qp_set_remote(c, q);
+		}
+	}
+	c->setup_ns = c->create_ns + (timing_now_ns() - t0);
+	return 0;
+}
+
+int ctx_qp_cm_finish(struct rb_ctx *c, struct rb_qp *q, bool first, char *err, size_t errlen)
+{
+	struct rb_test *t = &c->t;
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+	int rc;
+
+	if (t->transport == RB_TR_RC) {
+		a = (struct ibv_qp_attr){
+			.qp_access_flags = (unsigned)ctx_qp_access(c),
+			.min_rnr_timer = (uint8_t)t->min_rnr_timer,
+		};
+		rc = ibv_modify_qp(q->qp, &a,
+				   IBV_QP_ACCESS_FLAGS |
+				   IBV_QP_MIN_RNR_TIMER);
+		if (rc)
+			return rb_fail(err, errlen, "ibv_modify_qp(qpn 0x%x RTS->RTS, access 0x%x, min RNR "
+				    "timer %llu) failed: %s", q->qp->qp_num, a.qp_access_flags,
+				    (unsigned long long)t->min_rnr_timer, strerror(rc));
+	}
+	if (!first)
+		return 0;
+	rc = ibv_query_qp(q->qp, &a,
+			  IBV_QP_PATH_MTU |
+			  IBV_QP_TIMEOUT |
+			  IBV_QP_RETRY_CNT |
+			  IBV_QP_RNR_RETRY |
+			  IBV_QP_MAX_QP_RD_ATOMIC, &ia);
+	if (rc)
+		return rb_fail(err, errlen, "ibv_query_qp(qpn 0x%x) failed: %s", q->qp->qp_num,
+			    strerror(rc));
+	if (t->transport == RB_TR_UD) {
+		c->path_mtu = c->dev->active_mtu < c->remote.active_mtu ? c->dev->active_mtu :
+			      c->remote.active_mtu;
+		return 0;
+	}
+	/* What rdma_cm set is what ran: report it, never the request. */
+	c->path_mtu = dev_mtu_bytes(a.path_mtu);
+	t->ack_timeout = a.timeout;
+	t->retry_cnt = a.retry_cnt;
+	t->rnr_retry = a.rnr_retry;
+	if (t->transport == RB_TR_RC && c->role == RB_ROLE_CLIENT)
+		c->rd_atomic = a.max_rd_atomic;
+	return 0;
+}
