@@ -66,3 +66,33 @@ ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
   [ "$status" -eq 2 ]
   [[ $output == *"cannot read"* ]]
 }
+
+# ---- grep -q under pipefail (tests/lint-pipes) -----------------------------
+
+@test "no grep -q ends a pipeline in a pipefail script (tests/lint-pipes finds nothing)" {
+  cd "$ROOT"
+  run tests/lint-pipes
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ -z "$output" ]
+}
+
+@test "tests/lint-pipes flags a planted grep -q after a pipe, across a continuation, and not a here-string or a comment" {
+  cat > "$BATS_TEST_TMPDIR/s" << 'EOS'
+#!/usr/bin/env bash
+set -euo pipefail
+ip netns list | grep -qw -- "$ns" && echo left
+printf '%s\n' "$@" |
+  grep -qxF "$f" || continue
+grep -q x <<< "$v"
+# a | grep -q in a comment
+ip netns list | grep -w -- "$ns" > /dev/null
+EOS
+  run "$ROOT/tests/lint-pipes" "$BATS_TEST_TMPDIR/s"
+  [ "$status" -eq 1 ]
+  [ "$(cut -d: -f2 <<< "$output" | tr '\n' ' ')" = "3 4 " ] || { echo "$output"; false; }
+  # the race itself, as a writer that outlives grep -q under pipefail
+  run bash -c 'set -o pipefail; { echo x; sleep 0.2; seq 100000; } | grep -q x'
+  [ "$status" -eq 141 ]
+  run bash -c 'set -o pipefail; { echo x; sleep 0.2; seq 100000; } | grep x > /dev/null'
+  [ "$status" -eq 0 ]
+}
