@@ -364,7 +364,7 @@ MAKE
   FREEZE=1 PATH=$T/bin:$PATH run "$T/ci/figure-smoke" figure-14
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   [ "$(wc -l < "$T/make.calls")" -eq 2 ]
-  [[ ${lines[0]} == "# figure-smoke: make figure-14 QUICK=1 ended with status 2 after "*" s (the bed: 123 a guest froze, 125 it stopped); its log kept as build/test-logs/figure-smoke-figure-14.log.boot1, booting the bed again" ]] || { echo "$output"; false; }
+  [[ ${lines[0]} == "# figure-smoke: make figure-14 QUICK=1 ended with status 2 after "*" s (the bed: 121 a guest kernel broke, 123 a guest froze, 125 it stopped); its log kept as build/test-logs/figure-smoke-figure-14.log.boot1, booting the bed again" ]] || { echo "$output"; false; }
   # the guest's and the watchdog's words for it follow, as comments
   [[ ${lines[1]} == "#   ci/vm: vm2: its heartbeat is 130 s old"* ]] || { echo "$output"; false; }
   [[ ${lines[2]} == "#   "*"soft lockup"* ]] || { echo "$output"; false; }
