@@ -131,3 +131,13 @@ EOS
   [ "$status" -eq 1 ]
   [[ $output == *"allows nothing in the matrix: window==32"* ]] || { echo "$output"; false; }
 }
+
+@test "tests/lint-bats flags a run whose status and output are never read, a skip without reason, a check behind if command -v" {
+  # tests/bats/fixtures/lint/planted-run.bats: lines 2, 16, 17, 18 planted
+  run "$ROOT/tests/lint-bats" "$ROOT/tests/bats/fixtures/lint/planted-run.bats"
+  [ "$status" -eq 1 ]
+  [ "$(cut -d: -f2 <<< "$output" | tr '\n' ' ')" = "2 16 17 18 " ] || { echo "$output"; false; }
+  [[ ${lines[0]} == *":2: run without a \$status or output check after it"* ]]
+  [[ ${lines[1]} == *":16: skip without a reason" ]]
+  [[ ${lines[2]} == *":17: a check done only if a tool or a build exists"* ]]
+}
