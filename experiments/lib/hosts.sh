@@ -255,7 +255,7 @@ rb_reap_pidfile() {
         rb_on "$h" kill -KILL "$rpid" > /dev/null 2>&1 && n=$((n + 1))
       fi
     fi
-    if kill -0 "$pid" 2>/dev/null && tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q -F "$base"; then
+    if kill -0 "$pid" 2>/dev/null && tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -F "$base" > /dev/null; then
       kill -KILL "$pid" 2>/dev/null && n=$((n + 1))
     fi
   done < "$f"

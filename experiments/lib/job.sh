@@ -250,7 +250,7 @@ rb_dry_check() {
   local -a vals
   [ -x "$RB_BIN" ] || { rb_log "dry run: no binary at $RB_BIN: the jobs' options are not checked (make)"; return 0; }
   # (its --list-knobs table, one option a line, first field the option)
-  "$RB_BIN" --list-knobs 2> /dev/null | grep -q $'^--dry-run\t' ||
+  "$RB_BIN" --list-knobs 2> /dev/null | grep $'^--dry-run\t' > /dev/null ||
     { rb_log "dry run: $(basename "$RB_BIN") has no --dry-run: the jobs' options are not checked"; return 0; }
   [ ! -s "$RB_RUN_DIR/jobs.tsv" ] || size_list=1
   while IFS= read -r line; do

@@ -178,6 +178,11 @@ setup() {
 	put sys/class/infiniband/mlx5_0/ports/1/state '1: DOWN'
 	sed -i 's/PORT_ACTIVE (4)/PORT_DOWN (1)/' "$RB_FAKE/ibv_devinfo-mlx5_0.txt"
 	run "$ROOT/env/check"
+	# exit 1: the copied mlx5_0 has no uverbs device and no netdev in this
+	# tree (those two FAIL); the DOWN port itself is no FAIL
+	[ "$status" -eq 1 ]
+	[ "$(grep -c '^FAIL' <<< "$output")" -eq 2 ]
+	[ "$(grep -cE '^FAIL +(uverbs|netdev) mlx5_0' <<< "$output")" -eq 2 ]
 	check_line 'port mlx5_0/1' | grep -q '^warn .*not ACTIVE'
 	check_line 'port rxe0/1' | grep -q '^ok'
 }
@@ -368,6 +373,7 @@ setup() {
 
 @test "check: vm.max_map_count 65530 (the default) is ok" {
 	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
 	check_line vm.max_map_count | grep -qE '^ok +vm.max_map_count +65530$'
 }
 
@@ -409,9 +415,11 @@ setup() {
 @test "check: CPU governor performance everywhere is ok; no cpufreq is n/a" {
 	use_tree nic
 	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
 	check_line 'cpu governor' | grep -q '^ok .*performance on 4 cpus'
 	use_tree vm
 	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
 	check_line 'cpu governor' | grep -q '^ok .*n/a'
 }
 
@@ -420,8 +428,10 @@ setup() {
 @test "check: NUMA node of the NIC and its local cores" {
 	use_tree nic
 	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
 	check_line 'numa mlx5_0' | grep -q 'node 1, local cores 8-15,24-31'
 	run "$ROOT/env/check" --json
+	[ "$status" -eq 0 ]
 	[ "$(json_get 'j["numa"]["mlx5_0"]["node"]')" = 1 ]
 	[ "$(json_get 'j["numa"]["mlx5_0"]["cpus"]')" = 8-15,24-31 ]
 }
@@ -430,15 +440,18 @@ setup() {
 	use_tree nic
 	put sys/class/infiniband/mlx5_0/device/numa_node -1
 	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
 	check_line 'numa mlx5_0' | grep -q 'no NUMA node reported (single node), local cores 8-15,24-31'
 	use_tree vm
 	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
 	check_line 'numa rxe0' | grep -q 'n/a (virtual device'
 }
 
 @test "check: IOMMU passthrough (iommu=pt, identity groups) is ok" {
 	use_tree nic
 	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
 	check_line iommu | grep -q '^ok .*passthrough (command line: intel_iommu=on iommu=pt)'
 }
 
@@ -457,6 +470,7 @@ setup() {
 	rm -rf "$RB_SYSFS/kernel/iommu_groups"
 	put proc/cmdline 'ro quiet intel_iommu=on'
 	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
 	check_line iommu | grep -q '^warn .*on, mode not visible'
 }
 
@@ -469,6 +483,7 @@ setup() {
 
 @test "check: kernel and rdma-core versions from procfs and dpkg" {
 	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
 	check_line kernel | grep -q '6.1.0-57-amd64'
 	check_line rdma-core | grep -q '^ok .*44.0 (dpkg rdma-core 44.0-2)'
 }
@@ -477,6 +492,7 @@ setup() {
 	: >"$RB_FAKE/dpkg.status"
 	: >"$T/lib/libibverbs.so.1.14.44.0"
 	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
 	check_line rdma-core | grep -q '^ok .*44.0 (libibverbs.so.1.14.44.0)'
 }
 

@@ -262,10 +262,12 @@ EOF
   [ -e "$FAKE_TC_STATE" ]
   echo 'qdisc netem 5a1: root refcnt 2 limit 1000 loss 3%' > "$FAKE_TC_STATE"
   run "$EXP/netem-loss" clean role=client device=rxe0 server_here=0 state=x
+  [ "$status" -eq 0 ]
   [ ! -e "$FAKE_TC_STATE" ]
   # with device - (none in the hosts file): the first RDMA device
   echo 'qdisc netem 5a1: root refcnt 2 limit 1000 loss 3%' > "$FAKE_TC_STATE"
   run "$EXP/netem-loss" clean role=client device=- server_here=0 state=x
+  [ "$status" -eq 0 ]
   [ ! -e "$FAKE_TC_STATE" ]
 }
 

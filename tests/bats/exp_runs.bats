@@ -90,6 +90,7 @@ bats_require_minimum_version 1.5.0
   # the default threshold (20 %): every point is noisy
   sed -i '/^noisy_cv_pct = 1000$/d' "$d/params.effective"
   run "$ROOT/experiments/aggregate" "$d"
+  [ "$status" -eq 0 ]
   [ "$(csv_col "$d/summary.csv" noisy | sort -u)" = yes ]
   # --out: elsewhere, the run's summary untouched
   run "$ROOT/experiments/aggregate" "$d" --out "$BATS_TEST_TMPDIR/s.csv"

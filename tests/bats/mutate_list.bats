@@ -23,3 +23,52 @@ ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
   rm -rf "$tmp"
   [ "$status" -ne 0 ]
 }
+
+@test "tests/mutate generates each operator on a planted source: && ||, ! removed, arithmetic, return values, a statement deleted" {
+  mkdir -p "$BATS_TEST_TMPDIR/t/bench" "$BATS_TEST_TMPDIR/t/tests" "$BATS_TEST_TMPDIR/t/include"
+  touch "$BATS_TEST_TMPDIR/t/Makefile"
+  mkdir -p "$BATS_TEST_TMPDIR/t/tests/unit"; touch "$BATS_TEST_TMPDIR/t/tests/call-cycles"
+  cp "$ROOT/tests/mutate" "$BATS_TEST_TMPDIR/t/tests/"
+  cat > "$BATS_TEST_TMPDIR/t/bench/p.c" << 'EOC'
+int f(int a, int b)
+{
+	int c = a * b;
+	c = a + b;
+	g(c);
+	if (a && !b)
+		return 0;
+	if (a || b)
+		return -1;
+	return c;
+}
+EOC
+  cd "$BATS_TEST_TMPDIR/t"
+  run tests/mutate --list --max 1000 bench/p.c
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  grep -qF 'bench/p.c:3: arith "*" -> "/"' <<< "$output"
+  grep -qF 'bench/p.c:4: arith "+" -> "-"' <<< "$output"
+  grep -qF 'bench/p.c:4: del "c = a + b;" -> ";"' <<< "$output"
+  grep -qF 'bench/p.c:5: del "g(c);" -> ";"' <<< "$output"
+  grep -qF 'bench/p.c:6: logic "&&" -> "||"' <<< "$output"
+  grep -qF 'bench/p.c:6: not "!" -> ""' <<< "$output"
+  grep -qF 'bench/p.c:7: ret "0" -> "-1"' <<< "$output"
+  grep -qF 'bench/p.c:8: logic "||" -> "&&"' <<< "$output"
+  grep -qF 'bench/p.c:9: ret "-1" -> "0"' <<< "$output"
+  # a declaration and a return are never deleted; a brace-less if body neither
+  run grep -cE ':(3|7|9|10): del ' <<< "$output"
+  [ "$output" = 0 ]
+}
+
+@test "tests/mutate --seed: the same seed (or commit) draws the same sample, another seed another" {
+  run "$ROOT/tests/mutate" --list --seed 0123abc --max 40
+  [ "$status" -eq 0 ]
+  local a=$output
+  run "$ROOT/tests/mutate" --list --seed 0123abc --max 40
+  [ "$output" = "$a" ]
+  run "$ROOT/tests/mutate" --list --seed 7 --max 40
+  [ "$status" -eq 0 ]
+  [ "$output" != "$a" ]
+  [ "$(grep -c ' (pinned)' <<< "$output")" -ge 4 ]   # the pinned ones in every sample
+  run "$ROOT/tests/mutate" --list --seed 'x y' --max 40
+  [ "$status" -eq 2 ]
+}

@@ -65,9 +65,45 @@ ok 5 - passes
 not ok 6 - fails
 ' --rc 1
   [ "$output" = "counts 1 1 4" ]
-  # a whole suite skipped
-  tap_count '1..0 # SKIP nothing to test here\n' --rc 0
+}
+
+@test "1..0 is a suite that ran nothing: a failure, unless the suite is declared optional (then one skip)" {
+  tap_count '1..0 # SKIP nothing to test here\n' --rc 0 --name unit
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = "not ok - unit: ran nothing (a plan of 1..0); a suite that may run nothing is declared optional" ]
+  [ "${lines[1]}" = "counts 0 1 0" ]
+  tap_count '1..0\n' --rc 0
+  [ "${lines[1]}" = "counts 0 1 0" ]
+  tap_count '1..0 # SKIP no device\n' --rc 0 --optional
   [ "$output" = "counts 0 0 1" ]
+}
+
+@test "only numbered results count: a program's own \"ok\" in the stream adds no pass and is a problem" {
+  # a unit binary whose code under test printed "ok" lines of its own
+  tap_count '1..2\nok 1 a\nok all good\nok - fine\nok 2 b\n' --rc 0 --name test_x
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = "not ok - test_x: 2 unnumbered result line(s), not counted (a program's own output in the TAP stream?), the first: ok all good" ]
+  [ "${lines[1]}" = "counts 2 1 0" ]
+  # an unnumbered "not ok" cannot hide either
+  tap_count '1..1\nok 1 a\nnot ok - stray\n' --rc 0
+  [ "${lines[1]}" = "counts 1 1 0" ]
+}
+
+@test "--limit: a suite killed by its time limit (timeout's 124, or 137 after -k) fails by name, besides its unrun tests" {
+  tap_count '1..3\nok 1 a\n' --rc 124 --limit 120 --name test_hang
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = "not ok - test_hang: did not finish within its time limit of 120 s (exit status 124)" ]
+  [ "${lines[1]}" = "not ok - test_hang: planned 3 tests, 1 reported: 2 never ran (exit status 124)" ]
+  [ "${lines[2]}" = "counts 1 3 0" ]
+  # bats prints its plan first; a hang in its last test: all reported but one
+  tap_count '1..1\n' --rc 137 --limit 600 --name bats/x.bats
+  [ "${lines[0]}" = "not ok - bats/x.bats: did not finish within its time limit of 600 s (exit status 137)" ]
+  [ "${lines[2]}" = "counts 0 2 0" ]
+  # the same exit status without --limit: no time-limit line
+  tap_count '1..1\nok 1 a\n' --rc 124
+  [ "${lines[0]}" = "not ok - suite: exited with status 124 without a failing test (crash?)" ]
+  run "$ROOT/ci/tap-count" --limit 1x "$FIX/matrix"
+  [ "$status" -eq 2 ]
 }
 
 @test "cmocka's own TAP (skip, failure, its comment lines) counts as 1 passed, 1 failed, 1 skipped" {
@@ -76,8 +112,8 @@ not ok 6 - fails
   [ "$output" = "counts 1 1 1" ]
 }
 
-@test "several TAP streams in one file add their plans; unnumbered results count unplanned" {
-  tap_count 'ok 1 a\n1..1\nok 1 b\nok 2 c\n1..2\nnot ok - x (no result: the VM run ended)\n' --rc 1
+@test "several TAP streams in one file add their plans" {
+  tap_count 'ok 1 a\n1..1\nok 1 b\nok 2 c\n1..2\nnot ok 1 - x (no result: the VM run ended)\n1..1\n' --rc 1
   [ "$output" = "counts 3 1 0" ]
   # the second stream died before its plan and its second result
   tap_count 'ok 1 a\n1..1\nok 1 b\n1..2\n' --rc 1
@@ -171,16 +207,109 @@ EOF2
   [ "${lines[1]}" = "1..1" ]
 }
 
-@test "SMOKE=0: ci/smoke --count gives the matrix's cases, one bed cleanup check per VM count and the figure run, counted as skipped" {
-  local cases beds
-  cases=$(grep -cvE '^[[:space:]]*(#|$)' "$ROOT/ci/smoke.matrix")
-  beds=$(grep -vE '^[[:space:]]*(#|$)' "$ROOT/ci/smoke.matrix" | awk '{print $2}' | sort -u | wc -l)
-  [ "$cases" -gt 50 ]
-  [ "$beds" -ge 2 ]
+@test "SMOKE=0: ci/smoke --count follows the plans a whole run follows (a .tap case as many as its sub-suite plans), and test-all skips that many" {
+  export FIX
+  # the planted matrix's whole run: smoke-run's results, one bed.cleanup
+  # (one VM count), the figure run's 4
+  RB_OUT=$BATS_TEST_TMPDIR RB_SMOKE_MATRIX=$FIX/matrix "$ROOT/ci/smoke-run" 1 > "$BATS_TEST_TMPDIR/smoke.log" 2> /dev/null
+  run "$ROOT/ci/tap-count" --rc 1 "$BATS_TEST_TMPDIR/smoke.log"
+  [ "$output" = "counts 4 5 3" ]
+  RB_SMOKE_MATRIX=$FIX/matrix run "$ROOT/ci/smoke" --count
+  [ "$status" -eq 0 ]
+  # 2 plain + 3 + 2 + 4 planned by the .tap cases, 1 bed.cleanup, 4 figure
+  [ "$output" -eq $((2 + 3 + 2 + 4 + 1 + 4)) ]
+  # the real matrix: more than its lines (its .tap cases hold ~60 results)
   run "$ROOT/ci/smoke" --count
   [ "$status" -eq 0 ]
-  [ "$output" -eq $((cases + beds + 1)) ]
-  grep -q 'skip=$((skip + n))' "$ROOT/ci/test-all"
+  [ "$output" -gt "$(grep -cvE '^[[:space:]]*(#|$)' "$ROOT/ci/smoke.matrix")" ]
+  run grep -c 'skip=$((skip + n))' "$ROOT/ci/test-all"
+  [ "$output" = 1 ]
+}
+
+@test "smoke-run: a .tap case whose sub-suite plans another number than its RB_TAP_COUNT fails (SMOKE=0 would skip a wrong count)" {
+  export FIX
+  printf '%s\n' 'sub.three.tap  1  30  if [ -n "${RB_TAP_COUNT:-}" ]; then echo 5; else "$FIX/three-suite"; fi' > "$BATS_TEST_TMPDIR/m"
+  RB_OUT=$BATS_TEST_TMPDIR RB_SMOKE_MATRIX=$BATS_TEST_TMPDIR/m run "$ROOT/ci/smoke-run" 1
+  [ "$status" -eq 0 ]
+  [ "${lines[3]}" = "not ok 4 sub.three.tap: its sub-suite planned 3 results, its command with RB_TAP_COUNT=1 says '5' (ci/smoke --count, the skip count of SMOKE=0, uses that: make them agree)" ] || { echo "$output"; false; }
+  # agreeing: no such line
+  printf '%s\n' 'sub.three.tap  1  30  "$FIX/three-suite"' > "$BATS_TEST_TMPDIR/m"
+  RB_OUT=$BATS_TEST_TMPDIR RB_SMOKE_MATRIX=$BATS_TEST_TMPDIR/m run "$ROOT/ci/smoke-run" 1
+  [ "$status" -eq 0 ]
+  [ "${lines[3]}" = "1..3" ] || { echo "$output"; false; }
+}
+
+# a planted unit binary: prints TAP on stdout; $1 says what else it does
+fake_suite() {
+  cat > "$BATS_TEST_TMPDIR/suite" << EOF
+#!/usr/bin/env bash
+echo 1..2
+echo "ok 1 - first"
+case "$1" in
+  hang) sleep 60 ;;
+  stderr) echo "ok 9 - printed by the code under test" >&2; echo "ok 2 - second" ;;
+  stdout) echo "ok - printed by the code under test"; echo "ok 2 - second" ;;
+  *) echo "ok 2 - second" ;;
+esac
+EOF
+  chmod +x "$BATS_TEST_TMPDIR/suite"
+}
+
+@test "ci/suite: a suite that hangs fails by name at its time limit, and the run goes on" {
+  fake_suite hang
+  SECONDS=0
+  run "$ROOT/ci/suite" test_hang 2 "$BATS_TEST_TMPDIR/h.log" -- "$BATS_TEST_TMPDIR/suite"
+  [ "$status" -eq 0 ]
+  [ "$SECONDS" -lt 30 ]
+  [ "${lines[0]}" = "not ok - test_hang: did not finish within its time limit of 2 s (exit status 124)" ] || { echo "$output"; false; }
+  [ "${lines[1]}" = "not ok - test_hang: planned 2 tests, 1 reported: 1 never ran (exit status 124)" ]
+  [ "${lines[-1]}" = "counts 1 2 0" ]
+}
+
+@test "ci/suite: stderr is kept apart from the TAP (a program's \"ok\" there adds nothing); on stdout it is a problem" {
+  fake_suite stderr
+  run "$ROOT/ci/suite" test_x 30 "$BATS_TEST_TMPDIR/x.log" -- "$BATS_TEST_TMPDIR/suite"
+  [ "$status" -eq 0 ]
+  [ "$output" = "counts 2 0 0" ]
+  run grep -c 'printed by the code' "$BATS_TEST_TMPDIR/x.err"
+  [ "$output" = 1 ]
+  run grep -c 'printed by the code' "$BATS_TEST_TMPDIR/x.log"
+  [ "$output" = 0 ]
+  fake_suite stdout
+  run "$ROOT/ci/suite" test_x 30 "$BATS_TEST_TMPDIR/x.log" -- "$BATS_TEST_TMPDIR/suite"
+  [ "${lines[-1]}" = "counts 2 1 0" ]
+  [[ ${lines[0]} == "not ok - test_x: 1 unnumbered result line(s), not counted"* ]] || { echo "$output"; false; }
+  # a failing suite shows its stderr's last lines
+  printf '#!/bin/sh\necho 1..1\necho "not ok 1 - t"\necho "# t.c:8: error"\necho "boom on stderr" >&2\nexit 1\n' > "$BATS_TEST_TMPDIR/suite"
+  run "$ROOT/ci/suite" test_y 30 "$BATS_TEST_TMPDIR/y.log" -- "$BATS_TEST_TMPDIR/suite"
+  [ "${lines[0]}" = "test_y: not ok 1 - t" ]
+  [ "${lines[1]}" = "# t.c:8: error" ]
+  [[ $output == *"#   boom on stderr"* ]] || { echo "$output"; false; }
+  [ "${lines[-1]}" = "counts 0 1 0" ]
+}
+
+@test "ci/suite: 1..0 fails unless --optional; bad usage exits 2" {
+  printf '#!/bin/sh\necho "1..0 # SKIP nothing here"\n' > "$BATS_TEST_TMPDIR/suite"
+  chmod +x "$BATS_TEST_TMPDIR/suite"
+  run "$ROOT/ci/suite" empty 30 "$BATS_TEST_TMPDIR/e.log" -- "$BATS_TEST_TMPDIR/suite"
+  [ "${lines[-1]}" = "counts 0 1 0" ]
+  run "$ROOT/ci/suite" empty 30 "$BATS_TEST_TMPDIR/e.log" --optional -- "$BATS_TEST_TMPDIR/suite"
+  [ "$output" = "counts 0 0 1" ]
+  run "$ROOT/ci/suite" empty 0 "$BATS_TEST_TMPDIR/e.log" -- true
+  [ "$status" -eq 2 ]
+}
+
+@test "test-all runs every unit binary and every bats file through ci/suite, from \$BUILD/tests (BUILD= honoured)" {
+  run grep -c 'suite "$(basename "$t")" "$unit_limit"' "$ROOT/ci/test-all"
+  [ "$output" = 1 ]
+  run grep -c 'suite "bats/$(basename "$b")" "$bats_limit"' "$ROOT/ci/test-all"
+  [ "$output" = 1 ]
+  run grep -cF 'for t in "$build"/tests/test_*' "$ROOT/ci/test-all"
+  [ "$output" = 1 ]
+  run grep -c 'make -s all unit BUILD="$build"' "$ROOT/ci/test-all"
+  [ "$output" = 1 ]
+  run grep -cE "(^|[^$])build/tests" "$ROOT/ci/test-all"
+  [ "$output" = 0 ]
 }
 
 # figure_tree: a copy of ci/figure-smoke and the TAP helpers in a temporary
@@ -235,7 +364,7 @@ MAKE
   FREEZE=1 PATH=$T/bin:$PATH run "$T/ci/figure-smoke" figure-14
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   [ "$(wc -l < "$T/make.calls")" -eq 2 ]
-  [[ ${lines[0]} == "# figure-smoke: make figure-14 QUICK=1 ended with status 2 after "*" s (the bed: 123 a guest froze, 125 it stopped); its log kept as build/test-logs/figure-smoke-figure-14.log.boot1, booting the bed again" ]] || { echo "$output"; false; }
+  [[ ${lines[0]} == "# figure-smoke: make figure-14 QUICK=1 ended with status 2 after "*" s (the bed: 121 a guest kernel broke, 123 a guest froze, 125 it stopped); its log kept as build/test-logs/figure-smoke-figure-14.log.boot1, booting the bed again" ]] || { echo "$output"; false; }
   # the guest's and the watchdog's words for it follow, as comments
   [[ ${lines[1]} == "#   ci/vm: vm2: its heartbeat is 130 s old"* ]] || { echo "$output"; false; }
   [[ ${lines[2]} == "#   "*"soft lockup"* ]] || { echo "$output"; false; }

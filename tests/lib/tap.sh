@@ -229,7 +229,7 @@ stop_server() {
   server_pid=""
 }
 
-has_rdma_port() { ibv_devinfo 2> /dev/null | grep -q PORT_ACTIVE; }
+has_rdma_port() { ibv_devinfo 2> /dev/null | grep PORT_ACTIVE > /dev/null; }
 
 sanitizer_logs() { # FILE...
   grep -lE 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$@" 2> /dev/null
