@@ -98,7 +98,9 @@ struct admit_stats {
 struct admit {
 	struct admit_conf conf;
 	struct admit_slot *slot;     /* conf.max_handshakes entries */
-	struct pollfd *pfd;          /* 1 + max_handshakes */
+	struct pollfd *pfd;          /* 1 + max_handshakes: the listener, then the waiting slots */
+	unsigned *pslot;             /* pfd[1 + k] is slot pslot[k] (only slots in use are
+				      * polled: poll(2) refuses more entries than RLIMIT_NOFILE) */
 	struct admit_log log;
 	struct admit_stats st;
 	uint64_t backoff_until_ns;   /* accept paused until */

@@ -193,7 +193,8 @@ int admit_init(struct admit *a, const struct admit_conf *c, char *err, size_t er
 			       "must be at least 1");
 	a->slot = calloc(c->max_handshakes, sizeof(*a->slot));
 	a->pfd = calloc(c->max_handshakes + 1u, sizeof(*a->pfd));
-	if (!a->slot || !a->pfd) {
+	a->pslot = calloc(c->max_handshakes, sizeof(*a->pslot));
+	if (!a->slot || !a->pfd || !a->pslot) {
 		admit_free(a);
 		return rb_fail(err, errlen, "admission: out of memory for %u waiting connections",
 			       c->max_handshakes);
@@ -211,6 +212,8 @@ void admit_free(struct admit *a)
 				close(a->slot[i].fd);
 	free(a->slot);
 	free(a->pfd);
+	free(a->pslot);
+	a->pslot = NULL;
 	a->slot = NULL;
 	a->pfd = NULL;
 }
@@ -449,19 +452,25 @@ int admit_next(struct admit *a, int lfd, int timeout_ms, struct admit_peer *out)
 		uint64_t now = timing_now_ns();
 		bool paused = now < a->backoff_until_ns;
 		a->pfd[0] = (struct pollfd){ .fd = paused ? -1 : lfd, .events = POLLIN };
+		unsigned np = 0;
 		for (unsigned i = 0; i < n; i++)
-			a->pfd[1 + i] = (struct pollfd){ .fd = a->slot[i].fd, .events = POLLIN };
+			if (a->slot[i].fd >= 0) {
+				a->pslot[np] = i;
+				a->pfd[1 + np++] = (struct pollfd){ .fd = a->slot[i].fd, .events = POLLIN };
+			}
 		uint64_t left = end > now ? (end - now) / 1000000u : 0;
-		int rc = poll(a->pfd, n + 1, (int)(left < 100 ? left : 100));
+		int rc = poll(a->pfd, np + 1, (int)(left < 100 ? left : 100));
 		if (rc < 0 && errno != EINTR) {
-			rb_error("poll on the control port: %s", strerror(errno));
+			rb_error("poll on the control port (%u descriptors): %s", np + 1, strerror(errno));
 			return -1;
 		}
 		now = timing_now_ns();
-		for (unsigned i = 0; rc > 0 && i < n; i++)
-			if (a->pfd[1 + i].revents && a->slot[i].fd == a->pfd[1 + i].fd &&
+		for (unsigned k = 0; rc > 0 && k < np; k++) {
+			unsigned i = a->pslot[k];
+			if (a->pfd[1 + k].revents && a->slot[i].fd == a->pfd[1 + k].fd &&
 			    read_slot(a, i, now, out))
 				return 1;
+		}
 		expire(a, now);
 		if (rc > 0 && a->pfd[0].revents)
 			for (int k = 0; k < 16; k++) {

@@ -7,6 +7,7 @@
  * connection without HELLO is dropped at its deadline however it trickles).
  */
 #include "unit.h"
+#include <sys/resource.h>
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -338,6 +339,41 @@ static void a_trickling_connection_is_dropped_at_its_deadline(void **state)
 	close(fd);
 }
 
+/* poll(2) refuses more entries than RLIMIT_NOFILE (EINVAL): with 128
+ * waiting slots configured and a limit of 32 descriptors, admit_next still
+ * polls (only the slots in use) and serves a HELLO. */
+static void more_slots_than_the_descriptor_limit(void **state)
+{
+	(void)state;
+	struct rlimit old, low;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = (struct rlimit){ 32, old.rlim_max }; /* the soft limit only: raised back below */
+	struct net *n = NULL;
+	void *st = NULL;
+	net_setup(&st);
+	n = st;
+	admit_free(&n->a);
+	struct admit_conf c = { .max_handshakes = 128, .per_prefix = 16, .bits4 = 24, .bits6 = 64,
+				.hello_ms = 1000, .token = n->token };
+	char err[256];
+	assert_int_equal(admit_init(&n->a, &c, err, sizeof(err)), 0);
+	if (old.rlim_cur < low.rlim_cur)
+		low.rlim_cur = old.rlim_cur;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	struct admit_peer p;
+	assert_int_equal(admit_next(&n->a, n->lfd, 20, &p), 0);
+	int fd = dial(n, "127.0.0.9");
+	send_hello(fd, n->token);
+	int r = 0;
+	for (int i = 0; i < 40 && r == 0; i++)
+		r = admit_next(&n->a, n->lfd, 50, &p);
+	assert_int_equal(r, 1);
+	close(p.fd);
+	close(fd);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	net_teardown(&st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -345,6 +381,7 @@ int main(void)
 		cmocka_unit_test(pick_drops_the_idlest_of_a_full_prefix_then_of_all),
 		cmocka_unit_test(log_limiter_three_lines_per_source_then_a_summary),
 		cmocka_unit_test(escape_shows_control_bytes_and_caps_the_length),
+		cmocka_unit_test(more_slots_than_the_descriptor_limit),
 		cmocka_unit_test_setup_teardown(idle_sockets_of_one_prefix_never_lock_out_a_token_holder,
 						net_setup, net_teardown),
 		cmocka_unit_test_setup_teardown(another_type_is_refused_on_its_header, net_setup,
