@@ -1316,7 +1316,9 @@ static void repeated_note(const struct rb_parse *ps, struct rb_opts *o)
 		const struct given_opt *g = &ps->given[i];
 		if (g->values < 2)
 			continue;
-		snprintf(times, sizeof(times), g->values > 2 ? " (%u values)" : "", g->values);
+		times[0] = '\0';
+		if (g->values > 2)
+			snprintf(times, sizeof(times), " (%u values)", g->values);
 		int w = snprintf(o->repeated + n, cap - n, "%s%s %.60s then %.60s%s", n ? ", " : "",
 				 knob_display(g->k, name, sizeof(name)), g->first, g->text, times);
 		n += w > 0 ? (size_t)w : 0;

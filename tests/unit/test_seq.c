@@ -240,9 +240,15 @@ static void config_checks_name_value_and_fix(void **state)
 	assert_int_equal(v, SEQ_HERD_RPC);
 }
 
-static void config_round_trips_through_a_test_message(void **state)
+/* Every variant's configuration through rdma_seq's own CONFIG message: the
+ * bytes on the wire decode to the same seq_cfg, every SEQ_CFG_FIELDS field
+ * carried (each set to a value of its own, so a swapped or dropped field
+ * fails). */
+static void config_round_trips_through_its_config_message(void **state)
 {
 	(void)state;
+	uint8_t buf[CTRL_HDR_LEN + CTRL_CONFIG_FIXED + SEQ_CFG_NFIELDS * 8];
+	struct ctrl_msg m;
 	for (uint64_t var = 0; var < SEQ_VARIANT_COUNT; var++) {
 		struct seq_cfg a = {
 			.variant = var, .server_threads = 5, .client_threads = 7, .window = 9,
@@ -252,17 +258,58 @@ static void config_round_trips_through_a_test_message(void **state)
 		}, b;
 		a.kv = (struct kv_cfg){ .get_fraction = 0.9, .keys = 1000 + var, .value_bytes = 40,
 					.zipf = var % 2, .theta = 0.99, .validate = var != 0 };
-		struct rb_test t;
-		seq_cfg_to_test(&a, &t);
-		assert_int_equal(seq_cfg_from_test(&t, &b, err, sizeof(err)), 0);
+		a.drtm = (struct drtm_cfg){ .put_fraction = 0.25, .items = 4096 + var, .zipf = 1,
+					    .theta = 0.8, .put_writes = var % 2, .validate = 1 };
+		struct ctrl_config cfg;
+		seq_cfg_to_config(&a, &cfg);
+		size_t n = ctrl_encode_config(buf, sizeof(buf), &cfg);
+		assert_int_equal(n, sizeof(buf));
+		assert_int_equal(ctrl_decode(buf, n, &m, err, sizeof(err)), 0);
+		assert_int_equal(m.type, CTRL_CONFIG);
+		assert_int_equal(seq_cfg_from_config(&m.u.config, &b, err, sizeof(err)), 0);
 		assert_memory_equal(&a, &b, sizeof(a));
 	}
-	/* an rdma_bench point (RC WRITE, 64 bytes) is no sequencer point */
-	struct rb_test t;
+	/* each wire field is its own: distinct values come back in their place */
+	struct seq_wire w, w2;
+	uint64_t *p = (uint64_t *)&w;
+	for (unsigned i = 0; i < SEQ_CFG_NFIELDS; i++)
+		p[i] = 100 + i;
 	struct seq_cfg c;
-	test_defaults(&t);
-	assert_int_equal(seq_cfg_from_test(&t, &c, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "not a sequencer point"));
+	seq_cfg_from_wire(&w, &c);
+	seq_cfg_to_wire(&c, &w2);
+	assert_memory_equal(&w, &w2, sizeof(w));
+}
+
+/* A CONFIG of another version or field count, and rdma_bench's TEST, are
+ * refused by name. */
+static void another_programs_point_is_refused(void **state)
+{
+	(void)state;
+	struct seq_cfg c;
+	struct ctrl_config cfg;
+	seq_cfg_defaults(&c);
+	seq_cfg_to_config(&c, &cfg);
+	cfg.version = SEQ_CFG_VERSION + 1;
+	assert_int_equal(seq_cfg_from_config(&cfg, &c, err, sizeof(err)), -1);
+	assert_err_has(err, "rdma_seq configuration version 2");
+	seq_cfg_to_config(&c, &cfg);
+	cfg.nfields--;
+	assert_int_equal(seq_cfg_from_config(&cfg, &c, err, sizeof(err)), -1);
+	assert_err_has(err, "run the same rdma_seq build at both ends");
+	/* a flag or a fraction beyond what the command line gives */
+	seq_cfg_to_config(&c, &cfg);
+	cfg.f[4] = 2;   /* batch */
+	assert_int_equal(seq_cfg_from_config(&cfg, &c, err, sizeof(err)), -1);
+	assert_err_has(err, "CONFIG field batch 2 is above its maximum 1");
+	seq_cfg_to_config(&c, &cfg);
+	cfg.f[SEQ_CFG_NFIELDS - 6] = 1000001;   /* drtm_put_ppm */
+	assert_int_equal(seq_cfg_from_config(&cfg, &c, err, sizeof(err)), -1);
+	assert_err_has(err, "drtm_put_ppm 1000001");
+	/* rdma_bench's point is a TEST, which no CONFIG can claim to be */
+	uint8_t buf[CTRL_HDR_LEN + CTRL_CONFIG_FIXED + SEQ_CFG_NFIELDS * 8];
+	seq_cfg_to_config(&c, &cfg);
+	cfg.program = CTRL_PROG_RDMA_BENCH;
+	assert_int_equal(ctrl_encode_config(buf, sizeof(buf), &cfg), 0);
 }
 
 int main(void)
@@ -277,7 +324,8 @@ int main(void)
 		cmocka_unit_test(unique_check_names_a_gap_and_a_stray_value),
 		cmocka_unit_test(unique_check_summary_mode_when_values_overflow),
 		cmocka_unit_test(config_checks_name_value_and_fix),
-		cmocka_unit_test(config_round_trips_through_a_test_message),
+		cmocka_unit_test(config_round_trips_through_its_config_message),
+		cmocka_unit_test(another_programs_point_is_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

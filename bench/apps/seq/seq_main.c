@@ -7,9 +7,9 @@
  *   rdma_seq -c HOST --variant atomics|herd-rpc|spec-s0|herd-kv|drtm-kv [knobs]  (--help)
  *
  * The server takes no test flags: the client sends each point's
- * configuration (seq.h: seq_cfg_to_test). One TCP connection per point:
+ * configuration (seq.h: seq_cfg_to_config). One TCP connection per point:
  *   C->S HELLO (the run's token when the server has --token-file);
- *   C->S TEST; S->C SETUP (or ERROR); C->S SETUP; S->C READY; the point
+ *   C->S CONFIG (rdma_seq's own message, ctrl.h); S->C SETUP (or ERROR); C->S SETUP; S->C READY; the point
  *   runs; C->S DONE (values received); S->C DONE (numbers handed out,
  *   responses, doorbells, requests, server CPU ns).
  * The client then checks that the values all its threads received are
@@ -240,7 +240,7 @@ static int parse_where(int ch, const char *arg, struct seq_opts *o, char *err, s
 	return rc;
 }
 
-/* The point's knobs (sent to the server in TEST) and its repetitions:
+/* The point's knobs (sent to the server in CONFIG) and its repetitions:
  * 0 taken, 1 not one of these, -1 error in err. */
 static int parse_knob(int ch, const char *arg, struct seq_opts *o, char *err, size_t errlen)
 {
@@ -545,9 +545,13 @@ static int serve_point(int fd, struct rb_dev *dev, const char *token, char *err,
 	char why[512];
 
 	if (take_hello(fd, &rb, token, err, errlen) ||
-	    ctrl_recv(fd, &rb, &m, CTRL_TEST, 10000, "the client's TEST", err, errlen))
+	    ctrl_recv(fd, &rb, &m, 0, 10000, "the client's CONFIG", err, errlen))
 		goto out;
-	if (seq_cfg_from_test(&m.u.test, &r.cfg, why, sizeof(why)) ||
+	if (m.type != CTRL_CONFIG)
+		snprintf(why, sizeof(why), "the client sent %s where rdma_seq's CONFIG belongs%s",
+			 ctrl_type_name(m.type), m.type == CTRL_TEST ? " (an rdma_bench point; "
+			 "this server is rdma_seq: run rdma_seq -c, or rdma_bench -s)" : "");
+	if (m.type != CTRL_CONFIG || seq_cfg_from_config(&m.u.config, &r.cfg, why, sizeof(why)) ||
 	    seq_cfg_validate(&r.cfg, cpus, why, sizeof(why)) ||
 	    check_device(&r.cfg, dev, true, why, sizeof(why))) {
 		char reason[600];
@@ -911,7 +915,7 @@ static void build_row(struct row *row, const struct seq_opts *o, const struct rb
 }
 
 /* HELLO: who the client is and the run's token (--token-file; "" = none).
- * The server checks the token before it reads the point's TEST. */
+ * The server checks the token before it reads the point's CONFIG. */
 static int send_hello(int fd, const struct seq_opts *o, const struct rb_dev *dev, int tmo,
 		      char *err, size_t errlen)
 {
@@ -929,15 +933,15 @@ static int send_hello(int fd, const struct seq_opts *o, const struct rb_dev *dev
 	return ctrl_send(fd, buf, n, tmo, err, errlen);
 }
 
-/* Connect, send HELLO and the point's TEST, wait for the server's SETUP
+/* Connect, send HELLO and the point's CONFIG, wait for the server's SETUP
  * (into m). 0 ok (*fd open), 2 refused by either end or no server
  * (res->reason set), -1 error in err. */
 static int point_open(const struct seq_opts *o, const struct rb_dev *dev, int tmo, int *fd,
 		      struct ctrl_rbuf *rb, struct ctrl_msg *m, struct seq_result *res, char *err,
 		      size_t errlen)
 {
-	struct rb_test t;
-	uint8_t buf[CTRL_HDR_LEN + RB_TEST_NFIELDS * 8 + 64];
+	struct ctrl_config cfg;
+	uint8_t buf[CTRL_HDR_LEN + CTRL_CONFIG_FIXED + SEQ_CFG_NFIELDS * 8];
 
 	if (check_device(&o->cfg, dev, false, err, errlen)) {
 		snprintf(res->reason, sizeof(res->reason), "refused by the client: %s", err);
@@ -951,8 +955,8 @@ static int point_open(const struct seq_opts *o, const struct rb_dev *dev, int tm
 			 "'rdma_seq -s', port %u by default)", err, SEQ_DEFAULT_PORT);
 		return 2;
 	}
-	seq_cfg_to_test(&o->cfg, &t);
-	size_t n = ctrl_encode_test(buf, sizeof(buf), &t);
+	seq_cfg_to_config(&o->cfg, &cfg);
+	size_t n = ctrl_encode_config(buf, sizeof(buf), &cfg);
 	if (send_hello(*fd, o, dev, tmo, err, errlen) || !n ||
 	    ctrl_send(*fd, buf, n, tmo, err, errlen))
 		return -1;
