@@ -46,7 +46,7 @@ LIB_NAMES   := cm cpustat ctrl ctrl_sock ctx device env errbuf gate guard guard_
                units verb
 MODEL_NAMES := pcie_model pcie_host
 RB_NAMES    := client server report
-APP_NAMES   := rt/seq_rt rt/rpc seq/seq seq/seq_atomics seq/seq_herd seq/seq_spec \
+APP_NAMES   := rt/seq_rt rt/rpc seq/seq seq/seq_opts seq/seq_atomics seq/seq_herd seq/seq_spec \
                kv/kv kv/mica kv/drtm kv/drtm_kv kv/seq_kv kv/zipf
 LIB_OBJ   := $(LIB_NAMES:%=$(OBJ)/lib/%.o) $(MODEL_NAMES:%=$(OBJ)/model/%.o)
 RB_OBJ    := $(RB_NAMES:%=$(OBJ)/rdma_bench/%.o)
@@ -59,12 +59,15 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: all bench-harness debug test unit bats smoke bench clean deps sanitize \
         mutate coverage model
-all: rdma_bench rdma_seq experiments/lib/knobs.tsv $(BUILD)/rb_model
+all: rdma_bench rdma_seq experiments/lib/knobs.tsv experiments/lib/knobs-rdma_seq.tsv $(BUILD)/rb_model
 
 # The runner's copy of the knob table (experiments/lib/params.sh reads it):
 # rewritten only when rdma_bench --list-knobs prints something else.
 experiments/lib/knobs.tsv: rdma_bench
 	@./rdma_bench --list-knobs > $@.tmp && { cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@; }
+# rdma_seq's, for experiments whose [run] bin is rdma_seq
+experiments/lib/knobs-rdma_seq.tsv: rdma_seq
+	@./rdma_seq --list-knobs > $@.tmp && { cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@; }
 
 # The PCIe model's command line (bench/model/model_main.c): pure arithmetic,
 # linked without the verbs libraries, so it runs on any host.

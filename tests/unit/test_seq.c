@@ -8,6 +8,7 @@
 #include "unit.h"
 
 #include "seq.h"
+#include "seq_opts.h"
 
 static char err[512];
 
@@ -312,6 +313,69 @@ static void another_programs_point_is_refused(void **state)
 	assert_int_equal(ctrl_encode_config(buf, sizeof(buf), &cfg), 0);
 }
 
+/* rdma_seq's table gives the configuration seq_cfg_defaults does (the
+ * server's and the tests' defaults), and refuses what its rules refuse. */
+static void options_from_its_table(void **state)
+{
+	(void)state;
+	static struct seq_opts o;
+	struct seq_cfg d;
+	char *ok[] = { "rdma_seq", "-c", "h", "--variant", "spec-s0", NULL };
+	seq_cfg_defaults(&d);
+	assert_int_equal(seq_opts_parse(5, ok, &o, err, sizeof(err)), 0);
+	assert_memory_equal(&o.cfg, &d, sizeof(d));
+	assert_int_equal(o.rb.port, SEQ_DEFAULT_PORT);
+	assert_int_equal(o.rb.connect_timeout_s, 10);
+	char *kv[] = { "rdma_seq", "-c", "h", "--variant", "herd-rpc", "--kv", "get=0.5", NULL };
+	assert_int_equal(seq_opts_parse(7, kv, &o, err, sizeof(err)), -1);
+	assert_err_has(err, "--kv with --variant herd-rpc");
+	char *srv[] = { "rdma_seq", "-s", "--batch", "off", NULL };
+	assert_int_equal(seq_opts_parse(4, srv, &o, err, sizeof(err)), -1);
+	assert_err_has(err, "--batch given to the server");
+	char *at[] = { "rdma_seq", "-c", "h", "--variant", "atomics", "-w", "9", NULL };
+	assert_int_equal(seq_opts_parse(7, at, &o, err, sizeof(err)), 0);
+	assert_int_equal(o.cfg.server_threads, 0);
+	assert_int_equal(o.cfg.window, 9);
+}
+
+/* The rows both programs have are one definition: the same short letter,
+ * type, range and role in rdma_bench's table and rdma_seq's. */
+static void shared_rows_are_spelled_once(void **state)
+{
+	(void)state;
+	static const char *const shared[] = {
+		"server", "client", "port", "bind", "token-file", "once", "ib-dev", "ib-port",
+		"gid-index", "reps", "rep-first", "connect-timeout", "timeout", "csv", "json",
+		"run-id", "proc-index", "quiet", "dry-run", "list-knobs", "help", "version",
+	};
+	const struct rb_cli *a = opts_cli(), *b = seq_cli();
+	for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]); i++) {
+		const struct rb_knob *ka = NULL, *kb = NULL;
+		for (size_t k = 0; k < a->nknobs; k++)
+			if (!strcmp(a->knobs[k].name, shared[i]) && !(a->knobs[k].flags & RB_KF_HELP2))
+				ka = &a->knobs[k];
+		for (size_t k = 0; k < b->nknobs; k++)
+			if (!strcmp(b->knobs[k].name, shared[i]))
+				kb = &b->knobs[k];
+		if (!ka || !kb)
+			fail_msg("--%s missing from %s", shared[i], ka ? "rdma_seq" : "rdma_bench");
+		assert_int_equal(ka->shortopt, kb->shortopt);
+		assert_int_equal(ka->type, kb->type);
+		assert_true(ka->lo == kb->lo && ka->hi == kb->hi);
+		assert_int_equal(ka->flags & (RB_KF_SERVER | RB_KF_BOTH),
+				 kb->flags & (RB_KF_SERVER | RB_KF_BOTH));
+		assert_string_equal(ka->help, kb->help);
+	}
+	/* no short letter means two things in one program, or two in both */
+	for (size_t k = 0; k < b->nknobs; k++)
+		for (size_t j = 0; j < a->nknobs; j++)
+			if (b->knobs[k].shortopt && b->knobs[k].shortopt == a->knobs[j].shortopt &&
+			    strcmp(b->knobs[k].name, a->knobs[j].name) &&
+			    !(a->knobs[j].flags & RB_KF_ALIAS) && strcmp(a->knobs[j].name, "size"))
+				fail_msg("-%c is --%s in rdma_seq and --%s in rdma_bench",
+					 b->knobs[k].shortopt, b->knobs[k].name, a->knobs[j].name);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -326,6 +390,8 @@ int main(void)
 		cmocka_unit_test(config_checks_name_value_and_fix),
 		cmocka_unit_test(config_round_trips_through_its_config_message),
 		cmocka_unit_test(another_programs_point_is_refused),
+		cmocka_unit_test(options_from_its_table),
+		cmocka_unit_test(shared_rows_are_spelled_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -42,13 +42,13 @@ void seq_cfg_defaults(struct seq_cfg *c)
 		.variant = SEQ_SPEC_S0,
 		.server_threads = 1,
 		.client_threads = 1,
-		.window = 4,
+		.window = SEQ_DEFAULT_WINDOW,
 		.batch = 1,
 		.ud_qps = 1,
 		.start = 0,
 		.duration_ms = 1000,
 		.warmup_ms = 200,
-		.timeout_ms = 60000,
+		.timeout_ms = 120000,   /* the shared --timeout row's (options.h) */
 		.idle_yield = 1,
 	};
 	kv_cfg_defaults(&c->kv);

@@ -40,6 +40,7 @@
 
 /* Limits of the command line (not of a device). */
 #define SEQ_MAX_WINDOW          1024u  /* requests outstanding per client thread */
+#define SEQ_DEFAULT_WINDOW      4u
 #define SEQ_MAX_SERVER_THREADS  64u
 #define SEQ_MAX_CLIENT_THREADS  64u
 #define SEQ_MAX_UD_QPS          16u    /* response QPs per server thread */
