@@ -125,6 +125,17 @@ struct ctrl_config {
 int ctrl_config_expect(const struct ctrl_config *c, uint16_t program, uint16_t version,
 		       uint32_t nfields, char *err, size_t errlen);
 
+/*
+ * A configuration refused before anything is measured (a value above a
+ * device cap, below what the point needs, or a mismatch of the two ends)
+ * is a usage error whichever side detects it: the server's ERROR reason
+ * starts with this prefix; the client's row says "refused by the client: "
+ * or "refused by the server: " and the reason, status "skipped", and the
+ * run exits 2 (docs/rdma_bench.md, "Exit status"). Every program's server
+ * and client keep this convention.
+ */
+#define RB_REFUSED_PREFIX "refused: "
+
 /* Client processes one start barrier can hold (--procs). */
 #define CTRL_MAX_PROCS    4096u
 

@@ -46,6 +46,9 @@
 #define SEQ_MAX_UD_QPS          16u    /* response QPs per server thread */
 #define SEQ_BATCH_MAX           32u    /* --batch on: responses per doorbell at most
                                           (one poll pass; RB_POLL_BATCH receives) */
+/* The schema_version of rdma_seq's rows (docs/csv.md, "rdma_seq rows"):
+ * its own, as its columns are. */
+#define SEQ_SCHEMA_VERSION      1u
 #define SEQ_SLOT_BYTES          64u    /* herd-rpc request slot: one cache line */
 
 enum seq_variant { SEQ_ATOMICS = 0, SEQ_HERD_RPC, SEQ_SPEC_S0, SEQ_HERD_KV, SEQ_DRTM_KV,

@@ -36,10 +36,8 @@
 #include "hist.h"
 #include "log.h"
 #include "output.h"
-#include "report.h"
 #include "seq_opts.h"
 #include "seq_rt.h"
-#include "session.h"
 #include "timing.h"
 #include "units.h"
 
@@ -414,7 +412,7 @@ static void row_config(struct row *row, const struct seq_opts *o, const struct r
 {
 	const struct seq_cfg *c = &o->cfg;
 
-	row_set_u64(row, "schema_version", RB_SCHEMA_VERSION);
+	row_set_u64(row, "schema_version", SEQ_SCHEMA_VERSION);
 	row_set_text(row, "run_id", o->rb.run_id);
 	row_set_u64(row, "proc_index", o->rb.proc_index);
 	row_set_str(row, "role", "client");
