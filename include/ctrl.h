@@ -87,13 +87,21 @@ enum ctrl_type {
  * fields: RB_TEST_FIELDS in options.h); every other program sends its point
  * as CONFIG with its own id and its own configuration version, so that no
  * field of one program's message carries another's meaning. Ids are
- * assigned here, once, so two programs never share one.
+ * assigned here, once, so two programs never share one: a new program is
+ * one line of CTRL_PROGRAMS(X): X(NAME, next id, "its name").
  */
+#define CTRL_PROGRAMS(X)                                                  \
+	X(RDMA_BENCH, 1, "rdma_bench")  /* its point is TEST, not CONFIG */ \
+	X(RDMA_SEQ, 2, "rdma_seq")      /* SEQ_CFG_FIELDS (bench/apps/seq/seq.h) */
 enum ctrl_program {
-	CTRL_PROG_RDMA_BENCH = 1,  /* its point is TEST, not CONFIG */
-	CTRL_PROG_RDMA_SEQ = 2,    /* SEQ_CFG_FIELDS (bench/apps/seq/seq.h) */
-	CTRL_PROG_LAST = CTRL_PROG_RDMA_SEQ,
+#define CTRL_X_PROG(id, n, name) CTRL_PROG_##id = n,
+	CTRL_PROGRAMS(CTRL_X_PROG)
+#undef CTRL_X_PROG
 };
+/* Ids are 1, 2, ... in CTRL_PROGRAMS order: the last is their count. */
+#define CTRL_X_COUNT(id, n, name) +1
+enum { CTRL_PROG_LAST = 0 CTRL_PROGRAMS(CTRL_X_COUNT) };
+#undef CTRL_X_COUNT
 /* "rdma_bench", "rdma_seq"; "?" for an id not assigned. */
 const char *ctrl_program_name(uint16_t program);
 

@@ -218,8 +218,9 @@ size_t ctrl_encode_test(uint8_t *buf, size_t cap, const struct rb_test *t)
 const char *ctrl_program_name(uint16_t program)
 {
 	switch (program) {
-	case CTRL_PROG_RDMA_BENCH: return "rdma_bench";
-	case CTRL_PROG_RDMA_SEQ: return "rdma_seq";
+#define CTRL_X_NAME(id, n, name) case n: return name;
+	CTRL_PROGRAMS(CTRL_X_NAME)
+#undef CTRL_X_NAME
 	default: return "?";
 	}
 }
