@@ -58,3 +58,29 @@ add_hello() {
   [ "${#lines[@]}" -le 3 ]
   [ "${#lines[@]}" -eq 2 ]
 }
+
+# The add-a-knob recipe in a scratch copy: a sent knob of rdma_bench is its
+# field at the end of RB_TEST_FIELDS (options.h) and its row in knobs[]
+# (options.c); the parser, its range, --help, --list-knobs and the TEST
+# message carry it with no other change (tests/unit/knob_dummy.c walks the
+# same recipe in the unit tests, with its TEST round trip).
+@test "add a knob: 2 files, and rdma_bench parses, lists and refuses it" {
+  sed -i -E 's/^(\tX\(seed\) X\(timeout_ms\) X\(read_completion\))/\1 X(greeting)/' "$CO/include/options.h"
+  grep -q 'X(greeting)' "$CO/include/options.h"
+  sed -i -E '/^\tRB_ROW_LIST_KNOBS\(\),$/ i\	{ .name = "greeting", .arg = "N", NUM, T(greeting), .hi = 5, .def = 1,\n\t  .col = "greeting", .help = "the recipe'"'"'s knob, 0..5 (%D)" },' "$CO/bench/lib/options.c"
+  grep -q '"greeting"' "$CO/bench/lib/options.c"
+  run make -C "$CO" -j2 -s rdma_bench
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  run "$CO/rdma_bench" --help
+  [[ $output == *"--greeting N"*"the recipe's knob, 0..5 (1)"* ]] || { echo "$output"; false; }
+  run "$CO/rdma_bench" --list-knobs
+  [[ $output == *$'--greeting\t-\tN\tnum\t1\t0..5\tgreeting\tgreeting\tsent\tclient'* ]] || { echo "$output"; false; }
+  run "$CO/rdma_bench" -c h --greeting 6
+  [ "$status" -eq 2 ]
+  [[ $output == *"--greeting: 6 is above the maximum 5"* ]] || { echo "$output"; false; }
+  run "$CO/rdma_bench" -c h --greeting 4 --dry-run
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  run bash -c "cd '$CO' && git status --porcelain | grep -v 'build/\|rdma_bench$'"
+  echo "$output"
+  [ "${#lines[@]}" -eq 2 ]
+}
