@@ -124,3 +124,12 @@ run_co() { run "$CO/experiments/run" seqtiny --quick --out "$BATS_TEST_TMPDIR/re
   [[ $output == *"[run] companion = rb: no $CO/experiments/seqtiny/rb/params"* ]] || { echo "$output"; false; }
   [ ! -e "$BATS_TEST_TMPDIR/results/seqtiny/comp3/joblog" ]
 }
+
+@test "lib/knobs-rdma_seq.tsv is rdma_seq's --list-knobs (make keeps it)" {
+  [ -x "$ROOT/rdma_seq" ] || make -s -C "$ROOT" all > /dev/null
+  run bash -c "'$ROOT/rdma_seq' --list-knobs | diff - '$ROOT/experiments/lib/knobs-rdma_seq.tsv'"
+  [ "$status" -eq 0 ] || { echo "$output (make rewrites it)"; false; }
+  # ten fields a line, as rdma_bench's (params.sh reads both alike)
+  run awk -F'\t' 'NF != 10 {print NR": "NF" fields"}' "$ROOT/experiments/lib/knobs-rdma_seq.tsv"
+  [ -z "$output" ] || { echo "$output"; false; }
+}
