@@ -56,7 +56,7 @@ LIB_NAMES   := admit cm cpustat ctrl ctrl_sock ctx ctx_qp device env errbuf gate
                post_check post_err post_req post_resp qp signals timing units verb
 MODEL_NAMES := pcie_model pcie_host
 RB_NAMES    := client server report
-APP_NAMES   := rt/seq_rt rt/rpc seq/seq seq/seq_atomics seq/seq_herd seq/seq_spec \
+APP_NAMES   := rt/seq_rt rt/rpc seq/seq seq/seq_opts seq/seq_atomics seq/seq_herd seq/seq_spec \
                kv/kv kv/mica kv/drtm kv/drtm_kv kv/seq_kv kv/zipf
 LIB_OBJ   := $(LIB_NAMES:%=$(OBJ)/lib/%.o) $(MODEL_NAMES:%=$(OBJ)/model/%.o)
 RB_OBJ    := $(RB_NAMES:%=$(OBJ)/rdma_bench/%.o)
@@ -69,7 +69,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: all bench-harness debug test unit bats smoke bench clean deps sanitize \
         mutate coverage model
-all: rdma_bench rdma_seq experiments/lib/knobs.tsv $(BUILD)/rb_model build/libnulldev.so
+all: rdma_bench rdma_seq experiments/lib/knobs.tsv experiments/lib/knobs-rdma_seq.tsv $(BUILD)/rb_model build/libnulldev.so
 
 # The null RDMA device (tests/nulldev/README.md): an LD_PRELOAD library that
 # lets the unmodified programs (and perftest) run on a host with no RDMA
@@ -91,6 +91,9 @@ build/nulldev-floor: tests/nulldev/floor/floor.c
 # rewritten only when rdma_bench --list-knobs prints something else.
 experiments/lib/knobs.tsv: rdma_bench
 	@./rdma_bench --list-knobs > $@.tmp && { cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@; }
+# rdma_seq's, for experiments whose [run] bin is rdma_seq
+experiments/lib/knobs-rdma_seq.tsv: rdma_seq
+	@./rdma_seq --list-knobs > $@.tmp && { cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@; }
 
 # The PCIe model's command line (bench/model/model_main.c): pure arithmetic,
 # linked without the verbs libraries, so it runs on any host.

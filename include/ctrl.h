@@ -3,7 +3,7 @@
  *
  * Wire format (all integers big-endian, no padding):
  *
- *   header, 12 bytes:  u32 magic 0x52424331 ("RBC1") | u16 version (3)
+ *   header, 12 bytes:  u32 magic 0x52424331 ("RBC1") | u16 version (CTRL_VERSION)
  *                      | u16 type | u32 payload length (bytes after header)
  *   payload:           type-specific, fixed order, described per type below.
  *   strings:           u16 length + bytes (no NUL), length <= the field cap.
@@ -40,7 +40,9 @@
  * Version 2 added GATE, GO and TIME (version 1 had types 1..7 only);
  * version 3 added CPU (a version 2 peer is refused at its HELLO); version 4
  * added GATE's go_us (the adaptive lead of the start barrier, gate.h);
- * version 5 added DONE's arrive_ns and send_ns.
+ * version 5 added DONE's arrive_ns and send_ns; version 6 added CONFIG
+ * (an application program's point: rdma_seq's configuration, which
+ * earlier versions carried in TEST fields of other meanings).
  *   C->S BYE.  Either side may send ERROR (reason) at any time, then closes.
  */
 #ifndef RDMA_BENCH_CTRL_H
@@ -54,7 +56,7 @@
 #include "perfcount.h"
 
 #define CTRL_MAGIC        UINT32_C(0x52424331)
-#define CTRL_VERSION      5u
+#define CTRL_VERSION      6u
 #define CTRL_HDR_LEN      12u
 #define CTRL_MAX_QPS      RB_MAX_QPS_TOTAL
 #define CTRL_SETUP_FIXED  76u                     /* SETUP bytes before the QP list */
@@ -76,8 +78,71 @@ enum ctrl_type {
 	CTRL_GO = 9,
 	CTRL_TIME = 10,
 	CTRL_CPU = 11,
+	CTRL_CONFIG = 12,
 };
-#define CTRL_TYPE_LAST CTRL_CPU   /* types are 1..CTRL_TYPE_LAST */
+#define CTRL_TYPE_LAST CTRL_CONFIG   /* types are 1..CTRL_TYPE_LAST */
+
+/*
+ * The programs that speak this protocol. rdma_bench's point is TEST (its
+ * fields: RB_TEST_FIELDS in options.h); every other program sends its point
+ * as CONFIG with its own id and its own configuration version, so that no
+ * field of one program's message carries another's meaning. Ids are
+ * assigned here, once, so two programs never share one: a new program is
+ * one line of CTRL_PROGRAMS(X): X(NAME, next id, "its name").
+ */
+#define CTRL_PROGRAMS(X)                                                  \
+	X(RDMA_BENCH, 1, "rdma_bench")  /* its point is TEST, not CONFIG */ \
+	X(RDMA_SEQ, 2, "rdma_seq")      /* SEQ_CFG_FIELDS (bench/apps/seq/seq.h) */
+enum ctrl_program {
+#define CTRL_X_PROG(id, n, name) CTRL_PROG_##id = n,
+	CTRL_PROGRAMS(CTRL_X_PROG)
+#undef CTRL_X_PROG
+};
+/* Ids are 1, 2, ... in CTRL_PROGRAMS order: the last is their count. */
+#define CTRL_X_COUNT(id, n, name) +1
+enum { CTRL_PROG_LAST = 0 CTRL_PROGRAMS(CTRL_X_COUNT) };
+#undef CTRL_X_COUNT
+/* "rdma_bench", "rdma_seq"; "?" for an id not assigned. */
+const char *ctrl_program_name(uint16_t program);
+
+/*
+ * CONFIG (client -> server, protocol version 6): one point of an
+ * application program, in place of TEST.
+ *   u16 program | u16 version | u32 nfields | nfields x u64
+ * program: enum ctrl_program (not rdma_bench's, whose point is TEST);
+ * version: that program's own configuration version (1 and up); nfields
+ * 1..CTRL_CONFIG_MAX_FIELDS, the payload exactly 8 + 8 * nfields bytes.
+ * The fields' names and meaning are the program's alone (its X-macro, e.g.
+ * SEQ_CFG_FIELDS); the decoder checks only this shape, and the receiving
+ * program checks the id, version and count (ctrl_config_expect) before it
+ * reads a field.
+ */
+#define CTRL_CONFIG_MAX_FIELDS 64u
+#define CTRL_CONFIG_FIXED      8u
+struct ctrl_config {
+	uint16_t program, version;
+	uint32_t nfields;
+	uint64_t f[CTRL_CONFIG_MAX_FIELDS];
+};
+/*
+ * The receiver's check of a decoded CONFIG: it is program's (else "a
+ * <name> point, and this server is <program's name>: ..."), its version is
+ * version, and it has nfields fields. 0, or -1 with err naming what differs
+ * and the fix (the same program and version at both ends).
+ */
+int ctrl_config_expect(const struct ctrl_config *c, uint16_t program, uint16_t version,
+		       uint32_t nfields, char *err, size_t errlen);
+
+/*
+ * A configuration refused before anything is measured (a value above a
+ * device cap, below what the point needs, or a mismatch of the two ends)
+ * is a usage error whichever side detects it: the server's ERROR reason
+ * starts with this prefix; the client's row says "refused by the client: "
+ * or "refused by the server: " and the reason, status "skipped", and the
+ * run exits 2 (docs/rdma_bench.md, "Exit status"). Every program's server
+ * and client keep this convention.
+ */
+#define RB_REFUSED_PREFIX "refused: "
 
 /* Client processes one start barrier can hold (--procs). */
 #define CTRL_MAX_PROCS    4096u
@@ -255,6 +320,7 @@ struct ctrl_msg {
 		struct ctrl_go go;
 		struct ctrl_time time;
 		struct ctrl_cpu cpu;
+		struct ctrl_config config;
 	} u;
 };
 
@@ -298,6 +364,9 @@ size_t ctrl_encode_gate(uint8_t *buf, size_t cap, const struct ctrl_gate *g);
 size_t ctrl_encode_go(uint8_t *buf, size_t cap, const struct ctrl_go *g);
 size_t ctrl_encode_time(uint8_t *buf, size_t cap, uint64_t ns);
 size_t ctrl_encode_cpu(uint8_t *buf, size_t cap, const struct ctrl_cpu *c);
+/* CONFIG; 0 also for program rdma_bench or an id not assigned, version 0,
+ * or nfields outside 1..CTRL_CONFIG_MAX_FIELDS. */
+size_t ctrl_encode_config(uint8_t *buf, size_t cap, const struct ctrl_config *c);
 /* Bytes a SETUP with nqp QPs needs. */
 size_t ctrl_setup_size(uint32_t nqp);
 

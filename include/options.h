@@ -270,7 +270,10 @@ enum rb_knob_type {
 	RB_KT_FLAG,  /* no value: stores 1 */
 	RB_KT_STR,   /* text into a char array of width bytes */
 };
-enum rb_knob_where { RB_KW_NONE, RB_KW_TEST, RB_KW_OPTS };
+/* Where a row's value lives: rdma_bench's struct rb_test (sent in TEST),
+ * struct rb_opts (the rows every program shares, and rdma_bench's local
+ * ones), or the program's own struct (RB_KW_APP: opts_parse_cli's app). */
+enum rb_knob_where { RB_KW_NONE, RB_KW_TEST, RB_KW_OPTS, RB_KW_APP };
 struct rb_parse; /* what opts_parse keeps between options (bench/lib/options.c) */
 enum {
 	RB_KF_SERVER  = 1u << 0, /* a server option (the client ignores it unless RB_KF_LIMIT) */
@@ -281,6 +284,7 @@ enum {
 	RB_KF_AUTO    = 1u << 5, /* the default is computed (--list-knobs says auto) */
 	RB_KF_HELP2   = 1u << 6, /* a second help line of an option listed earlier */
 	RB_KF_NOWIRE  = 1u << 7, /* its range check on a TEST is a rule of test_validate */
+	RB_KF_SENT    = 1u << 8, /* an RB_KW_APP field its program sends to its server */
 };
 /* An option's own parsing of its argument arg (NULL for a flag) into o;
  * 0, or -1 with err (the command line is refused: exit 2). */
@@ -312,6 +316,139 @@ struct rb_knob {
 };
 /* The rows, in --help order; *n is set to their count. */
 const struct rb_knob *opts_knobs(size_t *n);
+
+/*
+ * One program's command line: its knob table and the text around it. The
+ * parser, --help, --list-knobs and the range checks are the same code for
+ * every program (bench/lib/options.c); rdma_bench's is opts_cli(), an
+ * application declares its own (bench/apps/seq/seq_opts.c). The rows every
+ * program has are the RB_ROW_* macros below, so they are spelled, lettered
+ * and ranged once.
+ */
+struct rb_cli {
+	const char *prog;              /* "rdma_bench": messages, --help */
+	const struct rb_knob *knobs;   /* its rows, in --help order (an array) */
+	size_t nknobs;
+	const char *synopsis;          /* --help's usage lines */
+	const char *epilog;            /* --help's closing text (the exit status) */
+	/* A client's own rules once every option is parsed (o and app hold the
+	 * values, ps says what was given): 0, or -1 with err. NULL: none. */
+	int (*client_finish)(struct rb_opts *o, void *app, const struct rb_parse *ps, char *err,
+			     size_t errlen);
+};
+#define RB_CLI_MAX_KNOBS 256u
+
+/* rdma_bench's command line (the table above). */
+const struct rb_cli *opts_cli(void);
+
+/*
+ * Parse argv for program cli into *o (the shared rows' fields, and
+ * rdma_bench's) and *app (its RB_KW_APP rows' fields; NULL when it has
+ * none), after filling both with the rows' defaults. A server (-s) refuses
+ * any client row ("--X given to the server"). Returns 0 ok, 1 when --help
+ * or --list-knobs was printed or --version given (o->version: the caller
+ * prints it; exit 0), -1 on error with err (exit 2).
+ */
+int opts_parse_cli(const struct rb_cli *cli, int argc, char **argv, struct rb_opts *o, void *app,
+		   char *err, size_t errlen);
+/* --help and --list-knobs of program cli (the formats of opts_usage and
+ * opts_list_knobs: docs/rdma_bench.md, "Knob list"). */
+void opts_usage_cli(const struct rb_cli *cli, FILE *f);
+void opts_list_knobs_cli(const struct rb_cli *cli, FILE *f);
+/* Inside a row's act or a client_finish: the program's struct, and
+ * whether the option named name (long, without "--") was given. */
+void *opts_app(const struct rb_parse *ps);
+bool opts_given(const struct rb_parse *ps, const char *name);
+
+/* The shared rows' own parsers (role, run id, and the printing options). */
+extern rb_knob_act opts_act_server, opts_act_client, opts_act_run_id, opts_act_help,
+	opts_act_version, opts_act_list;
+
+/* A row's field: of struct rb_opts (shared rows) or struct rb_test. */
+#define RB_AT_OPTS(f) .where = RB_KW_OPTS, .off = offsetof(struct rb_opts, f), \
+		      .width = sizeof(((struct rb_opts *)0)->f)
+#define RB_AT_TEST(f) .where = RB_KW_TEST, .off = offsetof(struct rb_test, f), \
+		      .width = sizeof(((struct rb_test *)0)->f)
+
+/*
+ * The rows every program shares: one definition each (spelling, short
+ * letter, range, help), perftest's spelling where it has one (-d/--ib-dev,
+ * -i/--ib-port, -x/--gid-index, -p/--port). The arguments add what differs
+ * by program: the --help section heading, a default (the TCP port), and
+ * --timeout's field (it travels in each program's own message).
+ */
+#define RB_ROW_SERVER(...) { .name = "server", .shortopt = 's', .type = RB_KT_FLAG, .hi = 1, \
+	.flags = RB_KF_SERVER, .act = opts_act_server, \
+	.help = "be the server: serve clients until killed (takes no test options:\n" \
+		"each client sends its point's configuration)", __VA_ARGS__ }
+#define RB_ROW_PORT(...) { .name = "port", .shortopt = 'p', .arg = "N", .type = RB_KT_NUM, \
+	RB_AT_OPTS(port), .lo = 1, .hi = 65535, .flags = RB_KF_BOTH, \
+	.help = "TCP control port (default %D)", __VA_ARGS__ }
+#define RB_ROW_BIND(...) { .name = "bind", .arg = "ADDR", .type = RB_KT_STR, \
+	RB_AT_OPTS(bind_addr), .flags = RB_KF_SERVER, \
+	.help = "listen on ADDR only (default: all addresses, IPv4 and IPv6)", __VA_ARGS__ }
+#define RB_ROW_TOKEN_FILE(...) { .name = "token-file", .arg = "FILE", .type = RB_KT_STR, \
+	RB_AT_OPTS(token_file), .flags = RB_KF_BOTH, \
+	.help = "a shared token in FILE (mode 600, first line, 16-64 printable\n" \
+		"bytes): the server refuses a client without it (constant-time\n" \
+		"compare); the client sends it in HELLO", __VA_ARGS__ }
+#define RB_ROW_ONCE(...) { .name = "once", .type = RB_KT_FLAG, .hi = 1, RB_AT_OPTS(once), \
+	.flags = RB_KF_SERVER, .help = "exit after one session (status = that session's)", \
+	__VA_ARGS__ }
+#define RB_ROW_IB_DEV(...) { .name = "ib-dev", .shortopt = 'd', .arg = "NAME", \
+	.type = RB_KT_STR, RB_AT_OPTS(dev_name), .flags = RB_KF_BOTH, \
+	.help = "RDMA device (default: first with an ACTIVE port)", __VA_ARGS__ }
+#define RB_ROW_IB_PORT(...) { .name = "ib-port", .shortopt = 'i', .arg = "N", .type = RB_KT_NUM, \
+	RB_AT_OPTS(ib_port), .lo = 1, .hi = 255, .flags = RB_KF_BOTH | RB_KF_AUTO, \
+	.help = "the device's port (default: first ACTIVE; the TCP port is -p)", __VA_ARGS__ }
+#define RB_ROW_GID_INDEX(...) { .name = "gid-index", .shortopt = 'x', .arg = "N", \
+	.type = RB_KT_NUM, RB_AT_OPTS(gid_index), .lo = 0, .hi = 65535, .def = (uint64_t)-1, \
+	.flags = RB_KF_BOTH | RB_KF_AUTO, \
+	.help = "GID index (default: the best GID of the netdev that routes to the\n" \
+		"peer, or of --gid-ip / --netdev: RoCE v2, global, IPv4 first)", __VA_ARGS__ }
+#define RB_ROW_CLIENT(...) { .name = "client", .shortopt = 'c', .arg = "HOST", \
+	.type = RB_KT_STR, RB_AT_OPTS(host), .act = opts_act_client, \
+	.help = "be the client of the server at HOST", __VA_ARGS__ }
+#define RB_ROW_REPS(...) { .name = "reps", .arg = "R", .type = RB_KT_NUM, RB_AT_OPTS(reps), \
+	.lo = 1, .hi = 100000, .def = 1, .help = "repetitions of every point (default %D)", \
+	__VA_ARGS__ }
+#define RB_ROW_REP_FIRST(...) { .name = "rep-first", .arg = "N", .type = RB_KT_NUM, \
+	RB_AT_OPTS(rep_first), .hi = 1000000, \
+	.help = "the rep column of the first repetition (default %D; a runner\n" \
+		"that repeats the process gives its own repetition number)", __VA_ARGS__ }
+#define RB_ROW_CONNECT_TIMEOUT(...) { .name = "connect-timeout", .arg = "S", .type = RB_KT_NUM, \
+	RB_AT_OPTS(connect_timeout_s), .lo = 1, .hi = 3600, .def = 10, \
+	.help = "retry the control connection for S s (%D)", __VA_ARGS__ }
+#define RB_ROW_TIMEOUT(...) { .name = "timeout", .arg = "S", .type = RB_KT_SECS, .lo = 1000, \
+	.hi = UINT64_C(86400000), .def = 120000, \
+	.help = "limit of every wait once connected, and of a point beyond its -D and\n" \
+		"--warmup (%D; the connection itself: --connect-timeout)", __VA_ARGS__ }
+#define RB_ROW_CSV(...) { .name = "csv", .arg = "FILE", .type = RB_KT_STR, RB_AT_OPTS(csv), \
+	.help = "append rows (header written once)", __VA_ARGS__ }
+#define RB_ROW_JSON(...) { .name = "json", .arg = "FILE", .type = RB_KT_STR, RB_AT_OPTS(json), \
+	.help = "write all rows as JSON at the end", __VA_ARGS__ }
+#define RB_ROW_RUN_ID(...) { .name = "run-id", .arg = "ID", .type = RB_KT_STR, \
+	RB_AT_OPTS(run_id), .col = "run_id", .act = opts_act_run_id, \
+	.help = "stored in every row", __VA_ARGS__ }
+#define RB_ROW_PROC_INDEX(...) { .name = "proc-index", .arg = "K", .type = RB_KT_NUM, \
+	RB_AT_OPTS(proc_index), .hi = 1000000, .col = "proc_index", \
+	.help = "stored in every row (several clients of one run)", __VA_ARGS__ }
+#define RB_ROW_QUIET(...) { .name = "quiet", .type = RB_KT_FLAG, .hi = 1, RB_AT_OPTS(quiet), \
+	.flags = RB_KF_BOTH, .help = "no INFO lines (WARN and ERROR lines stay on stderr)", \
+	__VA_ARGS__ }
+#define RB_ROW_DRY_RUN(...) { .name = "dry-run", .type = RB_KT_FLAG, .hi = 1, \
+	RB_AT_OPTS(dry_run), \
+	.help = "check the options as a run would, say what it would\n" \
+		"request, and exit (0; 2 with the reason when refused): no\n" \
+		"device, no server (experiments/run --dry-run asks it per job)", __VA_ARGS__ }
+#define RB_ROW_LIST_KNOBS(...) { .name = "list-knobs", .type = RB_KT_FLAG, .hi = 1, \
+	.flags = RB_KF_BOTH, .act = opts_act_list, \
+	.help = "every option as one tab-separated line (docs/rdma_bench.md)", __VA_ARGS__ }
+#define RB_ROW_HELP(...) { .name = "help", .shortopt = 'h', .type = RB_KT_FLAG, .hi = 1, \
+	.flags = RB_KF_BOTH, .act = opts_act_help, .help = "this text", __VA_ARGS__ }
+#define RB_ROW_VERSION(...) { .name = "version", .type = RB_KT_FLAG, .hi = 1, \
+	.flags = RB_KF_BOTH, .act = opts_act_version, \
+	.help = "the version: git revision and control protocol", __VA_ARGS__ }
 /* The CSV column of the knob stored at offset off of struct rb_test
  * (RB_KW_TEST) or struct rb_opts (RB_KW_OPTS): its row's col ("?" if none: a bug that
  * tests/unit/test_knobs.c catches). */

@@ -101,4 +101,10 @@ int qp_cm_rtr_rts(const struct rb_qp_attr *attr, struct ibv_qp *qp, struct rdma_
  * (RoCE, with this side's GID index), SL and traffic class from attr. */
 struct ibv_ah_attr qp_peer_av(const struct rb_qp_attr *attr, const struct ctrl_setup *r);
 
+/* Sets at's RC timers (min_rnr_timer, timeout, retry_cnt, rnr_retry) to
+ * the defaults of the knob table (--min-rnr-timer, --ack-timeout,
+ * --retry-cnt, --rnr-retry; IB spec 1.3 vol. 1, 11.2.4.2 for their
+ * encodings), for a program that has no such knobs of its own. */
+void qp_attr_timer_defaults(struct rb_qp_attr *at);
+
 #endif /* RDMA_BENCH_QP_H */

@@ -20,6 +20,7 @@
 #ifndef RDMA_BENCH_SESSION_H
 #define RDMA_BENCH_SESSION_H
 
+#include "ctrl.h"
 #include "options.h"
 
 int server_run(const struct rb_opts *o);
@@ -36,14 +37,6 @@ int client_run(const struct rb_opts *o);
 uint64_t server_recv_quiet_ns(uint64_t duration_ms, uint64_t recvs);
 
 
-/*
- * A configuration refused before anything is measured (a value above a
- * device cap, below what the point needs, or a mismatch of the two ends)
- * is a usage error whichever side detects it: the server's ERROR reason
- * starts with this prefix; the client's row says "refused by the client: "
- * or "refused by the server: " and the reason, status "skipped", and the
- * run exits 2 (docs/rdma_bench.md, "Exit status").
- */
-#define RB_REFUSED_PREFIX "refused: "
+/* RB_REFUSED_PREFIX, the refusal of a point's configuration: ctrl.h. */
 
 #endif /* RDMA_BENCH_SESSION_H */

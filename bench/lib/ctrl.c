@@ -147,6 +147,7 @@ const char *ctrl_type_name(uint16_t type)
 	case CTRL_GO: return "GO";
 	case CTRL_TIME: return "TIME";
 	case CTRL_CPU: return "CPU";
+	case CTRL_CONFIG: return "CONFIG";
 	default: return "unknown";
 	}
 }
@@ -165,6 +166,7 @@ uint32_t ctrl_max_payload(uint16_t type)
 	case CTRL_GO: return 28u;     /* 3 x u64 clock readings, u32 procs */
 	case CTRL_TIME: return 8u;    /* u64 clock reading */
 	case CTRL_CPU: return CTRL_CPU_LEN(CTRL_CPU_REASON_CAP);
+	case CTRL_CONFIG: return CTRL_CONFIG_FIXED + CTRL_CONFIG_MAX_FIELDS * 8u;
 	default: return CTRL_MAX_PAYLOAD;
 	}
 }
@@ -211,6 +213,78 @@ size_t ctrl_encode_test(uint8_t *buf, size_t cap, const struct rb_test *t)
 	RB_TEST_FIELDS(RB_X_PUT)
 #undef RB_X_PUT
 	return enc_end(&c, buf);
+}
+
+const char *ctrl_program_name(uint16_t program)
+{
+	switch (program) {
+#define CTRL_X_NAME(id, n, name) case n: return name;
+	CTRL_PROGRAMS(CTRL_X_NAME)
+#undef CTRL_X_NAME
+	default: return "?";
+	}
+}
+
+/* A CONFIG's program, version and count as the wire allows them. */
+static bool config_shape_ok(uint16_t program, uint16_t version, uint32_t nfields)
+{
+	return program > CTRL_PROG_RDMA_BENCH && program <= CTRL_PROG_LAST && version >= 1 &&
+	       nfields >= 1 && nfields <= CTRL_CONFIG_MAX_FIELDS;
+}
+
+size_t ctrl_encode_config(uint8_t *buf, size_t cap, const struct ctrl_config *cfg)
+{
+	if (!config_shape_ok(cfg->program, cfg->version, cfg->nfields))
+		return 0;
+	struct cur c = enc_begin(buf, cap, CTRL_CONFIG);
+	put_u16(&c, cfg->program);
+	put_u16(&c, cfg->version);
+	put_u32(&c, cfg->nfields);
+	for (uint32_t i = 0; i < cfg->nfields; i++)
+		put_u64(&c, cfg->f[i]);
+	return enc_end(&c, buf);
+}
+
+int ctrl_config_expect(const struct ctrl_config *c, uint16_t program, uint16_t version,
+		       uint32_t nfields, char *err, size_t errlen)
+{
+	if (c->program != program)
+		return rb_fail(err, errlen, "the client sent a %s point (program %u), and this "
+			       "server is %s: start the client of the same program",
+			       ctrl_program_name(c->program), c->program, ctrl_program_name(program));
+	if (c->version != version || c->nfields != nfields)
+		return rb_fail(err, errlen, "%s configuration version %u with %u fields, and this "
+			       "server speaks version %u with %u fields: run the same %s build at "
+			       "both ends", ctrl_program_name(program), c->version, c->nfields,
+			       version, nfields, ctrl_program_name(program));
+	return 0;
+}
+
+/* CONFIG: the shape only (ctrl.h); the fields are the program's. */
+static int decode_config(struct cur *c, struct ctrl_config *cfg, uint32_t plen, char *err,
+			 size_t errlen)
+{
+	cfg->program = get_u16(c);
+	cfg->version = get_u16(c);
+	cfg->nfields = get_u32(c);
+	if (c->bad)
+		return 0;   /* reported as truncated */
+	if (cfg->program == CTRL_PROG_RDMA_BENCH || cfg->program > CTRL_PROG_LAST ||
+	    cfg->program == 0)
+		return rb_fail(err, errlen, "CONFIG: program %u is %s", cfg->program,
+			       cfg->program == CTRL_PROG_RDMA_BENCH ?
+			       "rdma_bench, whose point is a TEST" : "not assigned");
+	if (!config_shape_ok(cfg->program, cfg->version, cfg->nfields))
+		return rb_fail(err, errlen, "CONFIG: version %u, %u fields: expected version >= 1 "
+			       "and 1..%u fields", cfg->version, cfg->nfields,
+			       CTRL_CONFIG_MAX_FIELDS);
+	if ((uint64_t)plen != CTRL_CONFIG_FIXED + (uint64_t)cfg->nfields * 8u)
+		return rb_fail(err, errlen, "CONFIG inconsistent: %u payload bytes, expected %u "
+			       "(%u fields)", plen, CTRL_CONFIG_FIXED + cfg->nfields * 8u,
+			       cfg->nfields);
+	for (uint32_t i = 0; i < cfg->nfields; i++)
+		cfg->f[i] = get_u64(c);
+	return 0;
 }
 
 size_t ctrl_setup_size(uint32_t nqp)
@@ -639,6 +713,10 @@ int ctrl_decode(const uint8_t *buf, size_t len, struct ctrl_msg *out, char *err,
 		break;
 	case CTRL_CPU:
 		if (decode_cpu(&c, &out->u.cpu, err, errlen))
+			return -1;
+		break;
+	case CTRL_CONFIG:
+		if (decode_config(&c, &out->u.config, plen, err, errlen))
 			return -1;
 		break;
 	case CTRL_READY:

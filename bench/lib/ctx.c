@@ -27,6 +27,7 @@
 #include "errbuf.h"
 #include "ctx.h"
 #include "guard.h"
+#include "log.h"
 #include "plan.h"
 #include "timing.h"
 
@@ -215,11 +216,11 @@ static void worker_destroy(struct rb_worker *w)
 		for (unsigned q = 0; q < w->nqp; q++) {
 			struct rb_qp *qp = &w->qps[q];
 			if (qp->ah && ibv_destroy_ah(qp->ah))
-				fprintf(stderr, "WARN ibv_destroy_ah failed: %s\n", strerror(errno));
+				rb_warn("ibv_destroy_ah failed: %s", strerror(errno));
 			if (qp->cm_id)
 				rdma_destroy_qp(qp->cm_id);
 			else if (qp->qp && ibv_destroy_qp(qp->qp))
-				fprintf(stderr, "WARN ibv_destroy_qp(qpn 0x%x) failed: %s\n",
+				rb_warn("ibv_destroy_qp(qpn 0x%x) failed: %s",
 					qp->qp->qp_num, strerror(errno));
 			free(qp->swr);
 			free(qp->ssge);
@@ -231,11 +232,11 @@ static void worker_destroy(struct rb_worker *w)
 		}
 	}
 	if (w->rcq && ibv_destroy_cq(w->rcq))
-		fprintf(stderr, "WARN ibv_destroy_cq(recv) failed: %s\n", strerror(errno));
+		rb_warn("ibv_destroy_cq(recv) failed: %s", strerror(errno));
 	if (w->scq && ibv_destroy_cq(w->scq))
-		fprintf(stderr, "WARN ibv_destroy_cq(send) failed: %s\n", strerror(errno));
+		rb_warn("ibv_destroy_cq(send) failed: %s", strerror(errno));
 	if (w->rch && ibv_destroy_comp_channel(w->rch))
-		fprintf(stderr, "WARN ibv_destroy_comp_channel failed: %s\n", strerror(errno));
+		rb_warn("ibv_destroy_comp_channel failed: %s", strerror(errno));
 	free(w->qps);
 	free(w->hist);
 	free(w->expect);
@@ -603,10 +604,10 @@ void ctx_destroy(struct rb_ctx *c)
 	}
 	stop_fd_close(c);
 	if (c->mr && ibv_dereg_mr(c->mr))
-		fprintf(stderr, "WARN ibv_dereg_mr failed: %s\n", strerror(errno));
+		rb_warn("ibv_dereg_mr failed: %s", strerror(errno));
 	c->mr = NULL;
 	if (c->pd && ibv_dealloc_pd(c->pd))
-		fprintf(stderr, "WARN ibv_dealloc_pd failed: %s\n", strerror(errno));
+		rb_warn("ibv_dealloc_pd failed: %s", strerror(errno));
 	c->pd = NULL;
 	free(c->buf);
 	c->buf = NULL;

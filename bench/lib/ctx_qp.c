@@ -191,3 +191,14 @@ int ctx_qp_cm_finish(struct rb_ctx *c, struct rb_qp *q, bool first, char *err, s
 		c->rd_atomic = a.max_rd_atomic;
 	return 0;
 }
+
+void qp_attr_timer_defaults(struct rb_qp_attr *at)
+{
+	struct rb_test t;
+
+	test_defaults(&t);
+	at->min_rnr_timer = (uint8_t)t.min_rnr_timer;
+	at->timeout = (uint8_t)t.ack_timeout;
+	at->retry_cnt = (uint8_t)t.retry_cnt;
+	at->rnr_retry = (uint8_t)t.rnr_retry;
+}

@@ -625,11 +625,13 @@ static int copy_str(char *dst, size_t cap, const char *src, const char *opt, cha
 
 /* ---- the knob table ------------------------------------------------------ */
 
-/* Rows of the knob table at most (checked where it is defined). */
-#define NKNOBS_MAX 256
+/* Rows of a knob table at most (checked where each is defined). */
+#define NKNOBS_MAX RB_CLI_MAX_KNOBS
 
 /* What opts_parse keeps between options. */
 struct rb_parse {
+	const struct rb_cli *cli; /* the program's table */
+	void *app;                /* its RB_KW_APP fields */
 	const char *sizes_arg;    /* -m's list (parsed once every option is known) */
 	const char *client_opt;   /* the first option a server refuses */
 	const char *server_only;  /* the last server limit given (a client refuses it) */
@@ -641,13 +643,12 @@ struct rb_parse {
 		const char *text;       /* the value in force, as given */
 		const char *first;      /* the first value, as given */
 		unsigned values;        /* different values in a row given (1: no repeat) */
-	} given[NKNOBS_MAX];
+	} given[RB_CLI_MAX_KNOBS];
 	unsigned ngiven;
 };
 
 /* the rows' own parsers (rb_knob_act), defined after the table */
-static rb_knob_act act_server, act_client, act_sizes, act_cpus, act_run_id, act_help,
-	act_version, act_list, act_list_verbs;
+static rb_knob_act act_sizes, act_cpus, act_list_verbs;
 
 /* Where a row's value lives: a field of struct rb_test (sent to the
  * server), of struct rb_opts, or of its struct rb_limits. */
@@ -673,22 +674,14 @@ static rb_knob_act act_server, act_client, act_sizes, act_cpus, act_run_id, act_
  * against the same ranges (check_ranges), where RB_KF_ZERO also allows 0.
  */
 static const struct rb_knob knobs[] = {
-	{ .section = "Server (given no test flags: the client sends its whole configuration):",
-	  .name = "server", .shortopt = 's', FLAG, SRV, .act = act_server,
-	  .help = "serve sessions, one thread each, until killed" },
-	{ .name = "port", .shortopt = 'p', .arg = "N", NUM, O(port), .lo = 1, .hi = 65535,
-	  .def = RB_DEFAULT_PORT, BOTH, .help = "TCP control port (default %D)" },
-	{ .name = "bind", .arg = "ADDR", STR, O(bind_addr), SRV,
-	  .help = "listen on ADDR only (default: all addresses, IPv4 and IPv6;\n"
-		  "on a shared network also give --allow or --token-file)" },
+	RB_ROW_SERVER(.section = "Server (given no test flags: the client sends its whole "
+				 "configuration):"),
+	RB_ROW_PORT(.def = RB_DEFAULT_PORT),
+	RB_ROW_BIND(),
 	{ .name = "allow", .arg = "CIDR,...", STR, O(allow), LIMIT,
 	  .help = "accept control connections from these networks only\n"
 		  "(e.g. 10.0.0.0/8,fd00::/8; default: any address)" },
-	{ .name = "token-file", .arg = "FILE", STR, O(token_file), BOTH,
-	  .help = "clients must send the token in FILE (mode 600, first line,\n"
-		  "16-64 printable bytes; compared in constant time)" },
-	{ .name = "once", FLAG, O(once), SRV,
-	  .help = "exit after one session (status = that session's)" },
+	RB_ROW_ONCE(),
 	{ .name = "max-sessions", .arg = "N", NUM, O(max_sessions), .lo = 1, .hi = 4096, .def = 64,
 	  SRV, .help = "concurrent sessions (default %D; a slot is taken after\n"
 		       "a valid HELLO, which must come within 5 s)" },
@@ -729,22 +722,15 @@ static const struct rb_knob knobs[] = {
 	  .hi = 86400, .def = RB_DEFAULT_CLIENT_TIMEOUT, LIMIT,
 	  .help = "wait for a client's next message while holding a point's\n"
 		  "resources (%D; the client's --timeout only shortens it)" },
-	{ .section = "Both roles:", .name = "token-file", .arg = "FILE", STR, O(token_file),
-	  .flags = RB_KF_BOTH | RB_KF_HELP2, .help = "the shared token (client: sent in HELLO)" },
-	{ .section = "Device (both roles):", .name = "ib-dev", .shortopt = 'd', .arg = "NAME", STR,
-	  O(dev_name), BOTH, .help = "RDMA device (default: first with an ACTIVE port)" },
-	{ .name = "ib-port", .shortopt = 'i', .arg = "N", NUM, O(ib_port), .lo = 1, .hi = 255,
-	  .flags = RB_KF_BOTH | RB_KF_AUTO, .help = "port (default: first ACTIVE)" },
-	{ .name = "gid-index", .shortopt = 'x', .arg = "N", NUM, O(gid_index), .lo = 0,
-	  .hi = 65535, .def = (uint64_t)-1, .flags = RB_KF_BOTH | RB_KF_AUTO,
-	  .help = "GID index (default: the best GID of the netdev that routes to the\n"
-		  "peer, or of --gid-ip / --netdev: RoCE v2, global, IPv4 first)" },
+	RB_ROW_TOKEN_FILE(.section = "Both roles:"),
+	RB_ROW_IB_DEV(.section = "Device (both roles):"),
+	RB_ROW_IB_PORT(),
+	RB_ROW_GID_INDEX(),
 	{ .name = "gid-ip", .arg = "ADDR", STR, O(gid_ip), BOTH,
 	  .help = "use the GID equal to this IPv4/IPv6 address (RoCE)" },
 	{ .name = "netdev", .arg = "IF", STR, O(netdev), BOTH,
 	  .help = "use a GID of this netdev (RoCE; e.g. a VLAN or one rail)" },
-	{ .section = "Client:", .name = "client", .shortopt = 'c', .arg = "HOST", STR, O(host),
-	  .act = act_client, .help = "run against the server at HOST" },
+	RB_ROW_CLIENT(.section = "Client:"),
 	{ .name = "verb", .arg = "V", .type = RB_KT_ENUM, .name_of = verb_name, .nnames = RB_VERB_COUNT, T(verb), .def = RB_DEFAULT_VERB, .col = "verb",
 	  .help = "%E (%D)" },
 	{ .name = "transport", .arg = "T", E(transport_names), T(transport), .def = RB_TR_RC,
@@ -766,11 +752,8 @@ static const struct rb_knob knobs[] = {
 	  .help = "ops per thread before the window (default %D)" },
 	{ .name = "warmup", .arg = "SECS", SECS, T(warmup_ms), .hi = UINT64_C(1) << 32, G(warmup),
 	  .col = "warmup_s", .help = "warm-up time instead of --warmup-iters" },
-	{ .name = "reps", .arg = "R", NUM, O(reps), .lo = 1, .hi = 100000, .def = 1,
-	  .help = "repetitions of every point (default %D)" },
-	{ .name = "rep-first", .arg = "N", NUM, O(rep_first), .hi = 1000000,
-	  .help = "the rep column of the first repetition (default %D; a runner\n"
-		  "that repeats the process gives its own repetition number)" },
+	RB_ROW_REPS(),
+	RB_ROW_REP_FIRST(),
 	{ .name = "postlist", .shortopt = 'l', .arg = "N", NUM, T(postlist), .lo = 1,
 	  .hi = RB_MAX_DEPTH, .def = 1, G(postlist), .col = "postlist",
 	  .help = "WRs linked per ibv_post_send (doorbell batch; default %D)" },
@@ -856,20 +839,12 @@ static const struct rb_knob knobs[] = {
 	  .help = "pin thread i to LIST[i % n] (e.g. 0,2-3), or spread" },
 	{ .name = "rdma-cm", .shortopt = 'R', FLAG, T(use_cm), .col = "connect",
 	  .help = "connect QPs with rdma_cm (rc, ud)" },
-	{ .name = "connect-timeout", .arg = "S", NUM, O(connect_timeout_s), .lo = 1, .hi = 3600,
-	  .def = 10, .help = "retry the control connection for S s (%D)" },
-	{ .name = "timeout", .arg = "S", SECS, T(timeout_ms), .lo = 1000, .hi = UINT64_C(86400000),
-	  .def = 120000,
-	  .help = "limit of every wait once connected, and of a point beyond its -D and\n"
-		  "--warmup (%D; the connection itself: --connect-timeout; the server's\n"
-		  "--client-timeout caps its side)" },
-	{ .name = "csv", .arg = "FILE", STR, O(csv), .help = "append rows (header written once)" },
-	{ .name = "json", .arg = "FILE", STR, O(json),
-	  .help = "write all rows as JSON at the end" },
-	{ .name = "run-id", .arg = "ID", STR, O(run_id), .col = "run_id", .act = act_run_id,
-	  .help = "stored in every row" },
-	{ .name = "proc-index", .arg = "K", NUM, O(proc_index), .hi = 1000000, .col = "proc_index",
-	  .help = "stored in every row (several clients of one run)" },
+	RB_ROW_CONNECT_TIMEOUT(),
+	RB_ROW_TIMEOUT(RB_AT_TEST(timeout_ms)),
+	RB_ROW_CSV(),
+	RB_ROW_JSON(),
+	RB_ROW_RUN_ID(),
+	RB_ROW_PROC_INDEX(),
 	{ .name = "procs", .arg = "N", NUM, O(procs), .lo = 1, .hi = CTRL_MAX_PROCS, .def = 1,
 	  .col = "procs",
 	  .help = "N client processes (any hosts) share this --run-id: each\n"
@@ -879,18 +854,14 @@ static const struct rb_knob knobs[] = {
 		  "no barrier)" },
 	{ .name = "seed", .arg = "N", NUM, T(seed), .hi = UINT64_MAX, .def = 1, .col = "seed",
 	  .help = "payload pattern and random access seed (%D)" },
-	{ .name = "quiet", FLAG, O(quiet), BOTH,
-	  .help = "no INFO lines (WARN and ERROR lines stay on stderr)" },
+	RB_ROW_QUIET(),
 	{ .name = "perf-counters", .arg = "MODE", E(perf_mode_names), O(perf_counters),
 	  .def = RB_PERF_AUTO, .col = "perf_counters",
 	  .help = "%E (%D: with --explain only): the worker threads'\n"
 		  "perf events over the window (the perf_* columns); their\n"
 		  "bookkeeping at each context switch is inside the\n"
 		  "measurement (soft-RoCE: one switch per op)" },
-	{ .name = "dry-run", FLAG, O(dry_run),
-	  .help = "check the options as a run would, say what it would\n"
-		  "request, and exit (0; 2 with the reason when refused): no\n"
-		  "device, no server (experiments/run --dry-run asks it per job)" },
+	RB_ROW_DRY_RUN(),
 	{ .name = "explain", FLAG, O(explain),
 	  .help = "after each point, an EXPLAIN line on stderr (also the\n"
 		  "explain column): Mops, the PCIe model's limit and what\n"
@@ -900,14 +871,12 @@ static const struct rb_knob knobs[] = {
 	{ .name = "dummy-knob", .arg = "N", NUM, T(dummy_knob), .hi = 9, .def = 3,
 	  .col = "dummy_knob", .help = "the recipe's knob, 0..9 (%D)" },
 #endif
-	{ .name = "list-knobs", FLAG, BOTH, .act = act_list,
-	  .help = "every option as one tab-separated line (docs/rdma_bench.md)" },
+	RB_ROW_LIST_KNOBS(),
 	{ .name = "list-verbs", FLAG, BOTH, .act = act_list_verbs,
 	  .help = "every verb as one tab-separated line: name, transports,\n"
 		  "kind, imm, recv, inline, latency (docs/rdma_bench.md)" },
-	{ .name = "help", .shortopt = 'h', FLAG, BOTH, .act = act_help, .help = "this text" },
-	{ .name = "version", FLAG, BOTH, .act = act_version,
-	  .help = "the version: git revision and control protocol" },
+	RB_ROW_HELP(),
+	RB_ROW_VERSION(),
 };
 #define NKNOBS (sizeof(knobs) / sizeof(knobs[0]))
 _Static_assert(NKNOBS <= NKNOBS_MAX, "raise NKNOBS_MAX: struct rb_parse keeps one entry per row");
@@ -940,11 +909,14 @@ static const char *knob_display(const struct rb_knob *k, char *buf, size_t len)
 	return buf;
 }
 
-static void *knob_field(const struct rb_knob *k, struct rb_opts *o, struct rb_test *t)
+static void *knob_field(const struct rb_knob *k, struct rb_opts *o, void *app)
 {
-	if (k->where == RB_KW_TEST)
-		return (char *)t + k->off;
-	return k->where == RB_KW_OPTS ? (char *)o + k->off : NULL;
+	switch (k->where) {
+	case RB_KW_TEST: return (char *)&o->t + k->off;
+	case RB_KW_OPTS: return (char *)o + k->off;
+	case RB_KW_APP: return app ? (char *)app + k->off : NULL;
+	default: return NULL;
+	}
 }
 
 /* A number field of 1, 2, 4 or 8 bytes (bool, uint16_t, unsigned/int, uint64_t). */
@@ -978,13 +950,18 @@ void test_defaults(struct rb_test *t)
 			store_num((char *)t + knobs[i].off, knobs[i].width, knobs[i].def);
 }
 
-static void opts_defaults(struct rb_opts *o)
+/* o zeroed with rdma_bench's TEST defaults, then every row of cli that
+ * owns a field of o or app given its default. */
+static void opts_defaults(const struct rb_cli *cli, struct rb_opts *o, void *app)
 {
 	memset(o, 0, sizeof(*o));
 	test_defaults(&o->t);
-	for (size_t i = 0; i < NKNOBS; i++)
-		if (knob_owns_field(&knobs[i]) && knobs[i].where == RB_KW_OPTS)
-			store_num((char *)o + knobs[i].off, knobs[i].width, knobs[i].def);
+	for (size_t i = 0; i < cli->nknobs; i++) {
+		const struct rb_knob *k = &cli->knobs[i];
+		void *dst = knob_field(k, o, app);
+		if (knob_owns_field(k) && k->where != RB_KW_TEST && dst)
+			store_num(dst, k->width, k->def);
+	}
 }
 
 const char *knob_col(enum rb_knob_where where, size_t off)
@@ -1086,28 +1063,52 @@ static void usage_row(FILE *f, const struct rb_knob *k)
 	fputc('\n', f);
 }
 
-void opts_usage(FILE *f)
+void opts_usage_cli(const struct rb_cli *cli, FILE *f)
 {
-	fputs(
+	fprintf(f, "%s\n", cli->synopsis);
+	for (size_t i = 0; i < cli->nknobs; i++) {
+		if (cli->knobs[i].section)
+			fprintf(f, "%s\n", cli->knobs[i].section);
+		if (cli->knobs[i].help)
+			usage_row(f, &cli->knobs[i]);
+	}
+	fprintf(f, "\n%s", cli->epilog);
+}
+
+static const char rb_synopsis[] =
 "usage: rdma_bench -s [-p PORT] [--bind ADDR] [--allow CIDR,...] [--token-file F]\n"
 "                     [limits] [-d DEV] [-i PORT] [-x GID] [--once]\n"
-"       rdma_bench -c HOST [options]\n"
-"\n", f);
-	for (size_t i = 0; i < NKNOBS; i++) {
-		if (knobs[i].section)
-			fprintf(f, "%s\n", knobs[i].section);
-		if (knobs[i].help)
-			usage_row(f, &knobs[i]);
-	}
-	fputs(
-"\n"
+"       rdma_bench -c HOST [options]\n";
+
+static const char rb_epilog[] =
 "Exit status: 0 every point ok; 1 a point failed (its row says why); 2 usage or\n"
 "setup error: the command line, or a point's configuration refused before\n"
 "anything was measured, whichever side detected it, a server's --max-* limits\n"
 "included (row status skipped, reason 'refused by the client: ...' or 'refused\n"
 "by the server: ...'); 128+N stopped by signal N (130 SIGINT, 143 SIGTERM, 129\n"
 "SIGHUP): the point in progress gets no row, every finished row is in --csv,\n"
-"--json and the table; a second signal exits at once.\n", f);
+"--json and the table; a second signal exits at once.\n";
+
+static int rb_client_finish(struct rb_opts *o, void *app, const struct rb_parse *ps, char *err,
+			    size_t errlen);
+
+static const struct rb_cli rb_cli = {
+	.prog = "rdma_bench",
+	.knobs = knobs,
+	.nknobs = NKNOBS,
+	.synopsis = rb_synopsis,
+	.epilog = rb_epilog,
+	.client_finish = rb_client_finish,
+};
+
+const struct rb_cli *opts_cli(void)
+{
+	return &rb_cli;
+}
+
+void opts_usage(FILE *f)
+{
+	opts_usage_cli(&rb_cli, f);
 }
 
 static const char *const type_names[] = { "num", "secs", "size", "enum", "flag", "text" };
@@ -1121,8 +1122,19 @@ static const char *const type_names[] = { "num", "secs", "size", "enum", "flag",
  */
 void opts_list_knobs(FILE *f)
 {
-	for (size_t i = 0; i < NKNOBS; i++) {
-		const struct rb_knob *k = &knobs[i];
+	opts_list_knobs_cli(&rb_cli, f);
+}
+
+/* Is row k's value sent to the server (in TEST, or its program's own message)? */
+static bool knob_sent(const struct rb_knob *k)
+{
+	return k->where == RB_KW_TEST || (k->where == RB_KW_APP && (k->flags & RB_KF_SENT));
+}
+
+void opts_list_knobs_cli(const struct rb_cli *cli, FILE *f)
+{
+	for (size_t i = 0; i < cli->nknobs; i++) {
+		const struct rb_knob *k = &cli->knobs[i];
 		char def[64], range[256] = "-", shortopt[4] = "-";
 		const char *knob = k->knob ? k->knob : k->col;
 		bool secs = k->type == RB_KT_SECS;
@@ -1142,15 +1154,15 @@ void opts_list_knobs(FILE *f)
 		fprintf(f, "--%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k->name, shortopt,
 			k->arg ? k->arg : "-", type_names[k->type], knob_default(k, def, sizeof(def)),
 			range, k->col ? k->col : "-",
-			k->where == RB_KW_TEST && k->arg && knob ? knob : "-",
-			k->where == RB_KW_TEST ? "sent" : "local",
+			knob_sent(k) && k->arg && knob ? knob : "-",
+			knob_sent(k) ? "sent" : "local",
 			k->flags & RB_KF_BOTH ? "both" : k->flags & RB_KF_SERVER ? "server" : "client");
 	}
 }
 
 /* ---- command line -------------------------------------------------------- */
 
-static int act_server(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
+int opts_act_server(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
 		      size_t errlen)
 {
 	(void)a, (void)ps;
@@ -1160,7 +1172,7 @@ static int act_server(const char *a, struct rb_opts *o, struct rb_parse *ps, cha
 	return 0;
 }
 
-static int act_client(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
+int opts_act_client(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
 		      size_t errlen)
 {
 	(void)ps;
@@ -1195,7 +1207,7 @@ static int act_cpus(const char *a, struct rb_opts *o, struct rb_parse *ps, char 
 	return opts_parse_cpus(a, o->cpus, RB_MAX_CPUS, &o->ncpus, err, errlen);
 }
 
-static int act_run_id(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
+int opts_act_run_id(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
 		      size_t errlen)
 {
 	(void)ps;
@@ -1213,7 +1225,7 @@ static int act_run_id(const char *a, struct rb_opts *o, struct rb_parse *ps, cha
  * command line parsed (an unknown option still fails); opts_parse then
  * returns 1. --version sets o->version: the caller prints it (main.c,
  * with the build's git revision). */
-static int act_help(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
+int opts_act_help(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
 		    size_t errlen)
 {
 	(void)a, (void)o, (void)err, (void)errlen;
@@ -1221,7 +1233,7 @@ static int act_help(const char *a, struct rb_opts *o, struct rb_parse *ps, char 
 	return 0;
 }
 
-static int act_version(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
+int opts_act_version(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
 		       size_t errlen)
 {
 	(void)a, (void)o, (void)err, (void)errlen;
@@ -1229,7 +1241,7 @@ static int act_version(const char *a, struct rb_opts *o, struct rb_parse *ps, ch
 	return 0;
 }
 
-static int act_list(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
+int opts_act_list(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
 		    size_t errlen)
 {
 	(void)a, (void)o, (void)err, (void)errlen;
@@ -1250,9 +1262,9 @@ static int act_list_verbs(const char *a, struct rb_opts *o, struct rb_parse *ps,
 static int print_and_stop(const struct rb_parse *ps, struct rb_opts *o)
 {
 	if (ps->print == 'h')
-		opts_usage(stdout);
+		opts_usage_cli(ps->cli, stdout);
 	else if (ps->print == 'l')
-		opts_list_knobs(stdout);
+		opts_list_knobs_cli(ps->cli, stdout);
 	else if (ps->print == 'b')
 		verb_list(stdout);
 	else
@@ -1261,31 +1273,31 @@ static int print_and_stop(const struct rb_parse *ps, struct rb_opts *o)
 }
 
 /* getopt_long's code of row i: its short flag, else 1000 + i. */
-static int knob_code(size_t i)
+static int knob_code(const struct rb_cli *cli, size_t i)
 {
-	return knobs[i].shortopt ? knobs[i].shortopt : 1000 + (int)i;
+	return cli->knobs[i].shortopt ? cli->knobs[i].shortopt : 1000 + (int)i;
 }
 
-static const struct rb_knob *knob_of_code(int c)
+static const struct rb_knob *knob_of_code(const struct rb_cli *cli, int c)
 {
-	for (size_t i = 0; i < NKNOBS; i++)
-		if (!(knobs[i].flags & RB_KF_HELP2) && knob_code(i) == c)
-			return &knobs[i];
+	for (size_t i = 0; i < cli->nknobs; i++)
+		if (!(cli->knobs[i].flags & RB_KF_HELP2) && knob_code(cli, i) == c)
+			return &cli->knobs[i];
 	return NULL;
 }
 
 /* getopt_long's option array and short-option string, from the table. */
-static void build_getopt(struct option *lo, char *shorts, size_t cap)
+static void build_getopt(const struct rb_cli *cli, struct option *lo, char *shorts, size_t cap)
 {
 	size_t n = 0, s = 0;
 
 	shorts[s++] = ':';
-	for (size_t i = 0; i < NKNOBS; i++) {
-		const struct rb_knob *k = &knobs[i];
+	for (size_t i = 0; i < cli->nknobs; i++) {
+		const struct rb_knob *k = &cli->knobs[i];
 		if (k->flags & RB_KF_HELP2)
 			continue;
 		lo[n++] = (struct option){ k->name, k->arg ? required_argument : no_argument, NULL,
-					   knob_code(i) };
+					   knob_code(cli, i) };
 		if (k->shortopt && s + 3 < cap) {
 			shorts[s++] = k->shortopt;
 			if (k->arg)
@@ -1322,7 +1334,7 @@ static int check_given(const struct rb_knob *k, uint64_t v, const char *a, struc
 	bool by_text = k->act || k->type == RB_KT_STR;
 
 	if (!a)
-		return 0; /* a flag without a value: nothing to contradict */
+		a = ""; /* a flag: recorded (opts_given), never contradicted */
 	for (unsigned i = 0; i < ps->ngiven; i++) {
 		struct given_opt *g = &ps->given[i];
 		if (!same_setting(g->k, k))
@@ -1358,7 +1370,9 @@ static void repeated_note(const struct rb_parse *ps, struct rb_opts *o)
 		const struct given_opt *g = &ps->given[i];
 		if (g->values < 2)
 			continue;
-		snprintf(times, sizeof(times), g->values > 2 ? " (%u values)" : "", g->values);
+		times[0] = '\0';
+		if (g->values > 2)
+			snprintf(times, sizeof(times), " (%u values)", g->values);
 		int w = snprintf(o->repeated + n, cap - n, "%s%s %.60s then %.60s%s", n ? ", " : "",
 				 knob_display(g->k, name, sizeof(name)), g->first, g->text, times);
 		n += w > 0 ? (size_t)w : 0;
@@ -1373,7 +1387,7 @@ static void repeated_note(const struct rb_parse *ps, struct rb_opts *o)
 static int parse_knob(const struct rb_knob *k, const char *a, struct rb_opts *o,
 		      struct rb_parse *ps, char *err, size_t errlen)
 {
-	void *dst = knob_field(k, o, &o->t);
+	void *dst = knob_field(k, o, ps->app);
 	char name[48];
 	uint64_t v = 1;
 	int rc = 0;
@@ -1466,8 +1480,10 @@ static int client_combinations(const struct rb_opts *o, const struct rb_parse *p
 
 /* Sizes (-m, else MSG_SIZES, else 64; atomics 8), dependent defaults, and
  * test_validate of the template at every size. */
-static int client_finish(struct rb_opts *o, const struct rb_parse *ps, char *err, size_t errlen)
+static int rb_client_finish(struct rb_opts *o, void *app, const struct rb_parse *ps, char *err,
+			    size_t errlen)
 {
+	(void)app;
 	struct rb_test *t = &o->t;
 	const char *sizes_arg = ps->sizes_arg;
 
@@ -1498,19 +1514,36 @@ static int client_finish(struct rb_opts *o, const struct rb_parse *ps, char *err
 	return 0;
 }
 
-int opts_parse(int argc, char **argv, struct rb_opts *o, char *err, size_t errlen)
+void *opts_app(const struct rb_parse *ps)
 {
-	struct option lo[NKNOBS + 1];
-	char shorts[2 * NKNOBS + 2];
-	struct rb_parse ps = { 0 };
+	return ps->app;
+}
+
+bool opts_given(const struct rb_parse *ps, const char *name)
+{
+	for (unsigned i = 0; i < ps->ngiven; i++)
+		if (strcmp(ps->given[i].k->name, name) == 0)
+			return true;
+	return false;
+}
+
+int opts_parse_cli(const struct rb_cli *cli, int argc, char **argv, struct rb_opts *o, void *app,
+		   char *err, size_t errlen)
+{
+	struct option lo[NKNOBS_MAX + 1];
+	char shorts[2 * NKNOBS_MAX + 2];
+	struct rb_parse ps = { .cli = cli, .app = app };
 	int c;
 
-	opts_defaults(o);
-	build_getopt(lo, shorts, sizeof(shorts));
+	if (cli->nknobs > NKNOBS_MAX)
+		return rb_fail(err, errlen, "%s: %zu knob rows, above the parser's %u (raise "
+			       "RB_CLI_MAX_KNOBS)", cli->prog, cli->nknobs, NKNOBS_MAX);
+	opts_defaults(cli, o, app);
+	build_getopt(cli, lo, shorts, sizeof(shorts));
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
-		const struct rb_knob *k = knob_of_code(c);
+		const struct rb_knob *k = knob_of_code(cli, c);
 		int rc;
 		if (c == ':')
 			return rb_fail(err, errlen, "option %s needs a value (see --help)", argv[optind - 1]);
@@ -1530,5 +1563,10 @@ int opts_parse(int argc, char **argv, struct rb_opts *o, char *err, size_t errle
 		return rb_fail(err, errlen, "give -s (server) or -c HOST (client); see --help");
 	if (o->role == RB_ROLE_SERVER)
 		return server_finish(&ps, err, errlen);
-	return client_finish(o, &ps, err, errlen);
+	return cli->client_finish ? cli->client_finish(o, app, &ps, err, errlen) : 0;
+}
+
+int opts_parse(int argc, char **argv, struct rb_opts *o, char *err, size_t errlen)
+{
+	return opts_parse_cli(&rb_cli, argc, argv, o, NULL, err, errlen);
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "ctrl.h"
+#include "log.h"
 #include "options.h"
 #include "report.h"
 #include "session.h"
@@ -46,7 +47,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (o.repeated[0])
-		fprintf(stderr, "WARN %s\n", o.repeated);
+		rb_warn("%s", o.repeated);
 	if (o.dry_run) {
 		print_dry_run(&o);
 		return 0;

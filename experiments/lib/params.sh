@@ -118,7 +118,11 @@ rb_params_load() {
 # reason.
 rb_params_check_values() {
   local k v lim part i table=1
-  case ${RB_CONF[run.bin]:-rdma_bench} in rdma_bench) ;; *) table=0 ;; esac
+  # a program with its own table (lib/knobs-BIN.tsv) is checked against it
+  case ${RB_CONF[run.bin]:-rdma_bench} in
+    rdma_bench) ;;
+    *) [ -r "$RB_LIB/knobs-${RB_CONF[run.bin]}.tsv" ] || table=0 ;;
+  esac
   for k in repetitions:1:9999 timeout_s:1:864000 ready_timeout_s:1:3600 port:1:65535; do
     IFS=: read -r k v lim <<< "$k"
     part=${RB_CONF[run.$k]:-}
@@ -232,7 +236,10 @@ rb_conf() { local v=${RB_CONF[$1]:-}; printf '%s' "${v:-$2}"; }
 
 # The knob table: rdma_bench's own (bench/lib/options.c), as `rdma_bench
 # --list-knobs` prints it, kept in lib/knobs.tsv by make (tests/bats/
-# knobs.bats checks that the file is the binary's output). Column 8 is the
+# knobs.bats checks that the file is the binary's output); an experiment
+# whose [run] bin is another program of the checkout reads that program's
+# table, lib/knobs-BIN.tsv (rdma_seq: bench/apps/seq/seq_opts.c), in the
+# same format. Column 8 is the
 # runner's name of a knob the runner may sweep (its CSV column, or
 # duration_s, inline, qps); columns 1 and 2 its long and short flag; 4 its
 # type (num, secs, size, enum). RB_KNOBS_FILE overrides the file.
@@ -241,7 +248,9 @@ rb_conf() { local v=${RB_CONF[$1]:-}; printf '%s' "${v:-$2}"; }
 # runner's name and by the long option (a literal --long-option knob).
 declare -gA RB_KNOB_FLAG=() RB_KNOB_TYPE=() RB_KNOB_RANGE=() RB_KNOB_RTYPE=() RB_KNOB_FLAGS=()
 rb_knobs_load() {
-  local file=${RB_KNOBS_FILE:-$RB_LIB/knobs.tsv} opt short type range knob flags
+  local file=$RB_LIB/knobs.tsv opt short type range knob flags bin=${RB_CONF[run.bin]:-rdma_bench}
+  [ "$bin" = rdma_bench ] || [ ! -r "$RB_LIB/knobs-$bin.tsv" ] || file=$RB_LIB/knobs-$bin.tsv
+  file=${RB_KNOBS_FILE:-$file}
   [ "${#RB_KNOB_FLAG[@]}" -eq 0 ] || return 0
   [ -r "$file" ] || rb_die "knob list $file not found: make writes it from rdma_bench --list-knobs"
   while IFS=$'\t' read -r opt short _ type _ range _ knob _; do

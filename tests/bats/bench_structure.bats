@@ -1,7 +1,12 @@
 #!/usr/bin/env bats
 # The structure rules of bench/: what a verb is lives in the verb table
 # (bench/lib/verb.c, include/verb.h) only, and no two bench/*.c files call
-# each other in a circle (tests/call-cycles).
+# each other in a circle (tests/call-cycles); one program reads no field
+# of another's control message, there is one option parser, the library's
+# functions take no struct rb_ctx outside ctx.c, an application includes
+# no header of another program, and no JSON is written by printf. Known
+# exceptions, each with its reason: bench_structure.allow (a new one
+# fails until it is listed there).
 
 ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 
@@ -14,6 +19,97 @@ verb_decisions() {
   grep -rnE --include='*.c' 'switch *\([^)]*verb|case +RB_VERB_|RB_VERB_[A-Z_]+' "$1"/bench --exclude-dir=apps \
     | grep -vE '^[^:]*/bench/lib/verb\.c:' | sed 's/RB_VERB_COUNT//g' \
     | grep -E 'switch *\([^)]*verb|case +RB_VERB_|RB_VERB_[A-Z_]+' || true
+}
+
+ALLOW=$BATS_TEST_DIRNAME/bench_structure.allow
+
+# allowed RULE WHERE: is WHERE an exception to RULE in the allow-list?
+allowed() {
+  grep -qxF -- "$1"$'\t'"$2" < <(grep -v '^#' "$ALLOW" | cut -f1,2)
+}
+
+# Lines of code (not comments) of C files under $1/$2 matching the ERE $3.
+code_grep() {
+  grep -rnE --include='*.c' --include='*.h' -- "$3" "$1/$2" 2>/dev/null |
+    grep -vE '^[^:]*:[0-9]+:[[:space:]]*(/?\*|//)' || true
+}
+
+# One program's code reading another's control message: rdma_seq (bench/apps/)
+# touching rdma_bench's TEST fields (struct rb_test, RB_TEST_FIELDS, a TEST
+# encoder, a knob row stored in the TEST), or the library and rdma_bench
+# touching rdma_seq's (SEQ_CFG_FIELDS, struct seq_wire, struct seq_cfg).
+message_crossings() {
+  code_grep "$1" bench/apps 'struct rb_test\b|u\.test\b|ctrl_encode_test|RB_TEST_(FIELDS|NFIELDS)|RB_AT_TEST|RB_KW_TEST|\.t\.[a-z_]+'
+  code_grep "$1" bench/lib 'SEQ_CFG_|seq_wire|seq_cfg'
+  code_grep "$1" bench/rdma_bench 'SEQ_CFG_|seq_wire|seq_cfg|u\.config\b'
+}
+
+# getopt_long calls outside the one parser (bench/lib/options.c), less the
+# allow-list's.
+second_parsers() {
+  local f
+  for f in $(grep -rlE --include='*.c' 'getopt_long *\(' "$1"/bench); do
+    f=${f#"$1"/}
+    [ "$f" = bench/lib/options.c ] || allowed parser "$f" || grep -nE 'getopt_long *\(' "$1/$f" | sed "s|^|$f:|"
+  done
+}
+
+# Library functions (bench/lib/*.c but ctx.c) with a struct rb_ctx *
+# parameter: FILE:LINE: NAME, less the allow-list's FILE:NAME.
+ctx_params() {
+  local f line
+  for f in "$1"/bench/lib/*.c; do
+    case ${f##*/} in ctx.c | ctx_qp.c) continue ;; esac  # the context and its QP stage
+    awk -f "$BATS_TEST_DIRNAME/../lib/c-ctx-params.awk" "$f" | while IFS= read -r line; do
+      local rel=${f#"$1"/} name=${line##* }
+      allowed ctx-param "$rel:$name" || echo "$rel:$line"
+    done
+  done
+}
+
+# An application (bench/apps/) including a header that is not the
+# library's (include/) or its own (bench/apps/*/), a .c file, or a header
+# of the rdma_bench program (one declaring a function defined in
+# bench/rdma_bench/: report.h, session.h).
+app_includes() {
+  local inc f fn hdr
+  local -a prog=()
+  for hdr in "$1"/include/*.h; do
+    for fn in $(sed -nE 's/^[a-z][a-z_ 0-9]*[ *]([a-z_][a-z_0-9]*)\(.*/\1/p' "$hdr"); do
+      if grep -qE "^[a-z].*[ *]$fn\(" "$1"/bench/rdma_bench/*.c; then prog+=("${hdr##*/}"); break; fi
+    done
+  done
+  grep -rnE --include='*.c' --include='*.h' '^#include "' "$1"/bench/apps | while IFS= read -r line; do
+    inc=$(sed -E 's/.*#include "([^"]*)".*/\1/' <<< "$line")
+    f=${line%%:*}
+    case " ${prog[*]} " in *" $inc "*) echo "${line#"$1"/} (a header of the rdma_bench program)"; continue ;; esac
+    if [[ $inc == *.c || $inc == */* ]] || { [ ! -e "$1/include/$inc" ] && ! ls "$1"/bench/apps/*/"$inc" > /dev/null 2>&1; }; then
+      echo "${line#"$1"/} (not a library header nor the application's own)"
+    fi
+  done
+}
+
+# JSON written by printf/echo in scripts (experiments, ci, env, figures,
+# tests/lib) or by printf in bench/ outside the JSON writer (output.c).
+json_printfs() {
+  local f
+  for f in $(grep -rlE "(printf|echo)[^#]*\\\\?\"[a-z_]+\\\\?\": ?" "$1"/experiments "$1"/ci "$1"/env "$1"/figures "$1"/tests/lib 2>/dev/null |
+             grep -vE '\.(py|bats|md|c|h|gp|awk|csv|json|tsv|txt)$' | grep -v '/fixtures/'); do
+    f=${f#"$1"/}
+    allowed json-printf "$f" || echo "$f"
+  done
+  code_grep "$1" bench 'printf *\(.*\\"[a-z_]+\\": ?' | grep -v '^[^:]*bench/lib/output\.c:' || true
+}
+
+# INFO, WARN and ERROR lines printed around the log module (bench/lib/log.c):
+# --quiet and the one-write-per-line rule would not hold for them.
+log_bypasses() {
+  local line f
+  grep -rnE --include='*.c' 'fprintf *\(stderr, *"(INFO|WARN|ERROR) ' "$1"/bench | while IFS= read -r line; do
+    f=${line%%:*}
+    f=${f#"$1"/}
+    allowed log "$f" || echo "${line#"$1"/}"
+  done
 }
 
 setup() {
@@ -132,4 +228,81 @@ ctx_leaks() {
   printf 'static struct rb_ctx shell;\n' >> "$TMP/bench/apps/rt/seq_rt.c"
   run ctx_leaks "$TMP"
   [[ $output == *"bench/lib/qp.c"* && $output == *"bench/apps/rt/seq_rt.c"* ]] || { echo "$output"; false; }
+}
+
+@test "messages: no program reads a field of another program's control message" {
+  run message_crossings "$ROOT"
+  [ -z "$output" ] || { echo "a field of another program's message:"; echo "$output"; false; }
+}
+
+@test "messages: the check finds rdma_seq reading a TEST field, and rdma_bench a CONFIG field" {
+  cp -r "$ROOT/bench" "$TMP/bench"
+  printf 'static unsigned long f(const struct rb_test *t) { return t->signal_interval; }\n' >> "$TMP/bench/apps/seq/seq.c"
+  printf 'static int g(const struct seq_wire *w) { return (int)w->batch; }\n' >> "$TMP/bench/rdma_bench/report.c"
+  run message_crossings "$TMP"
+  [[ $output == *"bench/apps/seq/seq.c:"*"struct rb_test"* ]] || { echo "$output"; false; }
+  [[ $output == *"bench/rdma_bench/report.c:"*"seq_wire"* ]] || { echo "$output"; false; }
+}
+
+@test "options: one parser (getopt_long in bench/lib/options.c only, less the allow-list)" {
+  run second_parsers "$ROOT"
+  [ -z "$output" ] || { echo "a second option parser:"; echo "$output"; false; }
+  cp -r "$ROOT/bench" "$TMP/bench"
+  printf '#include <getopt.h>\nint p(int c, char **v) { return getopt_long(c, v, "h", 0, 0); }\n' >> "$TMP/bench/apps/seq/seq_main.c"
+  run second_parsers "$TMP"
+  [[ $output == "bench/apps/seq/seq_main.c:"*"getopt_long("* ]] || { echo "$output"; false; }
+}
+
+@test "library: no function of bench/lib/ takes struct rb_ctx * outside ctx.c (less the allow-list)" {
+  run ctx_params "$ROOT"
+  [ -z "$output" ] || { echo "takes the benchmark's context (bench_structure.allow lists the known ones):"; echo "$output"; false; }
+  cp -r "$ROOT/bench" "$TMP/bench"
+  printf 'int layout_depth(const struct rb_ctx *c,\n\t\t int n)\n{\n\treturn n + (c != 0);\n}\n' >> "$TMP/bench/lib/layout.c"
+  run ctx_params "$TMP"
+  [[ $output == "bench/lib/layout.c:"*"layout_depth" ]] || { echo "$output"; false; }
+}
+
+@test "applications: include the library's headers and their own only" {
+  run app_includes "$ROOT"
+  [ -z "$output" ] || { echo "$output"; false; }
+  mkdir -p "$TMP/include"
+  cp -r "$ROOT/bench" "$TMP/bench"
+  cp "$ROOT"/include/*.h "$TMP/include/"
+  printf '#include "session.h"\n#include "../lib/post.c"\n' >> "$TMP/bench/apps/kv/zipf.c"
+  run app_includes "$TMP"
+  [[ $output == *"zipf.c:"*"session.h"*"rdma_bench program"* ]] || { echo "$output"; false; }
+  [[ $output == *"zipf.c:"*"post.c"*"not a library header"* ]] || { echo "$output"; false; }
+}
+
+@test "JSON: written by an encoder, not printf (less the allow-list)" {
+  run json_printfs "$ROOT"
+  [ -z "$output" ] || { echo "JSON by printf:"; echo "$output"; false; }
+  mkdir -p "$TMP/ci" "$TMP/bench/lib"
+  printf '#!/bin/bash\nprintf \x27{"rows": %%d}\\n\x27 3\n' > "$TMP/ci/report"
+  printf 'void j(void) { printf("{\\"mops\\": %%f}", 1.0); }\n' > "$TMP/bench/lib/x.c"
+  run json_printfs "$TMP"
+  [[ $output == *"ci/report"* ]] || { echo "$output"; false; }
+  [[ $output == *"bench/lib/x.c:"* ]] || { echo "$output"; false; }
+}
+
+@test "allow-list: every exception names an existing place and gives a reason" {
+  local rule where why f
+  while IFS=$'\t' read -r rule where why; do
+    [[ $rule == \#* || -z $rule ]] && continue
+    [ -n "$why" ] || { echo "no reason: $rule $where"; false; }
+    f=${where%%:*}
+    [ -e "$ROOT/$f" ] || { echo "$rule $where: $f does not exist (remove the line)"; false; }
+    if [ "$rule" = ctx-param ]; then
+      grep -qE "[ *]${where#*:}\(" "$ROOT/$f" || { echo "$where: no such function (remove the line)"; false; }
+    fi
+  done < "$ALLOW"
+}
+
+@test "log lines: INFO, WARN and ERROR through the log module (less the allow-list)" {
+  run log_bypasses "$ROOT"
+  [ -z "$output" ] || { echo "printed around log.c:"; echo "$output"; false; }
+  cp -r "$ROOT/bench" "$TMP/bench"
+  printf 'void w(void) { fprintf(stderr, "WARN x\\n"); }\n' >> "$TMP/bench/lib/hist.c"
+  run log_bypasses "$TMP"
+  [[ $output == "bench/lib/hist.c:"*"WARN x"* ]] || { echo "$output"; false; }
 }

@@ -66,15 +66,17 @@ run_co() { run "$CO/experiments/run" seqtiny --quick --out "$BATS_TEST_TMPDIR/re
 }
 
 # the flags the runner gives a client for the knobs the sequencer's
-# experiments sweep by name (window, threads, duration_s: lib/knobs.tsv,
-# rdma_bench's table), and its own words; rdma_seq must take each (a
-# flag it did not know would be refused before --help is reached)
+# experiments sweep by name (window, threads, duration_s: from rdma_seq's
+# own table, lib/knobs-rdma_seq.tsv, as [run] bin = rdma_seq selects),
+# and its own words; rdma_seq must take each (a flag it did not know
+# would be refused before --help is reached)
 @test "rdma_seq takes every word the runner gives it, with the knob table's flags" {
   [ -x "$ROOT/rdma_seq" ] || make -s -C "$ROOT" all > /dev/null
   local k flag n=0
   # shellcheck source=/dev/null
   RB_LIB=$ROOT/experiments/lib
   . "$ROOT/experiments/lib/params.sh"
+  RB_CONF[run.bin]=rdma_seq
   for k in window threads duration_s; do
     for e in figure-7 figure-8 table-3; do grep -qE "(^|:)$k( |:|=)" "$ROOT/experiments/$e/params" && n=$((n + 1)); done
     flag=$(rb_knob_flag "$k")
@@ -90,7 +92,10 @@ run_co() { run "$CO/experiments/run" seqtiny --quick --out "$BATS_TEST_TMPDIR/re
   # and a word it does not know is refused by name
   run "$ROOT/rdma_seq" -c 127.0.0.1 --postlist 4 --help
   [ "$status" -eq 2 ]
-  [[ $output == *"unknown option --postlist"* ]]
+  [[ $output == *"unknown option '--postlist'"* ]]
+  # the map came from rdma_seq's table: its window is the sequencer's, 1..1024
+  rb_knobs_load
+  [ "${RB_KNOB_RANGE[window]}" = 1..1024 ]
 }
 
 @test "companion = DIR: run after the sweep with its own binary, on the same hosts and grid kind, into RUN/companion/DIR/ID" {
@@ -118,4 +123,13 @@ run_co() { run "$CO/experiments/run" seqtiny --quick --out "$BATS_TEST_TMPDIR/re
   [ "$status" -eq 2 ]
   [[ $output == *"[run] companion = rb: no $CO/experiments/seqtiny/rb/params"* ]] || { echo "$output"; false; }
   [ ! -e "$BATS_TEST_TMPDIR/results/seqtiny/comp3/joblog" ]
+}
+
+@test "lib/knobs-rdma_seq.tsv is rdma_seq's --list-knobs (make keeps it)" {
+  [ -x "$ROOT/rdma_seq" ] || make -s -C "$ROOT" all > /dev/null
+  run bash -c "'$ROOT/rdma_seq' --list-knobs | diff - '$ROOT/experiments/lib/knobs-rdma_seq.tsv'"
+  [ "$status" -eq 0 ] || { echo "$output (make rewrites it)"; false; }
+  # ten fields a line, as rdma_bench's (params.sh reads both alike)
+  run awk -F'\t' 'NF != 10 {print NR": "NF" fields"}' "$ROOT/experiments/lib/knobs-rdma_seq.tsv"
+  [ -z "$output" ] || { echo "$output"; false; }
 }

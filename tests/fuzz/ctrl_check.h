@@ -23,6 +23,11 @@
  *   layout     for such a TEST, layout_compute() covers every QP region
  *              without unsigned wrap (the server allocates and fills
  *              lay.total bytes).
+ *   config     a CONFIG of rdma_seq (seq.h) goes through what its server
+ *              runs on it (seq_cfg_from_config, seq_cfg_validate): 0, or -1
+ *              with a message; one both accept re-encodes to the same
+ *              fields through seq_cfg (no field is lost or rounded). Every
+ *              program that sends CONFIG gets such a check here.
  */
 #ifndef RDMA_BENCH_CTRL_CHECK_H
 #define RDMA_BENCH_CTRL_CHECK_H
@@ -37,6 +42,7 @@
 #include "ctrl.h"
 #include "ctx.h"
 #include "options.h"
+#include "seq.h"
 
 #define CC_ERRLEN    512u   /* the err buffer every check passes */
 #define CC_SMALL_ERR 16u    /* a short err buffer: messages must be cut, not overrun */
@@ -45,6 +51,7 @@ struct cc_result {
 	int rc;              /* ctrl_decode's return */
 	uint16_t type;       /* decoded type (rc == 0) */
 	bool test_valid;     /* TEST accepted by test_validate */
+	bool config_valid;   /* CONFIG accepted by its program's checks */
 	char err[CC_ERRLEN]; /* decoder's message (rc == -1) */
 	char why[768];       /* the broken invariant, "" if none */
 };
@@ -210,6 +217,31 @@ static inline int cc_check_fields(struct cc_result *r, const uint8_t *buf, size_
 	return 0;
 }
 
+/* A CONFIG through its program's checks (rdma_seq: seq.h). */
+static inline int cc_check_config(struct cc_result *r, const struct ctrl_config *c)
+{
+	char verr[CC_ERRLEN] = "";
+	struct seq_cfg cfg;
+	struct ctrl_config back;
+
+	if (c->program != CTRL_PROG_RDMA_SEQ)
+		return cc_fail(r, "CONFIG of program %u decoded: no program but rdma_seq sends one",
+			       c->program);
+	int rc = seq_cfg_from_config(c, &cfg, verr, sizeof(verr));
+	if (!rc)
+		rc = seq_cfg_validate(&cfg, 0, verr, sizeof(verr));
+	if (rc != 0 && rc != -1)
+		return cc_fail(r, "rdma_seq's CONFIG checks returned %d", rc);
+	if (rc)
+		return verr[0] ? 0 : cc_fail(r, "rdma_seq's CONFIG refused with an empty message");
+	r->config_valid = true;
+	seq_cfg_to_config(&cfg, &back);
+	if (back.nfields != c->nfields || memcmp(back.f, c->f, c->nfields * sizeof(c->f[0])))
+		return cc_fail(r, "an rdma_seq CONFIG its server accepts does not re-encode to the "
+			       "same fields");
+	return 0;
+}
+
 /* Re-encode a decoded message into exactly len bytes; must equal the input. */
 static inline int cc_check_roundtrip(struct cc_result *r, const uint8_t *buf, size_t len,
 				     const struct ctrl_msg *m)
@@ -256,6 +288,9 @@ static inline int cc_check_roundtrip(struct cc_result *r, const uint8_t *buf, si
 	case CTRL_CPU:
 		n = ctrl_encode_cpu(out, len, &m->u.cpu);
 		break;
+	case CTRL_CONFIG:
+		n = ctrl_encode_config(out, len, &m->u.config);
+		break;
 	default:
 		n = ctrl_encode_empty(out, len, m->type);
 		break;
@@ -287,6 +322,7 @@ static inline int cc_check_roundtrip(struct cc_result *r, const uint8_t *buf, si
 		case CTRL_GO: n2 = ctrl_encode_go(out, len - 1, &m->u.go); break;
 		case CTRL_TIME: n2 = ctrl_encode_time(out, len - 1, m->u.time.ns); break;
 		case CTRL_CPU: n2 = ctrl_encode_cpu(out, len - 1, &m->u.cpu); break;
+		case CTRL_CONFIG: n2 = ctrl_encode_config(out, len - 1, &m->u.config); break;
 		default: n2 = ctrl_encode_empty(out, len - 1, m->type); break;
 		}
 		if (n2 != 0)
@@ -442,6 +478,8 @@ static inline int cc_check_input(const uint8_t *buf, size_t len, const char *ski
 	if (!cc_skipped(skip, "decode") && cc_check_fields(r, buf, len, &m))
 		return -1;
 	if (!cc_skipped(skip, "roundtrip") && cc_check_roundtrip(r, buf, len, &m))
+		return -1;
+	if (m.type == CTRL_CONFIG && !cc_skipped(skip, "config") && cc_check_config(r, &m.u.config))
 		return -1;
 	if (m.type == CTRL_TEST) {
 		char verr[CC_ERRLEN];

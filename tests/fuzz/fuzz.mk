@@ -8,7 +8,8 @@
 #                      leaves out checks whose bug is already reported.
 #   make fuzz-merge    add the new inputs that reach new code to the
 #                      committed corpus (libFuzzer -merge=1)
-#   make fuzz-corpus   regenerate the seed files (tests/fuzz/gen_ctrl_corpus.c)
+#   make fuzz-corpus   regenerate the seed files (tests/fuzz/gen_ctrl_corpus.c):
+#                      every program's message (rdma_bench's TEST, rdma_seq's CONFIG)
 #   make sanitize      library, rdma_bench and unit tests built with
 #                      AddressSanitizer + UndefinedBehaviorSanitizer into
 #                      build/sanitize; runs the unit tests, the bad-input
@@ -48,9 +49,13 @@ fuzz-build:
 	  OPT='-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN)' $(FUZZ_DIR)/librdmabench.a
 	$(MAKE) --no-print-directory $(FUZZ_BIN)
 
-$(FUZZ_BIN): tests/fuzz/fuzz_ctrl.c tests/fuzz/ctrl_check.h $(FUZZ_DIR)/librdmabench.a $(wildcard include/*.h)
+# Every program's message is fuzzed: rdma_seq's CONFIG through its own
+# checks (seq.c and the pure key-value parts it validates with).
+FUZZ_APP_SRC := bench/apps/seq/seq.c bench/apps/kv/kv.c bench/apps/kv/drtm.c bench/apps/kv/zipf.c
+$(FUZZ_BIN): tests/fuzz/fuzz_ctrl.c tests/fuzz/ctrl_check.h $(FUZZ_DIR)/librdmabench.a $(FUZZ_APP_SRC) $(HEADERS)
 	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -Iinclude -Itests/fuzz \
-	  -fsanitize=fuzzer $(FUZZ_SAN) -o $@ tests/fuzz/fuzz_ctrl.c \
+	  -Ibench/apps/seq -Ibench/apps/kv -Ibench/apps/rt \
+	  -fsanitize=fuzzer $(FUZZ_SAN) -o $@ tests/fuzz/fuzz_ctrl.c $(FUZZ_APP_SRC) \
 	  $(FUZZ_DIR)/librdmabench.a $(LDLIBS)
 
 fuzz: fuzz-build
@@ -78,9 +83,10 @@ fuzz-merge: fuzz-build
 # Linked with the few objects it uses, not the whole library, so it builds
 # while other parts of the binary are being written.
 GEN_OBJ := $(OBJ)/lib/ctrl.o $(OBJ)/lib/options.o $(OBJ)/lib/units.o $(OBJ)/lib/errbuf.o \
-           $(OBJ)/lib/guard_str.o $(OBJ)/lib/verb.o
-$(BUILD)/gen_ctrl_corpus: tests/fuzz/gen_ctrl_corpus.c $(GEN_OBJ) $(wildcard include/*.h)
-	$(CC) $(CFLAGS) -o $@ $< $(GEN_OBJ)
+           $(OBJ)/lib/guard_str.o $(OBJ)/lib/verb.o \
+           $(OBJ)/apps/seq/seq.o $(OBJ)/apps/kv/kv.o $(OBJ)/apps/kv/drtm.o $(OBJ)/apps/kv/zipf.o
+$(BUILD)/gen_ctrl_corpus: tests/fuzz/gen_ctrl_corpus.c $(GEN_OBJ) $(HEADERS)
+	$(CC) $(CFLAGS) -o $@ $< $(GEN_OBJ) -lm
 
 fuzz-corpus: $(BUILD)/gen_ctrl_corpus
 	mkdir -p $(FUZZ_CORPUS)

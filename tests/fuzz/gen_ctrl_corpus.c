@@ -21,6 +21,7 @@
 
 #include "ctrl.h"
 #include "options.h"
+#include "seq.h"
 
 static const char *dir;
 static int nfiles;
@@ -684,6 +685,95 @@ static void cpu_messages(void)
 	bb_write("bad-cpu-trailing-byte", &b);
 }
 
+/* A CONFIG header and fixed part by hand (bb_fix_len after the fields). */
+static void bb_config_fixed(struct bb *b, uint16_t program, uint16_t version, uint32_t nfields)
+{
+	bb_hdr(b, CTRL_MAGIC, CTRL_VERSION, CTRL_CONFIG, 0);
+	bb_u16(b, program);
+	bb_u16(b, version);
+	bb_u32(b, nfields);
+}
+
+/* rdma_seq's CONFIG (seq.h, SEQ_CFG_FIELDS): one per variant as its client
+ * sends it, one its server refuses by value, and malformed shapes. */
+static void config_messages(void)
+{
+	uint8_t buf[CTRL_HDR_LEN + CTRL_CONFIG_FIXED + CTRL_CONFIG_MAX_FIELDS * 8];
+	struct ctrl_config cfg;
+	struct seq_cfg c;
+	struct bb b;
+	char name[64];
+
+	for (uint64_t v = 0; v < SEQ_VARIANT_COUNT; v++) {
+		seq_cfg_defaults(&c);
+		c.variant = v;
+		if (v == SEQ_ATOMICS || v == SEQ_DRTM_KV)
+			c.server_threads = 0;
+		if (v == SEQ_HERD_KV) {
+			c.kv.zipf = 1;
+			c.kv.get_fraction = 0.5;
+		}
+		if (v == SEQ_DRTM_KV) {
+			c.drtm.put_fraction = 0.25;
+			c.drtm.put_writes = 1;
+		}
+		seq_cfg_to_config(&c, &cfg);
+		snprintf(name, sizeof(name), "ok-config-seq-%s", seq_variant_name(v));
+		write_file(name, buf, ctrl_encode_config(buf, sizeof(buf), &cfg));
+	}
+	/* decodes (the shape is right), refused by rdma_seq's checks */
+	seq_cfg_defaults(&c);
+	seq_cfg_to_config(&c, &cfg);
+	cfg.f[4] = 7;   /* batch */
+	write_file("ok-config-seq-refused-batch-7", buf, ctrl_encode_config(buf, sizeof(buf), &cfg));
+	seq_cfg_to_config(&c, &cfg);
+	cfg.version = SEQ_CFG_VERSION + 1;
+	write_file("ok-config-seq-refused-version", buf, ctrl_encode_config(buf, sizeof(buf), &cfg));
+	seq_cfg_to_config(&c, &cfg);
+	cfg.nfields = CTRL_CONFIG_MAX_FIELDS;
+	write_file("ok-config-seq-refused-at-field-cap", buf,
+		   ctrl_encode_config(buf, sizeof(buf), &cfg));
+
+	bb_config_fixed(&b, CTRL_PROG_RDMA_BENCH, 1, 1);
+	bb_u64(&b, 0);
+	bb_fix_len(&b);
+	bb_write("bad-config-program-rdma-bench", &b);
+	bb_config_fixed(&b, CTRL_PROG_LAST + 1, 1, 1);
+	bb_u64(&b, 0);
+	bb_fix_len(&b);
+	bb_write("bad-config-program-unassigned", &b);
+	bb_config_fixed(&b, 0, 1, 1);
+	bb_u64(&b, 0);
+	bb_fix_len(&b);
+	bb_write("bad-config-program-0", &b);
+	bb_config_fixed(&b, CTRL_PROG_RDMA_SEQ, 0, 1);
+	bb_u64(&b, 0);
+	bb_fix_len(&b);
+	bb_write("bad-config-version-0", &b);
+	bb_config_fixed(&b, CTRL_PROG_RDMA_SEQ, 1, 0);
+	bb_fix_len(&b);
+	bb_write("bad-config-no-fields", &b);
+	bb_config_fixed(&b, CTRL_PROG_RDMA_SEQ, 1, CTRL_CONFIG_MAX_FIELDS + 1);
+	for (unsigned i = 0; i < CTRL_CONFIG_MAX_FIELDS; i++)
+		bb_u64(&b, i);
+	bb_fix_len(&b);
+	bb_write("bad-config-fields-above-cap", &b);
+	bb_config_fixed(&b, CTRL_PROG_RDMA_SEQ, 1, 3);
+	bb_u64(&b, 1);
+	bb_u64(&b, 2);
+	bb_fix_len(&b);
+	bb_write("bad-config-fields-2-of-3", &b);
+	bb_config_fixed(&b, CTRL_PROG_RDMA_SEQ, 1, 1);
+	bb_u64(&b, 1);
+	bb_u8(&b, 0);
+	bb_fix_len(&b);
+	bb_write("bad-config-trailing-byte", &b);
+	bb_config_fixed(&b, CTRL_PROG_RDMA_SEQ, 1, 1);
+	b.n -= 2;
+	bb_fix_len(&b);
+	bb_write("bad-config-cut-in-count", &b);
+}
+
 /* Streams for the receive path: messages back to back, cut, or garbage after. */
 static void streams(void)
 {
@@ -716,6 +806,7 @@ int main(int argc, char **argv)
 	wire_only_tests();
 	malformed_messages();
 	cpu_messages();
+	config_messages();
 	streams();
 	printf("gen_ctrl_corpus: wrote %d files to %s\n", nfiles, dir);
 	return 0;

@@ -432,11 +432,11 @@ static void gate_and_go_round_trip_and_refusals(void **state)
 	be32_put(buf + 8, 4);
 	assert_int_equal(decode(n - 4), -1);
 	assert_err_has(err, "TIME truncated");
-	/* the type after CPU (the last) is unknown */
+	/* the type after CONFIG (the last) is unknown */
 	n = ctrl_encode_empty(buf, sizeof(buf), CTRL_READY);
 	buf[7] = CTRL_TYPE_LAST + 1;
 	assert_int_equal(decode(n), -1);
-	assert_err_has(err, "unknown control message type 12");
+	assert_err_has(err, "unknown control message type 13");
 	/* encoders refuse a buffer one byte short */
 	assert_int_equal(ctrl_encode_gate(buf, CTRL_HDR_LEN + 15, &g), 0);
 	assert_int_equal(ctrl_encode_go(buf, CTRL_HDR_LEN + 27, &go), 0);

@@ -194,7 +194,7 @@ static void test_corpus_has_every_group(void **state)
 	assert_true(count_prefix("bad-") >= 40);
 	assert_true(count_prefix("stream-") >= 4);
 	const char *types[] = { "ok-hello", "ok-test", "ok-setup", "ok-ready", "ok-done",
-				"ok-error", "ok-bye", "ok-cpu" };
+				"ok-error", "ok-bye", "ok-cpu", "ok-config-seq" };
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
 		if (!count_prefix(types[i]))
 			fail_msg("no %s-* seed in %s", types[i], corpus_dir);
@@ -299,6 +299,13 @@ static const struct {
 	{ "bad-cpu-reason-with-nul", "NUL" },
 	{ "bad-cpu-cut", "truncated" },
 	{ "bad-cpu-trailing", "inconsistent" },
+	{ "bad-config-program", "program" },
+	{ "bad-config-version", "version 0" },
+	{ "bad-config-no-fields", "0 fields" },
+	{ "bad-config-fields-above", "65 fields" },
+	{ "bad-config-fields-2-of-3", "inconsistent" },
+	{ "bad-config-trailing", "inconsistent" },
+	{ "bad-config-cut", "truncated" },
 };
 
 static void test_malformed_messages_refused_with_reason(void **state)
@@ -434,6 +441,33 @@ static void test_server_validation_matches_command_line(void **state)
 	finish("TEST fields the server accepts but the command line refuses");
 }
 
+/* Every program's message through its own checks: the rdma_seq CONFIGs
+ * its client sends (ok-config-seq-VARIANT) pass them and re-encode; the
+ * ok-config-seq-refused-* ones decode and are refused by value. */
+static void test_every_programs_config_is_checked(void **state)
+{
+	struct cc_result r;
+	size_t accepted = 0;
+
+	(void)state;
+	begin();
+	for (size_t i = 0; i < ninputs; i++) {
+		const struct input *in = &inputs[i];
+		if (cc_check_input(in->data, in->len, "test-caps,layout", &r)) {
+			note("  %s: %s", in->name, r.why);
+			continue;
+		}
+		bool refused = prefixed(in, "ok-config-seq-refused");
+		if (prefixed(in, "ok-config-seq") && r.config_valid == refused)
+			note("  %s: %s by rdma_seq's checks", in->name,
+			     refused ? "accepted" : "refused");
+		accepted += r.rc == 0 && r.type == CTRL_CONFIG && r.config_valid;
+	}
+	print_message("# %zu CONFIG messages accepted by rdma_seq's server checks\n", accepted);
+	assert_true(accepted >= SEQ_VARIANT_COUNT);
+	finish("CONFIG messages whose program's verdict is not the expected one");
+}
+
 /* ... and their buffer layout does not wrap. */
 static void test_server_layout_does_not_wrap(void **state)
 {
@@ -451,6 +485,7 @@ int main(void)
 		cmocka_unit_test(test_streams_through_ctrl_recv),
 		cmocka_unit_test(test_server_validation_matches_command_line),
 		cmocka_unit_test(test_server_layout_does_not_wrap),
+		cmocka_unit_test(test_every_programs_config_is_checked),
 	};
 
 	return cmocka_run_group_tests_name("ctrl_corpus", tests, load_corpus, free_corpus);

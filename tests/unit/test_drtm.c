@@ -118,22 +118,24 @@ static void knobs_parse_describe_and_round_trip(void **state)
 					 "validate", &c, err, sizeof(err)), 0);
 	assert_string_equal(drtm_describe(&c, buf, sizeof(buf)),
 			    "put=0.25,items=4096,dist=zipf,theta=0.9,put-writes,validate");
-	struct rb_test t;
-	test_defaults(&t);
-	drtm_cfg_to_test(&c, &t);
-	drtm_cfg_from_test(&t, &b);
+	struct seq_cfg s, s2;
+	seq_cfg_defaults(&s);
+	s.drtm = c;
+	struct ctrl_config cfg;
+	seq_cfg_to_config(&s, &cfg);
+	assert_int_equal(seq_cfg_from_config(&cfg, &s2, err, sizeof(err)), 0);
+	b = s2.drtm;
 	assert_memory_equal(&c, &b, sizeof(c));
 	drtm_cfg_defaults(&c);
 	assert_string_equal(drtm_describe(&c, buf, sizeof(buf)), "put=0.1,items=65536,dist=uniform");
 	assert_int_equal(drtm_cfg_validate(&c, 64, err, sizeof(err)), 0);
-	/* the variant's configuration through a TEST message: drtm-kv named */
-	struct seq_cfg s, s2;
+	/* the variant's configuration through its CONFIG message: drtm-kv named */
 	seq_cfg_defaults(&s);
 	s.variant = SEQ_DRTM_KV;
 	s.server_threads = 0;
 	s.drtm.put_fraction = 0.7;
-	seq_cfg_to_test(&s, &t);
-	assert_int_equal(seq_cfg_from_test(&t, &s2, err, sizeof(err)), 0);
+	seq_cfg_to_config(&s, &cfg);
+	assert_int_equal(seq_cfg_from_config(&cfg, &s2, err, sizeof(err)), 0);
 	assert_int_equal(s2.variant, SEQ_DRTM_KV);
 	assert_memory_equal(&s.drtm, &s2.drtm, sizeof(s.drtm));
 	assert_int_equal(seq_cfg_validate(&s2, 2, err, sizeof(err)), 0);

@@ -8,6 +8,7 @@
 #include "unit.h"
 
 #include "seq.h"
+#include "seq_opts.h"
 
 static char err[512];
 
@@ -240,9 +241,15 @@ static void config_checks_name_value_and_fix(void **state)
 	assert_int_equal(v, SEQ_HERD_RPC);
 }
 
-static void config_round_trips_through_a_test_message(void **state)
+/* Every variant's configuration through rdma_seq's own CONFIG message: the
+ * bytes on the wire decode to the same seq_cfg, every SEQ_CFG_FIELDS field
+ * carried (each set to a value of its own, so a swapped or dropped field
+ * fails). */
+static void config_round_trips_through_its_config_message(void **state)
 {
 	(void)state;
+	uint8_t buf[CTRL_HDR_LEN + CTRL_CONFIG_FIXED + SEQ_CFG_NFIELDS * 8];
+	struct ctrl_msg m;
 	for (uint64_t var = 0; var < SEQ_VARIANT_COUNT; var++) {
 		struct seq_cfg a = {
 			.variant = var, .server_threads = 5, .client_threads = 7, .window = 9,
@@ -252,17 +259,121 @@ static void config_round_trips_through_a_test_message(void **state)
 		}, b;
 		a.kv = (struct kv_cfg){ .get_fraction = 0.9, .keys = 1000 + var, .value_bytes = 40,
 					.zipf = var % 2, .theta = 0.99, .validate = var != 0 };
-		struct rb_test t;
-		seq_cfg_to_test(&a, &t);
-		assert_int_equal(seq_cfg_from_test(&t, &b, err, sizeof(err)), 0);
+		a.drtm = (struct drtm_cfg){ .put_fraction = 0.25, .items = 4096 + var, .zipf = 1,
+					    .theta = 0.8, .put_writes = var % 2, .validate = 1 };
+		struct ctrl_config cfg;
+		seq_cfg_to_config(&a, &cfg);
+		size_t n = ctrl_encode_config(buf, sizeof(buf), &cfg);
+		assert_int_equal(n, sizeof(buf));
+		assert_int_equal(ctrl_decode(buf, n, &m, err, sizeof(err)), 0);
+		assert_int_equal(m.type, CTRL_CONFIG);
+		assert_int_equal(seq_cfg_from_config(&m.u.config, &b, err, sizeof(err)), 0);
 		assert_memory_equal(&a, &b, sizeof(a));
 	}
-	/* an rdma_bench point (RC WRITE, 64 bytes) is no sequencer point */
-	struct rb_test t;
+	/* each wire field is its own: distinct values come back in their place */
+	struct seq_wire w, w2;
+	uint64_t *p = (uint64_t *)&w;
+	for (unsigned i = 0; i < SEQ_CFG_NFIELDS; i++)
+		p[i] = 100 + i;
 	struct seq_cfg c;
-	test_defaults(&t);
-	assert_int_equal(seq_cfg_from_test(&t, &c, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "not a sequencer point"));
+	seq_cfg_from_wire(&w, &c);
+	seq_cfg_to_wire(&c, &w2);
+	assert_memory_equal(&w, &w2, sizeof(w));
+}
+
+/* A CONFIG of another version or field count, and rdma_bench's TEST, are
+ * refused by name. */
+static void another_programs_point_is_refused(void **state)
+{
+	(void)state;
+	struct seq_cfg c;
+	struct ctrl_config cfg;
+	seq_cfg_defaults(&c);
+	seq_cfg_to_config(&c, &cfg);
+	cfg.version = SEQ_CFG_VERSION + 1;
+	assert_int_equal(seq_cfg_from_config(&cfg, &c, err, sizeof(err)), -1);
+	assert_err_has(err, "rdma_seq configuration version 2");
+	seq_cfg_to_config(&c, &cfg);
+	cfg.nfields--;
+	assert_int_equal(seq_cfg_from_config(&cfg, &c, err, sizeof(err)), -1);
+	assert_err_has(err, "run the same rdma_seq build at both ends");
+	/* a flag or a fraction beyond what the command line gives */
+	seq_cfg_to_config(&c, &cfg);
+	cfg.f[4] = 2;   /* batch */
+	assert_int_equal(seq_cfg_from_config(&cfg, &c, err, sizeof(err)), -1);
+	assert_err_has(err, "CONFIG field batch 2 is above its maximum 1");
+	seq_cfg_to_config(&c, &cfg);
+	cfg.f[SEQ_CFG_NFIELDS - 6] = 1000001;   /* drtm_put_ppm */
+	assert_int_equal(seq_cfg_from_config(&cfg, &c, err, sizeof(err)), -1);
+	assert_err_has(err, "drtm_put_ppm 1000001");
+	/* rdma_bench's point is a TEST, which no CONFIG can claim to be */
+	uint8_t buf[CTRL_HDR_LEN + CTRL_CONFIG_FIXED + SEQ_CFG_NFIELDS * 8];
+	seq_cfg_to_config(&c, &cfg);
+	cfg.program = CTRL_PROG_RDMA_BENCH;
+	assert_int_equal(ctrl_encode_config(buf, sizeof(buf), &cfg), 0);
+}
+
+/* rdma_seq's table gives the configuration seq_cfg_defaults does (the
+ * server's and the tests' defaults), and refuses what its rules refuse. */
+static void options_from_its_table(void **state)
+{
+	(void)state;
+	static struct seq_opts o;
+	struct seq_cfg d;
+	char *ok[] = { "rdma_seq", "-c", "h", "--variant", "spec-s0", NULL };
+	seq_cfg_defaults(&d);
+	assert_int_equal(seq_opts_parse(5, ok, &o, err, sizeof(err)), 0);
+	assert_memory_equal(&o.cfg, &d, sizeof(d));
+	assert_int_equal(o.rb.port, SEQ_DEFAULT_PORT);
+	assert_int_equal(o.rb.connect_timeout_s, 10);
+	char *kv[] = { "rdma_seq", "-c", "h", "--variant", "herd-rpc", "--kv", "get=0.5", NULL };
+	assert_int_equal(seq_opts_parse(7, kv, &o, err, sizeof(err)), -1);
+	assert_err_has(err, "--kv with --variant herd-rpc");
+	char *srv[] = { "rdma_seq", "-s", "--batch", "off", NULL };
+	assert_int_equal(seq_opts_parse(4, srv, &o, err, sizeof(err)), -1);
+	assert_err_has(err, "--batch given to the server");
+	char *at[] = { "rdma_seq", "-c", "h", "--variant", "atomics", "-w", "9", NULL };
+	assert_int_equal(seq_opts_parse(7, at, &o, err, sizeof(err)), 0);
+	assert_int_equal(o.cfg.server_threads, 0);
+	assert_int_equal(o.cfg.window, 9);
+}
+
+/* The rows both programs have are one definition: the same short letter,
+ * type, range and role in rdma_bench's table and rdma_seq's. */
+static void shared_rows_are_spelled_once(void **state)
+{
+	(void)state;
+	static const char *const shared[] = {
+		"server", "client", "port", "bind", "token-file", "once", "ib-dev", "ib-port",
+		"gid-index", "reps", "rep-first", "connect-timeout", "timeout", "csv", "json",
+		"run-id", "proc-index", "quiet", "dry-run", "list-knobs", "help", "version",
+	};
+	const struct rb_cli *a = opts_cli(), *b = seq_cli();
+	for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]); i++) {
+		const struct rb_knob *ka = NULL, *kb = NULL;
+		for (size_t k = 0; k < a->nknobs; k++)
+			if (!strcmp(a->knobs[k].name, shared[i]) && !(a->knobs[k].flags & RB_KF_HELP2))
+				ka = &a->knobs[k];
+		for (size_t k = 0; k < b->nknobs; k++)
+			if (!strcmp(b->knobs[k].name, shared[i]))
+				kb = &b->knobs[k];
+		if (!ka || !kb)
+			fail_msg("--%s missing from %s", shared[i], ka ? "rdma_seq" : "rdma_bench");
+		assert_int_equal(ka->shortopt, kb->shortopt);
+		assert_int_equal(ka->type, kb->type);
+		assert_true(ka->lo == kb->lo && ka->hi == kb->hi);
+		assert_int_equal(ka->flags & (RB_KF_SERVER | RB_KF_BOTH),
+				 kb->flags & (RB_KF_SERVER | RB_KF_BOTH));
+		assert_string_equal(ka->help, kb->help);
+	}
+	/* no short letter means two things in one program, or two in both */
+	for (size_t k = 0; k < b->nknobs; k++)
+		for (size_t j = 0; j < a->nknobs; j++)
+			if (b->knobs[k].shortopt && b->knobs[k].shortopt == a->knobs[j].shortopt &&
+			    strcmp(b->knobs[k].name, a->knobs[j].name) &&
+			    !(a->knobs[j].flags & RB_KF_ALIAS) && strcmp(a->knobs[j].name, "size"))
+				fail_msg("-%c is --%s in rdma_seq and --%s in rdma_bench",
+					 b->knobs[k].shortopt, b->knobs[k].name, a->knobs[j].name);
 }
 
 int main(void)
@@ -277,7 +388,10 @@ int main(void)
 		cmocka_unit_test(unique_check_names_a_gap_and_a_stray_value),
 		cmocka_unit_test(unique_check_summary_mode_when_values_overflow),
 		cmocka_unit_test(config_checks_name_value_and_fix),
-		cmocka_unit_test(config_round_trips_through_a_test_message),
+		cmocka_unit_test(config_round_trips_through_its_config_message),
+		cmocka_unit_test(another_programs_point_is_refused),
+		cmocka_unit_test(options_from_its_table),
+		cmocka_unit_test(shared_rows_are_spelled_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

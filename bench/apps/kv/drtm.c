@@ -155,28 +155,6 @@ const char *drtm_describe(const struct drtm_cfg *c, char *buf, size_t len)
 	return buf;
 }
 
-void drtm_cfg_to_test(const struct drtm_cfg *c, struct rb_test *t)
-{
-	t->signal_interval = (uint64_t)llround(c->put_fraction * 1e6);
-	t->cq_depth = c->items;
-	t->retry_cnt = c->zipf;
-	t->ack_timeout = (uint64_t)llround(c->theta * 1e6);
-	t->rnr_retry = c->put_writes;
-	t->min_rnr_timer = c->validate;
-}
-
-void drtm_cfg_from_test(const struct rb_test *t, struct drtm_cfg *c)
-{
-	*c = (struct drtm_cfg){
-		.put_fraction = (double)t->signal_interval / 1e6,
-		.items = t->cq_depth,
-		.zipf = t->retry_cnt != 0,
-		.theta = (double)t->ack_timeout / 1e6,
-		.put_writes = t->rnr_retry != 0,
-		.validate = t->min_rnr_timer != 0,
-	};
-}
-
 int drtm_gen_init(struct drtm_gen *g, const struct drtm_cfg *c, uint64_t seed)
 {
 	memset(g, 0, sizeof(*g));

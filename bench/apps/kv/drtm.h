@@ -12,7 +12,7 @@
  *
  * The pure parts are here (bench/apps/kv/drtm.c, tests/unit/test_drtm.c): the
  * item layout, the lock word, the key and operation choice, the knobs and
- * their checks, their place in a TEST message and the end-of-point check.
+ * their checks, their place in rdma_seq's CONFIG message and the end-of-point check.
  * The verbs side is bench/apps/kv/drtm_kv.c (rdma_seq --variant drtm-kv).
  *
  * Item i (0..items-1) at byte i * DRTM_ITEM_BYTES of the server's buffer:
@@ -122,7 +122,7 @@ static inline uint64_t drtm_cache_slots(uint64_t items)
 }
 
 /* ---- the knobs ------------------------------------------------------------ */
-/* rdma_seq --drtm LIST. No padding: compared bytewise after a TEST trip. */
+/* rdma_seq --drtm LIST. No padding: compared bytewise after a CONFIG trip. */
 struct drtm_cfg {
 	double put_fraction;   /* 0..1: share of operations that are PUTs (default 0.1) */
 	uint64_t items;        /* 1..DRTM_MAX_ITEMS (default DRTM_DEF_ITEMS) */
@@ -151,14 +151,7 @@ int drtm_parse_opts(const char *list, struct drtm_cfg *c, char *err, size_t errl
 int drtm_parse_fraction(const char *opt, const char *v, double *f, char *err, size_t errlen);
 /* The knobs as such a list (the row's drtm column); returns buf. */
 const char *drtm_describe(const struct drtm_cfg *c, char *buf, size_t len);
-/*
- * Its place in a TEST message (fields the sequencer leaves unused; seq.h):
- *   signal_interval put_fraction x 10^6   cq_depth       items
- *   retry_cnt       zipf                  ack_timeout    theta x 10^6
- *   rnr_retry       put_writes            min_rnr_timer  validate
- */
-void drtm_cfg_to_test(const struct drtm_cfg *c, struct rb_test *t);
-void drtm_cfg_from_test(const struct rb_test *t, struct drtm_cfg *c);
+/* Its place on the wire: the drtm_* fields of rdma_seq's CONFIG (seq.h). */
 
 /* ---- the choice of each operation ----------------------------------------- */
 /* A client thread's generator: its random state and, with Zipf, the sampler. */

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "errbuf.h"
+#include "log.h"
 #include "seq_rt.h"
 #include "timing.h"
 
@@ -371,8 +372,8 @@ static void drtm_server_done(struct seq_run *r, struct ctrl_done *d)
 	d->bad_payloads = t.locked;
 	d->counter_sum = t.versions;
 	d->atomic_success = t.stamp_stale;
-	fprintf(stderr, "INFO drtm-kv items: %llu scanned, %llu left locked, versions sum %llu, "
-		"%llu stale stamps\n", (unsigned long long)t.items, (unsigned long long)t.locked,
+	rb_info("drtm-kv items: %llu scanned, %llu left locked, versions sum %llu, "
+		"%llu stale stamps", (unsigned long long)t.items, (unsigned long long)t.locked,
 		(unsigned long long)t.versions, (unsigned long long)t.stamp_stale);
 }
 

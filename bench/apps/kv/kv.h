@@ -111,7 +111,7 @@ static inline void kv_ring_put(uint64_t *ring, unsigned k)
 
 /*
  * The key-value knobs of a point (rdma_seq --kv). No padding: a
- * configuration compares bytewise after its trip through a TEST message.
+ * configuration compares bytewise after its trip through a CONFIG message.
  * The log of each partition is sized by the server (seq_kv.c).
  */
 struct kv_cfg {

@@ -211,10 +211,7 @@ int seq_client_threads(struct seq_run *r, uint64_t area_bytes, int access, unsig
 static struct rb_qp_attr seq_qp_attr(const struct seq_run *r, uint64_t transport, uint64_t verb,
 				     struct ibv_cq *scq, struct ibv_cq *rcq, uint32_t sq, uint32_t rq)
 {
-	struct rb_test t;
-
-	test_defaults(&t);
-	return (struct rb_qp_attr){
+	struct rb_qp_attr at = {
 		.pd = r->pd,
 		.dev = r->dev,
 		.scq = scq,
@@ -231,11 +228,9 @@ static struct rb_qp_attr seq_qp_attr(const struct seq_run *r, uint64_t transport
 		.path_mtu = r->path_mtu,
 		.rd_resp = (uint8_t)r->rd_resp,
 		.rd_init = (uint8_t)r->rd_init,
-		.min_rnr_timer = (uint8_t)t.min_rnr_timer,
-		.timeout = (uint8_t)t.ack_timeout,
-		.retry_cnt = (uint8_t)t.retry_cnt,
-		.rnr_retry = (uint8_t)t.rnr_retry,
 	};
+	qp_attr_timer_defaults(&at);
+	return at;
 }
 
 int seq_client_arrays(struct seq_run *r, unsigned i, size_t nwr, char *err, size_t errlen)

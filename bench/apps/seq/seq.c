@@ -1,9 +1,10 @@
 /*
  * seq.c - the sequencer's pure parts (seq.h): variant names, the
- * configuration and its checks, its place in a TEST message, the herd-rpc
+ * configuration and its checks, its CONFIG message (SEQ_CFG_FIELDS), the herd-rpc
  * slot layout, batching averages and the uniqueness check. No verbs, no I/O.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,17 +17,6 @@ static const char *const variant_names[SEQ_VARIANT_COUNT] = {
 	[SEQ_SPEC_S0] = "spec-s0",
 	[SEQ_HERD_KV] = "herd-kv",
 	[SEQ_DRTM_KV] = "drtm-kv",
-};
-
-/* The request each variant's clients send (verb, transport, payload bytes). */
-static const struct {
-	uint64_t verb, transport, size;
-} variant_request[SEQ_VARIANT_COUNT] = {
-	[SEQ_ATOMICS] = { RB_VERB_FETCH_ADD, RB_TR_RC, 8 },
-	[SEQ_HERD_RPC] = { RB_VERB_WRITE, RB_TR_UC, 8 },
-	[SEQ_SPEC_S0] = { RB_VERB_SEND_IMM, RB_TR_UD, 0 },
-	[SEQ_HERD_KV] = { RB_VERB_WRITE, RB_TR_UC, KV_SLOT_BYTES },
-	[SEQ_DRTM_KV] = { RB_VERB_READ, RB_TR_RC, DRTM_ITEM_BYTES },
 };
 
 const char *seq_variant_name(uint64_t v)
@@ -52,13 +42,13 @@ void seq_cfg_defaults(struct seq_cfg *c)
 		.variant = SEQ_SPEC_S0,
 		.server_threads = 1,
 		.client_threads = 1,
-		.window = 4,
+		.window = SEQ_DEFAULT_WINDOW,
 		.batch = 1,
 		.ud_qps = 1,
 		.start = 0,
 		.duration_ms = 1000,
 		.warmup_ms = 200,
-		.timeout_ms = 60000,
+		.timeout_ms = 120000,   /* the shared --timeout row's (options.h) */
 		.idle_yield = 1,
 	};
 	kv_cfg_defaults(&c->kv);
@@ -125,68 +115,116 @@ int seq_cfg_validate(const struct seq_cfg *c, long online_cpus, char *err, size_
 	return 0;
 }
 
-void seq_cfg_to_test(const struct seq_cfg *c, struct rb_test *t)
+/* A fraction or theta as parts per million on the wire (0.95 -> 950000). */
+static uint64_t to_ppm(double x)
 {
-	test_defaults(t);
-	uint64_t v = c->variant < SEQ_VARIANT_COUNT ? c->variant : 0;
-	t->verb = variant_request[v].verb;
-	t->transport = variant_request[v].transport;
-	t->size = variant_request[v].size;
-	t->threads = c->client_threads;
-	t->emulated_peers = c->server_threads;
-	t->window = c->window;
-	t->qps_per_thread = c->ud_qps;
-	t->postlist = c->batch ? SEQ_BATCH_MAX : 1;
-	t->seed = c->start;
-	t->duration_ms = c->duration_ms;
-	t->warmup_ms = c->warmup_ms;
-	t->timeout_ms = c->timeout_ms;
-	t->access = c->idle_yield;
-	t->atomic_counters = c->kv.keys;
-	t->stride = c->kv.value_bytes;
-	t->validate = c->kv.validate;
-	t->recv_batch = (uint64_t)llround(c->kv.get_fraction * 1e6);
-	t->iters = (uint64_t)llround(c->kv.theta * 1e6);
-	t->warmup_iters = c->kv.zipf;
-	drtm_cfg_to_test(&c->drtm, t);
+	return x > 0 ? (uint64_t)llround(x * 1e6) : 0;
 }
 
-int seq_cfg_from_test(const struct rb_test *t, struct seq_cfg *c, char *err, size_t errlen)
+void seq_cfg_to_wire(const struct seq_cfg *c, struct seq_wire *w)
 {
-	uint64_t v;
-	for (v = 0; v < SEQ_VARIANT_COUNT; v++)
-		if (t->verb == variant_request[v].verb && t->transport == variant_request[v].transport &&
-		    t->size == variant_request[v].size)
-			break;
-	if (v == SEQ_VARIANT_COUNT)
-		return rb_fail(err, errlen, "not a sequencer point: verb %s, transport %s, size %llu "
-			       "(is the client rdma_bench? this server is rdma_seq)",
-			       verb_name(t->verb), transport_name(t->transport),
-			       (unsigned long long)t->size);
-	if (t->postlist != 1 && t->postlist != SEQ_BATCH_MAX)
-		return rb_fail(err, errlen, "sequencer batch cap %llu: expected 1 (off) or %u (on)",
-			       (unsigned long long)t->postlist, SEQ_BATCH_MAX);
-	*c = (struct seq_cfg){
-		.variant = v,
-		.server_threads = t->emulated_peers,
-		.client_threads = t->threads,
-		.window = t->window,
-		.batch = t->postlist == SEQ_BATCH_MAX,
-		.ud_qps = t->qps_per_thread,
-		.start = t->seed,
-		.duration_ms = t->duration_ms,
-		.warmup_ms = t->warmup_ms,
-		.timeout_ms = t->timeout_ms,
-		.idle_yield = t->access != 0,
+	*w = (struct seq_wire){
+		.variant = c->variant,
+		.server_threads = c->server_threads,
+		.client_threads = c->client_threads,
+		.window = c->window,
+		.batch = c->batch,
+		.ud_qps = c->ud_qps,
+		.start = c->start,
+		.duration_ms = c->duration_ms,
+		.warmup_ms = c->warmup_ms,
+		.timeout_ms = c->timeout_ms,
+		.idle_yield = c->idle_yield,
+		.kv_get_ppm = to_ppm(c->kv.get_fraction),
+		.kv_keys = c->kv.keys,
+		.kv_value_bytes = c->kv.value_bytes,
+		.kv_zipf = c->kv.zipf,
+		.kv_theta_ppm = to_ppm(c->kv.theta),
+		.kv_validate = c->kv.validate,
+		.drtm_put_ppm = to_ppm(c->drtm.put_fraction),
+		.drtm_items = c->drtm.items,
+		.drtm_zipf = c->drtm.zipf,
+		.drtm_theta_ppm = to_ppm(c->drtm.theta),
+		.drtm_put_writes = c->drtm.put_writes,
+		.drtm_validate = c->drtm.validate,
 	};
-	kv_cfg_defaults(&c->kv);
-	c->kv.keys = t->atomic_counters;
-	c->kv.value_bytes = t->stride;
-	c->kv.validate = t->validate != 0;   /* 0 or 1 */
-	c->kv.get_fraction = (double)t->recv_batch / 1e6;
-	c->kv.zipf = t->warmup_iters != 0;
-	c->kv.theta = (double)t->iters / 1e6;
-	drtm_cfg_from_test(t, &c->drtm);
+}
+
+void seq_cfg_from_wire(const struct seq_wire *w, struct seq_cfg *c)
+{
+	*c = (struct seq_cfg){
+		.variant = w->variant,
+		.server_threads = w->server_threads,
+		.client_threads = w->client_threads,
+		.window = w->window,
+		.batch = w->batch,
+		.ud_qps = w->ud_qps,
+		.start = w->start,
+		.duration_ms = w->duration_ms,
+		.warmup_ms = w->warmup_ms,
+		.timeout_ms = w->timeout_ms,
+		.idle_yield = w->idle_yield,
+		.kv = { .get_fraction = (double)w->kv_get_ppm / 1e6, .keys = w->kv_keys,
+			.value_bytes = w->kv_value_bytes, .zipf = w->kv_zipf,
+			.theta = (double)w->kv_theta_ppm / 1e6, .validate = w->kv_validate },
+		.drtm = { .put_fraction = (double)w->drtm_put_ppm / 1e6, .items = w->drtm_items,
+			  .zipf = w->drtm_zipf, .theta = (double)w->drtm_theta_ppm / 1e6,
+			  .put_writes = w->drtm_put_writes, .validate = w->drtm_validate },
+	};
+}
+
+void seq_cfg_to_config(const struct seq_cfg *c, struct ctrl_config *m)
+{
+	struct seq_wire w;
+	unsigned i = 0;
+
+	seq_cfg_to_wire(c, &w);
+	memset(m, 0, sizeof(*m));
+	m->program = CTRL_PROG_RDMA_SEQ;
+	m->version = SEQ_CFG_VERSION;
+	m->nfields = SEQ_CFG_NFIELDS;
+#define SEQ_X_PUT(name) m->f[i++] = w.name;
+	SEQ_CFG_FIELDS(SEQ_X_PUT)
+#undef SEQ_X_PUT
+}
+
+/* Wire fields whose every value the command line bounds whatever the
+ * variant (flags 0/1; fractions 0..1 and thetas below 10 in parts per
+ * million): a CONFIG beyond them is refused before any use, so the wire
+ * reaches no further than the command line. */
+static const struct {
+	const char *name;
+	size_t off;
+	uint64_t max;
+} wire_caps[] = {
+#define CAP(f, m) { #f, offsetof(struct seq_wire, f), m }
+	CAP(batch, 1), CAP(idle_yield, 1), CAP(kv_zipf, 1), CAP(kv_validate, 1),
+	CAP(drtm_zipf, 1), CAP(drtm_put_writes, 1), CAP(drtm_validate, 1),
+	CAP(kv_get_ppm, 1000000), CAP(drtm_put_ppm, 1000000),
+	CAP(kv_theta_ppm, 10000000), CAP(drtm_theta_ppm, 10000000),
+#undef CAP
+};
+
+int seq_cfg_from_config(const struct ctrl_config *m, struct seq_cfg *c, char *err, size_t errlen)
+{
+	struct seq_wire w;
+	unsigned i = 0;
+
+	if (ctrl_config_expect(m, CTRL_PROG_RDMA_SEQ, SEQ_CFG_VERSION, SEQ_CFG_NFIELDS, err,
+			       errlen))
+		return -1;
+#define SEQ_X_GET(name) w.name = m->f[i++];
+	SEQ_CFG_FIELDS(SEQ_X_GET)
+#undef SEQ_X_GET
+	for (size_t k = 0; k < sizeof(wire_caps) / sizeof(wire_caps[0]); k++) {
+		uint64_t v;
+		memcpy(&v, (const char *)&w + wire_caps[k].off, sizeof(v));
+		if (v > wire_caps[k].max)
+			return rb_fail(err, errlen, "CONFIG field %s %llu is above its maximum %llu",
+				       wire_caps[k].name, (unsigned long long)v,
+				       (unsigned long long)wire_caps[k].max);
+	}
+	seq_cfg_from_wire(&w, c);
 	return 0;
 }
 

@@ -33,17 +33,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ctrl.h"
 #include "drtm.h"
 #include "kv.h"
 #include "options.h"
 
 /* Limits of the command line (not of a device). */
 #define SEQ_MAX_WINDOW          1024u  /* requests outstanding per client thread */
+#define SEQ_DEFAULT_WINDOW      4u
 #define SEQ_MAX_SERVER_THREADS  64u
 #define SEQ_MAX_CLIENT_THREADS  64u
 #define SEQ_MAX_UD_QPS          16u    /* response QPs per server thread */
 #define SEQ_BATCH_MAX           32u    /* --batch on: responses per doorbell at most
                                           (one poll pass; RB_POLL_BATCH receives) */
+/* The schema_version of rdma_seq's rows (docs/csv.md, "rdma_seq rows"):
+ * its own, as its columns are. */
+#define SEQ_SCHEMA_VERSION      1u
 #define SEQ_SLOT_BYTES          64u    /* herd-rpc request slot: one cache line */
 
 enum seq_variant { SEQ_ATOMICS = 0, SEQ_HERD_RPC, SEQ_SPEC_S0, SEQ_HERD_KV, SEQ_DRTM_KV,
@@ -79,25 +84,43 @@ void seq_cfg_defaults(struct seq_cfg *c);
 int seq_cfg_validate(const struct seq_cfg *c, long online_cpus, char *err, size_t errlen);
 
 /*
- * The configuration travels in a control-channel TEST message (ctrl.h), whose
- * fields take these values (one table, seq.c):
- *   verb, transport  the variant's request: fetch_add/rc, write/uc, send_imm/ud,
- *                    write/uc, read/rc
- *   size             request payload bytes (8, 8, 0, KV_SLOT_BYTES, DRTM_ITEM_BYTES)
- *   threads          client_threads       window          window
- *   emulated_peers   server_threads       qps_per_thread  ud_qps
- *   postlist         SEQ_BATCH_MAX with batch on, 1 off
- *   seed             start                duration_ms, warmup_ms, timeout_ms
- *   access           idle_yield (0 spin, 1 yield)
- *   atomic_counters  kv.keys              stride          kv.value_bytes
- *   validate         kv.validate          recv_batch      kv.get_fraction x 10^6
- *   iters            kv.theta x 10^6      warmup_iters    kv.zipf (1 Zipf, 0 uniform)
- *   signal_interval, cq_depth, retry_cnt, ack_timeout, rnr_retry, min_rnr_timer:
- *                    drtm (drtm.h, drtm_cfg_to_test)
- * seq_cfg_from_test() refuses a TEST that is no sequencer point.
+ * The configuration on the wire: rdma_seq's own CONFIG message (ctrl.h,
+ * program CTRL_PROG_RDMA_SEQ, version SEQ_CFG_VERSION), whose fields are
+ * these, X(name), in wire order, each a u64 of struct seq_wire. Fractions
+ * and Zipf thetas travel as parts per million (kv_get_ppm 950000 = 0.95).
+ * Nothing here is a field of rdma_bench's TEST. A new field goes last and
+ * raises SEQ_CFG_VERSION (a server of another version refuses the point,
+ * naming both); tests/unit/test_seq.c round-trips every field.
  */
-void seq_cfg_to_test(const struct seq_cfg *c, struct rb_test *t);
-int seq_cfg_from_test(const struct rb_test *t, struct seq_cfg *c, char *err, size_t errlen);
+#define SEQ_CFG_VERSION 1u
+#define SEQ_CFG_FIELDS(X)                                                  \
+	X(variant) X(server_threads) X(client_threads) X(window) X(batch)  \
+	X(ud_qps) X(start) X(duration_ms) X(warmup_ms) X(timeout_ms)       \
+	X(idle_yield)                                                      \
+	X(kv_get_ppm) X(kv_keys) X(kv_value_bytes) X(kv_zipf)              \
+	X(kv_theta_ppm) X(kv_validate)                                     \
+	X(drtm_put_ppm) X(drtm_items) X(drtm_zipf) X(drtm_theta_ppm)       \
+	X(drtm_put_writes) X(drtm_validate)
+
+struct seq_wire {
+#define SEQ_X_FIELD(name) uint64_t name;
+	SEQ_CFG_FIELDS(SEQ_X_FIELD)
+#undef SEQ_X_FIELD
+};
+#define SEQ_X_COUNT(name) +1
+enum { SEQ_CFG_NFIELDS = 0 SEQ_CFG_FIELDS(SEQ_X_COUNT) };
+#undef SEQ_X_COUNT
+
+/* seq_cfg <-> its wire fields (fractions rounded to parts per million). */
+void seq_cfg_to_wire(const struct seq_cfg *c, struct seq_wire *w);
+void seq_cfg_from_wire(const struct seq_wire *w, struct seq_cfg *c);
+/* The CONFIG message of a point, and back: seq_cfg_from_config refuses
+ * another program's CONFIG, another version or field count
+ * (ctrl_config_expect), a flag above 1, a fraction above 1 or a theta of
+ * 10 or more (0, or -1 with err naming the field); the rest is checked
+ * after, by seq_cfg_validate. */
+void seq_cfg_to_config(const struct seq_cfg *c, struct ctrl_config *m);
+int seq_cfg_from_config(const struct ctrl_config *m, struct seq_cfg *c, char *err, size_t errlen);
 
 /*
  * herd-rpc request region on the server (HERD, Kalia et al. SIGCOMM 2014):

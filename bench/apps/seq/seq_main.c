@@ -7,9 +7,9 @@
  *   rdma_seq -c HOST --variant atomics|herd-rpc|spec-s0|herd-kv|drtm-kv [knobs]  (--help)
  *
  * The server takes no test flags: the client sends each point's
- * configuration (seq.h: seq_cfg_to_test). One TCP connection per point:
+ * configuration (seq.h: seq_cfg_to_config). One TCP connection per point:
  *   C->S HELLO (the run's token when the server has --token-file);
- *   C->S TEST; S->C SETUP (or ERROR); C->S SETUP; S->C READY; the point
+ *   C->S CONFIG (rdma_seq's own message, ctrl.h); S->C SETUP (or ERROR); C->S SETUP; S->C READY; the point
  *   runs; C->S DONE (values received); S->C DONE (numbers handed out,
  *   responses, doorbells, requests, server CPU ns).
  * The client then checks that the values all its threads received are
@@ -18,7 +18,6 @@
  * or a point refused by either end.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
@@ -32,36 +31,14 @@
 #include "device.h"
 #include "errbuf.h"
 #include "guard.h"
+#include "env.h"
 #include "hist.h"
+#include "log.h"
 #include "output.h"
-#include "report.h"
+#include "seq_opts.h"
 #include "seq_rt.h"
-#include "session.h"
 #include "timing.h"
 #include "units.h"
-
-#define SEQ_DEFAULT_PORT   (RB_DEFAULT_PORT + 1u)   /* 18516: beside rdma_bench -s */
-#define SEQ_DEFAULT_VALUES (UINT64_C(1) << 22)     /* values stored per client thread */
-#define SEQ_MAX_ROWS       256
-
-struct seq_opts {
-	bool server, client, once, quiet;
-	char host[256];
-	char bind_addr[256];       /* server: "" = all addresses */
-	uint16_t port;
-	char dev_name[64];
-	unsigned ib_port;
-	int gid_index;
-	struct seq_cfg cfg;
-	bool server_threads_given, variant_given, kv_given, drtm_given;
-	char client_only[256];     /* client options given, as "--window --batch" (refused with -s) */
-	unsigned reps, rep_first;  /* rows' rep: rep_first, rep_first + 1, ... */
-	uint64_t values_cap;
-	uint64_t proc_index;       /* the runner's process number (the row's proc_index) */
-	char csv[1024], json[1024], run_id[64];
-	char token_file[1024];     /* --token-file: "" = none */
-	char token[RB_TOKEN_CAP + 1];
-};
 
 /* The variant's operations (one file each: seq_atomics.c, seq_herd.c,
  * seq_spec.c); NULL for an unknown variant. Here, in the program, so the
@@ -76,317 +53,6 @@ static const struct seq_variant_ops *seq_ops(uint64_t variant)
 	case SEQ_DRTM_KV: return &seq_drtm_ops;
 	default: return NULL;
 	}
-}
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: rdma_seq -s [-p PORT] [--bind ADDR] [-d DEV] [-i IBPORT] [-x GIDIDX] [--once]\n"
-		"                   [--token-file F]\n"
-		"       rdma_seq -c HOST --variant atomics|herd-rpc|spec-s0|herd-kv|drtm-kv [options]\n"
-		"  --variant V         the sequencer to measure; --variant is required (no\n"
-		"                      default): atomics (NIC fetch-and-add), herd-rpc, spec-s0,\n"
-		"                      herd-kv, drtm-kv. The options below are the client's; -s takes\n"
-		"                      none of them (the client sends each point's configuration)\n"
-		"  --server-threads T  server polling threads (herd-rpc, spec-s0; default 1;\n"
-		"                      atomics: 0, no server CPU)\n"
-		"  --threads C         client threads (clients) of this process, 1..%u (default 1)\n"
-		"  -w, --window W      requests outstanding per client, 1..%u (default 4)\n"
-		"  --batch on|off      responses of a poll pass in one doorbell (default on;\n"
-		"                      not atomics)\n"
-		"  --ud-qps N          response UD QPs per server thread, 1..%u (default 1;\n"
-		"                      not atomics)\n"
-		"  --idle spin|yield   a poll that finds nothing: poll again, or sched_yield()\n"
-		"                      first (default yield: on soft-RoCE the kernel work that\n"
-		"                      moves each message needs the CPU a spinning thread holds)\n"
-		"  --start S           the counter's first value (default 0; e.g. 4294967200\n"
-		"                      to cross 2^32 with spec-s0's 32-bit immediates)\n"
-		"  -D, --duration S    measured window, seconds 0.001..86400 (default 1)\n"
-		"  --warmup S          before the window, seconds (default 0.2)\n"
-		"  --timeout S         whole point and any wait, seconds (default 60)\n"
-		"  --reps R            repetitions (default 1)\n"
-		"  --values-cap N      values stored per client for the exact uniqueness check\n"
-		"                      (default %" PRIu64 "; beyond it the check compares sums)\n"
-		"  --kv LIST           herd-kv only: its knobs, comma-separated: get=F (GET fraction 0..1,\n"
-		"                      0.95), keys=N (65536), value=B (1..64 bytes, 32),\n"
-		"                      dist=uniform|zipf, theta=X (0.99), validate\n"
-		"  --drtm LIST         drtm-kv only (GET = READ, PUT = CAS lock + FETCH_AND_ADD\n"
-		"                      release): put=F (PUT fraction 0..1, 0.1), items=N (65536;\n"
-		"                      16777216 on hardware), dist=uniform|zipf, theta=X (0.99),\n"
-		"                      put-writes (WRITE the value between the atomics), validate\n"
-		"  --put-fraction F    drtm-kv: the same as --drtm put=F (one word, for sweeps)\n"
-		"  --rep-first N       the first row's rep (default 0; then N+1, ...)\n"
-		"  --token-file F      both ends: a shared token (guard.h rules: mode 0600, 16..64\n"
-		"                      printable bytes); the server refuses a client without it\n"
-		"  --csv FILE, --json FILE, --run-id ID, --proc-index K, --procs 1 (a point has\n"
-		"  one client process), -p PORT (default %u), -d DEV, -i IBPORT, -x GIDIDX,\n"
-		"  -q/--quiet\n",
-		SEQ_MAX_CLIENT_THREADS, SEQ_MAX_WINDOW, SEQ_MAX_UD_QPS, SEQ_DEFAULT_VALUES,
-		SEQ_DEFAULT_PORT);
-}
-
-/* Seconds into ms (the clock's step here is 1 ms). min_ms 0: 0..86400 s;
- * min_ms 1: 0.001..86400 s (a value that rounds to 0 ms is refused, not
- * taken as 0). The message echoes the value as given. */
-static int parse_secs(const char *s, const char *opt, uint64_t min_ms, uint64_t *ms, char *err,
-		      size_t errlen)
-{
-	const char *range = min_ms ? "0.001..86400" : "0..86400";
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= 0) || v > 86400 ||
-	    (uint64_t)llround(v * 1000.0) < min_ms)
-		return rb_fail(err, errlen, "%s %s: expected seconds %s, in steps of 0.001 (e.g. 1.5)",
-			       opt, s, range);
-	*ms = (uint64_t)llround(v * 1000.0);
-	return 0;
-}
-
-/* The long options. The names shared with rdma_bench (-p, -d, -i, -x,
- * -w/--window, -D/--duration, --threads, --warmup, --timeout, --reps,
- * --rep-first, --csv, --json, --run-id, --proc-index, --procs,
- * --token-file, --bind, --once, --quiet) mean the same as there, so the
- * runner (experiments/lib/job.sh) starts either binary with the same
- * words; their ranges are the sequencer's (seq.h). */
-enum { O_VARIANT = 1000, O_STHREADS, O_THREADS, O_BATCH, O_UDQPS, O_START, O_WARMUP,
-       O_TIMEOUT, O_REPS, O_VALUES, O_CSV, O_JSON, O_RUNID, O_ONCE, O_IDLE, O_BIND, O_KV,
-       O_REPFIRST, O_PROCIDX, O_PROCS, O_TOKEN, O_DRTM, O_PUTFRAC };
-static const struct option seq_longopts[] = {
-	{ "server", no_argument, NULL, 's' },
-	{ "client", required_argument, NULL, 'c' },
-	{ "port", required_argument, NULL, 'p' },
-	{ "device", required_argument, NULL, 'd' },
-	{ "ib-port", required_argument, NULL, 'i' },
-	{ "gid-index", required_argument, NULL, 'x' },
-	{ "once", no_argument, NULL, O_ONCE },
-	{ "bind", required_argument, NULL, O_BIND },
-	{ "token-file", required_argument, NULL, O_TOKEN },
-	{ "variant", required_argument, NULL, O_VARIANT },
-	{ "server-threads", required_argument, NULL, O_STHREADS },
-	{ "threads", required_argument, NULL, O_THREADS },
-	{ "window", required_argument, NULL, 'w' },
-	{ "batch", required_argument, NULL, O_BATCH },
-	{ "idle", required_argument, NULL, O_IDLE },
-	{ "ud-qps", required_argument, NULL, O_UDQPS },
-	{ "start", required_argument, NULL, O_START },
-	{ "duration", required_argument, NULL, 'D' },
-	{ "warmup", required_argument, NULL, O_WARMUP },
-	{ "timeout", required_argument, NULL, O_TIMEOUT },
-	{ "reps", required_argument, NULL, O_REPS },
-	{ "rep-first", required_argument, NULL, O_REPFIRST },
-	{ "values-cap", required_argument, NULL, O_VALUES },
-	{ "kv", required_argument, NULL, O_KV },
-	{ "drtm", required_argument, NULL, O_DRTM },
-	{ "put-fraction", required_argument, NULL, O_PUTFRAC },
-	{ "csv", required_argument, NULL, O_CSV },
-	{ "json", required_argument, NULL, O_JSON },
-	{ "run-id", required_argument, NULL, O_RUNID },
-	{ "proc-index", required_argument, NULL, O_PROCIDX },
-	{ "procs", required_argument, NULL, O_PROCS },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-/* "on"/"off" (or "yield"/"spin"): *out = 1 when arg is yes_word, else 0. */
-static int parse_pair(const char *arg, const char *opt, const char *yes_word, const char *no_word,
-		      uint64_t *out, char *err, size_t errlen)
-{
-	if (strcmp(arg, yes_word) && strcmp(arg, no_word))
-		return rb_fail(err, errlen, "%s %s: use %s or %s", opt, arg, yes_word, no_word);
-	*out = strcmp(arg, yes_word) == 0;
-	return 0;
-}
-
-static int parse_u64(const char *arg, uint64_t lo, uint64_t hi, const char *opt, uint64_t *out,
-		     char *err, size_t errlen)
-{
-	return units_parse_u64(arg, lo, hi, opt, out, err, errlen) ? -1 : 0;
-}
-
-/* Where the process runs and what it writes: 0 taken, 1 not one of these,
- * -1 error in err. */
-static int parse_where(int ch, const char *arg, struct seq_opts *o, char *err, size_t errlen)
-{
-	uint64_t v = 0;
-	int rc = 0;
-
-	switch (ch) {
-	case 's': o->server = true; break;
-	case 'c': o->client = true; snprintf(o->host, sizeof(o->host), "%s", arg); break;
-	case 'p': rc = parse_u64(arg, 1, 65535, "-p", &v, err, errlen); o->port = (uint16_t)v; break;
-	case 'd': snprintf(o->dev_name, sizeof(o->dev_name), "%s", arg); break;
-	case 'i': rc = parse_u64(arg, 1, 255, "-i", &v, err, errlen); o->ib_port = (unsigned)v; break;
-	case 'x': rc = parse_u64(arg, 0, 255, "-x", &v, err, errlen); o->gid_index = (int)v; break;
-	case O_ONCE: o->once = true; break;
-	case O_BIND: snprintf(o->bind_addr, sizeof(o->bind_addr), "%s", arg); break;
-	case O_TOKEN: snprintf(o->token_file, sizeof(o->token_file), "%s", arg); break;
-	case O_CSV: snprintf(o->csv, sizeof(o->csv), "%s", arg); break;
-	case O_JSON: snprintf(o->json, sizeof(o->json), "%s", arg); break;
-	case O_RUNID: snprintf(o->run_id, sizeof(o->run_id), "%s", arg); break;
-	case O_PROCIDX: rc = parse_u64(arg, 0, 4095, "--proc-index", &o->proc_index, err, errlen); break;
-	case O_PROCS:
-		rc = parse_u64(arg, 1, 4095, "--procs", &v, err, errlen);
-		if (!rc && v != 1)
-			rc = rb_fail(err, errlen, "--procs %s: the sequencer's server runs one point "
-				     "at a time, so a point has 1 client process; give its clients "
-				     "as --threads (up to %u)", arg, SEQ_MAX_CLIENT_THREADS);
-		break;
-	case 'q': o->quiet = true; break;
-	default: return 1;
-	}
-	return rc;
-}
-
-/* The point's knobs (sent to the server in TEST) and its repetitions:
- * 0 taken, 1 not one of these, -1 error in err. */
-static int parse_knob(int ch, const char *arg, struct seq_opts *o, char *err, size_t errlen)
-{
-	struct seq_cfg *c = &o->cfg;
-	uint64_t v = 0;
-	int rc = 0;
-
-	switch (ch) {
-	case O_VARIANT:
-		rc = seq_variant_parse(arg, &c->variant, err, errlen) ? -1 : 0;
-		o->variant_given = true;
-		break;
-	case O_STHREADS:
-		rc = parse_u64(arg, 0, SEQ_MAX_SERVER_THREADS, "--server-threads", &c->server_threads,
-			       err, errlen);
-		o->server_threads_given = true;
-		break;
-	case O_THREADS:
-		rc = parse_u64(arg, 1, SEQ_MAX_CLIENT_THREADS, "--threads", &c->client_threads, err,
-			       errlen);
-		break;
-	case 'w': rc = parse_u64(arg, 1, SEQ_MAX_WINDOW, "--window", &c->window, err, errlen); break;
-	case O_BATCH: rc = parse_pair(arg, "--batch", "on", "off", &c->batch, err, errlen); break;
-	case O_IDLE: rc = parse_pair(arg, "--idle", "yield", "spin", &c->idle_yield, err, errlen); break;
-	case O_UDQPS: rc = parse_u64(arg, 1, SEQ_MAX_UD_QPS, "--ud-qps", &c->ud_qps, err, errlen); break;
-	case O_START: rc = parse_u64(arg, 0, UINT64_MAX / 2, "--start", &c->start, err, errlen); break;
-	case 'D': rc = parse_secs(arg, "-D", 1, &c->duration_ms, err, errlen); break;
-	case O_WARMUP: rc = parse_secs(arg, "--warmup", 0, &c->warmup_ms, err, errlen); break;
-	case O_TIMEOUT: rc = parse_secs(arg, "--timeout", 1, &c->timeout_ms, err, errlen); break;
-	case O_REPS: rc = parse_u64(arg, 1, 1000, "--reps", &v, err, errlen); o->reps = (unsigned)v; break;
-	case O_REPFIRST:
-		rc = parse_u64(arg, 0, 1000000, "--rep-first", &v, err, errlen);
-		o->rep_first = (unsigned)v;
-		break;
-	case O_VALUES:
-		rc = parse_u64(arg, 0, UINT64_C(1) << 28, "--values-cap", &o->values_cap, err, errlen);
-		break;
-	case O_KV:
-		rc = kv_parse_opts(arg, &o->cfg.kv, err, errlen);
-		o->kv_given = true;
-		break;
-	case O_DRTM:
-		rc = drtm_parse_opts(arg, &o->cfg.drtm, err, errlen);
-		o->drtm_given = true;
-		break;
-	case O_PUTFRAC:
-		rc = drtm_parse_fraction("--put-fraction ", arg, &o->cfg.drtm.put_fraction, err, errlen);
-		o->drtm_given = true;
-		break;
-	default: return 1;
-	}
-	return rc;
-}
-
-/* The options the server takes (-s): where it listens, which device, the
- * token, --once, -q. Every other option is the client's: the client sends
- * the point's configuration, so on the server it would have no effect. */
-static bool server_option(int ch)
-{
-	switch (ch) {
-	case 's': case 'p': case 'd': case 'i': case 'x': case 'q':
-	case O_ONCE: case O_BIND: case O_TOKEN:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* A client-only option's long name, added once to o->client_only. */
-static void note_client_only(int ch, struct seq_opts *o)
-{
-	char name[40] = "?";
-	for (const struct option *lo = seq_longopts; lo->name; lo++)
-		if (lo->val == ch) {
-			snprintf(name, sizeof(name), "--%s", lo->name);
-			break;
-		}
-	if (strstr(o->client_only, name))
-		return;
-	size_t used = strlen(o->client_only);
-	snprintf(o->client_only + used, sizeof(o->client_only) - used, "%s%s", used ? " " : "",
-		 name);
-}
-
-/* After the options: the role's rules (-s takes no client option, -c needs
- * --variant, each variant refuses the knobs it does not use). 0 or -1. */
-static int check_role(struct seq_opts *o, char *err, size_t errlen)
-{
-	if (o->server == o->client)
-		return rb_fail(err, errlen, "give -s (server) or -c HOST (client)");
-	if (o->server && o->client_only[0])
-		return rb_fail(err, errlen, "-s takes no client options, and %s %s given: the client "
-			       "sends each point's configuration; give %s to rdma_seq -c",
-			       o->client_only, strchr(o->client_only, ' ') ? "were" : "was",
-			       strchr(o->client_only, ' ') ? "them" : "it");
-	if (o->server)
-		return 0;
-	if (!o->variant_given)
-		return rb_fail(err, errlen, "-c needs --variant atomics, herd-rpc, spec-s0, herd-kv or drtm-kv "
-			       "(the sequencer to measure; there is no default)");
-	if (o->kv_given && o->cfg.variant != SEQ_HERD_KV)
-		return rb_fail(err, errlen, "--kv with --variant %s: only herd-kv uses --kv; drop it or "
-			       "use --variant herd-kv", seq_variant_name(o->cfg.variant));
-	if (o->drtm_given && o->cfg.variant != SEQ_DRTM_KV)
-		return rb_fail(err, errlen, "--drtm/--put-fraction with --variant %s: only drtm-kv uses "
-			       "them; drop them "
-			       "or use --variant drtm-kv", seq_variant_name(o->cfg.variant));
-	if ((o->cfg.variant == SEQ_ATOMICS || o->cfg.variant == SEQ_DRTM_KV) &&
-	    !o->server_threads_given)
-		o->cfg.server_threads = 0;
-	return seq_cfg_validate(&o->cfg, 0, err, errlen);
-}
-
-/* 0 ok, 1 help printed, -1 error in err. */
-static int parse_args(int argc, char **argv, struct seq_opts *o, char *err, size_t errlen)
-{
-	int ch;
-
-	memset(o, 0, sizeof(*o));
-	o->port = SEQ_DEFAULT_PORT;
-	o->gid_index = -1;
-	o->reps = 1;
-	o->values_cap = SEQ_DEFAULT_VALUES;
-	seq_cfg_defaults(&o->cfg);
-	optind = 1;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":sc:p:d:i:x:w:D:qh", seq_longopts, NULL)) != -1) {
-		const char *name = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
-		if (ch == 'h') {
-			usage(stdout);
-			return 1;
-		}
-		if (ch == ':')
-			return rb_fail(err, errlen, "%s needs a value (rdma_seq --help)", name);
-		int rc = parse_where(ch, optarg, o, err, errlen);
-		if (rc == 1)
-			rc = parse_knob(ch, optarg, o, err, errlen);
-		if (rc == 1)
-			return rb_fail(err, errlen, "unknown option %s (rdma_seq --help)", name);
-		if (rc)
-			return -1;
-		if (ch != 'c' && !server_option(ch))
-			note_client_only(ch, o);
-	}
-	if (optind < argc)
-		return rb_fail(err, errlen, "unexpected argument '%s' (rdma_seq --help)", argv[optind]);
-	return check_role(o, err, errlen);
 }
 
 /* QPs a point needs on each side (device max_qp check). */
@@ -526,9 +192,13 @@ static int serve_point(int fd, struct rb_dev *dev, char *err, size_t errlen)
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	char why[512];
 
-	if (ctrl_recv(fd, &rb, &m, CTRL_TEST, 10000, "the client's TEST", err, errlen))
+	if (ctrl_recv(fd, &rb, &m, 0, 10000, "the client's CONFIG", err, errlen))
 		goto out;
-	if (seq_cfg_from_test(&m.u.test, &r.cfg, why, sizeof(why)) ||
+	if (m.type != CTRL_CONFIG)
+		snprintf(why, sizeof(why), "the client sent %s where rdma_seq's CONFIG belongs%s",
+			 ctrl_type_name(m.type), m.type == CTRL_TEST ? " (an rdma_bench point; "
+			 "this server is rdma_seq: run rdma_seq -c, or rdma_bench -s)" : "");
+	if (m.type != CTRL_CONFIG || seq_cfg_from_config(&m.u.config, &r.cfg, why, sizeof(why)) ||
 	    seq_cfg_validate(&r.cfg, cpus, why, sizeof(why)) ||
 	    check_device(&r.cfg, dev, true, why, sizeof(why))) {
 		char reason[600];
@@ -539,8 +209,8 @@ static int serve_point(int fd, struct rb_dev *dev, char *err, size_t errlen)
 	}
 	tmo = (int)(r.cfg.timeout_ms < 600000 ? r.cfg.timeout_ms : 600000);
 	ops = seq_ops(r.cfg.variant);
-	fprintf(stderr, "INFO point: %s, %llu server threads, %llu clients x window %llu, batch %s, "
-		"%llu UD QPs per thread, start %llu\n", ops->name,
+	rb_info("point: %s, %llu server threads, %llu clients x window %llu, batch %s, "
+		"%llu UD QPs per thread, start %llu", ops->name,
 		(unsigned long long)r.cfg.server_threads, (unsigned long long)r.cfg.client_threads,
 		(unsigned long long)r.cfg.window, r.cfg.batch ? "on" : "off",
 		(unsigned long long)r.cfg.ud_qps, (unsigned long long)r.cfg.start);
@@ -582,8 +252,8 @@ static int serve_point(int fd, struct rb_dev *dev, char *err, size_t errlen)
 	size_t n = ctrl_encode_done(out, sizeof(out), &d);
 	if (!n || ctrl_send(fd, out, n, tmo, err, errlen))
 		goto out;
-	fprintf(stderr, "INFO point done: %llu numbers handed out, %llu requests, %llu responses in "
-		"%llu doorbells\n", (unsigned long long)d.counter_sum, (unsigned long long)d.recvs,
+	rb_info("point done: %llu numbers handed out, %llu requests, %llu responses in "
+		"%llu doorbells", (unsigned long long)d.counter_sum, (unsigned long long)d.recvs,
 		(unsigned long long)d.ops, (unsigned long long)d.sends);
 	rc = 0;
 	goto out;
@@ -632,17 +302,17 @@ static int server_main(const struct seq_opts *o)
 
 	signal(SIGPIPE, SIG_IGN);
 	server_signals();
-	if (ctrl_bind_check(o->bind_addr, err, sizeof(err))) {
-		fprintf(stderr, "ERROR %s\n", err);
+	if (ctrl_bind_check(o->rb.bind_addr, err, sizeof(err))) {
+		rb_error("%s", err);
 		return 2;
 	}
-	if (dev_open(&dev, o->dev_name, o->ib_port, o->gid_index, err, sizeof(err))) {
-		fprintf(stderr, "ERROR %s\n", err);
+	if (dev_open(&dev, o->rb.dev_name, o->rb.ib_port, o->rb.gid_index, err, sizeof(err))) {
+		rb_error("%s", err);
 		return 2;
 	}
-	lfd = ctrl_listen(o->bind_addr, o->port, err, sizeof(err));
+	lfd = ctrl_listen(o->rb.bind_addr, o->rb.port, err, sizeof(err));
 	if (lfd < 0) {
-		fprintf(stderr, "ERROR %s\n", err);
+		rb_error("%s", err);
 		dev_close(&dev);
 		return 2;
 	}
@@ -665,19 +335,19 @@ static int server_main(const struct seq_opts *o)
 	};
 	guard_limits_defaults(&lim, why, sizeof(why));
 	if (admit_init(&adm, &ac, err, sizeof(err))) {
-		fprintf(stderr, "ERROR %s\n", err);
+		rb_error("%s", err);
 		close(lfd);
 		dev_close(&dev);
 		return 2;
 	}
-	fprintf(stderr, "INFO rdma_seq server listening on TCP port %u (%s), device %s port %u; one point "
-		"at a time; %s\n", o->port, o->bind_addr[0] ? o->bind_addr : "all addresses", dev.name,
+	rb_info("rdma_seq server listening on TCP port %u (%s), device %s port %u; one point "
+		"at a time; %s", o->rb.port, o->rb.bind_addr[0] ? o->rb.bind_addr : "all addresses", dev.name,
 		dev.port, guard_limits_text(&lim, why, 10, "", o->token[0] != '\0', banner,
 					    sizeof(banner)));
-	if (!o->bind_addr[0] && !o->token[0])
-		fprintf(stderr, "WARN rdma_seq -s listens on all addresses without --token-file: any "
+	if (!o->rb.bind_addr[0] && !o->token[0])
+		rb_warn("rdma_seq -s listens on all addresses without --token-file: any "
 			"host that reaches the port can make it allocate QPs and spin threads; give "
-			"--bind ADDR or --token-file FILE on a shared network\n");
+			"--bind ADDR or --token-file FILE on a shared network");
 	int status = 0;
 	while (!server_stop) {
 		struct admit_peer ap;
@@ -690,17 +360,17 @@ static int server_main(const struct seq_opts *o)
 			continue;   /* the loop's test: stopped by a signal? */
 		int fd = ap.fd;
 		if (serve_point(fd, &dev, err, sizeof(err))) {
-			fprintf(stderr, "ERROR point failed, server goes on: %s\n", err);
+			rb_error("point failed, server goes on: %s", err);
 			status = 1;
 		} else {
 			status = 0;
 		}
 		close(fd);
-		if (o->once)
+		if (o->rb.once)
 			break;
 	}
-	if (server_stop && !o->once) {
-		fprintf(stderr, "INFO rdma_seq server stopped by a signal\n");
+	if (server_stop && !o->rb.once) {
+		rb_info("rdma_seq server stopped by a signal");
 		status = 0;
 	}
 	admit_free(&adm);
@@ -749,9 +419,9 @@ static void row_config(struct row *row, const struct seq_opts *o, const struct r
 {
 	const struct seq_cfg *c = &o->cfg;
 
-	row_set_u64(row, "schema_version", RB_SCHEMA_VERSION);
-	row_set_text(row, "run_id", o->run_id);
-	row_set_u64(row, "proc_index", o->proc_index);
+	row_set_u64(row, "schema_version", SEQ_SCHEMA_VERSION);
+	row_set_text(row, "run_id", o->rb.run_id);
+	row_set_u64(row, "proc_index", o->rb.proc_index);
 	row_set_str(row, "role", "client");
 	row_set_text(row, "host", e->host);
 	row_set_u64(row, "rep", rep);
@@ -918,16 +588,16 @@ static void build_row(struct row *row, const struct seq_opts *o, const struct rb
 }
 
 /* HELLO: who the client is and the run's token (--token-file; "" = none).
- * The server checks the token before it reads the point's TEST. */
+ * The server checks the token before it reads the point's CONFIG. */
 static int send_hello(int fd, const struct seq_opts *o, const struct rb_dev *dev, int tmo,
 		      char *err, size_t errlen)
 {
-	struct ctrl_hello h = { .proc_index = o->proc_index, .pid = (uint32_t)getpid() };
+	struct ctrl_hello h = { .proc_index = o->rb.proc_index, .pid = (uint32_t)getpid() };
 	uint8_t buf[CTRL_HDR_LEN + CTRL_HELLO_MAX];
 
 	if (gethostname(h.host, sizeof(h.host) - 1))
 		snprintf(h.host, sizeof(h.host), "?");
-	snprintf(h.run_id, sizeof(h.run_id), "%s", o->run_id);
+	snprintf(h.run_id, sizeof(h.run_id), "%s", o->rb.run_id);
 	snprintf(h.device, sizeof(h.device), "%s", dev->name);
 	snprintf(h.token, sizeof(h.token), "%s", o->token);
 	size_t n = ctrl_encode_hello(buf, sizeof(buf), &h);
@@ -936,30 +606,30 @@ static int send_hello(int fd, const struct seq_opts *o, const struct rb_dev *dev
 	return ctrl_send(fd, buf, n, tmo, err, errlen);
 }
 
-/* Connect, send HELLO and the point's TEST, wait for the server's SETUP
+/* Connect, send HELLO and the point's CONFIG, wait for the server's SETUP
  * (into m). 0 ok (*fd open), 2 refused by either end or no server
  * (res->reason set), -1 error in err. */
 static int point_open(const struct seq_opts *o, const struct rb_dev *dev, int tmo, int *fd,
 		      struct ctrl_rbuf *rb, struct ctrl_msg *m, struct seq_result *res, char *err,
 		      size_t errlen)
 {
-	struct rb_test t;
-	uint8_t buf[CTRL_HDR_LEN + RB_TEST_NFIELDS * 8 + 64];
+	struct ctrl_config cfg;
+	uint8_t buf[CTRL_HDR_LEN + CTRL_CONFIG_FIXED + SEQ_CFG_NFIELDS * 8];
 
 	if (check_device(&o->cfg, dev, false, err, errlen)) {
 		snprintf(res->reason, sizeof(res->reason), "refused by the client: %s", err);
 		res->status = "skipped";
 		return 2;
 	}
-	*fd = ctrl_connect(o->host, o->port, 10, err, errlen);
+	*fd = ctrl_connect(o->rb.host, o->rb.port, o->rb.connect_timeout_s, err, errlen);
 	if (*fd < 0) {
 		/* the library's message names rdma_bench's server; ours is rdma_seq -s */
 		snprintf(res->reason, sizeof(res->reason), "%s (the sequencer's server is "
 			 "'rdma_seq -s', port %u by default)", err, SEQ_DEFAULT_PORT);
 		return 2;
 	}
-	seq_cfg_to_test(&o->cfg, &t);
-	size_t n = ctrl_encode_test(buf, sizeof(buf), &t);
+	seq_cfg_to_config(&o->cfg, &cfg);
+	size_t n = ctrl_encode_config(buf, sizeof(buf), &cfg);
 	if (send_hello(*fd, o, dev, tmo, err, errlen) || !n ||
 	    ctrl_send(*fd, buf, n, tmo, err, errlen))
 		return -1;
@@ -1086,25 +756,25 @@ static int client_main(const struct seq_opts *o)
 	signal(SIGPIPE, SIG_IGN);
 	/* before the device and any point: a path that cannot be written is
 	 * refused now, not after the points ran (output.h) */
-	if ((o->csv[0] && output_path_writable("--csv", o->csv, err, sizeof(err))) ||
-	    (o->json[0] && output_path_writable("--json", o->json, err, sizeof(err))) ||
-	    output_paths_distinct(o->csv, o->json, err, sizeof(err))) {
+	if ((o->rb.csv[0] && output_path_writable("--csv", o->rb.csv, err, sizeof(err))) ||
+	    (o->rb.json[0] && output_path_writable("--json", o->rb.json, err, sizeof(err))) ||
+	    output_paths_distinct(o->rb.csv, o->rb.json, err, sizeof(err))) {
 		fprintf(stderr, "rdma_seq: error: %s\n", err);
 		return 2;
 	}
 	env_collect(&env);
-	if (dev_open(&dev, o->dev_name, o->ib_port, o->gid_index, err, sizeof(err))) {
+	if (dev_open(&dev, o->rb.dev_name, o->rb.ib_port, o->rb.gid_index, err, sizeof(err))) {
 		fprintf(stderr, "rdma_seq: error: %s\n", err);
 		return 2;
 	}
-	for (unsigned rep = 0; rep < o->reps && nrows < SEQ_MAX_ROWS; rep++) {
+	for (unsigned rep = 0; rep < o->rb.reps && nrows < (int)SEQ_MAX_ROWS; rep++) {
 		memset(&res, 0, sizeof(res));
 		int rc = run_point(o, &dev, &res);
-		build_row(&rows[nrows], o, &env, &dev, o->rep_first + rep, &res);
+		build_row(&rows[nrows], o, &env, &dev, o->rb.rep_first + rep, &res);
 		if (rc)
-			fprintf(stderr, "ERROR %s point rep %u %s: %s\n", seq_variant_name(o->cfg.variant),
-				o->rep_first + rep, res.status, res.reason);
-		if (o->csv[0] && csv_append(o->csv, &rows[nrows], err, sizeof(err))) {
+			rb_error("%s point rep %u %s: %s", seq_variant_name(o->cfg.variant),
+				o->rb.rep_first + rep, res.status, res.reason);
+		if (o->rb.csv[0] && csv_append(o->rb.csv, &rows[nrows], err, sizeof(err))) {
 			fprintf(stderr, "rdma_seq: error: %s\n", err);
 			status = 2;
 		}
@@ -1114,10 +784,10 @@ static int client_main(const struct seq_opts *o)
 		if (rc == 2)
 			break;
 	}
-	if (!o->quiet)
+	if (!o->rb.quiet)
 		table_print(stdout, rows, nrows, table_cols,
 			    (int)(sizeof(table_cols) / sizeof(table_cols[0])));
-	if (o->json[0] && json_write(o->json, rows, nrows, err, sizeof(err))) {
+	if (o->rb.json[0] && json_write(o->rb.json, rows, nrows, err, sizeof(err))) {
 		fprintf(stderr, "rdma_seq: error: %s\n", err);
 		status = 2;
 	}
@@ -1125,20 +795,49 @@ static int client_main(const struct seq_opts *o)
 	return status;
 }
 
+/* --version: the build's revision, the control protocol and rdma_seq's
+ * configuration version (both ends must share them). */
+static void print_version(void)
+{
+	char rev[48];
+	report_git_rev(rev, sizeof(rev));
+	printf("rdma_seq %s (control protocol %u, configuration version %u)\n",
+	       rev[0] ? rev : "(revision unknown)", CTRL_VERSION, SEQ_CFG_VERSION);
+}
+
+/* --dry-run: what a run of these options would request (device and
+ * server not checked). */
+static void print_dry_run(const struct seq_opts *o)
+{
+	printf("rdma_seq: --dry-run: options accepted: %s, %llu client thread(s) x window %llu, "
+	       "%u repetition(s) against %s port %u (device and server not checked)\n",
+	       seq_variant_name(o->cfg.variant), (unsigned long long)o->cfg.client_threads,
+	       (unsigned long long)o->cfg.window, o->rb.reps, o->rb.host, (unsigned)o->rb.port);
+}
+
 int main(int argc, char **argv)
 {
 	static struct seq_opts o;
 	char err[1024];
-	int rc = parse_args(argc, argv, &o, err, sizeof(err));
+	int rc = seq_opts_parse(argc, argv, &o, err, sizeof(err));
 
+	if (rc > 0 && o.rb.version)
+		print_version();
 	if (rc > 0)
 		return 0;
-	if (rc == 0 && o.token_file[0])
-		rc = guard_token_load(o.token_file, o.token, sizeof(o.token), RB_TOKEN_CAP, err,
+	if (rc == 0 && o.rb.token_file[0])
+		rc = guard_token_load(o.rb.token_file, o.token, sizeof(o.token), RB_TOKEN_CAP, err,
 				      sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "rdma_seq: error: %s\n", err);
 		return 2;
 	}
-	return o.server ? server_main(&o) : client_main(&o);
+	if (o.rb.repeated[0])
+		rb_warn("%s", o.rb.repeated);
+	log_set_quiet(o.rb.quiet);
+	if (o.rb.dry_run && o.rb.role == RB_ROLE_CLIENT) {
+		print_dry_run(&o);
+		return 0;
+	}
+	return o.rb.role == RB_ROLE_SERVER ? server_main(&o) : client_main(&o);
 }
