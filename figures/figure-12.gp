@@ -4,7 +4,9 @@
 # model computes for the paper's hardware at the server
 # (figures/reference/model-limits.csv, figures/model-limits), and, when
 # the measured hosts reported a PCIe link, the same limits on their link
-# (dashed; figures/host-limits.awk). Run by figures/plot.
+# (dashed; figures/host-limits.awk). A client-bound point (a higher load in
+# the run still raised its rate: aggregate.awk) wears an open triangle on
+# both panels. Run by figures/plot.
 load figdir."/common.gp"
 limits = figdir."/reference/model-limits.csv"
 # a model limit in Gb/s of payload: Mops x bytes x 8 / 1000
@@ -38,7 +40,8 @@ if (hasdata) {
     if (exists("dylog") && !dylog) { unset logscale y; set yrange [0:*]; set offsets 0, 0, graph 0.08, 0; set format y mfmt }
     plot data using (column("size_bytes")):(sel(column("mops_median"), "read", "rc")):(column("mops_min")):(column("mops_max")) with yerrorlines ls 31 title kt("read:rc", "READ (RC), measured".mtag), \
          data using (column("size_bytes")):(sel(column("mops_median"), "write", "uc")):(column("mops_min")):(column("mops_max")) with yerrorlines ls 32 title kt("write:uc", "WRITE (UC), measured".mtag), \
-         data using (column("size_bytes")):(noisy(column("mops_median"))) with points ls 20 title ntitle
+         data using (column("size_bytes")):(noisy(column("mops_median"))) with points ls 20 title ntitle, \
+         data using (column("size_bytes")):(cbound(column("mops_median"))) with points ls 21 title cbtitle
     # the caption line once (common.gp)
     unset label 90
     set autoscale y
@@ -64,6 +67,7 @@ endlab(s, t) = (column("x") == lend) ? limgbps(s) : NaN
 plot data using (column("size_bytes")):(sel(column("gbps_median"), "read", "rc")):(column("gbps_min")):(column("gbps_max")) with yerrorlines ls 31 title kt("read:rc", "READ (RC), measured".mtag), \
      data using (column("size_bytes")):(sel(column("gbps_median"), "write", "uc")):(column("gbps_min")):(column("gbps_max")) with yerrorlines ls 32 title kt("write:uc", "WRITE (UC), measured".mtag), \
      data using (column("size_bytes")):(noisy(column("gbps_median"))) with points ls 20 notitle, \
+     data using (column("size_bytes")):(cbound(column("gbps_median"))) with points ls 21 notitle, \
      limits using (column("x")):(limgbps("read-rc")) with lines ls 11 dt 2 title "PCIe model (paper's hardware): READ limit at the server", \
      limits using (column("x")):(limgbps("write-uc")) with lines ls 12 lw 1.5 dt 3 title "PCIe model (paper's hardware): WRITE limit at the server", \
      limits using (column("x")):(endlab("read-rc", 0)):("model: READ limit") with labels right offset -0.5,0.7 tc rgb "#1f77b4" font ",8" notitle, \

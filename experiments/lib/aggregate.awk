@@ -55,6 +55,18 @@
 # yes when the CV of its headline metric (mops, else lat_p50_us) exceeds
 # noisy_cv_pct (default 20, [run] noisy_cv_pct), no when it does not, empty
 # when there is no CV to judge.
+#
+# Client-bound (Kalia et al. 5.3.1 measure the NIC's inbound peak with
+# enough requesters; a curve drawn from too few shows the requesters'
+# limit): a point's load is exp_procs x threads x window (the operations
+# the requesters can keep in flight; an empty knob counts 1). Points of one
+# experiment that differ only in load form a load series; when some series
+# has two or more loads, a last column client_bound follows: yes when the
+# next-higher load of the series raised the median Mops by more than
+# client_bound_pct (default 10, [run] client_bound_pct) per cent: the
+# requesters, not the responder, limited the point; no when it did not;
+# empty for the highest load of a series, or where either point has no
+# Mops.
 function median(s,    n, a, i, j, t) {
     n = split(s, a, " ")
     for (i = 2; i <= n; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
@@ -107,6 +119,37 @@ function overlap(key, rep,    c) {
     c = ov_e[key, rep] - ov_s[key, rep]
     return (c > 0 ? c : 0) / ov_l[key, rep]
 }
+# ---- client-bound: load series (see the header) ----
+# load_of P -> exp_procs x threads x window of point P (an empty knob: 1)
+function load_of(p,    key, l, i) {
+    key = keys[p]
+    l = (eprocs[key] == "") ? 1 : eprocs[key] + 0
+    for (i = 1; i <= nconf; i++)
+        if ((conf[i] == "threads" || conf[i] == "window") && cv[key, i] != "") l *= cv[key, i]
+    return l
+}
+# series_of P -> the point's experiment and every config value but the load knobs
+function series_of(p,    key, s, i) {
+    key = keys[p]; s = ename[key]
+    for (i = 1; i <= nconf; i++) if (conf[i] != "threads" && conf[i] != "window") s = s SUBSEP cv[key, i]
+    return s
+}
+# client_bound_all: fills cbflag[P] for every point; returns 1 when some
+# series has two or more loads (the column is then printed), else 0
+function client_bound_all(    p, q, s, nxt, any, ld) {
+    for (p = 1; p <= npoints; p++) { ser[p] = series_of(p); ld[p] = load_of(p); cbflag[p] = "" }
+    any = 0
+    for (p = 1; p <= npoints; p++) {
+        nxt = 0
+        for (q = 1; q <= npoints; q++)
+            if (ser[q] == ser[p] && ld[q] > ld[p] && (nxt == 0 || ld[q] < ld[nxt])) nxt = q
+        if (nxt == 0) continue
+        any = 1
+        if (medmops[p] == "" || medmops[nxt] == "" || medmops[p] + 0 <= 0) continue
+        cbflag[p] = (medmops[nxt] + 0 > (medmops[p] + 0) * (1 + client_bound_pct / 100)) ? "yes" : "no"
+    }
+    return any
+}
 BEGIN {
     if (overlap_min == "") overlap_min = 0.99
     if (loss_lo == "") loss_lo = -5
@@ -123,6 +166,7 @@ BEGIN {
     if (inlist(met, nmet, "server_recv_mops")) { met[++nmet] = "recv_loss_pct" }
     npoints = 0
     if (noisy_cv_pct == "") noisy_cv_pct = 20
+    if (client_bound_pct == "") client_bound_pct = 10
 }
 NR == 1 { n = csv_split($0, h); for (i = 1; i <= n; i++) idx[h[i]] = i; has_win = ("win_start_srv_s" in idx); next }
 /^[[:space:]]*$/ { next }
@@ -181,7 +225,7 @@ END {
     hdr = hdr ",exp_procs,reps,reps_ok,rows_failed,status,reason,noisy"
     for (m = 1; m <= nmet; m++) hdr = hdr "," met[m] "_median," met[m] "_min," met[m] "_max," met[m] "_cv_pct"
     has_loss = inlist(met, nmet, "recv_loss_pct")
-    print hdr ",device,kernel,host" ((has_win || has_loss) ? ",reps_rated,note" : "") (has_win ? ",overlap,overlap_flag" : "")
+    hdr = hdr ",device,kernel,host" ((has_win || has_loss) ? ",reps_rated,note" : "") (has_win ? ",overlap,overlap_flag" : "")
     for (p = 1; p <= npoints; p++) {
         key = keys[p]
         nr = split(reps[key], rl, " ")
@@ -250,6 +294,9 @@ END {
         line = line "," csv_quote(device[key]) "," csv_quote(kernel[key]) "," csv_quote(host[key])
         if (has_win || has_loss) line = line "," rated "," csv_quote(note)
         if (has_win) line = line "," (ovp == "" ? "" : sprintf("%.4f", ovp)) "," ovflag
-        print line
+        out[p] = line; medmops[p] = median(vals["mops"])
     }
+    has_cb = client_bound_all()
+    print hdr (has_cb ? ",client_bound" : "")
+    for (p = 1; p <= npoints; p++) print out[p] (has_cb ? "," cbflag[p] : "")
 }
