@@ -264,6 +264,7 @@ size_t ctrl_encode_done(uint8_t *buf, size_t cap, const struct ctrl_done *d)
 	put_str(&c, d->note, CTRL_REASON_CAP);
 	if (d->nctr > CTRL_MAX_CTRS)
 		return 0;
+	put_u64(&c, d->ctr_span_ns);
 	put_u16(&c, d->nctr);
 	for (unsigned i = 0; i < d->nctr; i++) {
 		put_u16(&c, d->ctr_idx[i]);
@@ -501,6 +502,7 @@ static int decode_done(struct cur *c, struct ctrl_done *d, char *err, size_t err
 		return rb_fail(err, errlen, "DONE: note %s (cap %u)", str_problem(rc),
 			    CTRL_REASON_CAP);
 	guard_str_escape(d->note);
+	d->ctr_span_ns = get_u64(c);
 	d->nctr = get_u16(c);
 	if (!c->bad && d->nctr > CTRL_MAX_CTRS)
 		return rb_fail(err, errlen, "DONE: %u counters, more than %u", d->nctr, CTRL_MAX_CTRS);

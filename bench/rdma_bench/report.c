@@ -667,17 +667,21 @@ static const char *const ctr_req[] = { "hw_counters/req_cqe_error",
 static const char *const ctr_resp[] = { "hw_counters/resp_cqe_error",
 	"hw_counters/resp_local_length_error", "hw_counters/resp_remote_access_errors", NULL };
 static const char *const ctr_adp[] = { "hw_counters/roce_adp_retrans", NULL };
+/* (the row keeps a column's name by pointer: string literals only) */
+#define CTR_COL(sfx, names, mult) { "ctr_" sfx, "srv_ctr_" sfx, names, mult }
 static const struct {
-	const char *suffix;
+	const char *col, *srv_col;
 	const char *const *names;
 	uint64_t mult;
 } ctr_cols[] = {
-	{ "xmit_pkts", ctr_xp, 1 }, { "rcv_pkts", ctr_rp, 1 }, { "xmit_bytes", ctr_xb, 4 },
-	{ "rcv_bytes", ctr_rb, 4 }, { "retry", retry_names, 1 }, { "rnr", rnr_names, 1 },
-	{ "seq_err", ctr_seq, 1 }, { "dup", dup_names, 1 }, { "out_of_buffer", ctr_oob, 1 },
-	{ "xmit_discards", ctr_disc, 1 }, { "xmit_wait", ctr_wait, 1 },
-	{ "rcv_errors", ctr_rerr, 1 }, { "req_err", ctr_req, 1 }, { "resp_err", ctr_resp, 1 },
-	{ "adp_retrans", ctr_adp, 1 },
+	CTR_COL("xmit_pkts", ctr_xp, 1), CTR_COL("rcv_pkts", ctr_rp, 1),
+	CTR_COL("xmit_bytes", ctr_xb, 4), CTR_COL("rcv_bytes", ctr_rb, 4),
+	CTR_COL("retry", retry_names, 1), CTR_COL("rnr", rnr_names, 1),
+	CTR_COL("seq_err", ctr_seq, 1), CTR_COL("dup", dup_names, 1),
+	CTR_COL("out_of_buffer", ctr_oob, 1), CTR_COL("xmit_discards", ctr_disc, 1),
+	CTR_COL("xmit_wait", ctr_wait, 1), CTR_COL("rcv_errors", ctr_rerr, 1),
+	CTR_COL("req_err", ctr_req, 1), CTR_COL("resp_err", ctr_resp, 1),
+	CTR_COL("adp_retrans", ctr_adp, 1),
 };
 
 /* the columns from ctr_cols[CTR_COLS_FIRST] on came after pcie_counted */
@@ -688,16 +692,13 @@ static const struct {
 static void counter_columns(struct row *r, const struct rb_point_info *p, int thread, bool srv,
 			    size_t from, size_t to)
 {
-	char col[40];
-
 	for (size_t k = from; k < to; k++) {
-		snprintf(col, sizeof(col), "%sctr_%s", srv ? "srv_" : "", ctr_cols[k].suffix);
 		if (srv)
-			set_counter(r, col, thread < 0 && p->have_srv_counters, &p->srv_zero,
-				    &p->srv_delta, ctr_cols[k].names, ctr_cols[k].mult);
+			set_counter(r, ctr_cols[k].srv_col, thread < 0 && p->have_srv_counters,
+				    &p->srv_zero, &p->srv_delta, ctr_cols[k].names, ctr_cols[k].mult);
 		else
-			set_counter(r, col, thread < 0 && p->have_counters, &p->before, &p->after,
-				    ctr_cols[k].names, ctr_cols[k].mult);
+			set_counter(r, ctr_cols[k].col, thread < 0 && p->have_counters, &p->before,
+				    &p->after, ctr_cols[k].names, ctr_cols[k].mult);
 	}
 }
 
@@ -709,11 +710,15 @@ static void report_counters(struct row *r, const struct rb_point_info *p, int th
 }
 
 /* After pcie_counted: this side's other ctr_* columns, then every one as
- * srv_ctr_*, the server's port over the common window (its DONE, ctrl.h). */
+ * srv_ctr_*, the server's port over the common window (its DONE, ctrl.h),
+ * and srv_ctr_span_s, the seconds that window ran on the server. */
 static void report_counters_added(struct row *r, const struct rb_point_info *p, int thread)
 {
 	counter_columns(r, p, thread, false, CTR_COLS_FIRST, CTR_COLS_N);
 	counter_columns(r, p, thread, true, 0, CTR_COLS_N);
+	/* the server's counter span: the common window's start to this DONE */
+	set_rate(r, "srv_ctr_span_s", thread < 0 && p->have_srv_counters && p->server.ctr_span_ns ?
+		 (double)p->server.ctr_span_ns / 1e9 : NAN);
 }
 
 /* Environment: the device and port, the host, the build, the clock, the time. */

@@ -10,6 +10,7 @@
 
 #include "ctrl.h"
 #include "device.h"
+#include "output.h"
 
 /* The list: within the snapshot and the wire's caps, no name twice, each
  * under counters/ or hw_counters/ and fitting a snapshot's name field, and
@@ -163,6 +164,7 @@ static void done_carries_the_server_counters(void **state)
 
 	memset(&d, 0, sizeof(d));
 	snprintf(d.note, sizeof(d.note), "ok");
+	d.ctr_span_ns = 2000000123;
 	d.nctr = 2;
 	d.ctr_idx[0] = 1;
 	d.ctr_delta[0] = 1ull << 40;
@@ -171,6 +173,7 @@ static void done_carries_the_server_counters(void **state)
 	size_t n = ctrl_encode_done(buf, sizeof(buf), &d);
 	assert_true(n > 0);
 	assert_int_equal(ctrl_decode(buf, n, &m, err, sizeof(err)), 0);
+	assert_int_equal(m.u.done.ctr_span_ns, 2000000123);
 	assert_int_equal(m.u.done.nctr, 2);
 	assert_int_equal(m.u.done.ctr_idx[0], 1);
 	assert_int_equal(m.u.done.ctr_delta[0], 1ull << 40);
@@ -195,6 +198,95 @@ static void done_carries_the_server_counters(void **state)
 	assert_non_null(strstr(err, "DONE: counter index 64, at most 63"));
 }
 
+/* A point as the row builder gets it (static: a row is large). */
+static struct {
+	struct rb_opts ro;
+	struct rb_env e;
+	struct rb_test t;
+	struct rb_dev dev;
+	struct rb_point_info pi;
+	struct row r;
+} fx;
+
+/* The row: every ctr_* column from this side's snapshots and its srv_ctr_*
+ * twin from the server's deltas, each under its own name (the row keeps
+ * names by pointer), a counter neither side has NA, per-thread rows NA. */
+static void row_has_both_ends(void **state)
+{
+	(void)state;
+	uint16_t idx[CTRL_MAX_CTRS];
+	uint64_t delta[CTRL_MAX_CTRS];
+	uint16_t n;
+	struct rb_counters sb = { 0 }, sa = { 0 };
+	struct rb_measure m = { .valid = true, .duration_s = 1, .ops = 1000 };
+
+	unit_point_base(&fx.ro, &fx.e, &fx.t);
+	fx.t.verb = RB_VERB_READ;
+	fx.t.transport = RB_TR_RC;
+	fx.t.size = 64;
+	snprintf(fx.dev.name, sizeof(fx.dev.name), "rb_no_such_dev9");
+	fx.pi = (struct rb_point_info){ .o = &fx.ro, .t = &fx.t, .env = &fx.e, .dev = &fx.dev,
+					.inline_used = 0, .setup_us_per_qp = NAN,
+					.gate_wait_s = NAN, .status = "ok", .reason = "" };
+	/* this side (rxe names): 1000 sent, 1000 received */
+	unit_ctr_put(&fx.pi.before, "hw_counters/sent_pkts", 10);
+	unit_ctr_put(&fx.pi.after, "hw_counters/sent_pkts", 1010);
+	unit_ctr_put(&fx.pi.before, "hw_counters/rcvd_pkts", 20);
+	unit_ctr_put(&fx.pi.after, "hw_counters/rcvd_pkts", 1020);
+	fx.pi.have_counters = true;
+	/* the server's (mlx5 names): 1001 received, 3 RQ drops, 2 responder errors */
+	unit_ctr_put(&sb, "counters/port_rcv_packets", 0);
+	unit_ctr_put(&sa, "counters/port_rcv_packets", 1001);
+	unit_ctr_put(&sb, "counters/port_xmit_data", 100);
+	unit_ctr_put(&sa, "counters/port_xmit_data", 16100);
+	unit_ctr_put(&sb, "hw_counters/out_of_buffer", 7);
+	unit_ctr_put(&sa, "hw_counters/out_of_buffer", 10);
+	unit_ctr_put(&sb, "hw_counters/resp_cqe_error", 0);
+	unit_ctr_put(&sa, "hw_counters/resp_cqe_error", 1);
+	unit_ctr_put(&sb, "hw_counters/resp_remote_access_errors", 0);
+	unit_ctr_put(&sa, "hw_counters/resp_remote_access_errors", 1);
+	dev_counters_pack(&sb, &sa, idx, delta, CTRL_MAX_CTRS, &n);
+	dev_counters_unpack(idx, delta, n, &fx.pi.srv_zero, &fx.pi.srv_delta);
+	fx.pi.have_srv_counters = true;
+	fx.pi.server.ctr_span_ns = 1250000000;
+
+	report_build_row(&fx.r, &fx.pi, -1, &m);
+	assert_string_equal(row_get(&fx.r, "ctr_xmit_pkts"), "1000");
+	assert_string_equal(row_get(&fx.r, "ctr_rcv_pkts"), "1000");
+	assert_string_equal(row_get(&fx.r, "ctr_out_of_buffer"), "");
+	assert_string_equal(row_get(&fx.r, "srv_ctr_rcv_pkts"), "1001");
+	assert_string_equal(row_get(&fx.r, "srv_ctr_xmit_bytes"), "64000");
+	assert_string_equal(row_get(&fx.r, "srv_ctr_out_of_buffer"), "3");
+	assert_string_equal(row_get(&fx.r, "srv_ctr_resp_err"), "2");
+	assert_string_equal(row_get(&fx.r, "srv_ctr_req_err"), "");
+	assert_string_equal(row_get(&fx.r, "srv_ctr_xmit_pkts"), "");
+	/* srv_ctr_* come after pcie_counted, in ctr_*'s order */
+	const char *last = NULL;
+	int ipc = -1, ifirst = -1, ilast = -1;
+	for (int i = 0; i < fx.r.ncols; i++) {
+		if (strcmp(fx.r.cols[i].name, "pcie_counted") == 0)
+			ipc = i;
+		if (strcmp(fx.r.cols[i].name, "srv_ctr_xmit_pkts") == 0)
+			ifirst = i;
+		last = fx.r.cols[i].name;
+		ilast = i;
+	}
+	assert_true(ipc >= 0 && ifirst > ipc);
+	assert_string_equal(last, "srv_ctr_span_s");
+	assert_string_equal(row_get(&fx.r, "srv_ctr_span_s"), "1.25");
+	assert_int_equal(ilast - ifirst, 15);
+
+	/* a thread's row: no port counters */
+	report_build_row(&fx.r, &fx.pi, 0, &m);
+	assert_string_equal(row_get(&fx.r, "ctr_xmit_pkts"), "");
+	assert_string_equal(row_get(&fx.r, "srv_ctr_rcv_pkts"), "");
+	/* a server that sent none */
+	fx.pi.have_srv_counters = false;
+	report_build_row(&fx.r, &fx.pi, -1, &m);
+	assert_string_equal(row_get(&fx.r, "srv_ctr_rcv_pkts"), "");
+	assert_string_equal(row_get(&fx.r, "ctr_rcv_pkts"), "1000");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -202,6 +294,7 @@ int main(void)
 		cmocka_unit_test(read_by_name_not_directory_order),
 		cmocka_unit_test(pack_and_unpack_give_the_deltas),
 		cmocka_unit_test(done_carries_the_server_counters),
+		cmocka_unit_test(row_has_both_ends),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -675,8 +675,10 @@ static void pattern_never_produces_the_read_sentinel(void **state)
  * set_perf_columns), 23 CPU utilisation and server counter columns
  * (set_cpu_columns), 8 PCIe model columns and explain (set_model_columns;
  * the last is model_link, never empty), then perf_counters, then the 3
- * uncore PCIe columns (set_pcie_columns; pcie_counted last, never empty). */
-#define PERF_COLS 50
+ * uncore PCIe columns (set_pcie_columns; pcie_counted last, never empty),
+ * then 7 more ctr_* columns, 15 srv_ctr_* and srv_ctr_span_s
+ * (report_counters_added). */
+#define PERF_COLS 73
 
 /* What report_build_row needs beside the test: empty options and
  * environment (the clock not measured). */
@@ -841,9 +843,11 @@ static void rows_record_the_accelerator(void **state)
 	snprintf(fx.e.accel, sizeof(fx.e.accel), "kvm");
 	report_build_row(&r, &pi, -1, NULL);
 	assert_string_equal(r.cols[r.ncols - PERF_COLS - 1].name, "accel");
-	assert_string_equal(r.cols[r.ncols - 5].name, "model_link");
-	assert_string_equal(r.cols[r.ncols - 4].name, "perf_counters");
-	assert_string_equal(r.cols[r.ncols - 1].name, "pcie_counted");
+	/* the port counters come after pcie_counted: 23 columns */
+	assert_string_equal(r.cols[r.ncols - 23 - 5].name, "model_link");
+	assert_string_equal(r.cols[r.ncols - 23 - 4].name, "perf_counters");
+	assert_string_equal(r.cols[r.ncols - 23 - 1].name, "pcie_counted");
+	assert_string_equal(r.cols[r.ncols - 1].name, "srv_ctr_span_s");
 	assert_string_equal(row_get(&r, "perf_counters"), "auto");
 	assert_string_equal(row_get(&r, "accel"), "kvm");
 	fx.e.accel[0] = '\0';
