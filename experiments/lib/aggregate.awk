@@ -49,6 +49,15 @@
 # [loss_lo, loss_hi] = [-5, 100] % is not a loss: it is left out (NA) and
 # the note says so, with the value.
 #
+# The responder's side: rows with the server's port counters (srv_ctr_rcv_pkts
+# and srv_ctr_span_s, docs/csv.md) give a derived metric srv_delivered_mops
+# after the others: per process row the packets the server's port received
+# per second of its counter span, in operations (a READ's request is one
+# packet; a WRITE or SEND of S bytes is ceil(S / path_mtu) packets),
+# averaged over the process rows of a repetition (each holds the whole
+# port: not summed); then median, min, max and CV like the rest. With
+# client and server on one port both directions are in the count.
+#
 # Spread: per metric also the coefficient of variation over the ok
 # repetitions (METRIC_cv_pct: sample standard deviation / mean x 100; empty
 # with fewer than 2 ok repetitions or a zero mean), and per point `noisy`:
@@ -119,6 +128,18 @@ function overlap(key, rep,    c) {
     c = ov_e[key, rep] - ov_s[key, rep]
     return (c > 0 ? c : 0) / ov_l[key, rep]
 }
+# delivered(): this row's srv_delivered_mops (see the header), "" without
+# the counters
+function delivered(    pk, sp, mtu, sz, per) {
+    pk = col("srv_ctr_rcv_pkts"); sp = col("srv_ctr_span_s")
+    if (pk == "" || sp == "" || sp + 0 <= 0) return ""
+    per = 1
+    if (col("verb") != "read") {
+        mtu = col("path_mtu") + 0; sz = col("size_bytes") + 0
+        if (mtu > 0 && sz > mtu) per = int((sz + mtu - 1) / mtu)
+    }
+    return pk / per / sp / 1e6
+}
 # ---- client-bound: load series (see the header) ----
 # load_of P -> exp_procs x threads x window of point P (an empty knob: 1)
 function load_of(p,    key, l, i) {
@@ -168,7 +189,14 @@ BEGIN {
     if (noisy_cv_pct == "") noisy_cv_pct = 20
     if (client_bound_pct == "") client_bound_pct = 10
 }
-NR == 1 { n = csv_split($0, h); for (i = 1; i <= n; i++) idx[h[i]] = i; has_win = ("win_start_srv_s" in idx); next }
+NR == 1 {
+    n = csv_split($0, h); for (i = 1; i <= n; i++) idx[h[i]] = i; has_win = ("win_start_srv_s" in idx)
+    # the responder's delivered rate, from the server's port counters
+    # (see the header)
+    if (("srv_ctr_rcv_pkts" in idx) && ("srv_ctr_span_s" in idx) && !inlist(met, nmet, "srv_delivered_mops"))
+        met[++nmet] = "srv_delivered_mops"
+    next
+}
 /^[[:space:]]*$/ { next }
 {
     csv_split($0, f)
@@ -213,7 +241,7 @@ NR == 1 { n = csv_split($0, h); for (i = 1; i <= n; i++) idx[h[i]] = i; has_win 
         if (reason[key] == "") reason[key] = (col("reason") != "") ? col("reason") : "status " st
     } else if (has_win) ov_row(key, rep)
     for (m = 1; m <= nmet; m++) {
-        v = col(met[m])
+        v = (met[m] == "srv_delivered_mops") ? delivered() : col(met[m])
         if (v == "") continue
         sum[key, rep, met[m]] += v; cnt[key, rep, met[m]]++
     }
