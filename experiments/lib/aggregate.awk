@@ -65,9 +65,9 @@
 # noisy_cv_pct (default 20, [run] noisy_cv_pct), no when it does not, empty
 # when there is no CV to judge.
 #
-# Client-bound (Kalia et al. 5.3.1 measure the NIC's inbound peak with
-# enough requesters; a curve drawn from too few shows the requesters'
-# limit): a point's load is exp_procs x threads x window (the operations
+# Client-bound (Kalia et al., 5.3.1: inbound READs and WRITEs are limited
+# first by the NIC's processing power, then by the InfiniBand bandwidth; a
+# curve drawn from too few requesters shows their limit instead): a point's load is exp_procs x threads x window (the operations
 # the requesters can keep in flight; an empty knob counts 1). Points of one
 # experiment that differ only in load form a load series; when some series
 # has two or more loads, a last column client_bound follows: yes when the
