@@ -75,6 +75,16 @@ noisy(v) = hasnoisy ? ((strcol("noisy") eq "yes") ? okv(v) : NaN) : NaN
 set style line 20 lc rgb "#000000" lw 1.5 pt 6 ps 2.6
 if (!exists("anynoisy")) anynoisy = 1
 ntitle = anynoisy ? "ring: noisy point (CV over repetitions > ".cvpct." %)" : ""
+# a client-bound point (summary column client_bound = yes, aggregate.awk:
+# the next-higher load of the run still raised its Mops by more than the
+# run's client_bound_pct) gets a large open triangle over its mark: the
+# requesters, not the responder's NIC, set its rate (figures/plot sets
+# anycb, the number of such points, 0 without the column):
+# plot data using (X):(cbound(Y)) with points ls 21 title cbtitle
+if (!exists("anycb")) anycb = 0
+cbound(v) = anycb ? ((strcol("client_bound") eq "yes") ? okv(v) : NaN) : NaN
+set style line 21 lc rgb "#000000" lw 1.5 pt 8 ps 2.8
+cbtitle = anycb ? "open triangle: client-bound (more load still raised the rate)" : ""
 # has(k): the measured series k (values of the [experiment] series columns
 # joined by ":", e.g. "read:rc") has a drawable point (figures/plot sets
 # present); a series without one gets no key entry: title (has(k) ? T : "")

@@ -4,7 +4,13 @@
 # model computes for the paper's hardware at the server
 # (figures/reference/model-limits.csv, figures/model-limits), and, when
 # the measured hosts reported a PCIe link, the same limits on their link
-# (dashed; figures/host-limits.awk). Run by figures/plot.
+# (dashed; figures/host-limits.awk). A client-bound point (a higher load in
+# the run still raised its rate: aggregate.awk) wears an open triangle on
+# both panels. Where the rows have the server's port counters
+# (srv_delivered_mops, aggregate.awk) the Mops panel draws the responder's
+# delivered rate dashed beside the requesters' completion rate: a UC WRITE
+# the responder dropped counts in the one, not the other. Run by
+# figures/plot.
 load figdir."/common.gp"
 limits = figdir."/reference/model-limits.csv"
 # a model limit in Gb/s of payload: Mops x bytes x 8 / 1000
@@ -13,6 +19,7 @@ limgbps(s) = (strcol("figure") eq "fig12" && strcol("series") eq s) ? column("y"
 # rows' model_limit_mops where the hosts reported a PCIe link; empty on
 # soft-RoCE: no PCI device)
 if (!exists("hostlim")) { hostlim = limits; hostlink = "" }
+if (!exists("hasdeliv")) hasdeliv = 0
 hostgbps(vb, tr) = (strcol("verb") eq vb && strcol("transport") eq tr && strcol("y") ne "") ? column("y") * column("size_bytes") * 8 / 1000 : NaN
 sel(v, vb, tr) = (strcol("verb") eq vb && strcol("transport") eq tr) ? okv(v) : NaN
 # READ and WRITE often measure the same rate (soft-RoCE: the kernel's
@@ -38,7 +45,10 @@ if (hasdata) {
     if (exists("dylog") && !dylog) { unset logscale y; set yrange [0:*]; set offsets 0, 0, graph 0.08, 0; set format y mfmt }
     plot data using (column("size_bytes")):(sel(column("mops_median"), "read", "rc")):(column("mops_min")):(column("mops_max")) with yerrorlines ls 31 title kt("read:rc", "READ (RC), measured".mtag), \
          data using (column("size_bytes")):(sel(column("mops_median"), "write", "uc")):(column("mops_min")):(column("mops_max")) with yerrorlines ls 32 title kt("write:uc", "WRITE (UC), measured".mtag), \
-         data using (column("size_bytes")):(noisy(column("mops_median"))) with points ls 20 title ntitle
+         data using (column("size_bytes")):(hasdeliv ? sel(column("srv_delivered_mops_median"), "read", "rc") : NaN) with linespoints ls 31 lw 1.5 dt 2 pt 6 ps 1.4 title (hasdeliv ? kt("read:rc", "READ (RC), delivered at the responder (its port counters)") : ""), \
+         data using (column("size_bytes")):(hasdeliv ? sel(column("srv_delivered_mops_median"), "write", "uc") : NaN) with linespoints ls 32 lw 1 dt 2 pt 5 ps 0.9 title (hasdeliv ? kt("write:uc", "WRITE (UC), delivered at the responder (its port counters)") : ""), \
+         data using (column("size_bytes")):(noisy(column("mops_median"))) with points ls 20 title ntitle, \
+         data using (column("size_bytes")):(cbound(column("mops_median"))) with points ls 21 title cbtitle
     # the caption line once (common.gp)
     unset label 90
     set autoscale y
@@ -65,6 +75,7 @@ endlab(s, t) = (column("x") == lend) ? limgbps(s) : NaN
 plot data using (column("size_bytes")):(sel(column("gbps_median"), "read", "rc")):(column("gbps_min")):(column("gbps_max")) with yerrorlines ls 31 title kt("read:rc", "READ (RC), measured".mtag), \
      data using (column("size_bytes")):(sel(column("gbps_median"), "write", "uc")):(column("gbps_min")):(column("gbps_max")) with yerrorlines ls 32 title kt("write:uc", "WRITE (UC), measured".mtag), \
      data using (column("size_bytes")):(noisy(column("gbps_median"))) with points ls 20 notitle, \
+     data using (column("size_bytes")):(cbound(column("gbps_median"))) with points ls 21 notitle, \
      limits using (column("x")):(limgbps("read-rc")) with lines ls 11 dt 2 title "PCIe model (paper's hardware): READ limit at the server", \
      limits using (column("x")):(limgbps("write-uc")) with lines ls 12 lw 1.5 dt 3 title "PCIe model (paper's hardware): WRITE limit at the server", \
      limits using (column("x")):(endlab("read-rc", 0)):("model: READ limit") with labels right offset -0.5,0.7 tc rgb "#1f77b4" font ",8" notitle, \

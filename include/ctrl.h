@@ -240,7 +240,8 @@ struct ctrl_qp_ep {
  * DONE: u64 ops | u64 sends | u64 recvs | u64 bad_payloads | u64 counter_sum |
  *       u64 atomic_success | u64 active_ns | u64 arrive_ns | u64 send_ns |
  *       u32 checked (0 not checked, 1 passed, 2 failed) | str note
- *       (<= CTRL_REASON_CAP)
+ *       (<= CTRL_REASON_CAP) | u64 ctr_span_ns | u16 nctr (<= CTRL_MAX_CTRS) |
+ *       nctr x (u16 index < CTRL_MAX_CTRS | u64 delta)
  * Client: ops completed over all phases, sends posted and completed, atomic
  * successes. Server: receives seen, payloads that failed the check, sum of
  * atomic counters, time from first to last receive, and on its clock
@@ -248,12 +249,24 @@ struct ctrl_qp_ep {
  * its own: the round trip of the two DONEs is a clock-offset sample as a
  * TIME probe's is, its hold send_ns - arrive_ns left out (gate.h
  * gate_clock_offset; protocol version 5). The client sends 0 in both.
+ * The last fields (appended after version 5): the server's port counters
+ * over the common window (read when the start barrier released this
+ * process, or at READY without one, and when its DONE arrived, ctr_span_ns
+ * apart; CLOCK_MONOTONIC_RAW ns): nctr deltas, each an index into dev_counter_names (device.h; an index this
+ * side does not know is ignored by the reader) and after - before. The
+ * client sends ctr_span_ns 0 and nctr 0.
  */
+#define CTRL_MAX_CTRS 64u
+#define CTRL_DONE_MAX (9u * 8u + 4u + 2u + CTRL_REASON_CAP + 8u + 2u + CTRL_MAX_CTRS * 10u)
 struct ctrl_done {
 	uint64_t ops, sends, recvs, bad_payloads, counter_sum, atomic_success, active_ns;
 	uint64_t arrive_ns, send_ns;
 	uint32_t checked;
 	char note[CTRL_REASON_CAP + 1];
+	uint64_t ctr_span_ns;
+	uint16_t nctr;
+	uint16_t ctr_idx[CTRL_MAX_CTRS];
+	uint64_t ctr_delta[CTRL_MAX_CTRS];
 };
 
 /*

@@ -92,9 +92,11 @@ uint32_t dev_mtu_bytes(enum ibv_mtu m);
 
 /*
  * Port counters from sysfs: counters/ (IB PMA: port_xmit_data etc., in
- * 4-byte words) and hw_counters/ (driver specific). A snapshot holds up to
- * RB_MAX_COUNTERS named values; a name whose file could not be read is left
- * out (its delta is then NA, never 0).
+ * 4-byte words) and hw_counters/ (driver specific), read by name from
+ * dev_counter_names (NULL-terminated, at most RB_MAX_COUNTERS names; which
+ * exist on rxe, mlx4 and mlx5: docs/csv.md). A snapshot holds the named
+ * values read; a name whose file is absent or unreadable is left out (its
+ * delta is then NA, never 0).
  */
 #define RB_MAX_COUNTERS 64
 struct rb_counters {
@@ -102,10 +104,34 @@ struct rb_counters {
 	char name[RB_MAX_COUNTERS][48];   /* "counters/port_xmit_data", "hw_counters/..." */
 	uint64_t val[RB_MAX_COUNTERS];
 };
+extern const char *const dev_counter_names[];
+/* The number of names in dev_counter_names (<= RB_MAX_COUNTERS). */
+unsigned dev_counter_count(void);
+/* The index of name ("hw_counters/out_of_buffer") in dev_counter_names; -1 if absent. */
+int dev_counter_index(const char *name);
+/* Snapshot of dev's port counters under /sys/class/infiniband. */
 void dev_counters_read(const char *dev, unsigned port, struct rb_counters *c);
+/* The same under root (root/DEV/ports/PORT/counters/...: a test's fake tree). */
+void dev_counters_read_at(const char *root, const char *dev, unsigned port,
+			  struct rb_counters *c);
 /* after - before for name; -1 if it is missing in either snapshot. */
 int dev_counter_delta(const struct rb_counters *before, const struct rb_counters *after,
 		      const char *name, uint64_t *delta);
+
+/*
+ * A snapshot pair as (index into dev_counter_names, after - before) pairs,
+ * for the wire (ctrl.h DONE): the names present in both snapshots, at most
+ * cap of them, their count in *n.
+ */
+void dev_counters_pack(const struct rb_counters *before, const struct rb_counters *after,
+		       uint16_t *idx, uint64_t *delta, unsigned cap, uint16_t *n);
+/*
+ * The reverse: n (index, delta) pairs into a snapshot pair whose
+ * dev_counter_delta is the delta (zero: every value 0; d: the deltas); an
+ * index beyond dev_counter_names (a peer with a longer list) is skipped.
+ */
+void dev_counters_unpack(const uint16_t *idx, const uint64_t *delta, unsigned n,
+			 struct rb_counters *zero, struct rb_counters *d);
 
 /* Firmware version string of the device (ibv_query_device fw_ver). */
 static inline const char *dev_fw_ver(const struct rb_dev *d) { return d->attr.fw_ver; }

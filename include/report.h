@@ -65,6 +65,10 @@ struct rb_point_info {
 	/* counters around the window */
 	bool have_counters;
 	struct rb_counters before, after;
+	/* the server's counters over the common window (its DONE's deltas,
+	 * dev_counters_unpack: srv_zero all 0, srv_delta the deltas) */
+	bool have_srv_counters;
+	struct rb_counters srv_zero, srv_delta;
 	/* start barrier (--procs > 1, gate.h): how long this process waited
 	 * there (NAN: not gated), and the server's clock = ours + offset, to
 	 * within clock_err_ns (have_offset false: unknown) */

@@ -160,7 +160,7 @@ uint32_t ctrl_max_payload(uint16_t type)
 	case CTRL_SETUP: return CTRL_MAX_PAYLOAD;
 	case CTRL_READY:
 	case CTRL_BYE: return 0;
-	case CTRL_DONE: return 9u * 8u + 4u + 2u + CTRL_REASON_CAP;
+	case CTRL_DONE: return CTRL_DONE_MAX;
 	case CTRL_ERROR: return 2u + CTRL_REASON_CAP;
 	case CTRL_GATE: return 16u;   /* u64 point, u32 procs, u32 go_us */
 	case CTRL_GO: return 28u;     /* 3 x u64 clock readings, u32 procs */
@@ -336,6 +336,14 @@ size_t ctrl_encode_done(uint8_t *buf, size_t cap, const struct ctrl_done *d)
 	put_u64(&c, d->send_ns);
 	put_u32(&c, d->checked);
 	put_str(&c, d->note, CTRL_REASON_CAP);
+	if (d->nctr > CTRL_MAX_CTRS)
+		return 0;
+	put_u64(&c, d->ctr_span_ns);
+	put_u16(&c, d->nctr);
+	for (unsigned i = 0; i < d->nctr; i++) {
+		put_u16(&c, d->ctr_idx[i]);
+		put_u64(&c, d->ctr_delta[i]);
+	}
 	return enc_end(&c, buf);
 }
 
@@ -568,6 +576,17 @@ static int decode_done(struct cur *c, struct ctrl_done *d, char *err, size_t err
 		return rb_fail(err, errlen, "DONE: note %s (cap %u)", str_problem(rc),
 			    CTRL_REASON_CAP);
 	guard_str_escape(d->note);
+	d->ctr_span_ns = get_u64(c);
+	d->nctr = get_u16(c);
+	if (!c->bad && d->nctr > CTRL_MAX_CTRS)
+		return rb_fail(err, errlen, "DONE: %u counters, more than %u", d->nctr, CTRL_MAX_CTRS);
+	for (unsigned i = 0; i < d->nctr && !c->bad; i++) {
+		d->ctr_idx[i] = get_u16(c);
+		d->ctr_delta[i] = get_u64(c);
+		if (!c->bad && d->ctr_idx[i] >= CTRL_MAX_CTRS)
+			return rb_fail(err, errlen, "DONE: counter index %u, at most %u",
+				       d->ctr_idx[i], CTRL_MAX_CTRS - 1);
+	}
 	if (!c->bad && d->checked > 2)
 		return rb_fail(err, errlen, "DONE: checked %u unknown (0, 1 or 2)", d->checked);
 	if (!c->bad && d->send_ns < d->arrive_ns)

@@ -404,43 +404,90 @@ void dev_close(struct rb_dev *d)
 	d->ctx = NULL;
 }
 
-static void read_dir(const char *path, const char *prefix, struct rb_counters *c)
-{
-	DIR *dir = opendir(path);
-	struct dirent *de;
+/*
+ * The counters a row reads, by name (docs/csv.md, "Port counters": which
+ * device has which). counters/: the IB PMA port counters (IBA 16.1.3.5,
+ * PortCounters; mlx4 and mlx5, not rxe). hw_counters/: rxe's (the kernel's
+ * rxe_hw_counters.c), mlx5's (mlx5/counters.c: the Q counters, the
+ * congestion and the extended ones) and mlx4's (mlx4/main.c, the diag
+ * counters). A fixed list, not a directory walk: a row has the same
+ * counters whatever order sysfs lists them in, and a driver with more than
+ * RB_MAX_COUNTERS files cannot push one out.
+ */
+const char *const dev_counter_names[] = {
+	/* IB PMA (mlx4, mlx5) */
+	"counters/port_xmit_data", "counters/port_rcv_data", "counters/port_xmit_packets",
+	"counters/port_rcv_packets", "counters/port_xmit_discards", "counters/port_xmit_wait",
+	"counters/port_rcv_errors", "counters/symbol_error", "counters/link_downed",
+	"counters/excessive_buffer_overrun_errors",
+	/* rxe */
+	"hw_counters/sent_pkts", "hw_counters/rcvd_pkts", "hw_counters/duplicate_request",
+	"hw_counters/out_of_seq_request", "hw_counters/rcvd_rnr_err", "hw_counters/send_rnr_err",
+	"hw_counters/rcvd_seq_err", "hw_counters/ack_deferred", "hw_counters/retry_exceeded_err",
+	"hw_counters/retry_rnr_exceeded_err", "hw_counters/completer_retry_err",
+	"hw_counters/send_err",
+	/* mlx5 (duplicate_request above too) */
+	"hw_counters/out_of_buffer", "hw_counters/out_of_sequence", "hw_counters/rnr_nak_retry_err",
+	"hw_counters/packet_seq_err", "hw_counters/implied_nak_seq_err",
+	"hw_counters/local_ack_timeout_err", "hw_counters/req_cqe_error",
+	"hw_counters/req_remote_invalid_request", "hw_counters/req_remote_access_errors",
+	"hw_counters/resp_cqe_error", "hw_counters/resp_local_length_error",
+	"hw_counters/resp_remote_access_errors", "hw_counters/roce_adp_retrans",
+	"hw_counters/roce_adp_retrans_to", "hw_counters/roce_slow_restart",
+	"hw_counters/rp_cnp_handled", "hw_counters/rp_cnp_ignored", "hw_counters/np_cnp_sent",
+	"hw_counters/np_ecn_marked_roce_packets", "hw_counters/rx_read_requests",
+	"hw_counters/rx_write_requests", "hw_counters/rx_atomic_requests",
+	/* mlx4 */
+	"hw_counters/rq_num_rnr", "hw_counters/sq_num_rnr", "hw_counters/rq_num_oos",
+	"hw_counters/sq_num_oos", "hw_counters/sq_num_tree", "hw_counters/sq_num_rree",
+	"hw_counters/rq_num_udsdprd", "hw_counters/rq_num_ucsdprd",
+	NULL,
+};
 
-	if (!dir)
-		return;
-	while ((de = readdir(dir)) && c->n < RB_MAX_COUNTERS) {
+unsigned dev_counter_count(void)
+{
+	unsigned n = 0;
+
+	while (dev_counter_names[n])
+		n++;
+	return n;
+}
+
+int dev_counter_index(const char *name)
+{
+	for (unsigned i = 0; dev_counter_names[i]; i++)
+		if (strcmp(dev_counter_names[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+void dev_counters_read_at(const char *root, const char *dev, unsigned port,
+			  struct rb_counters *c)
+{
+	c->n = 0;
+	for (unsigned i = 0; dev_counter_names[i] && c->n < RB_MAX_COUNTERS; i++) {
 		char file[512];
 		char line[64];
-		FILE *f;
 		unsigned long long v;
-		if (de->d_name[0] == '.' || strcmp(de->d_name, "lifespan") == 0)
-			continue;
-		snprintf(file, sizeof(file), "%s/%s", path, de->d_name);
+		FILE *f;
+
+		snprintf(file, sizeof(file), "%s/%s/ports/%u/%s", root, dev, port,
+			 dev_counter_names[i]);
 		f = fopen(file, "r");
 		if (!f)
 			continue;
 		if (fgets(line, sizeof(line), f) && sscanf(line, "%llu", &v) == 1) {
-			snprintf(c->name[c->n], sizeof(c->name[0]), "%.15s/%.31s", prefix, de->d_name);
+			snprintf(c->name[c->n], sizeof(c->name[0]), "%s", dev_counter_names[i]);
 			c->val[c->n] = v;
 			c->n++;
 		}
 		fclose(f);
 	}
-	closedir(dir);
 }
 
 void dev_counters_read(const char *dev, unsigned port, struct rb_counters *c)
 {
-	char path[256];
-
-	c->n = 0;
-	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%u/counters", dev, port);
-	read_dir(path, "counters", c);
-	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%u/hw_counters", dev, port);
-	read_dir(path, "hw_counters", c);
+	dev_counters_read_at("/sys/class/infiniband", dev, port, c);
 }
 
 int dev_counter_delta(const struct rb_counters *before, const struct rb_counters *after,
@@ -506,6 +553,39 @@ int dev_ipoib_check(const char *sysfs, const char *dev, char *err, size_t errlen
 const char *dev_gid_source(void)
 {
 	return RB_HAVE_QUERY_GID_EX ? "ibv_query_gid_ex" : "ibv_query_gid + sysfs gid_attrs";
+}
+
+void dev_counters_pack(const struct rb_counters *before, const struct rb_counters *after,
+		       uint16_t *idx, uint64_t *delta, unsigned cap, uint16_t *n)
+{
+	*n = 0;
+	for (unsigned i = 0; i < after->n && *n < cap; i++) {
+		int k = dev_counter_index(after->name[i]);
+		uint64_t d;
+		if (k < 0 || dev_counter_delta(before, after, after->name[i], &d))
+			continue;
+		idx[*n] = (uint16_t)k;
+		delta[*n] = d;
+		(*n)++;
+	}
+}
+
+void dev_counters_unpack(const uint16_t *idx, const uint64_t *delta, unsigned n,
+			 struct rb_counters *zero, struct rb_counters *d)
+{
+	unsigned cnt = dev_counter_count();
+
+	zero->n = d->n = 0;
+	for (unsigned i = 0; i < n && d->n < RB_MAX_COUNTERS; i++) {
+		if (idx[i] >= cnt)
+			continue;
+		snprintf(d->name[d->n], sizeof(d->name[0]), "%s", dev_counter_names[idx[i]]);
+		snprintf(zero->name[d->n], sizeof(zero->name[0]), "%s", dev_counter_names[idx[i]]);
+		d->val[d->n] = delta[i];
+		zero->val[d->n] = 0;
+		d->n++;
+		zero->n = d->n;
+	}
 }
 
 void dev_log_banner(const struct rb_dev *d, bool gid_auto)

@@ -1033,6 +1033,9 @@ static enum stage point_results(struct client *cl, struct cpoint *p)
 	uint64_t c_recv = timing_now_ns();
 	p->pi.have_server = true;
 	p->pi.server = p->m.u.done;
+	dev_counters_unpack(p->pi.server.ctr_idx, p->pi.server.ctr_delta, p->pi.server.nctr,
+			    &p->pi.srv_zero, &p->pi.srv_delta);
+	p->pi.have_srv_counters = p->pi.srv_delta.n > 0;
 	/* the server's CPU counters follow its DONE (ctrl.h CPU) */
 	st = server_reply(cl, p, CTRL_CPU, "the server's CPU counters");
 	if (st)

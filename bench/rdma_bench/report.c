@@ -103,13 +103,14 @@ int report_trouble(const struct rb_counters *before, const struct rb_counters *a
 }
 
 /* Sum of the deltas of the named counters present in both snapshots; -1 if none. */
-static int counter_sum(const struct rb_point_info *p, const char *const *names, uint64_t *out)
+static int counter_sum(const struct rb_counters *before, const struct rb_counters *after,
+		       const char *const *names, uint64_t *out)
 {
 	int found = 0;
 	uint64_t s = 0, d;
 
 	for (const char *const *n = names; *n; n++)
-		if (dev_counter_delta(&p->before, &p->after, *n, &d) == 0) {
+		if (dev_counter_delta(before, after, *n, &d) == 0) {
 			s += d;
 			found = 1;
 		}
@@ -117,12 +118,12 @@ static int counter_sum(const struct rb_point_info *p, const char *const *names, 
 	return found ? 0 : -1;
 }
 
-static void set_counter(struct row *r, const char *col, const struct rb_point_info *p,
-			const char *const *names, uint64_t mult)
+static void set_counter(struct row *r, const char *col, bool have, const struct rb_counters *before,
+			const struct rb_counters *after, const char *const *names, uint64_t mult)
 {
 	uint64_t v;
 
-	if (p->have_counters && counter_sum(p, names, &v) == 0)
+	if (have && counter_sum(before, after, names, &v) == 0)
 		row_set_u64(r, col, v * mult);
 	else
 		row_set_na(r, col);
@@ -646,28 +647,78 @@ static void report_metrics(struct row *r, const struct rb_point_info *p, int thr
 			       p->checked == 1 ? "pass" : p->checked == 2 ? "fail" : "");
 }
 
+/* The counters' columns (docs/csv.md, "Port counters"): the suffix after
+ * ctr_ / srv_ctr_, the names summed, the unit (PMA data counters count
+ * 4-byte words). */
+static const char *const ctr_xp[] = { "counters/port_xmit_packets", "hw_counters/sent_pkts", NULL };
+static const char *const ctr_rp[] = { "counters/port_rcv_packets", "hw_counters/rcvd_pkts", NULL };
+static const char *const ctr_xb[] = { "counters/port_xmit_data", NULL };
+static const char *const ctr_rb[] = { "counters/port_rcv_data", NULL };
+static const char *const ctr_seq[] = { "hw_counters/out_of_seq_request",
+	"hw_counters/rcvd_seq_err", "hw_counters/out_of_sequence",
+	"hw_counters/packet_seq_err", "hw_counters/implied_nak_seq_err", NULL };
+static const char *const ctr_oob[] = { "hw_counters/out_of_buffer", "hw_counters/rq_num_udsdprd",
+	NULL };
+static const char *const ctr_disc[] = { "counters/port_xmit_discards", NULL };
+static const char *const ctr_wait[] = { "counters/port_xmit_wait", NULL };
+static const char *const ctr_rerr[] = { "counters/port_rcv_errors", NULL };
+static const char *const ctr_req[] = { "hw_counters/req_cqe_error",
+	"hw_counters/req_remote_invalid_request", "hw_counters/req_remote_access_errors", NULL };
+static const char *const ctr_resp[] = { "hw_counters/resp_cqe_error",
+	"hw_counters/resp_local_length_error", "hw_counters/resp_remote_access_errors", NULL };
+static const char *const ctr_adp[] = { "hw_counters/roce_adp_retrans", NULL };
+/* (the row keeps a column's name by pointer: string literals only) */
+#define CTR_COL(sfx, names, mult) { "ctr_" sfx, "srv_ctr_" sfx, names, mult }
+static const struct {
+	const char *col, *srv_col;
+	const char *const *names;
+	uint64_t mult;
+} ctr_cols[] = {
+	CTR_COL("xmit_pkts", ctr_xp, 1), CTR_COL("rcv_pkts", ctr_rp, 1),
+	CTR_COL("xmit_bytes", ctr_xb, 4), CTR_COL("rcv_bytes", ctr_rb, 4),
+	CTR_COL("retry", retry_names, 1), CTR_COL("rnr", rnr_names, 1),
+	CTR_COL("seq_err", ctr_seq, 1), CTR_COL("dup", dup_names, 1),
+	CTR_COL("out_of_buffer", ctr_oob, 1), CTR_COL("xmit_discards", ctr_disc, 1),
+	CTR_COL("xmit_wait", ctr_wait, 1), CTR_COL("rcv_errors", ctr_rerr, 1),
+	CTR_COL("req_err", ctr_req, 1), CTR_COL("resp_err", ctr_resp, 1),
+	CTR_COL("adp_retrans", ctr_adp, 1),
+};
+
+/* the columns from ctr_cols[CTR_COLS_FIRST] on came after pcie_counted */
+#define CTR_COLS_FIRST 8u
+#define CTR_COLS_N (sizeof(ctr_cols) / sizeof(ctr_cols[0]))
+
+/* ctr_SUFFIX (this side's) or srv_ctr_SUFFIX (the server's) of ctr_cols[from..to). */
+static void counter_columns(struct row *r, const struct rb_point_info *p, int thread, bool srv,
+			    size_t from, size_t to)
+{
+	for (size_t k = from; k < to; k++) {
+		if (srv)
+			set_counter(r, ctr_cols[k].srv_col, thread < 0 && p->have_srv_counters,
+				    &p->srv_zero, &p->srv_delta, ctr_cols[k].names, ctr_cols[k].mult);
+		else
+			set_counter(r, ctr_cols[k].col, thread < 0 && p->have_counters, &p->before,
+				    &p->after, ctr_cols[k].names, ctr_cols[k].mult);
+	}
+}
+
 /* Port counters around the window (whole port: both directions, all QPs;
- * process row only). */
+ * process row only): the first ctr_* columns, where they always were. */
 static void report_counters(struct row *r, const struct rb_point_info *p, int thread)
 {
-	static const char *const xp[] = { "counters/port_xmit_packets", "hw_counters/sent_pkts", NULL };
-	static const char *const rp[] = { "counters/port_rcv_packets", "hw_counters/rcvd_pkts", NULL };
-	static const char *const xb[] = { "counters/port_xmit_data", NULL };
-	static const char *const rb[] = { "counters/port_rcv_data", NULL };
-	static const char *const seq[] = { "hw_counters/out_of_seq_request",
-		"hw_counters/rcvd_seq_err", "hw_counters/out_of_sequence",
-		"hw_counters/packet_seq_err", "hw_counters/implied_nak_seq_err", NULL };
-	struct rb_point_info none = { .have_counters = false };
-	const struct rb_point_info *cp = thread < 0 ? p : &none;
+	counter_columns(r, p, thread, false, 0, CTR_COLS_FIRST);
+}
 
-	set_counter(r, "ctr_xmit_pkts", cp, xp, 1);
-	set_counter(r, "ctr_rcv_pkts", cp, rp, 1);
-	set_counter(r, "ctr_xmit_bytes", cp, xb, 4); /* PMA data counters count 4-byte words */
-	set_counter(r, "ctr_rcv_bytes", cp, rb, 4);
-	set_counter(r, "ctr_retry", cp, retry_names, 1);
-	set_counter(r, "ctr_rnr", cp, rnr_names, 1);
-	set_counter(r, "ctr_seq_err", cp, seq, 1);
-	set_counter(r, "ctr_dup", cp, dup_names, 1);
+/* After pcie_counted: this side's other ctr_* columns, then every one as
+ * srv_ctr_*, the server's port over the common window (its DONE, ctrl.h),
+ * and srv_ctr_span_s, the seconds that window ran on the server. */
+static void report_counters_added(struct row *r, const struct rb_point_info *p, int thread)
+{
+	counter_columns(r, p, thread, false, CTR_COLS_FIRST, CTR_COLS_N);
+	counter_columns(r, p, thread, true, 0, CTR_COLS_N);
+	/* the server's counter span: the common window's start to this DONE */
+	set_rate(r, "srv_ctr_span_s", thread < 0 && p->have_srv_counters && p->server.ctr_span_ns ?
+		 (double)p->server.ctr_span_ns / 1e9 : NAN);
 }
 
 /* Environment: the device and port, the host, the build, the clock, the time. */
@@ -812,4 +863,6 @@ void report_build_row(struct row *r, const struct rb_point_info *p, int thread,
 	row_set_u64(r, RB_TEST_COL(pkey_index), p->t->pkey_index);
 	/* after them: the uncore PCIe columns, pcie_counted last */
 	set_pcie_columns(r, p, thread, m);
+	/* after pcie_counted: the other port counters, and the server's */
+	report_counters_added(r, p, thread);
 }

@@ -441,9 +441,11 @@ static int serve_gate(struct session *s, const struct rb_test *t, const struct c
 /* Wait for the client's DONE while the workers run, answering its clock
  * probes (TIME) and holding it at the start barrier when it sends GATE
  * first; *arrive_ns: when DONE was seen (our clock, for our DONE's
- * arrive_ns); -1 with err on failure. */
+ * arrive_ns); ctr0: the port counters re-read when the barrier releases
+ * (the common window's start), at *ctr0_ns; -1 with err on failure. */
 static int wait_done(struct session *s, struct rb_ctx *c, uint64_t limit_ms, struct ctrl_msg *m,
-		     uint64_t *arrive_ns, char *err, size_t errlen)
+		     uint64_t *arrive_ns, struct rb_counters *ctr0, uint64_t *ctr0_ns,
+		     char *err, size_t errlen)
 {
 	uint64_t deadline = timing_now_ns() + limit_ms * 1000000ull;
 	bool gated = false;
@@ -487,6 +489,8 @@ static int wait_done(struct session *s, struct rb_ctx *c, uint64_t limit_ms, str
 				if (serve_gate(s, &c->t, &g, err, errlen))
 					return -1;
 				gated = true;
+				dev_counters_read(c->dev->name, c->dev->port, ctr0);
+				*ctr0_ns = timing_now_ns();
 				/* the window starts now: the point's time limit too */
 				deadline = timing_now_ns() + limit_ms * 1000000ull;
 				continue;
@@ -540,6 +544,10 @@ struct spoint {
 	uint64_t t_ready, t_done;
 	uint64_t t_arrive;         /* the client's DONE seen (wait_done) */
 	struct cs_reading cs0, cs1;
+	/* the port's counters at the start barrier's release (at READY
+	 * without one) and at the client's DONE (point_serve; sent in DONE) */
+	struct rb_counters ctr0, ctr1;
+	uint64_t ctr0_ns, ctr1_ns;
 };
 
 /* Stage 1, validate: the client's point is a valid test, fits this device
@@ -675,10 +683,14 @@ static int point_serve(struct session *s, struct spoint *p, char *err, size_t er
 	 * client's DONE: opened and read here, outside the client's window */
 	pc_open(&pc, NULL, NULL);
 	cs_take(&p->cs0);
+	dev_counters_read(c->dev->name, c->dev->port, &p->ctr0);
+	p->ctr0_ns = timing_now_ns();
 	p->t_ready = timing_now_ns();
 	pc_start(&pc);
 	int rc = ctrl_send_simple(s->fd, CTRL_READY, (int)p->t.timeout_ms, err, errlen) ||
-		 wait_done(s, c, p->done_ms, &p->m, &p->t_arrive, err, errlen);
+		 wait_done(s, c, p->done_ms, &p->m, &p->t_arrive, &p->ctr0, &p->ctr0_ns, err, errlen);
+	dev_counters_read(c->dev->name, c->dev->port, &p->ctr1);
+	p->ctr1_ns = timing_now_ns();
 	pc_stop(&pc, &p->pc);
 	p->t_done = timing_now_ns();
 	cs_take(&p->cs1);
@@ -762,7 +774,7 @@ static int done_send_failed(const char *what, size_t n, char *err, size_t errlen
  * receive rate for verbs that consume receives). -1 with err. */
 static int point_done(struct session *s, struct spoint *p, char *err, size_t errlen)
 {
-	uint8_t small[CTRL_HDR_LEN + 256 + CTRL_REASON_CAP];
+	uint8_t small[CTRL_HDR_LEN + CTRL_DONE_MAX + 256];
 	const struct rb_test *t = &p->t;
 	const struct ctrl_hello *h = &s->hello;
 	struct ctrl_done d = { 0 };
@@ -771,6 +783,8 @@ static int point_done(struct session *s, struct spoint *p, char *err, size_t err
 	struct ctrl_cpu cpu;
 
 	point_collect(&p->c, &d, &first, &last);
+	dev_counters_pack(&p->ctr0, &p->ctr1, d.ctr_idx, d.ctr_delta, CTRL_MAX_CTRS, &d.nctr);
+	d.ctr_span_ns = p->ctr1_ns > p->ctr0_ns ? p->ctr1_ns - p->ctr0_ns : 0;
 	d.arrive_ns = p->t_arrive;
 	d.send_ns = timing_now_ns();
 	size_t n = ctrl_encode_done(small, sizeof(small), &d);

@@ -49,12 +49,33 @@
 # [loss_lo, loss_hi] = [-5, 100] % is not a loss: it is left out (NA) and
 # the note says so, with the value.
 #
+# The responder's side: rows with the server's port counters (srv_ctr_rcv_pkts
+# and srv_ctr_span_s, docs/csv.md) give a derived metric srv_delivered_mops
+# after the others: per process row the packets the server's port received
+# per second of its counter span, in operations (a READ's request is one
+# packet; a WRITE or SEND of S bytes is ceil(S / path_mtu) packets),
+# averaged over the process rows of a repetition (each holds the whole
+# port: not summed); then median, min, max and CV like the rest. With
+# client and server on one port both directions are in the count.
+#
 # Spread: per metric also the coefficient of variation over the ok
 # repetitions (METRIC_cv_pct: sample standard deviation / mean x 100; empty
 # with fewer than 2 ok repetitions or a zero mean), and per point `noisy`:
 # yes when the CV of its headline metric (mops, else lat_p50_us) exceeds
 # noisy_cv_pct (default 20, [run] noisy_cv_pct), no when it does not, empty
 # when there is no CV to judge.
+#
+# Client-bound (Kalia et al., 5.3.1: inbound READs and WRITEs are limited
+# first by the NIC's processing power, then by the InfiniBand bandwidth; a
+# curve drawn from too few requesters shows their limit instead): a point's load is exp_procs x threads x window (the operations
+# the requesters can keep in flight; an empty knob counts 1). Points of one
+# experiment that differ only in load form a load series; when some series
+# has two or more loads, a last column client_bound follows: yes when the
+# next-higher load of the series raised the median Mops by more than
+# client_bound_pct (default 10, [run] client_bound_pct) per cent: the
+# requesters, not the responder, limited the point; no when it did not;
+# empty for the highest load of a series, or where either point has no
+# Mops.
 function median(s,    n, a, i, j, t) {
     n = split(s, a, " ")
     for (i = 2; i <= n; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
@@ -107,6 +128,49 @@ function overlap(key, rep,    c) {
     c = ov_e[key, rep] - ov_s[key, rep]
     return (c > 0 ? c : 0) / ov_l[key, rep]
 }
+# delivered(): this row's srv_delivered_mops (see the header), "" without
+# the counters
+function delivered(    pk, sp, mtu, sz, per) {
+    pk = col("srv_ctr_rcv_pkts"); sp = col("srv_ctr_span_s")
+    if (pk == "" || sp == "" || sp + 0 <= 0) return ""
+    per = 1
+    if (col("verb") != "read") {
+        mtu = col("path_mtu") + 0; sz = col("size_bytes") + 0
+        if (mtu > 0 && sz > mtu) per = int((sz + mtu - 1) / mtu)
+    }
+    return pk / per / sp / 1e6
+}
+# ---- client-bound: load series (see the header) ----
+# load_of P -> exp_procs x threads x window of point P (an empty knob: 1)
+function load_of(p,    key, l, i) {
+    key = keys[p]
+    l = (eprocs[key] == "") ? 1 : eprocs[key] + 0
+    for (i = 1; i <= nconf; i++)
+        if ((conf[i] == "threads" || conf[i] == "window") && cv[key, i] != "") l *= cv[key, i]
+    return l
+}
+# series_of P -> the point's experiment and every config value but the load knobs
+function series_of(p,    key, s, i) {
+    key = keys[p]; s = ename[key]
+    for (i = 1; i <= nconf; i++) if (conf[i] != "threads" && conf[i] != "window") s = s SUBSEP cv[key, i]
+    return s
+}
+# client_bound_all: fills cbflag[P] for every point; returns 1 when some
+# series has two or more loads (the column is then printed), else 0
+function client_bound_all(    p, q, s, nxt, any, ld) {
+    for (p = 1; p <= npoints; p++) { ser[p] = series_of(p); ld[p] = load_of(p); cbflag[p] = "" }
+    any = 0
+    for (p = 1; p <= npoints; p++) {
+        nxt = 0
+        for (q = 1; q <= npoints; q++)
+            if (ser[q] == ser[p] && ld[q] > ld[p] && (nxt == 0 || ld[q] < ld[nxt])) nxt = q
+        if (nxt == 0) continue
+        any = 1
+        if (medmops[p] == "" || medmops[nxt] == "" || medmops[p] + 0 <= 0) continue
+        cbflag[p] = (medmops[nxt] + 0 > (medmops[p] + 0) * (1 + client_bound_pct / 100)) ? "yes" : "no"
+    }
+    return any
+}
 BEGIN {
     if (overlap_min == "") overlap_min = 0.99
     if (loss_lo == "") loss_lo = -5
@@ -123,8 +187,16 @@ BEGIN {
     if (inlist(met, nmet, "server_recv_mops")) { met[++nmet] = "recv_loss_pct" }
     npoints = 0
     if (noisy_cv_pct == "") noisy_cv_pct = 20
+    if (client_bound_pct == "") client_bound_pct = 10
 }
-NR == 1 { n = csv_split($0, h); for (i = 1; i <= n; i++) idx[h[i]] = i; has_win = ("win_start_srv_s" in idx); next }
+NR == 1 {
+    n = csv_split($0, h); for (i = 1; i <= n; i++) idx[h[i]] = i; has_win = ("win_start_srv_s" in idx)
+    # the responder's delivered rate, from the server's port counters
+    # (see the header)
+    if (("srv_ctr_rcv_pkts" in idx) && ("srv_ctr_span_s" in idx) && !inlist(met, nmet, "srv_delivered_mops"))
+        met[++nmet] = "srv_delivered_mops"
+    next
+}
 /^[[:space:]]*$/ { next }
 {
     csv_split($0, f)
@@ -169,7 +241,7 @@ NR == 1 { n = csv_split($0, h); for (i = 1; i <= n; i++) idx[h[i]] = i; has_win 
         if (reason[key] == "") reason[key] = (col("reason") != "") ? col("reason") : "status " st
     } else if (has_win) ov_row(key, rep)
     for (m = 1; m <= nmet; m++) {
-        v = col(met[m])
+        v = (met[m] == "srv_delivered_mops") ? delivered() : col(met[m])
         if (v == "") continue
         sum[key, rep, met[m]] += v; cnt[key, rep, met[m]]++
     }
@@ -181,7 +253,7 @@ END {
     hdr = hdr ",exp_procs,reps,reps_ok,rows_failed,status,reason,noisy"
     for (m = 1; m <= nmet; m++) hdr = hdr "," met[m] "_median," met[m] "_min," met[m] "_max," met[m] "_cv_pct"
     has_loss = inlist(met, nmet, "recv_loss_pct")
-    print hdr ",device,kernel,host" ((has_win || has_loss) ? ",reps_rated,note" : "") (has_win ? ",overlap,overlap_flag" : "")
+    hdr = hdr ",device,kernel,host" ((has_win || has_loss) ? ",reps_rated,note" : "") (has_win ? ",overlap,overlap_flag" : "")
     for (p = 1; p <= npoints; p++) {
         key = keys[p]
         nr = split(reps[key], rl, " ")
@@ -250,6 +322,9 @@ END {
         line = line "," csv_quote(device[key]) "," csv_quote(kernel[key]) "," csv_quote(host[key])
         if (has_win || has_loss) line = line "," rated "," csv_quote(note)
         if (has_win) line = line "," (ovp == "" ? "" : sprintf("%.4f", ovp)) "," ovflag
-        print line
+        out[p] = line; medmops[p] = median(vals["mops"])
     }
+    has_cb = client_bound_all()
+    print hdr (has_cb ? ",client_bound" : "")
+    for (p = 1; p <= npoints; p++) print out[p] (has_cb ? "," cbflag[p] : "")
 }

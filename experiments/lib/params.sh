@@ -9,7 +9,9 @@
 #   [roles]       server = N, clients = N M ...      hosts-file line numbers
 #   [run]         bin (a program of the checkout to run instead of rdma_bench:
 #                 experiments/run), repetitions, noisy_cv_pct (a point whose CV over its
-#                 repetitions exceeds it is noisy: aggregate.awk), timeout_s, point_s, overhead_s, qp_setup_ms, port,
+#                 repetitions exceeds it is noisy: aggregate.awk), client_bound_pct
+#                 (a rise above it at the next-higher load marks a point
+#                 client-bound: aggregate.awk), timeout_s, point_s, overhead_s, qp_setup_ms, port,
 #                 server_scope (sweep: one server for all jobs, restarted
 #                 after a failed job; point: one per job), ready_timeout_s, ready_pattern; hook, hook_roles,
 #                 hook_knobs (a per-point hook: see job.sh); summary_keys,
@@ -130,10 +132,10 @@ rb_params_check_values() {
     [[ $part =~ ^[0-9]+$ ]] && [ "$part" -ge "$v" ] && [ "$part" -le "$lim" ] ||
       rb_die "[run] $k = $part: must be a whole number from $v to $lim"
   done
-  for k in point_s overhead_s qp_setup_ms noisy_cv_pct; do
+  for k in point_s overhead_s qp_setup_ms noisy_cv_pct client_bound_pct; do
     part=${RB_CONF[run.$k]:-}
     [ -z "$part" ] || [[ $part =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
-      rb_die "[run] $k = $part: must be a number of seconds (ms for qp_setup_ms, percent for noisy_cv_pct), e.g. 1 or 0.5"
+      rb_die "[run] $k = $part: must be a number of seconds (ms for qp_setup_ms, percent for noisy_cv_pct and client_bound_pct), e.g. 1 or 0.5"
   done
   case ${RB_CONF[run.ready]:-any} in line|port|any) ;; *) rb_die "[run] ready = ${RB_CONF[run.ready]}: use line, port or any" ;; esac
   for i in "${!RB_KNOB_NAMES[@]}"; do
@@ -210,7 +212,7 @@ rb_known_setting() {
   local known
   case $1 in
     roles) known="server clients" ;;
-    run) known="bin repetitions noisy_cv_pct timeout_s point_s overhead_s qp_setup_ms port server_scope ready ready_timeout_s ready_pattern hook hook_roles hook_knobs summary_keys summary_metrics group_sizes companion" ;;
+    run) known="bin repetitions noisy_cv_pct client_bound_pct timeout_s point_s overhead_s qp_setup_ms port server_scope ready ready_timeout_s ready_pattern hook hook_roles hook_knobs summary_keys summary_metrics group_sizes companion" ;;
   esac
   if [ $# -eq 1 ]; then echo "$known"; return 0; fi
   [[ " $known " == *" $2 "* ]]

@@ -533,15 +533,19 @@ static void malformed_messages(void)
 		bb_u64(&b, (uint64_t)i);
 	bb_u32(&b, 3);
 	bb_u16(&b, 0);
+	bb_u64(&b, 0); /* ctr_span_ns */
+	bb_u16(&b, 0); /* nctr */
 	bb_fix_len(&b);
 	bb_write("bad-done-checked-3", &b);
 	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_DONE, 0);
 	for (int i = 0; i < 9; i++)
 		bb_u64(&b, (uint64_t)i);
 	bb_u32(&b, 1);
-	bb_u16(&b, CTRL_REASON_CAP + 1);
-	memset(b.b + b.n, 'n', CTRL_REASON_CAP + 1);
-	b.n += CTRL_REASON_CAP + 1;
+	/* a note long enough that the message is above DONE's own limit
+	 * (CTRL_DONE_MAX: the note's cap plus the most counters) */
+	bb_u16(&b, CTRL_DONE_MAX);
+	memset(b.b + b.n, 'n', CTRL_DONE_MAX);
+	b.n += CTRL_DONE_MAX;
 	bb_fix_len(&b);
 	bb_write("bad-done-note-above-cap", &b);
 	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_DONE, 0);
@@ -557,6 +561,8 @@ static void malformed_messages(void)
 	bb_u64(&b, 8);
 	bb_u32(&b, 1);
 	bb_u16(&b, 0);
+	bb_u64(&b, 0); /* ctr_span_ns */
+	bb_u16(&b, 0); /* nctr */
 	bb_fix_len(&b);
 	bb_write("bad-done-sent-before-arrival", &b);
 	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_ERROR, 0);
