@@ -29,7 +29,7 @@ no_apt_calls() { [ -z "$(apt_calls)" ]; }
 	mark_installed base test vm
 	run "$ROOT/env/install-deps" --test --vm
 	[ "$status" -eq 0 ]
-	[[ $output == *"all 35 packages present (base test vm): nothing to do"* ]]
+	[[ $output == *"all 36 packages present (base test vm): nothing to do"* ]]
 	no_apt_calls
 	! grep -q '^npm ' "$RB_FAKE/calls" || false
 	grep -q '^dpkg -s qemu-system-x86$' "$RB_FAKE/calls"
@@ -77,11 +77,11 @@ no_apt_calls() { [ -z "$(apt_calls)" ]; }
 	[[ $output != *libcmocka-dev* && $output != *qemu* ]]
 }
 
-@test "install-deps: --test adds cmocka, bats, shellcheck, python3, clang, valgrind, nodejs, jscpd" {
+@test "install-deps: --test adds cmocka, bats, shellcheck, python3, clang, valgrind, nodejs, chromium, jscpd" {
 	mark_installed base
 	run "$ROOT/env/install-deps" --test --dry-run
 	[ "$status" -eq 0 ]
-	[[ $output == *"missing 8 of 21 packages: libcmocka-dev bats shellcheck python3 clang valgrind nodejs jscpd@5.3.2"* ]]
+	[[ $output == *"missing 9 of 22 packages: libcmocka-dev bats shellcheck python3 clang valgrind nodejs chromium jscpd@5.3.2"* ]]
 	[[ $output == *"  npm install -g --no-audit --no-fund jscpd@5.3.2"* ]]
 	[ -z "$(grep '^npm ' "$RB_FAKE/calls")" ]
 }
