@@ -8,13 +8,10 @@
 # the window fills as on a device with a round trip; without it every CQE
 # is ready at once and the signal interval alone bounds what is outstanding.
 
-ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
-PAIR=$ROOT/tests/nulldev/run-pair
+load nulldev
 
 setup() {
-  [ -x "$ROOT/rdma_bench" ] && [ -f "$ROOT/build/libnulldev.so" ] ||
-    { echo "build first: make"; return 1; }
-  CSV=$BATS_TEST_TMPDIR/rows.csv
+  nulldev_setup
   STATS=$BATS_TEST_TMPDIR/client.stats
 }
 

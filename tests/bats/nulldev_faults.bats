@@ -5,13 +5,10 @@
 # device or VM. Each fault test has a clean twin that must pass, so a
 # check that always fails cannot pass here either.
 
-ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
-PAIR=$ROOT/tests/nulldev/run-pair
+load nulldev
 
 setup() {
-  [ -x "$ROOT/rdma_bench" ] && [ -f "$ROOT/build/libnulldev.so" ] ||
-    { echo "build first: make"; return 1; }
-  CSV=$BATS_TEST_TMPDIR/rows.csv
+  nulldev_setup
 }
 
 # col NAME: the process row's (thread=all) column NAME of the last point in $CSV

@@ -97,6 +97,17 @@ static void bb_setup_fixed(struct bb *b, uint8_t port, uint8_t ll, uint8_t gt, u
 	bb_u32(b, nqp);
 }
 
+/* DONE's tail after its u64 fields: checked, an empty note, and no server
+ * counters (ctr_span_ns 0, nctr 0); the length fixed */
+static void bb_done_tail(struct bb *b, uint32_t checked)
+{
+	bb_u32(b, checked);
+	bb_u16(b, 0);
+	bb_u64(b, 0); /* ctr_span_ns */
+	bb_u16(b, 0); /* nctr */
+	bb_fix_len(b);
+}
+
 static struct rb_test test_point(uint64_t verb, uint64_t transport, uint64_t kind, uint64_t size)
 {
 	struct rb_test t;
@@ -531,11 +542,7 @@ static void malformed_messages(void)
 	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_DONE, 0);
 	for (int i = 0; i < 9; i++)
 		bb_u64(&b, (uint64_t)i);
-	bb_u32(&b, 3);
-	bb_u16(&b, 0);
-	bb_u64(&b, 0); /* ctr_span_ns */
-	bb_u16(&b, 0); /* nctr */
-	bb_fix_len(&b);
+	bb_done_tail(&b, 3);
 	bb_write("bad-done-checked-3", &b);
 	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_DONE, 0);
 	for (int i = 0; i < 9; i++)
@@ -559,11 +566,7 @@ static void malformed_messages(void)
 		bb_u64(&b, (uint64_t)i);
 	bb_u64(&b, 9);
 	bb_u64(&b, 8);
-	bb_u32(&b, 1);
-	bb_u16(&b, 0);
-	bb_u64(&b, 0); /* ctr_span_ns */
-	bb_u16(&b, 0); /* nctr */
-	bb_fix_len(&b);
+	bb_done_tail(&b, 1);
 	bb_write("bad-done-sent-before-arrival", &b);
 	bb_hdr(&b, CTRL_MAGIC, CTRL_VERSION, CTRL_ERROR, 0);
 	bb_u16(&b, CTRL_REASON_CAP + 1);

@@ -169,6 +169,19 @@ static struct nd_inbox *ud_box(struct nd_qp *q, uint32_t qpn)
 }
 
 
+/* The atomic's reply: the original value into the WR's SGE (with the
+ * atomic_wrong fault, one bit flipped); the CQE's status. */
+static enum ibv_wc_status atomic_reply(struct nd_qp *q, const struct ibv_send_wr *wr, uint64_t old)
+{
+	if (nd_faults_on && every(nd_fault.atomic_wrong)) {
+		old ^= 1;
+		q->n.faults++;
+	}
+	if (wr->num_sge)
+		memcpy((void *)(uintptr_t)wr->sg_list[0].addr, &old, 8);
+	return IBV_WC_SUCCESS;
+}
+
 /* The remote bytes of a WR, or NULL: the peer's MR by rkey, the access
  * the verb needs (IB spec 10.6.7: a violation is a remote access error). */
 static char *remote_at(uint32_t rkey, uint64_t raddr, uint64_t len, unsigned need)
@@ -230,13 +243,7 @@ static enum ibv_wc_status atomic_local(struct nd_qp *q, const struct ibv_send_wr
 		__atomic_compare_exchange_n(r, &old, wr->wr.atomic.swap, false, __ATOMIC_SEQ_CST,
 					    __ATOMIC_SEQ_CST);
 	}
-	if (nd_faults_on && every(nd_fault.atomic_wrong)) {
-		old ^= 1;
-		q->n.faults++;
-	}
-	if (wr->num_sge)
-		memcpy((void *)(uintptr_t)wr->sg_list[0].addr, &old, 8);
-	return IBV_WC_SUCCESS;
+	return atomic_reply(q, wr, old);
 }
 
 /* The peer process's address of [raddr, raddr+len) under rkey, or 0. */
@@ -317,13 +324,7 @@ static enum ibv_wc_status atomic_remote(struct nd_qp *q, const struct ibv_send_w
 	pthread_mutex_unlock(&rmw);
 	if (!wrote)
 		return IBV_WC_REM_OP_ERR;
-	if (nd_faults_on && every(nd_fault.atomic_wrong)) {
-		old ^= 1;
-		q->n.faults++;
-	}
-	if (wr->num_sge)
-		memcpy((void *)(uintptr_t)wr->sg_list[0].addr, &old, 8);
-	return IBV_WC_SUCCESS;
+	return atomic_reply(q, wr, old);
 }
 
 /* Execute one WR; its completion status. */

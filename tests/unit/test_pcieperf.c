@@ -91,6 +91,17 @@ static char *fake_tree(int n, const char *cpuinfo)
 	return root;
 }
 
+/* pp_open on a fake tree of nboxes boxes with ICX_CPUINFO, through the
+ * fake source f: returns the tree's root (rm_tree it) */
+static char *open_fake(int nboxes, struct pcieperf *p, struct fake *f)
+{
+	char *root = fake_tree(nboxes, ICX_CPUINFO);
+	char info[128];
+	snprintf(info, sizeof(info), "%s/cpuinfo", root);
+	assert_int_equal(pp_open(p, root, info, &fake_src, f), nboxes);
+	return root;
+}
+
 static void rm_tree(const char *root)
 {
 	char cmd[128];
@@ -145,12 +156,9 @@ static void test_pick(void **state)
 static void test_open_encodes_every_box(void **state)
 {
 	(void)state;
-	char *root = fake_tree(2, ICX_CPUINFO);
-	char info[128];
-	snprintf(info, sizeof(info), "%s/cpuinfo", root);
 	struct fake f = { 0 };
 	struct pcieperf p;
-	assert_int_equal(pp_open(&p, root, info, &fake_src, &f), 2);
+	char *root = open_fake(2, &p, &f);
 	assert_string_equal(p.reason, "");
 	/* per box: PCIRdCur, ItoM, ItoMCacheNear */
 	assert_int_equal(f.nopen, 6);
@@ -173,12 +181,9 @@ static void test_open_encodes_every_box(void **state)
 static void test_window_minus_baseline(void **state)
 {
 	(void)state;
-	char *root = fake_tree(1, ICX_CPUINFO);
-	char info[128];
-	snprintf(info, sizeof(info), "%s/cpuinfo", root);
 	struct fake f = { 0 };
 	struct pcieperf p;
-	assert_int_equal(pp_open(&p, root, info, &fake_src, &f), 1);
+	char *root = open_fake(1, &p, &f);
 	/* the handles: 0 PCIRdCur, 1 ItoM, 2 ItoMCacheNear */
 	p.idle_rate[PP_RD] = 1000;     /* as if pp_baseline had seen 1000 reads/s */
 	pp_start(&p);
