@@ -36,7 +36,7 @@ fake() {
 
 @test "table-1 says MISMATCH when the model's header size is not the paper's, and refuses a malformed verb list" {
   fake bench "'read	rc	rdma	-	-	-	rtt'"
-  fake model "'verb,transport,wqe_bytes' 'send,x,40'"
+  fake model "'verb,transport,wqe_bytes' 'send,x,41'"  # a 1-byte inline WQE of 41 B: a 40 B header
   run "$PT" table-1 --bench "$BATS_TEST_TMPDIR/bench" --model "$BATS_TEST_TMPDIR/model"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   [[ $output == *"| RC | 40 B | 36 B |"* ]] || { echo "$output"; false; }
