@@ -366,3 +366,31 @@ fig11b() {
   [ "$status" -eq 0 ]
   [[ $output == *"figure-11b: 4 claims: 0 hold, 0 fail, 4 not measured"* ]] || { echo "$output"; false; }
 }
+
+@test "outbound-peaks (Section 5.3.2): READ's best over UC WRITE's on Connect-IB, able to fail; the paper's 80 and 88 Mops beside each verb's most threads" {
+  local d=$BATS_TEST_TMPDIR/r i=0 r v t n m
+  manifest "$d" node1 node2
+  # outbound VERB,THREADS,MOPS ...: a summary of the preset's points
+  outbound() {
+    {
+      echo "$HDR"
+      for r in "$@"; do
+        i=$((i + 1))
+        IFS=, read -r v t m <<< "$r"
+        if [ "$v" = read ]; then n="rc,off"; else n="uc,on"; fi
+        echo "outbound-peaks,$i,$v,${n%,*},bw,32,$t,1,1,16,${n#*,},16,,1,3,3,0,ok,,no,$m,$m,$m,1.0,,,,,mlx5_0,node2"
+      done
+    } > "$d/summary.csv"
+  }
+  # the paper: READs up to 88 Mops, UC WRITEs up to 80
+  outbound write,1,20 write,14,80 read,1,25 read,14,88
+  run "$ROOT/experiments/compare" outbound-peaks "$d"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [[ $output == *"HOLDS        read_above_write   ratio 1.1 "* ]] || { echo "$output"; false; }
+  [[ $output == *"outbound uc-write at small payloads (Connect-IB) ref 80 Mops    measured 80 "* ]] || { echo "$output"; false; }
+  [[ $output == *"outbound read at small payloads (Connect-IB)   ref 88 Mops    measured 88 "* ]]
+  outbound write,1,20 write,14,90 read,1,25 read,14,70
+  run "$ROOT/experiments/compare" outbound-peaks "$d"
+  [ "$status" -eq 3 ]
+  [[ $output == *"FAILS        read_above_write   ratio 0.7778 "* ]] || { echo "$output"; false; }
+}
