@@ -43,7 +43,7 @@ $(error QUICK=$(QUICK): not a yes/no value; use QUICK=1 (or yes, true, on) for t
 endif
 RB_QUICK := $(if $(filter $(RB_QUICK_ON),$(QUICK)),1,0)
 
-EXP_FIGURES := figure-7 figure-8 figure-9 figure-10 figure-11 figure-12 figure-13 figure-14 table-3 table-5
+EXP_FIGURES := figure-7 figure-8 figure-9 figure-10 figure-11 figure-11b figure-12 figure-13 figure-14 table-3 table-5
 EXP_PRESETS := $(sort $(filter-out $(EXP_FIGURES),$(patsubst experiments/%/params,%,$(wildcard experiments/*/params))))
 EXP_ALL     := $(EXP_FIGURES) $(EXP_PRESETS)
 EXP_COMPARE := $(patsubst figure-%,compare-%,$(filter figure-%,$(EXP_FIGURES))) compare-table-3 compare-table-5 \

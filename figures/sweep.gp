@@ -104,6 +104,16 @@ fpt(j) = word("7 5 9 11 13 15", (j - 1) % 6 + 1) + 0
 opt(j) = word("6 4 8 10 12 14", (j - 1) % 6 + 1) + 0
 ops(j) = 1 + 0.3 * ((j - 1) % 6)
 coin(i) = exists(sprintf("coin%d", i)) ? value(sprintf("coin%d", i)) : ""
+# nothing to draw (a preset of the paper's whose text states ratios only,
+# e.g. figure-11b, before its first run): one empty panel that says so,
+# instead of gnuplot's "x range is invalid"
+if (!hasdata && !hasref) {
+    set xrange [0:1]; set yrange [0:1]; unset xtics; unset ytics; unset logscale
+    set label 91 "no measured run and no reference values: run make ".name." (QUICK=1 on the soft-RoCE bed)" at graph 0.5, graph 0.5 center font ",9" noenhanced
+    plot NaN notitle
+    unset multiplot
+    exit
+}
 do for [i = 1:np] {
     p = (pcol eq "") ? "" : word(pvals, i)
     if (pcol ne "") { set title pcol." = ".p noenhanced } else { unset title }

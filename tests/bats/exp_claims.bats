@@ -319,3 +319,78 @@ seq7() {
   [ "$status" -eq 3 ]
   [[ $output == *"FAILS        spec_single_core   ratio 1.095 "* ]] || { echo "$output"; false; }
 }
+
+# fig11b DIR DEVICE NB1 NB2 NB4 B1 B2 B4: a figure-11b summary (60 B, one
+# core): Mops not batched (postlist 1) and batched (16) at 1, 2, 4 QPs
+fig11b() {
+  local d=$1 dev=$2 i=0 p q m
+  shift 2
+  {
+    echo "$HDR"
+    for p in 1 16; do
+      for q in 1 2 4; do
+        m=$1; shift; i=$((i + 1))
+        echo "figure-11b,$i,send,ud,bw,60,1,$q,$p,16,auto,64,,1,3,3,0,ok,,no,$m,$m,$m,1.0,,,,,$dev,node2"
+      done
+    done
+  } > "$d/summary.csv"
+}
+
+@test "figure-11b (Figure 11b as published): its grid, and its four claims judged on Connect-IB, each able to fail" {
+  run "$ROOT/experiments/run" figure-11b --dry-run
+  [ "$status" -eq 0 ]
+  [[ $output == *"grid: 6 points x 3 repetitions"* ]] || { echo "$output"; false; }
+  for q in 1 2 4; do for p in 1 16; do
+    grep -q "size_bytes=60.*postlist=$p.*qps_per_thread=$q\|size_bytes=60.*qps_per_thread=$q.*postlist=$p" <<< "$output" || { echo "no 60 B point postlist=$p qps=$q: $output"; false; }
+  done; done
+  local d=$BATS_TEST_TMPDIR/r
+  manifest "$d" node1 node2
+  # the paper's shape: batching below non-batched at one QP, ~2x with 2
+  # QPs, 3x with 4; non-batched flat (CPU-bound)
+  fig11b "$d" mlx5_0 10 10.5 10.8 8 16 24
+  run "$ROOT/experiments/compare" figure-11b "$d"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [[ $output == *"HOLDS        batching_one_qp    ratio 0.8 "* ]] || { echo "$output"; false; }
+  [[ $output == *"HOLDS        batched_2qps       ratio 2 "* ]]
+  [[ $output == *"HOLDS        batched_4qps       ratio 3 "* ]]
+  [[ $output == *"HOLDS        nonbatched_flat    ratio 1.08 "* ]]
+  [[ $output == *"figure-11b: 4 claims: 4 hold, 0 fail, 0 not measured"* ]]
+  # batching that helps at one QP, QPs that do not, non-batched that scales
+  fig11b "$d" mlx5_0 10 20 30 12 12 12
+  run "$ROOT/experiments/compare" figure-11b "$d"
+  [ "$status" -eq 3 ]
+  [[ $output == *"figure-11b: 4 claims: 0 hold, 4 fail, 0 not measured"* ]] || { echo "$output"; false; }
+  # soft-RoCE has no PUs and no MMIOs: NOT MEASURED, whatever the shape
+  fig11b "$d" rxe0 10 10.5 10.8 8 16 24
+  run "$ROOT/experiments/compare" figure-11b "$d"
+  [ "$status" -eq 0 ]
+  [[ $output == *"figure-11b: 4 claims: 0 hold, 0 fail, 4 not measured"* ]] || { echo "$output"; false; }
+}
+
+@test "outbound-peaks (Section 5.3.2): READ's best over UC WRITE's on Connect-IB, able to fail; the paper's 80 and 88 Mops beside each verb's most threads" {
+  local d=$BATS_TEST_TMPDIR/r i=0 r v t n m
+  manifest "$d" node1 node2
+  # outbound VERB,THREADS,MOPS ...: a summary of the preset's points
+  outbound() {
+    {
+      echo "$HDR"
+      for r in "$@"; do
+        i=$((i + 1))
+        IFS=, read -r v t m <<< "$r"
+        if [ "$v" = read ]; then n="rc,off"; else n="uc,on"; fi
+        echo "outbound-peaks,$i,$v,${n%,*},bw,32,$t,1,1,16,${n#*,},16,,1,3,3,0,ok,,no,$m,$m,$m,1.0,,,,,mlx5_0,node2"
+      done
+    } > "$d/summary.csv"
+  }
+  # the paper: READs up to 88 Mops, UC WRITEs up to 80
+  outbound write,1,20 write,14,80 read,1,25 read,14,88
+  run "$ROOT/experiments/compare" outbound-peaks "$d"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [[ $output == *"HOLDS        read_above_write   ratio 1.1 "* ]] || { echo "$output"; false; }
+  [[ $output == *"outbound uc-write at small payloads (Connect-IB) ref 80 Mops    measured 80 "* ]] || { echo "$output"; false; }
+  [[ $output == *"outbound read at small payloads (Connect-IB)   ref 88 Mops    measured 88 "* ]]
+  outbound write,1,20 write,14,90 read,1,25 read,14,70
+  run "$ROOT/experiments/compare" outbound-peaks "$d"
+  [ "$status" -eq 3 ]
+  [[ $output == *"FAILS        read_above_write   ratio 0.7778 "* ]] || { echo "$output"; false; }
+}
