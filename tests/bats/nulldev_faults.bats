@@ -117,6 +117,7 @@ passes_check() {
   [ "$(col server_recvs)" = 900 ]
   rm -f "$CSV"
   run "$PAIR" -- --verb send -n 1000 --csv "$CSV"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
   [ "$(col server_recvs)" = 1000 ]
 }
 

@@ -44,10 +44,13 @@ refused() {
   grep -qF -- "--window given to the server: test options belong to the client (-c)" <<< "$output"
   refused -s --batch off -w 2 --variant atomics
   grep -qF -- "--batch given to the server" <<< "$output"
-  if [ -x "$ROOT/rdma_bench" ] && [ -z "${SEQ_BIN:-}" ]; then
-    run "$ROOT/rdma_bench" -s -w 4
-    grep -qF -- "--window given to the server: test options belong to the client (-c)" <<< "$output"
-  fi
+}
+
+@test "rdma_bench -s refuses the same client option with the same words" {
+  [ -x "$ROOT/rdma_bench" ] || { echo "rdma_bench is not built: make"; false; }
+  run "$ROOT/rdma_bench" -s -w 4
+  [ "$status" -eq 2 ]
+  grep -qF -- "--window given to the server: test options belong to the client (-c)" <<< "$output"
 }
 
 @test "-c without --variant is refused (no silent default)" {
