@@ -204,7 +204,7 @@ static void warn_ties(const struct rb_dev *d, const struct rb_gid_cand *c, int n
 }
 
 /* The automatic choice (gid.h's rule); 0 or -1 with err. */
-static int pick_gid_auto(struct rb_dev *d, const struct rb_gid_hint *h, char *err,
+static int pick_gid_auto(struct rb_dev *d, const struct rb_gid_hint *h, bool quiet, char *err,
 			 size_t errlen)
 {
 	int n = d->pattr.gid_tbl_len, best;
@@ -224,7 +224,7 @@ static int pick_gid_auto(struct rb_dev *d, const struct rb_gid_hint *h, char *er
 	best = gid_rank(c, (size_t)n, &w, &ties);
 	if (best < 0 && routed) {  /* the route's source has no GID here: any */
 		best = gid_rank(c, (size_t)n, NULL, &ties);
-		if (best >= 0)
+		if (best >= 0 && !quiet)
 			rb_warn("%s port %u: no GID holds %s, the address the route to %s leaves "
 				"from; choosing among all GIDs (give --gid-ip or --netdev)", d->name,
 				d->port, dev_gid_str(w.ip, ip, sizeof(ip)), h->peer);
@@ -240,7 +240,7 @@ static int pick_gid_auto(struct rb_dev *d, const struct rb_gid_hint *h, char *er
 		return rb_fail(err, errlen, "%s port %u has no usable GID (is the netdev up with an "
 			    "address?); give -x N", d->name, d->port);
 	}
-	if (ties > 1)
+	if (ties > 1 && !quiet)
 		warn_ties(d, c, n, best);
 	d->gid_index = c[best].index;
 	d->gid_type = c[best].type;
@@ -255,9 +255,15 @@ static int pick_gid(struct rb_dev *d, int want, const struct rb_gid_hint *h, cha
 		    size_t errlen)
 {
 	d->auto_gid_index = -1;
-	if (want >= 0)
+	if (want >= 0) {
+		/* what the automatic rule would take, to suggest in errors */
+		struct rb_dev a = *d;
+		char e2[256];
+		if (pick_gid_auto(&a, h, true, e2, sizeof(e2)) == 0)
+			d->auto_gid_index = a.gid_index;
 		return pick_gid_given(d, want, err, errlen);
-	if (pick_gid_auto(d, h, err, errlen))
+	}
+	if (pick_gid_auto(d, h, false, err, errlen))
 		return -1;
 	d->auto_gid_index = d->gid_index;
 	return 0;

@@ -211,8 +211,14 @@ void guard_limits_defaults(struct rb_limits *l, char *why, size_t whylen)
 	if (!l->max_session_mem)
 		l->max_session_mem = l->max_mem / 2;
 	if (!l->max_threads) {
+		/* all sessions together: 4 per online CPU, at least 8, so that a
+		 * fan-in of several client processes (each point's server threads
+		 * busy-poll) is served on a small host; one point above the
+		 * CPUs still runs, oversubscribed, and says so in its rows' CPU
+		 * columns */
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
-		l->max_threads = n > 0 ? (uint64_t)n : 1;
+		uint64_t t = n > 0 ? 4 * (uint64_t)n : 8;
+		l->max_threads = t < 8 ? 8 : t > RB_MAX_THREADS ? RB_MAX_THREADS : t;
 	}
 }
 
