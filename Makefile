@@ -63,7 +63,7 @@ RB_OBJ    := $(RB_NAMES:%=$(OBJ)/rdma_bench/%.o)
 APP_OBJ   := $(APP_NAMES:%=$(OBJ)/apps/%.o)
 # every object but the programs' mains (what the unit tests link)
 ALL_OBJ   := $(LIB_OBJ) $(RB_OBJ) $(APP_OBJ)
-HEADERS   := $(wildcard include/*.h bench/apps/*/*.h)
+HEADERS   := $(wildcard include/*.h bench/lib/*.h bench/apps/*/*.h)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
