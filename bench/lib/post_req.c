@@ -58,7 +58,6 @@ static inline int post_batch_poll(struct rb_worker *w, struct rb_qp *q, unsigned
 		sigs += signaled;
 		wr->wr_id = plan_send_id(q->index, seq);
 		wr->send_flags = signaled ? IBV_SEND_SIGNALED : 0;
-		wr->next = i + 1 < n ? &q->swr[i + 1] : NULL;
 		q->ssge[i].addr = (uintptr_t)s->buf;
 		*(volatile uint8_t *)(s->buf + t->size - 1) = RB_READ_SENTINEL;
 		s->q = q;
@@ -67,7 +66,10 @@ static inline int post_batch_poll(struct rb_worker *w, struct rb_qp *q, unsigned
 		s->ts = signaled ? ts : 0;
 		k = plan_ring_next(k, window);
 	}
+	struct ibv_send_wr *const end = &q->swr[n - 1], *const link = end->next;
+	end->next = NULL; /* the list cut after WR n - 1, as post_batch */
 	int rc = ibv_post_send(q->qp, &q->swr[0], &bad);
+	end->next = link;
 	if (rc)
 		return post_werr(w, "thread %u: ibv_post_send(%u READs, qpn 0x%x, %llu in its send queue) "
 			    "failed: %s", w->index, n, q->qp->qp_num,
