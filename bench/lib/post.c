@@ -13,11 +13,16 @@
  * every WR of that QP up to n. These per-WR rules (signaling, wr_id,
  * quotas, batch and send queue credit) are the inline functions of plan.h,
  * unit-tested on the host. The SQ never overflows: per QP, posted -
- * completed <= sq_depth; the window bounds the sum.
+ * completed <= sq_depth; the window bounds the sum. The thread posts until
+ * the window is full or no QP can post (quota reached, SQ full), then
+ * polls up to RB_POLL_BATCH CQEs: one poll per window, as perftest's
+ * ib_*_bw, rather than one per doorbell (on the null device an empty poll
+ * cost about as much as the loop's own work per op).
  *
  * In the measured window the post time of every signaled WR is kept per SQ
  * slot, and its completion time minus that goes into the histogram:
- * latency under load, reported as lat_kind "completion" (post to CQE).
+ * latency under load, reported as lat_kind "completion" (post to CQE; the
+ * CQE is seen at the next poll, after the window is refilled).
  *
  * Client, --test bw --verb read --read-completion poll (bw_phase_poll): as
  * the original rc-swarm artifact, a READ is complete when the last byte of

@@ -88,43 +88,66 @@ static inline void prep_atomic(struct rb_worker *w, struct rb_qp *q, unsigned i,
 	row->atomic_operands(wr, expect);
 }
 
-/* Post n WRs on q as one linked list (one doorbell). With stamp, a
- * signaled WR's post time goes to q->post_ts (the completion-latency
- * histogram): one clock read per list that holds a signaled WR, none for
- * the others (with postlist 1 and a signal interval of 16, 1 read in 16
- * posts). */
+/* WR i of q's list (WR seq of q) signaled: its flag, its wr_id (what its
+ * CQE reports, plan_send_id) and, with stamp, its post time in q->post_ts
+ * (*ts: read once per list). */
+static inline __attribute__((always_inline))
+void mark_signaled(struct rb_worker *w, struct rb_qp *q, uint64_t i, uint64_t seq,
+		   unsigned base_flags, bool stamp, uint64_t *ts)
+{
+	struct ibv_send_wr *wr = &q->swr[i];
+
+	wr->send_flags = base_flags | IBV_SEND_SIGNALED;
+	wr->wr_id = plan_send_id(q->index, seq);
+	if (stamp) {
+		if (!*ts)
+			*ts = timing_now_ns();
+		q->post_ts[seq & (w->ctx->lay.sq_ring - 1)] = *ts;
+	}
+}
+
+/*
+ * Post n WRs on q as one linked list (one doorbell). Signaled by
+ * plan_signaled(seq, sig, q->quota), found per list rather than tested per
+ * WR: q->sig_left - 1 is the list's first WR signaled by the interval, then
+ * every sig-th; the quota's last WR too. Per WR only its flags are reset
+ * (and an atomic's operands set); a signaled WR gets its wr_id, an
+ * unsignaled one keeps a stale one (no CQE of it is counted: only an
+ * error CQE could carry it, and post_wc_error does not read it). q->swr
+ * is chained once at setup (ctx.c): the list is cut after WR n - 1 for
+ * the post and the link put back (no per-WR store of next). With
+ * stamp, a signaled WR's post time goes to q->post_ts (the
+ * completion-latency histogram): one clock read per list that holds a
+ * signaled WR, none for the others.
+ */
 static inline __attribute__((always_inline))
 int post_batch(struct rb_worker *w, struct rb_qp *q, unsigned n, unsigned sig,
-			     unsigned base_flags, bool stamp)
+	       unsigned base_flags, bool stamp)
 {
-	const uint64_t smask = w->ctx->lay.sq_ring - 1;
-	struct ibv_send_wr *bad = NULL;
 	const bool atomic = w->row->atomic;
+	struct ibv_send_wr *bad = NULL;
+	struct ibv_send_wr *const end = &q->swr[n - 1], *const link = end->next;
+	const uint64_t posted = q->posted;
 	uint64_t ts = 0;
 
-	uint64_t left = q->sig_left;
-
 	for (unsigned i = 0; i < n; i++) {
-		struct ibv_send_wr *wr = &q->swr[i];
-		uint64_t seq = q->posted + i;
-		/* plan_signaled(seq, sig, q->quota) by countdown (plan_sig_step) */
-		bool signaled = plan_sig_step(&left, sig) || seq + 1 == q->quota;
-		wr->wr_id = plan_send_id(q->index, seq);
-		wr->send_flags = base_flags | (signaled ? IBV_SEND_SIGNALED : 0);
-		wr->next = i + 1 < n ? &q->swr[i + 1] : NULL;
-		if (stamp && signaled) {
-			if (!ts)
-				ts = timing_now_ns();
-			q->post_ts[seq & smask] = ts;
-		}
+		q->swr[i].send_flags = base_flags;
 		if (atomic)
-			prep_atomic(w, q, i, seq);
+			prep_atomic(w, q, i, posted + i);
 	}
+	uint64_t i = q->sig_left - 1;
+	for (; i < n; i += sig)
+		mark_signaled(w, q, i, posted + i, base_flags, stamp, &ts);
+	uint64_t last = q->quota - 1 - posted;  /* the quota's last WR (none: UINT64_MAX) */
+	if (last < n)
+		mark_signaled(w, q, last, posted + last, base_flags, stamp, &ts);
+	end->next = NULL;  /* the chain (ctx.c) cut after WR n - 1, put back after the post */
 	int rc = ibv_post_send(q->qp, &q->swr[0], &bad);
+	end->next = link;
 	if (rc)
 		return post_failed(w, q, n, rc);
-	q->posted += n;
-	q->sig_left = left;
+	q->posted = posted + n;
+	q->sig_left = i - n + 1;  /* WRs to the next signaled one, as plan_sig_step counts */
 	return 0;
 }
 

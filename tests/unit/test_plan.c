@@ -399,7 +399,8 @@ static void cq_depth_option_boundaries(void **state)
 
 /*
  * A model of bw_phase in cqe mode, duration mode (no quota): each round
- * posts round robin over the QPs by plan_batch_size (postlist 1), then the
+ * posts round robin over the QPs by plan_batch_size (postlist 1) until the
+ * window is full or a whole pass over the QPs posts nothing, then the
  * NIC completes every signaled WR posted; a CQE of seq n frees the QP's
  * WRs up to n. Returns true when a round neither posts nor completes
  * anything (the loop would wait for ever).
@@ -412,12 +413,13 @@ static bool model_stalls(uint64_t nqp, uint64_t sig, uint64_t window, uint64_t s
 
 	for (int round = 0; round < 200; round++) {
 		bool progress = false;
-		for (uint64_t k = 0; k < nqp && outstanding < window; k++) {
+		for (uint64_t idle = 0; idle < nqp && outstanding < window;) {
 			unsigned q = cursor;
 			cursor = (unsigned)plan_ring_next(cursor, nqp);
 			uint64_t n = plan_batch_size(1, UINT64_MAX - posted[q],
 						     plan_sq_room(sq, posted[q], completed[q]),
 						     window - outstanding);
+			idle = n ? 0 : idle + 1;
 			for (uint64_t i = 0; i < n; i++, posted[q]++)
 				if (plan_signaled(posted[q], sig, UINT64_MAX))
 					last_sig[q] = plan_send_id(q, posted[q]) + 1;
