@@ -76,6 +76,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "post_int.h"
 
 void ctx_release(struct rb_ctx *c)
@@ -134,7 +135,7 @@ int workers_join(struct rb_ctx *c, char *err, size_t errlen)
 	if (c->stop_fd >= 0) { /* wake receive threads asleep on their channel */
 		uint64_t one = 1;
 		if (write(c->stop_fd, &one, sizeof(one)) < 0)
-			fprintf(stderr, "WARN eventfd write (stop): %s\n", strerror(errno));
+			rb_warn("eventfd write (stop): %s", strerror(errno));
 	}
 
 	for (unsigned i = 0; i < c->nw; i++) {
