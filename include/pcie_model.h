@@ -173,6 +173,10 @@ struct pm_side {
 	double down_total, up_total;
 	double mmio_lines;          /* cache lines (and doorbells) written by MMIO per op */
 	double dma_read_bytes;      /* DMA read payload bytes per op */
+	double dma_read_lines;      /* host cache lines the NIC's DMA reads touch per
+				     * op (each read from a line boundary): the unit
+				     * of the uncore's PCIe read count (PCIeRdCur,
+				     * 2.1; pcieperf.h), the expected reads of 3.5 */
 	/* each resource's limit (Mops); INFINITY if unused */
 	double dma_mops, mmio_mops, link_down_mops, link_up_mops;
 	double limit_mops;          /* the lowest of the four */

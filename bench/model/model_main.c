@@ -80,7 +80,7 @@ static void print_csv(const struct pm_config *c, const struct pm_link *l, const 
 		       "%s_link_up_mops,%s_limit_mops,%s_bound", prefix[s], prefix[s], prefix[s],
 		       prefix[s], prefix[s], prefix[s], prefix[s], prefix[s]);
 	}
-	printf(",limit_mops,limit_side\n");
+	printf(",limit_mops,limit_side,req_dma_read_lines,resp_dma_read_lines\n");
 	printf("%s,%s,%lu,%d,%u,%d,%u,%d,%u,%u,%u,%u,%u,%.6g,%.6g,%u,%u", verb_name(c->verb),
 	       transport_name(c->transport), c->size_bytes, c->inline_payload, c->postlist,
 	       c->wqe_by_mmio, c->signal_interval, c->recv_inline, l->gen, l->lanes, l->mps,
@@ -103,9 +103,12 @@ static void print_csv(const struct pm_config *c, const struct pm_link *l, const 
 		printf(",%s", pm_bound_name(p->bound));
 	}
 	if (isinf(r->limit_mops))
-		printf(",,\n");
+		printf(",,");
 	else
-		printf(",%.6g,%s\n", r->limit_mops, r->limit_is_responder ? "responder" : "requester");
+		printf(",%.6g,%s", r->limit_mops, r->limit_is_responder ? "responder" : "requester");
+	/* last: the cache lines each side's NIC reads per op (the uncore's
+	 * PCIe read unit; figure-13's expected reads) */
+	printf(",%.6g,%.6g\n", r->requester.dma_read_lines, r->responder.dma_read_lines);
 }
 
 /* Figure 2 (a): per generation, one lane's payload rate (Pbw) and the TLP

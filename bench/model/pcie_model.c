@@ -349,6 +349,7 @@ static void dma_read(struct pm_side *s, const struct pm_link *l, enum pm_cause c
 	s->down[PM_TLP_HEADERS] += ceil_div(bytes, pm_completion_bytes(l)) *
 				   pm_tlp_header_bytes(l->gen, 0) * per_op;
 	s->dma_read_bytes += bytes * per_op;
+	s->dma_read_lines += ceil_div(bytes, l->cacheline) * per_op;
 }
 
 /* A DMA write of bytes (one TLP per MPS), per_op times per operation. */

@@ -439,6 +439,40 @@ static void test_recv_inline(void **state)
 	assert_near(r.responder.up[PM_PAYLOAD_DMA], 0, 0);
 }
 
+/* The cache lines the requester's NIC reads per op (what an uncore PCIe
+ * read count sees; figure-13's expected reads): an 8-byte READ by doorbell
+ * reads its one-line WQE; a WRITE also its payload's line; an inline
+ * WRITE by MMIO (BlueFlame) nothing; 16 READ WQEs per doorbell are 16
+ * lines read at once, one per op. */
+static void test_dma_read_lines(void **state)
+{
+	(void)state;
+	struct pm_link l = pm_link_paper();
+	struct pm_config c = pm_config_default();
+	c.verb = RB_VERB_READ;
+	c.size_bytes = 8;
+	struct pm_result r = run_ok(&c, &l);
+	assert_near(r.requester.dma_read_lines, 1, 0);
+	assert_near(r.responder.dma_read_lines, 1, 0); /* the 8 B it returns */
+	c.verb = RB_VERB_WRITE;
+	r = run_ok(&c, &l);
+	assert_near(r.requester.dma_read_lines, 2, 0);
+	c.size_bytes = 65; /* a payload over two lines */
+	r = run_ok(&c, &l);
+	assert_near(r.requester.dma_read_lines, 3, 0);
+	c.size_bytes = 8;
+	c.inline_payload = 1;
+	c.wqe_by_mmio = 1;
+	r = run_ok(&c, &l);
+	assert_near(r.requester.dma_read_lines, 0, 0);
+	c = pm_config_default();
+	c.verb = RB_VERB_READ;
+	c.size_bytes = 8;
+	c.postlist = 16;
+	r = run_ok(&c, &l);
+	assert_near(r.requester.dma_read_lines, 1, 1e-9);
+}
+
 /* The overall limit is the lower side's; each side names its resource. */
 static void test_overall_limit(void **state)
 {
@@ -576,6 +610,7 @@ int main(void)
 		cmocka_unit_test(test_verb_table_rows),
 		cmocka_unit_test(test_amortization),
 		cmocka_unit_test(test_recv_inline),
+		cmocka_unit_test(test_dma_read_lines),
 		cmocka_unit_test(test_overall_limit),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_lane_rates_and_names),
