@@ -335,6 +335,10 @@ struct rb_cli {
 	 * values, ps says what was given): 0, or -1 with err. NULL: none. */
 	int (*client_finish)(struct rb_opts *o, void *app, const struct rb_parse *ps, char *err,
 			     size_t errlen);
+	/* A program with no server and no client (rb_model): no -s/-c rows,
+	 * every command line goes to client_finish, and --list-knobs' role
+	 * column is "-". */
+	bool roleless;
 };
 #define RB_CLI_MAX_KNOBS 256u
 
@@ -444,6 +448,19 @@ extern rb_knob_act opts_act_server, opts_act_client, opts_act_run_id, opts_act_h
 #define RB_ROW_LIST_KNOBS(...) { .name = "list-knobs", .type = RB_KT_FLAG, .hi = 1, \
 	.flags = RB_KF_BOTH, .act = opts_act_list, \
 	.help = "every option as one tab-separated line (docs/rdma_bench.md)", __VA_ARGS__ }
+/*
+ * The rows of an RDMA operation's configuration that rdma_bench and the
+ * PCIe model (rb_model) both take: one spelling, letter and range; each
+ * program gives the field, the default where it has one, and the help.
+ */
+#define RB_ROW_VERB(...) { .name = "verb", .arg = "V", .type = RB_KT_ENUM, .name_of = verb_name, \
+	.nnames = RB_VERB_COUNT, .def = RB_DEFAULT_VERB, __VA_ARGS__ }
+#define RB_ROW_TRANSPORT(...) { .name = "transport", .arg = "T", .type = RB_KT_ENUM, \
+	.name_of = transport_name, .nnames = RB_TR_COUNT, .def = RB_TR_RC, __VA_ARGS__ }
+#define RB_ROW_POSTLIST(...) { .name = "postlist", .shortopt = 'l', .arg = "N", \
+	.type = RB_KT_NUM, .lo = 1, .hi = RB_MAX_DEPTH, .def = 1, __VA_ARGS__ }
+#define RB_ROW_SIGNAL_INTERVAL(...) { .name = "signal-interval", .arg = "N", .type = RB_KT_NUM, \
+	.lo = 1, .hi = RB_MAX_DEPTH, __VA_ARGS__ }
 #define RB_ROW_HELP(...) { .name = "help", .shortopt = 'h', .type = RB_KT_FLAG, .hi = 1, \
 	.flags = RB_KF_BOTH, .act = opts_act_help, .help = "this text", __VA_ARGS__ }
 #define RB_ROW_VERSION(...) { .name = "version", .type = RB_KT_FLAG, .hi = 1, \

@@ -81,16 +81,45 @@ enum pm_bf_rule { PM_BF_INLINE = 0, PM_BF_ANY, PM_BF_NEVER, PM_NBF };
  *                    the size (IB spec 9.4.5)
  *   inline_payload   payload inside the WQE (rows with inline_ok); the WQE
  *                    then holds at most PM_MAX_WQE_BYTES
- *   postlist         WQEs per doorbell (Doorbell batching), 1..4096
+ *   postlist         WQEs per doorbell (Doorbell batching), 1..PM_MAX_POSTLIST
  *   wqe_by_mmio      the CPU writes each WQE through MMIO: postlist 1 only
  *                    (a WQE written by MMIO needs no doorbell to batch);
  *                    pm_wqe_by_mmio_default() is the suite's rule
- *   signal_interval  one signaled WQE (one CQE) per this many, >= 1
+ *   signal_interval  one signaled WQE (one CQE) per this many,
+ *                    1..PM_MAX_SIGNAL_INTERVAL
  *   recv_inline      the responder's NIC scatters payloads up to
  *                    pm_link.cqe_inline_bytes into the CQE (no payload DMA);
  *                    verbs whose payload lands in the RECV (SEND, SEND_IMM)
  */
 #define PM_MAX_WQE_BYTES 1024u /* largest send WQE: mlx5's 16 basic blocks of 64 B */
+/* postlist and signal_interval: 1..65536, rdma_bench's range of both
+ * (RB_MAX_DEPTH, options.h), so a row of any run has its model */
+#define PM_MAX_POSTLIST 65536u
+#define PM_MAX_SIGNAL_INTERVAL 65536u
+#define PM_DEFAULT_SIZE 32u     /* pm_config_default's payload (bytes) */
+
+/*
+ * The constants of pm_link_gen (pcie_model.c says where each comes from),
+ * named so rb_model's option table shows the same defaults.
+ */
+#define PM_PAPER_GEN 3u          /* Table 2: CIB's Connect-IB on PCIe 3.0 x16 */
+#define PM_PAPER_LANES 16u
+#define PM_DEFAULT_MPS 128u
+#define PM_DEFAULT_MRRS 512u
+#define PM_PAPER_RCB 128u        /* 2.1: C_rc on the paper's Intel CPUs */
+#define PM_DEFAULT_CACHELINE 64u
+#define PM_DEFAULT_CQE 64u
+/*
+ * Payload bytes a RECV's CQE carries with RECV inline:
+ *   PM_CQE_INLINE_PAPER  3.2 (Inline RECV): "X is small (~64 for
+ *                        Mellanox's NICs)": the default
+ *   PM_CQE_INLINE_MLX5   mlx5's scatter-to-CQE into a 64-byte CQE (the
+ *                        Linux mlx5 driver's MLX5_RES_SCAT_DATA32_CQE; a
+ *                        128-byte CQE takes 64, MLX5_RES_SCAT_DATA64_CQE):
+ *                        rb_model --cqe-inline mlx5
+ */
+#define PM_CQE_INLINE_PAPER 64u
+#define PM_CQE_INLINE_MLX5 32u
 struct pm_config {
 	uint64_t verb;
 	uint64_t transport;
@@ -116,7 +145,8 @@ struct pm_config {
  *                     min(rcb, mps) bytes; 64..4096, a power of two
  *   cacheline         CPU cache line = write-combining unit of MMIO (bytes)
  *   cqe_bytes         size of a CQE (bytes)
- *   cqe_inline_bytes  payload a CQE holds when RECVs are inline (bytes)
+ *   cqe_inline_bytes  payload a CQE holds when RECVs are inline (bytes;
+ *                     at most cqe_bytes: the CQE is written whole either way)
  *   mmio_lines_per_s  cache lines per second of MMIO; 0: derived from the
  *                     link (pm_mmio_lines_per_s, 5.2.1's formula)
  *   dma_read_bps      DMA read payload bytes per second; 0: derived from
@@ -143,6 +173,10 @@ struct pm_side {
 	double down_total, up_total;
 	double mmio_lines;          /* cache lines (and doorbells) written by MMIO per op */
 	double dma_read_bytes;      /* DMA read payload bytes per op */
+	double dma_read_lines;      /* host cache lines the NIC's DMA reads touch per
+				     * op (each read from a line boundary): the unit
+				     * of the uncore's PCIe read count (PCIeRdCur,
+				     * 2.1; pcieperf.h), the expected reads of 3.5 */
 	/* each resource's limit (Mops); INFINITY if unused */
 	double dma_mops, mmio_mops, link_down_mops, link_up_mops;
 	double limit_mops;          /* the lowest of the four */
@@ -160,8 +194,9 @@ struct pm_result {
 
 /* The paper's hosts (CIB: Connect-IB on PCIe 3.0 x16, Table 2): gen 3,
  * 16 lanes, C_rc 128 (2.1), 64-byte cache lines; MPS 128 and MRRS 512
- * (not stated by the paper: see pcie_model.c), 64-byte CQEs holding 32
- * inline bytes; both rates derived from the link. */
+ * (not stated by the paper: see pcie_model.c), 64-byte CQEs holding 64
+ * inline bytes (3.2; PM_CQE_INLINE_PAPER); both rates derived from the
+ * link. */
 struct pm_link pm_link_paper(void);
 
 /* The paper's CPU and NIC constants on a PCIe gen.0 x lanes link (any

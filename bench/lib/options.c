@@ -732,10 +732,8 @@ static const struct rb_knob knobs[] = {
 	{ .name = "netdev", .arg = "IF", STR, O(netdev), BOTH,
 	  .help = "use a GID of this netdev (RoCE; e.g. a VLAN or one rail)" },
 	RB_ROW_CLIENT(.section = "Client:"),
-	{ .name = "verb", .arg = "V", .type = RB_KT_ENUM, .name_of = verb_name, .nnames = RB_VERB_COUNT, T(verb), .def = RB_DEFAULT_VERB, .col = "verb",
-	  .help = "%E (%D)" },
-	{ .name = "transport", .arg = "T", E(transport_names), T(transport), .def = RB_TR_RC,
-	  .col = "transport", .help = "%E (%D)" },
+	RB_ROW_VERB(T(verb), .col = "verb", .help = "%E (%D)"),
+	RB_ROW_TRANSPORT(T(transport), .col = "transport", .help = "%E (%D)"),
 	{ .name = "test", .arg = "K", E(test_names), T(test), .def = RB_TEST_BW, .col = "test",
 	  .help = "%E (%D)" },
 	{ .name = "size", .shortopt = 'm', .arg = "LIST", SIZE, T(size), .hi = RB_MAX_SIZE,
@@ -755,12 +753,11 @@ static const struct rb_knob knobs[] = {
 	  .col = "warmup_s", .help = "warm-up time instead of --warmup-iters" },
 	RB_ROW_REPS(),
 	RB_ROW_REP_FIRST(),
-	{ .name = "postlist", .shortopt = 'l', .arg = "N", NUM, T(postlist), .lo = 1,
-	  .hi = RB_MAX_DEPTH, .def = 1, G(postlist), .col = "postlist",
-	  .help = "WRs linked per ibv_post_send (doorbell batch; default %D)" },
-	{ .name = "signal-interval", .arg = "N", NUM, T(signal_interval), .lo = 1,
-	  .hi = RB_MAX_DEPTH, .flags = RB_KF_AUTO, G(signal_interval), .col = "signal_interval",
-	  .help = "one signaled WR every N (1 = all; default up to 16 in bw)" },
+	RB_ROW_POSTLIST(T(postlist), G(postlist), .col = "postlist",
+			.help = "WRs linked per ibv_post_send (doorbell batch; default %D)"),
+	RB_ROW_SIGNAL_INTERVAL(T(signal_interval), .flags = RB_KF_AUTO, G(signal_interval),
+			       .col = "signal_interval",
+			       .help = "one signaled WR every N (1 = all; default up to 16 in bw)"),
 	{ .name = "inline", .arg = "MODE", E(inline_names), T(inline_mode), .def = RB_INLINE_AUTO,
 	  G(inline_mode), .col = "inline_mode", .knob = "inline",
 	  .help = "%E (%D: inline when the granted cap covers it, <= 256 B)" },
@@ -1157,7 +1154,8 @@ void opts_list_knobs_cli(const struct rb_cli *cli, FILE *f)
 			range, k->col ? k->col : "-",
 			knob_sent(k) && k->arg && knob ? knob : "-",
 			knob_sent(k) ? "sent" : "local",
-			k->flags & RB_KF_BOTH ? "both" : k->flags & RB_KF_SERVER ? "server" : "client");
+			cli->roleless ? "-" : k->flags & RB_KF_BOTH ? "both" :
+			k->flags & RB_KF_SERVER ? "server" : "client");
 	}
 }
 
@@ -1560,6 +1558,8 @@ int opts_parse_cli(const struct rb_cli *cli, int argc, char **argv, struct rb_op
 		return rb_fail(err, errlen, "unexpected argument '%s' (see --help)", argv[optind]);
 	if (ps.print)
 		return print_and_stop(&ps, o);
+	if (cli->roleless)
+		return cli->client_finish ? cli->client_finish(o, app, &ps, err, errlen) : 0;
 	if (o->role == RB_ROLE_NONE)
 		return rb_fail(err, errlen, "give -s (server) or -c HOST (client); see --help");
 	if (o->role == RB_ROLE_SERVER)

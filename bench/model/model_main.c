@@ -8,74 +8,22 @@
  *   rb_model --figure2 lanes|bytes [LINK]  Figure 2's data (make figure-2)
  *
  * Exit status: 0, or 2 for bad input (the message names the value, the
- * limit and the fix). --help lists the options and their defaults (the
- * paper's hosts, pm_link_paper()).
+ * limit and the fix). The options are a knob table on the library's
+ * parser (options.h, opts_parse_cli): --help and --list-knobs come from
+ * it, with the defaults of the paper's hosts (pm_link_paper()).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "errbuf.h"
 #include "options.h"
 #include "pcie_model.h"
 #include "units.h"
 #include "verb.h"
-
-static const char *verb_names_all(char *buf, size_t len);
-
-static void usage(FILE *f)
-{
-	char rc[64], ud[64];
-	fprintf(f,
-		"usage: rb_model [CONFIG] [LINK] [--csv]\n"
-		"       rb_model --figure2 lanes|bytes [LINK]\n"
-		"The PCIe cost of one RDMA operation (Kalia et al., ATC 2016, Sections 2.1,\n"
-		"5.2.1 and the Appendix): bytes host->NIC (down) and NIC->host (up) per\n"
-		"operation by cause, on the requester and on the responder, and the\n"
-		"throughput the DMA read bandwidth, the MMIO throughput and the link's two\n"
-		"directions allow. Defaults: the paper's Connect-IB hosts (PCIe 3.0 x16).\n"
-		"CONFIG:\n"
-		"  --verb NAME                       a verb of the verb table (write):\n"
-		"                                    %s;\n"
-		"                                    --size 0 is header-only\n"
-		"  --transport rc|uc|ud              (rc); ud has %s\n"
-		"  --size BYTES                      payload, 0..1 GiB (32); atomics move 8\n"
-		"  --inline on|off                   payload inside the WQE, the WQE at most\n"
-		"                                    1024 B (off)\n"
-		"  --postlist N                      WQEs per doorbell, 1..4096 (1)\n"
-		"  --wqe-by-mmio auto|on|off         the CPU writes the WQE by MMIO (auto: by\n"
-		"                                    --blueflame at postlist 1, doorbell above;\n"
-		"                                    on needs postlist 1)\n"
-		"  --blueflame inline|any|never      auto's rule at postlist 1: inline WQEs only\n"
-		"                                    (mlx4/mlx5, the default), any WQE, or none\n"
-		"  --signal-interval N               WQEs per CQE, 1..1048576 (1)\n"
-		"  --recv-inline on|off              small payloads in the RECV CQE, send and\n"
-		"                                    send_imm only (off)\n"
-		"LINK:\n"
-		"  --link paper|genGxL               a preset: paper = gen3x16; e.g. gen4x16,\n"
-		"                                    gen5x16 (the paper's CPU and NIC otherwise)\n"
-		"  --pcie-gen 1..5 (3)  --lanes N (16)  --mps BYTES (128)  --mrrs BYTES (512)\n"
-		"  --rcb BYTES (128)                 C_rc, the CPU's read completion combining\n"
-		"                                    size (2.1): completions of min(C_rc, MPS)\n"
-		"  --cacheline BYTES (64)  --cqe BYTES (64)  --cqe-inline BYTES (32)\n"
-		"  --mmio-rate MLINES/S, 0..100000   (0: 5.2.1's (lanes x Pbw) / (64 + Pr),\n"
-		"                                    175 for the defaults)\n"
-		"  --dma-rate MB/S, 0..1000000       (0: derived from the link, 13443 for the\n"
-		"                                    defaults)\n"
-		"OUTPUT:\n"
-		"  --csv                             a header line and one row; a resource the\n"
-		"                                    operation does not use has an empty limit\n"
-		"                                    (unbounded; \"unused\" in the text)\n"
-		"  --figure2 lanes                   per PCIe generation: lane rate, headers,\n"
-		"                                    the x-lane link's DMA read and MMIO rates\n"
-		"  --figure2 bytes                   host-to-device bytes to move N bytes by\n"
-		"                                    DMA read vs by MMIO (2.1), the other\n"
-		"                                    direction in columns of its own\n",
-		verb_names_all(rc, sizeof(rc)), verb_names_on(RB_TR_UD, ud, sizeof(ud)));
-}
 
 /* One error line on stderr, "rb_model: error: " first (as rdma_bench's). */
 static void model_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -88,82 +36,6 @@ static void model_error(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-}
-
-static int parse_onoff(const char *opt, const char *s, int *out)
-{
-	if (strcmp(s, "on") == 0 || strcmp(s, "1") == 0) {
-		*out = 1;
-		return 0;
-	}
-	if (strcmp(s, "off") == 0 || strcmp(s, "0") == 0) {
-		*out = 0;
-		return 0;
-	}
-	model_error("%s: \"%s\" is not on or off", opt, s);
-	return -1;
-}
-
-/* A count (WQEs, lanes, a generation): digits only, min..max, as
- * rdma_bench's knobs parse them (units_parse_u64). */
-static int parse_count(const char *opt, const char *s, uint64_t min, uint64_t max, unsigned *out)
-{
-	char err[256];
-	uint64_t v;
-	if (units_parse_u64(s, min, max, opt, &v, err, sizeof(err)) != 0) {
-		model_error("%s", err);
-		return -1;
-	}
-	*out = (unsigned)v;
-	return 0;
-}
-
-/* A size in bytes (K, KiB, M ... accepted), min..max. */
-static int parse_bytes(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out)
-{
-	char err[320];
-	if (units_parse_size_opt(s, min, max, opt, out, err, sizeof(err)) != 0) {
-		model_error("%s", err);
-		return -1;
-	}
-	return 0;
-}
-
-static int parse_size_u(const char *opt, const char *s, uint64_t min, uint64_t max, unsigned *out)
-{
-	uint64_t v;
-	if (parse_bytes(opt, s, min, max, &v) != 0)
-		return -1;
-	*out = (unsigned)v;
-	return 0;
-}
-
-/* A rate in the option's unit, min..max (zero allowed where zero_ok:
- * --dma-rate 0 derives the rate from the link). */
-static int parse_rate(const char *opt, const char *s, double min, double max, int zero_ok,
-		      const char *unit, double *out)
-{
-	char *end = NULL;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno != 0 || end == s || *end != '\0' || !isfinite(v) ||
-	    !((zero_ok && v == 0) || (v >= min && v <= max))) {
-		model_error("%s %s: not a rate from %g to %g %s%s", opt, s, min, max,
-			unit, zero_ok ? " (or 0: derived from the link)" : "");
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-/* Every verb of the table, joined by '|', into buf (cut to len). */
-static const char *verb_names_all(char *buf, size_t len)
-{
-	size_t n = 0;
-	buf[0] = '\0';
-	for (uint64_t v = 0; v < RB_VERB_COUNT && n < len; v++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "|" : "", verb_name(v));
-	return buf;
 }
 
 /* A limit in Mops, or "unused" for a resource the operation does not use
@@ -208,7 +80,7 @@ static void print_csv(const struct pm_config *c, const struct pm_link *l, const 
 		       "%s_link_up_mops,%s_limit_mops,%s_bound", prefix[s], prefix[s], prefix[s],
 		       prefix[s], prefix[s], prefix[s], prefix[s], prefix[s]);
 	}
-	printf(",limit_mops,limit_side\n");
+	printf(",limit_mops,limit_side,req_dma_read_lines,resp_dma_read_lines\n");
 	printf("%s,%s,%lu,%d,%u,%d,%u,%d,%u,%u,%u,%u,%u,%.6g,%.6g,%u,%u", verb_name(c->verb),
 	       transport_name(c->transport), c->size_bytes, c->inline_payload, c->postlist,
 	       c->wqe_by_mmio, c->signal_interval, c->recv_inline, l->gen, l->lanes, l->mps,
@@ -231,9 +103,12 @@ static void print_csv(const struct pm_config *c, const struct pm_link *l, const 
 		printf(",%s", pm_bound_name(p->bound));
 	}
 	if (isinf(r->limit_mops))
-		printf(",,\n");
+		printf(",,");
 	else
-		printf(",%.6g,%s\n", r->limit_mops, r->limit_is_responder ? "responder" : "requester");
+		printf(",%.6g,%s", r->limit_mops, r->limit_is_responder ? "responder" : "requester");
+	/* last: the cache lines each side's NIC reads per op (the uncore's
+	 * PCIe read unit; figure-13's expected reads) */
+	printf(",%.6g,%.6g\n", r->requester.dma_read_lines, r->responder.dma_read_lines);
 }
 
 /* Figure 2 (a): per generation, one lane's payload rate (Pbw) and the TLP
@@ -274,207 +149,254 @@ static void figure2_bytes(const struct pm_link *l)
 	}
 }
 
-/* getopt_long's codes of rb_model's options. */
-enum {
-	O_VERB = 1000, O_TRANSPORT, O_SIZE, O_INLINE, O_POSTLIST, O_MMIO, O_BF, O_SIGNAL,
-	O_RECVINL, O_LINK, O_GEN, O_LANES, O_MPS, O_MRRS, O_RCB, O_CL, O_CQE, O_CQEINL,
-	O_MMIORATE, O_DMARATE, O_CSV, O_FIG2,
+/* What rb_model's options set: the configuration, the link, and how to
+ * print (its knob table's RB_KW_APP fields). */
+struct model_app {
+	struct pm_config c;
+	struct pm_link l;
+	int csv;         /* --csv: a header line and one row */
+	uint64_t fig2;   /* --figure2: MODEL_FIG2_* */
+	uint64_t mmio;   /* --wqe-by-mmio: MODEL_MMIO_* */
+	uint64_t bf;     /* --blueflame: enum pm_bf_rule */
 };
+enum { MODEL_FIG2_OFF = 0, MODEL_FIG2_LANES, MODEL_FIG2_BYTES };
+enum { MODEL_MMIO_AUTO = 0, MODEL_MMIO_ON, MODEL_MMIO_OFF };
 
-/* --link paper|genGxL: the preset into *l (the paper's CPU and NIC
- * constants, pm_link_gen). 0, or -1 (said on stderr). */
-static int parse_link_preset(const char *arg, struct pm_link *l)
+static const char *const onoff_names[] = { "off", "on" };
+static const char *const mmio_names[] = { "auto", "on", "off" };
+static const char *const fig2_names[] = { "off", "lanes", "bytes" };
+
+static const char *bf_name(uint64_t r)
 {
+	return pm_bf_rule_name((enum pm_bf_rule)r);
+}
+
+static rb_knob_act act_link, act_cqe_inline, act_mmio_rate, act_dma_rate;
+
+/* Where a row's value lives: a field of struct model_app. */
+#define A(f) .where = RB_KW_APP, .off = offsetof(struct model_app, f), \
+	     .width = sizeof(((struct model_app *)0)->f)
+#define ONOFF .type = RB_KT_ENUM, .names = onoff_names, .nnames = 2
+#define BYTES(lo_, hi_) .arg = "BYTES", .type = RB_KT_SIZE, .lo = (lo_), .hi = (hi_)
+
+/*
+ * rb_model's options, in --help order. verb, transport, postlist and
+ * signal-interval are the rows rdma_bench has (RB_ROW_*: the same
+ * spelling and range); --size and --inline describe one modelled
+ * operation (rdma_bench's -m takes a list, its --inline an auto), and
+ * --csv prints to stdout (rdma_bench's --csv FILE appends to a file).
+ */
+static const struct rb_knob model_knobs[] = {
+	RB_ROW_VERB(A(c.verb), .section = "CONFIG (the operation):",
+		    .help = "%E (%D);\n--size 0 is header-only"),
+	RB_ROW_TRANSPORT(A(c.transport),
+			 .help = "%E (%D); ud has the verb table's UD verbs\n(rdma_bench --list-verbs)"),
+	{ .name = "size", BYTES(0, RB_MAX_SIZE), A(c.size_bytes), .def = PM_DEFAULT_SIZE,
+	  .help = "payload, 0..1 GiB (%D); atomics move 8" },
+	{ .name = "inline", .arg = "on|off", ONOFF, A(c.inline_payload),
+	  .help = "payload inside the WQE, the WQE at most 1024 B (%D)" },
+	RB_ROW_POSTLIST(A(c.postlist), .help = "WQEs per doorbell (%D)"),
+	{ .name = "wqe-by-mmio", .arg = "M", .type = RB_KT_ENUM, .names = mmio_names,
+	  .nnames = 3, A(mmio),
+	  .help = "%E: the CPU writes the WQE by MMIO (%D: by\n--blueflame at postlist 1, "
+		  "doorbell above;\non needs postlist 1)" },
+	{ .name = "blueflame", .arg = "R", .type = RB_KT_ENUM, .name_of = bf_name,
+	  .nnames = PM_NBF, A(bf), .def = PM_BF_INLINE,
+	  .help = "%E: auto's rule at postlist 1: inline WQEs\nonly (mlx4/mlx5, %D), any WQE, "
+		  "or none" },
+	RB_ROW_SIGNAL_INTERVAL(A(c.signal_interval), .def = 1, .help = "WQEs per CQE (%D)"),
+	{ .name = "recv-inline", .arg = "on|off", ONOFF, A(c.recv_inline),
+	  .help = "small payloads in the RECV CQE, send and\nsend_imm only (%D; up to "
+		  "--cqe-inline bytes)" },
+	{ .name = "link", .arg = "paper|genGxL", .type = RB_KT_STR, .act = act_link,
+	  .section = "LINK (defaults: the paper's Connect-IB hosts, PCIe 3.0 x16):",
+	  .help = "a preset: paper = gen3x16; e.g. gen4x16,\ngen5x16 (the paper's CPU and NIC "
+		  "otherwise);\nlater LINK options change it" },
+	{ .name = "pcie-gen", .arg = "G", .type = RB_KT_NUM, A(l.gen), .lo = 1, .hi = 5,
+	  .def = PM_PAPER_GEN, .help = "PCIe generation (%D)" },
+	{ .name = "lanes", .arg = "N", .type = RB_KT_NUM, A(l.lanes), .lo = 1, .hi = 32,
+	  .def = PM_PAPER_LANES, .help = "1, 2, 4, 8, 16 or 32 (%D)" },
+	{ .name = "mps", BYTES(128, 4096), A(l.mps), .def = PM_DEFAULT_MPS,
+	  .help = "max payload size (%D)" },
+	{ .name = "mrrs", BYTES(128, 4096), A(l.mrrs), .def = PM_DEFAULT_MRRS,
+	  .help = "max read request size (%D)" },
+	{ .name = "rcb", BYTES(64, 4096), A(l.rcb), .def = PM_PAPER_RCB,
+	  .help = "C_rc, the CPU's read completion combining\nsize (2.1; %D): completions "
+		  "of min(C_rc, MPS)" },
+	{ .name = "cacheline", BYTES(16, 256), A(l.cacheline), .def = PM_DEFAULT_CACHELINE,
+	  .help = "CPU cache line, MMIO's write-combining unit (%D)" },
+	{ .name = "cqe", BYTES(16, 4096), A(l.cqe_bytes), .def = PM_DEFAULT_CQE,
+	  .help = "CQE size (%D)" },
+	{ .name = "cqe-inline", .arg = "BYTES|paper|mlx5", .type = RB_KT_SIZE, .lo = 0,
+	  .hi = 4096, A(l.cqe_inline_bytes), .def = PM_CQE_INLINE_PAPER, .act = act_cqe_inline,
+	  .help = "payload a CQE holds with --recv-inline\n(%D: paper, Section 3.2's ~64 B "
+		  "for Mellanox's\nNICs; mlx5 = 32, the mlx5 driver's scatter to\na 64-byte "
+		  "CQE, MLX5_RES_SCAT_DATA32_CQE)" },
+	{ .name = "mmio-rate", .arg = "MLINES/S", .type = RB_KT_NUM, .hi = 100000,
+	  .act = act_mmio_rate,
+	  .help = "MMIO cache lines per us (%D: 5.2.1's\n(lanes x Pbw) / (64 + Pr), 175 for "
+		  "the defaults)" },
+	{ .name = "dma-rate", .arg = "MB/S", .type = RB_KT_NUM, .hi = 1000000,
+	  .act = act_dma_rate,
+	  .help = "DMA read payload rate (%D: derived from the\nlink, 13443 for the defaults)" },
+	{ .name = "csv", .type = RB_KT_FLAG, .hi = 1, A(csv), .section = "OUTPUT:",
+	  .help = "a header line and one row on stdout; a resource\nthe operation does not use "
+		  "has an empty limit\n(unbounded; \"unused\" in the text)" },
+	{ .name = "figure2", .arg = "F", .type = RB_KT_ENUM, .names = fig2_names, .nnames = 3,
+	  A(fig2),
+	  .help = "%E: Figure 2's data (make figure-2), LINK\noptions only: lanes = per PCIe "
+		  "generation the\nlane rate, headers, the link's DMA read and MMIO\nrates; bytes = "
+		  "host-to-device bytes to move N\nbytes by DMA read vs by MMIO (2.1), the other\n"
+		  "direction in columns of its own" },
+	RB_ROW_LIST_KNOBS(),
+	RB_ROW_HELP(),
+};
+#undef A
+#undef ONOFF
+#undef BYTES
+
+/* --link paper|genGxL: the preset (the paper's CPU and NIC constants,
+ * pm_link_gen) over every LINK field given before it. */
+static int act_link(const char *arg, struct rb_opts *o, struct rb_parse *ps, char *err,
+		    size_t errlen)
+{
+	struct model_app *m = opts_app(ps);
 	unsigned gen = 0, lanes = 0;
 	char tail = 0;
+	(void)o;
 	if (strcmp(arg, "paper") == 0) {
-		*l = pm_link_paper();
+		m->l = pm_link_paper();
 		return 0;
 	}
 	if (sscanf(arg, "gen%ux%u%c", &gen, &lanes, &tail) != 2 || gen < 1 || gen > 5 ||
-	    lanes < 1 || lanes > 32 || (lanes & (lanes - 1))) {
-		model_error("--link: \"%s\" is not paper or genGxL with G 1..5 and L 1, 2, 4, 8, 16 "
-			    "or 32 (e.g. gen4x16)", arg);
-		return -1;
-	}
-	*l = pm_link_gen(gen, lanes);
+	    lanes < 1 || lanes > 32 || (lanes & (lanes - 1)))
+		return rb_fail(err, errlen, "--link: \"%s\" is not paper or genGxL with G 1..5 and "
+			       "L 1, 2, 4, 8, 16 or 32 (e.g. gen4x16)", arg);
+	m->l = pm_link_gen(gen, lanes);
 	return 0;
 }
 
-/* One LINK option (code o, O_GEN..O_DMARATE) into *l: its range here,
- * the rules between fields in pm_check. 0, or -1 (said on stderr). */
-static int parse_link_opt(int o, const char *arg, struct pm_link *l)
+/* --cqe-inline BYTES|paper|mlx5 (PM_CQE_INLINE_PAPER, PM_CQE_INLINE_MLX5). */
+static int act_cqe_inline(const char *arg, struct rb_opts *o, struct rb_parse *ps, char *err,
+			  size_t errlen)
 {
-	double d = 0;
-
-	switch (o) {
-	case O_GEN: return parse_count("--pcie-gen", arg, 1, 5, &l->gen);
-	case O_LANES: return parse_count("--lanes", arg, 1, 32, &l->lanes);
-	case O_MPS: return parse_size_u("--mps", arg, 128, 4096, &l->mps);
-	case O_MRRS: return parse_size_u("--mrrs", arg, 128, 4096, &l->mrrs);
-	case O_RCB: return parse_size_u("--rcb", arg, 64, 4096, &l->rcb);
-	case O_CL: return parse_size_u("--cacheline", arg, 16, 256, &l->cacheline);
-	case O_CQE: return parse_size_u("--cqe", arg, 16, 4096, &l->cqe_bytes);
-	case O_CQEINL: return parse_size_u("--cqe-inline", arg, 0, 4095, &l->cqe_inline_bytes);
-	case O_MMIORATE:
-		/* 0: 5.2.1's formula for the link; 1..100000 covers any NIC */
-		if (parse_rate("--mmio-rate", arg, 1, 1e5, 1, "M cache lines/s", &d) != 0)
-			return -1;
-		l->mmio_lines_per_s = d * 1e6;
-		return 0;
-	case O_DMARATE:
-		/* the paper's link: 13443 MB/s; a PCIe 5.0 x32 link is ~126000 */
-		if (parse_rate("--dma-rate", arg, 1, 1e6, 1, "MB/s", &d) != 0)
-			return -1;
-		l->dma_read_bps = d * 1e6;
-		return 0;
-	case O_LINK: return parse_link_preset(arg, l);
-	default:
+	struct model_app *m = opts_app(ps);
+	uint64_t v;
+	(void)o;
+	if (strcmp(arg, "paper") == 0)
+		v = PM_CQE_INLINE_PAPER;
+	else if (strcmp(arg, "mlx5") == 0)
+		v = PM_CQE_INLINE_MLX5;
+	else if (units_parse_size_opt(arg, 0, 4096, "--cqe-inline", &v, err, errlen) != 0)
 		return -1;
-	}
+	m->l.cqe_inline_bytes = (unsigned)v;
+	return 0;
 }
 
-/* --verb and --transport by the verb table's names (verb.h, options.h). */
-static int parse_verb_opt(int o, const char *arg, struct pm_config *c)
+/* A rate in the option's unit, 1..max, or 0 (derived from the link). */
+static int parse_rate(const char *opt, const char *s, double max, const char *unit, double *out,
+		      char *err, size_t errlen)
 {
-	char names[128];
-	if (o == O_VERB) {
-		int v = verb_by_name(arg);
-		if (v < 0) {
-			model_error("--verb: \"%s\" is not a verb of the table (%s)", arg,
-				    verb_names_all(names, sizeof(names)));
-			return -1;
-		}
-		c->verb = (uint64_t)v;
-		return 0;
-	}
-	for (uint64_t t = 0; t < RB_TR_COUNT; t++)
-		if (strcmp(arg, transport_name(t)) == 0) {
-			c->transport = t;
-			return 0;
-		}
-	model_error("--transport: \"%s\" is not rc, uc or ud", arg);
-	return -1;
+	char *end = NULL;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno != 0 || end == s || *end != '\0' || !isfinite(v) ||
+	    !(v == 0 || (v >= 1 && v <= max)))
+		return rb_fail(err, errlen, "%s %s: not a rate from 1 to %g %s (or 0: derived "
+			       "from the link)", opt, s, max, unit);
+	*out = v;
+	return 0;
 }
 
-/* --wqe-by-mmio auto|on|off: -1 for auto. */
-static int parse_mmio_opt(const char *arg, int *out)
+static int act_mmio_rate(const char *arg, struct rb_opts *o, struct rb_parse *ps, char *err,
+			 size_t errlen)
 {
-	if (strcmp(arg, "auto") == 0) {
-		*out = -1;
-		return 0;
-	}
-	return parse_onoff("--wqe-by-mmio", arg, out);
+	struct model_app *m = opts_app(ps);
+	double d;
+	(void)o;
+	/* 0: 5.2.1's formula for the link; 1..100000 covers any NIC */
+	if (parse_rate("--mmio-rate", arg, 1e5, "M cache lines/s", &d, err, errlen) != 0)
+		return -1;
+	m->l.mmio_lines_per_s = d * 1e6;
+	return 0;
 }
 
-/* What parse_args reads besides the configuration and the link. */
-struct model_args {
-	int csv;
-	const char *fig2;
-	int mmio;               /* --wqe-by-mmio: -1 auto, 0 off, 1 on */
-	enum pm_bf_rule bf;     /* --blueflame */
-	const char *config_opt; /* the first CONFIG option (refused with --figure2) */
+static int act_dma_rate(const char *arg, struct rb_opts *o, struct rb_parse *ps, char *err,
+			size_t errlen)
+{
+	struct model_app *m = opts_app(ps);
+	double d;
+	(void)o;
+	/* the paper's link: 13443 MB/s; a PCIe 5.0 x32 link is ~126000 */
+	if (parse_rate("--dma-rate", arg, 1e6, "MB/s", &d, err, errlen) != 0)
+		return -1;
+	m->l.dma_read_bps = d * 1e6;
+	return 0;
+}
+
+/* Once every option is parsed: --figure2 takes LINK options only, and
+ * --wqe-by-mmio auto becomes the suite's rule (pm_wqe_by_mmio_default). */
+static int model_finish(struct rb_opts *o, void *app, const struct rb_parse *ps, char *err,
+			size_t errlen)
+{
+	static const char *const config[] = { "verb", "transport", "size", "inline", "postlist",
+					      "wqe-by-mmio", "blueflame", "signal-interval",
+					      "recv-inline" };
+	struct model_app *m = app;
+	(void)o;
+	for (size_t i = 0; m->fig2 != MODEL_FIG2_OFF && i < sizeof(config) / sizeof(config[0]); i++)
+		if (opts_given(ps, config[i]))
+			return rb_fail(err, errlen, "--%s with --figure2 %s: Figure 2 depends on the "
+				       "LINK options only; drop --%s (or drop --figure2 for one "
+				       "configuration)", config[i], fig2_names[m->fig2], config[i]);
+	m->c.wqe_by_mmio = m->mmio == MODEL_MMIO_AUTO ?
+		pm_wqe_by_mmio_default((enum pm_bf_rule)m->bf, m->c.postlist, m->c.inline_payload) :
+		m->mmio == MODEL_MMIO_ON;
+	return 0;
+}
+
+static const struct rb_cli model_cli = {
+	.prog = "rb_model",
+	.knobs = model_knobs,
+	.nknobs = sizeof(model_knobs) / sizeof(model_knobs[0]),
+	.synopsis =
+		"usage: rb_model [CONFIG] [LINK] [--csv]\n"
+		"       rb_model --figure2 lanes|bytes [LINK]\n"
+		"The PCIe cost of one RDMA operation (Kalia et al., ATC 2016, Sections 2.1,\n"
+		"5.2.1 and the Appendix): bytes host->NIC (down) and NIC->host (up) per\n"
+		"operation by cause, on the requester and on the responder, and the\n"
+		"throughput the DMA read bandwidth, the MMIO throughput and the link's two\n"
+		"directions allow. No RDMA device is needed.\n",
+	.epilog = "Exit status: 0, or 2 for bad input (the message names the value, the limit\n"
+		  "and the fix).\n",
+	.client_finish = model_finish,
+	.roleless = true,
 };
 
-/* One option o (getopt_long's code) with argument arg. 0, or -1 (said). */
-static int parse_one(int o, const char *arg, struct pm_config *c, struct pm_link *l,
-		     struct model_args *a)
-{
-	uint64_t u = 0;
-
-	switch (o) {
-	case O_VERB: case O_TRANSPORT: return parse_verb_opt(o, arg, c);
-	case O_SIZE:
-		if (parse_bytes("--size", arg, 0, UINT64_C(1) << 30, &u) != 0)
-			return -1;
-		c->size_bytes = (unsigned long)u;
-		return 0;
-	case O_INLINE: return parse_onoff("--inline", arg, &c->inline_payload);
-	case O_POSTLIST: return parse_count("--postlist", arg, 1, 4096, &c->postlist);
-	case O_MMIO: return parse_mmio_opt(arg, &a->mmio);
-	case O_BF:
-		if (pm_bf_rule_parse(arg, &a->bf) == 0)
-			return 0;
-		model_error("--blueflame: \"%s\" is not inline, any or never", arg);
-		return -1;
-	case O_SIGNAL: return parse_count("--signal-interval", arg, 1, 1u << 20, &c->signal_interval);
-	case O_RECVINL: return parse_onoff("--recv-inline", arg, &c->recv_inline);
-	case O_CSV: a->csv = 1; return 0;
-	case O_FIG2: a->fig2 = arg; return 0;
-	default: return parse_link_opt(o, arg, l);
-	}
-}
-
-/* The command line into *cfg, *link and *a: 0 to go on, 1 after --help
+/* The command line into *m: 0 to go on, 1 after --help or --list-knobs
  * (printed), 2 on bad input (said on stderr). */
-static int parse_args(int argc, char **argv, struct pm_config *cfg, struct pm_link *link,
-		      struct model_args *a)
+static int parse_args(int argc, char **argv, struct model_app *m)
 {
-	struct pm_config c = *cfg;
-	struct pm_link l = *link;
-	static const struct option opts[] = {
-		{ "verb", required_argument, NULL, O_VERB },
-		{ "transport", required_argument, NULL, O_TRANSPORT },
-		{ "size", required_argument, NULL, O_SIZE },
-		{ "inline", required_argument, NULL, O_INLINE },
-		{ "postlist", required_argument, NULL, O_POSTLIST },
-		{ "wqe-by-mmio", required_argument, NULL, O_MMIO },
-		{ "blueflame", required_argument, NULL, O_BF },
-		{ "signal-interval", required_argument, NULL, O_SIGNAL },
-		{ "recv-inline", required_argument, NULL, O_RECVINL },
-		{ "link", required_argument, NULL, O_LINK },
-		{ "pcie-gen", required_argument, NULL, O_GEN },
-		{ "lanes", required_argument, NULL, O_LANES },
-		{ "mps", required_argument, NULL, O_MPS },
-		{ "mrrs", required_argument, NULL, O_MRRS },
-		{ "rcb", required_argument, NULL, O_RCB },
-		{ "cacheline", required_argument, NULL, O_CL },
-		{ "cqe", required_argument, NULL, O_CQE },
-		{ "cqe-inline", required_argument, NULL, O_CQEINL },
-		{ "mmio-rate", required_argument, NULL, O_MMIORATE },
-		{ "dma-rate", required_argument, NULL, O_DMARATE },
-		{ "csv", no_argument, NULL, O_CSV },
-		{ "figure2", required_argument, NULL, O_FIG2 },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int o, bad = 0, li = -1;
-	while ((o = getopt_long(argc, argv, "h", opts, &li)) != -1) {
-		if (o >= O_VERB && o <= O_RECVINL && !a->config_opt && li >= 0)
-			a->config_opt = opts[li].name;
-		li = -1;
-		if (o == 'h') {
-			usage(stdout);
-			return 1;
-		}
-		if (o < O_VERB) {
-			usage(stderr);
-			return 2;
-		}
-		bad |= parse_one(o, optarg, &c, &l, a) != 0;
-	}
-	if (bad)
-		return 2;
-	if (optind < argc) {
-		model_error("unexpected argument \"%s\" (options only; see --help)", argv[optind]);
+	struct rb_opts o;
+	char err[512];
+	memset(m, 0, sizeof(*m));
+	/* the fields no row stores a default in (the rates: 0, derived) */
+	m->c = pm_config_default();
+	m->l = pm_link_paper();
+	int rc = opts_parse_cli(&model_cli, argc, argv, &o, m, err, sizeof(err));
+	if (rc < 0) {
+		model_error("%s", err);
 		return 2;
 	}
-	if (a->fig2 && a->config_opt) {
-		model_error("--%s with --figure2 %s: Figure 2 depends on the LINK options "
-			"only; drop --%s (or drop --figure2 for one configuration)", a->config_opt,
-			a->fig2, a->config_opt);
-		return 2;
-	}
-	c.wqe_by_mmio = a->mmio >= 0 ? a->mmio : pm_wqe_by_mmio_default(a->bf, c.postlist, c.inline_payload);
-	*cfg = c;
-	*link = l;
-	return 0;
+	return rc;
 }
 
 /* The human summary of one configuration's result. */
-static void print_summary(const struct pm_config *c, const struct pm_link *l,
-			  const struct pm_result *r, const struct model_args *a)
+static void print_summary(const struct model_app *a, const struct pm_result *r)
 {
+	const struct pm_config *c = &a->c;
+	const struct pm_link *l = &a->l;
+
 	printf("%s %s, %lu B%s, %s, signal every %u%s; PCIe %u.0 x%u, MPS %u, C_rc %u, "
 	       "MMIO %.4g M lines/s, DMA read %.0f MB/s\n",
 	       verb_name(c->verb), transport_name(c->transport), c->size_bytes,
@@ -483,9 +405,9 @@ static void print_summary(const struct pm_config *c, const struct pm_link *l,
 	       l->rcb, pm_mmio_lines_per_s(l) / 1e6, pm_dma_read_bps(l) / 1e6);
 	if (!c->wqe_by_mmio && c->postlist > 1)
 		printf("postlist %u: one doorbell per %u WQEs\n", c->postlist, c->postlist);
-	else if (!c->wqe_by_mmio && a->mmio < 0)
+	else if (!c->wqe_by_mmio && a->mmio == MODEL_MMIO_AUTO)
 		printf("postlist 1 by doorbell: --blueflame %s writes %s by MMIO\n",
-		       pm_bf_rule_name(a->bf), a->bf == PM_BF_INLINE ? "only inline WQEs" : "no WQE");
+		       bf_name(a->bf), a->bf == PM_BF_INLINE ? "only inline WQEs" : "no WQE");
 	printf("WQE: %u B = %u cache line%s\n", r->wqe_bytes, r->wqe_lines, r->wqe_lines == 1 ? "" : "s");
 	print_side("requester", &r->requester);
 	print_side("responder", &r->responder);
@@ -498,35 +420,24 @@ static void print_summary(const struct pm_config *c, const struct pm_link *l,
 
 int main(int argc, char **argv)
 {
-	struct pm_config c = pm_config_default();
-	struct pm_link l = pm_link_paper();
-	struct model_args a = { .csv = 0, .fig2 = NULL, .mmio = -1, .bf = PM_BF_INLINE,
-				.config_opt = NULL };
-	int rc = parse_args(argc, argv, &c, &l, &a);
+	struct model_app a;
+	int rc = parse_args(argc, argv, &a);
 
 	if (rc != 0)
 		return rc == 1 ? 0 : 2;
 	char err[320];
 	struct pm_result r;
-	if (pm_run(&c, &l, &r, err, sizeof(err)) != 0) {
+	if (pm_run(&a.c, &a.l, &r, err, sizeof(err)) != 0) {
 		model_error("%s", err);
 		return 2;
 	}
-	if (a.fig2 != NULL) {
-		if (strcmp(a.fig2, "lanes") == 0)
-			figure2_lanes(&l);
-		else if (strcmp(a.fig2, "bytes") == 0)
-			figure2_bytes(&l);
-		else {
-			model_error("--figure2: \"%s\" is not lanes or bytes", a.fig2);
-			return 2;
-		}
-		return 0;
-	}
-	if (a.csv) {
-		print_csv(&c, &l, &r);
-		return 0;
-	}
-	print_summary(&c, &l, &r, &a);
+	if (a.fig2 == MODEL_FIG2_LANES)
+		figure2_lanes(&a.l);
+	else if (a.fig2 == MODEL_FIG2_BYTES)
+		figure2_bytes(&a.l);
+	else if (a.csv)
+		print_csv(&a.c, &a.l, &r);
+	else
+		print_summary(&a, &r);
 	return 0;
 }

@@ -49,15 +49,19 @@ struct pm_link pm_link_gen(unsigned gen, unsigned lanes)
 		 * 128 it only cuts DMA writes (payloads above 128 B, CQEs
 		 * never). MRRS 512 (the Linux default) only sets how many
 		 * read requests go up; the paper does not count them. */
-		.mps = 128,
-		.mrrs = 512,
+		.mps = PM_DEFAULT_MPS,
+		.mrrs = PM_DEFAULT_MRRS,
 		/* 2.1: "C_rc is 128 bytes for the Intel CPUs used in our
 		 * measurements; we assume 128 bytes for the AMD CPU" */
-		.rcb = 128,
-		.cacheline = 64,
-		.cqe_bytes = 64,
-		/* model: mlx5 CQEs hold up to 32 inline bytes (scatter to CQE). */
-		.cqe_inline_bytes = 32,
+		.rcb = PM_PAPER_RCB,
+		.cacheline = PM_DEFAULT_CACHELINE,
+		/* model: the paper states no CQE size; 64 B as mlx4/mlx5's
+		 * default CQE */
+		.cqe_bytes = PM_DEFAULT_CQE,
+		/* 3.2, Inline RECV: payloads up to ~64 B on Mellanox's NICs
+		 * travel inside the CQE (mlx5 into a 64-byte CQE: 32 B,
+		 * PM_CQE_INLINE_MLX5) */
+		.cqe_inline_bytes = PM_CQE_INLINE_PAPER,
 		/* 5.2.1: both rates follow from the link */
 		.mmio_lines_per_s = 0,
 		.dma_read_bps = 0,
@@ -68,7 +72,7 @@ struct pm_link pm_link_gen(unsigned gen, unsigned lanes)
 struct pm_link pm_link_paper(void)
 {
 	/* Table 2: CIB's Connect-IB sits on PCIe 3.0 x16 */
-	return pm_link_gen(3, 16);
+	return pm_link_gen(PM_PAPER_GEN, PM_PAPER_LANES);
 }
 
 struct pm_config pm_config_default(void)
@@ -76,7 +80,7 @@ struct pm_config pm_config_default(void)
 	struct pm_config c = {
 		.verb = RB_DEFAULT_VERB, /* write (verb.h) */
 		.transport = RB_TR_RC,
-		.size_bytes = 32,
+		.size_bytes = PM_DEFAULT_SIZE,
 		.inline_payload = 0,
 		.postlist = 1,
 		.wqe_by_mmio = 0,
@@ -146,8 +150,9 @@ static int check_config(const struct pm_config *c, char *err, size_t errlen)
 		       row->name, row->name);
 	if (c->size_bytes > (1ul << 30))
 		PM_ERR("size %lu bytes is above the maximum 1073741824 (2^30)", c->size_bytes);
-	if (c->postlist < 1 || c->postlist > 4096)
-		PM_ERR("postlist %u is outside 1..4096 (WQEs per doorbell)", c->postlist);
+	if (c->postlist < 1 || c->postlist > PM_MAX_POSTLIST)
+		PM_ERR("postlist %u is outside 1..%u (WQEs per doorbell)", c->postlist,
+		       PM_MAX_POSTLIST);
 	if (c->wqe_by_mmio && c->postlist != 1)
 		PM_ERR("postlist %u with WQE-by-MMIO: a WQE written by MMIO rings no doorbell, so "
 		       "nothing is batched; use --postlist 1 with WQE-by-MMIO, or --wqe-by-mmio off "
@@ -161,8 +166,9 @@ static int check_config(const struct pm_config *c, char *err, size_t errlen)
 		PM_ERR("RECV inline with %s: only %s put a payload in the responder's RECV; use "
 		       "--recv-inline off, or --verb send", row->name,
 		       recv_payload_verbs(names, sizeof(names)));
-	if (c->signal_interval < 1 || c->signal_interval > 1u << 20)
-		PM_ERR("signal interval %u is outside 1..1048576 (WQEs per CQE)", c->signal_interval);
+	if (c->signal_interval < 1 || c->signal_interval > PM_MAX_SIGNAL_INTERVAL)
+		PM_ERR("signal interval %u is outside 1..%u (WQEs per CQE)", c->signal_interval,
+		       PM_MAX_SIGNAL_INTERVAL);
 	return 0;
 }
 
@@ -181,9 +187,12 @@ static int check_link(const struct pm_link *l, char *err, size_t errlen)
 		       "64 to 4096 (128 on the paper's CPUs, 2.1)", l->rcb);
 	if (!pow2(l->cacheline) || l->cacheline < 16 || l->cacheline > 256)
 		PM_ERR("cache line %u bytes: a power of two from 16 to 256", l->cacheline);
-	if (l->cqe_bytes < 16 || l->cqe_bytes > 4096 || l->cqe_inline_bytes >= l->cqe_bytes)
+	/* 3.2 gives the inline payload (~64 B) but not the CQE's size: the
+	 * model writes one cqe_bytes CQE either way, so only a payload above
+	 * it is refused */
+	if (l->cqe_bytes < 16 || l->cqe_bytes > 4096 || l->cqe_inline_bytes > l->cqe_bytes)
 		PM_ERR("CQE %u bytes holding %u inline bytes: a CQE is 16..4096 bytes and holds "
-		       "fewer inline bytes than its size", l->cqe_bytes, l->cqe_inline_bytes);
+		       "at most its size inline", l->cqe_bytes, l->cqe_inline_bytes);
 	if (!(l->mmio_lines_per_s >= 0) || !isfinite(l->mmio_lines_per_s))
 		PM_ERR("MMIO rate %g cache lines/s: must be 0 (derived from the link) or positive",
 		       l->mmio_lines_per_s);
@@ -340,6 +349,7 @@ static void dma_read(struct pm_side *s, const struct pm_link *l, enum pm_cause c
 	s->down[PM_TLP_HEADERS] += ceil_div(bytes, pm_completion_bytes(l)) *
 				   pm_tlp_header_bytes(l->gen, 0) * per_op;
 	s->dma_read_bytes += bytes * per_op;
+	s->dma_read_lines += ceil_div(bytes, l->cacheline) * per_op;
 }
 
 /* A DMA write of bytes (one TLP per MPS), per_op times per operation. */

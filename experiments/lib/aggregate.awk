@@ -14,7 +14,10 @@
 # completed in its window) counts as failed. device, kernel and host: the values seen (joined
 # with '+' when they differ). Optional: keys_extra (more config columns,
 # after access: e.g. a hook's knobs) and sums_extra (more metrics, summed
-# over processes like mops: counts such as ops, server_recvs, ctr_retry).
+# over processes like mops: counts such as ops, server_recvs, ctr_retry)
+# and means_extra (more metrics averaged over the process rows of a
+# repetition: per-operation counts such as pcie_rd_per_op; a value that
+# is not a number, e.g. NA, is left out).
 # Common window (rows with win_start_srv_s/win_end_srv_s, rdma_bench
 # --procs): per repetition, the processes' windows on the server's clock
 # overlap by (latest start to earliest end) / longest window, each window
@@ -183,6 +186,8 @@ BEGIN {
     nbase = nmet
     nk = split(sums_extra, ke, " ")
     for (i = 1; i <= nk; i++) if (!inlist(met, nmet, ke[i])) { met[++nmet] = ke[i]; summed[ke[i]] = 1 }
+    nk = split(means_extra, ke, " ")
+    for (i = 1; i <= nk; i++) if (!inlist(met, nmet, ke[i])) { met[++nmet] = ke[i]; meaned[ke[i]] = 1 }
     # the receiver side's loss, derived per repetition (see the header)
     if (inlist(met, nmet, "server_recv_mops")) { met[++nmet] = "recv_loss_pct" }
     npoints = 0
@@ -243,6 +248,7 @@ NR == 1 {
     for (m = 1; m <= nmet; m++) {
         v = (met[m] == "srv_delivered_mops") ? delivered() : col(met[m])
         if (v == "") continue
+        if ((met[m] in meaned) && v !~ /^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/) continue
         sum[key, rep, met[m]] += v; cnt[key, rep, met[m]]++
     }
     addset(device, key, col("device")); addset(kernel, key, col("kernel")); addset(host, key, col("host"))

@@ -15,7 +15,10 @@
 #                 server_scope (sweep: one server for all jobs, restarted
 #                 after a failed job; point: one per job), ready_timeout_s, ready_pattern; hook, hook_roles,
 #                 hook_knobs (a per-point hook: see job.sh); summary_keys,
-#                 summary_metrics (extra summary.csv columns: see sweep.sh)
+#                 summary_metrics (extra summary.csv columns, summed over a
+#                 point's processes: see sweep.sh), summary_means (extra
+#                 columns averaged over them: per-operation counts such as
+#                 pcie_rd_per_op)
 #   [knobs]       NAME = V1 V2 ...                   swept (cartesian product);
 #                 A:B = a1:b1 a2:b2                  knobs swept together
 #   [quick]       same keys as [knobs] or [run]; replaces them when QUICK=1
@@ -212,7 +215,7 @@ rb_known_setting() {
   local known
   case $1 in
     roles) known="server clients" ;;
-    run) known="bin repetitions noisy_cv_pct client_bound_pct timeout_s point_s overhead_s qp_setup_ms port server_scope ready ready_timeout_s ready_pattern hook hook_roles hook_knobs summary_keys summary_metrics group_sizes companion" ;;
+    run) known="bin repetitions noisy_cv_pct client_bound_pct timeout_s point_s overhead_s qp_setup_ms port server_scope ready ready_timeout_s ready_pattern hook hook_roles hook_knobs summary_keys summary_metrics summary_means group_sizes companion" ;;
   esac
   if [ $# -eq 1 ]; then echo "$known"; return 0; fi
   [[ " $known " == *" $2 "* ]]

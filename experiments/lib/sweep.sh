@@ -26,7 +26,7 @@ rb_merge() {
 
 rb_aggregate() {
   awk -f "$RB_LIB/csv.awk" -f "$RB_LIB/aggregate.awk" -v keys_extra="$(rb_summary_keys)" \
-    -v sums_extra="${RB_CONF[run.summary_metrics]:-}" -v noisy_cv_pct="${RB_CONF[run.noisy_cv_pct]:-20}" \
+    -v sums_extra="${RB_CONF[run.summary_metrics]:-}" -v means_extra="${RB_CONF[run.summary_means]:-}" -v noisy_cv_pct="${RB_CONF[run.noisy_cv_pct]:-20}" \
     -v client_bound_pct="${RB_CONF[run.client_bound_pct]:-10}" "$1" > "$2"
 }
 

@@ -202,3 +202,15 @@ LOG
   [ "$status" -eq 0 ]
   [ -z "$output" ]
 }
+
+@test "ci/bench-null refuses bad instruction-count settings before it runs anything" {
+  IR_N1=300000 IR_N2=100000 run "$ROOT/ci/bench-null"
+  [ "$status" -eq 2 ]
+  [[ $output == *"IR_N1=300000 IR_N2=100000: need whole operation counts, IR_N2 > IR_N1, both multiples of 16"* ]] || { echo "$output"; false; }
+  IR_N1=100 run "$ROOT/ci/bench-null"
+  [ "$status" -eq 2 ]
+  [[ $output == *"IR_N1=100 "* ]] || { echo "$output"; false; }
+  IR_REPS=0 run "$ROOT/ci/bench-null"
+  [ "$status" -eq 2 ]
+  [[ $output == *"IR_REPS=0: need 1..9 callgrind runs"* ]] || { echo "$output"; false; }
+}

@@ -79,6 +79,51 @@ is_pdf() { [ "$(head -c 5 "$1")" = "%PDF-" ]; }
   [ -s "$BATS_TEST_TMPDIR/out/figure-12-quick.png" ]
 }
 
+# figure-13's rows: READ and WRITE at windows 2 and 16, 3 repetitions of
+# 2 client processes; $1: the two processes' PCIe reads per op ("" none),
+# $2: their pcie_counted
+fig13_raw() {
+  local r v w
+  echo "verb,transport,test,size_bytes,window,exp_name,exp_point,exp_rep,exp_procs,thread,status,mops,pcie_rd_per_op,pcie_wr_per_op,pcie_counted,device,kernel,host"
+  for r in 1 2 3; do
+    for v in read write; do
+      for w in 2 16; do
+        echo "$v,rc,bw,8,$w,figure-13,$v$w,$r,2,all,ok,1.$r,${1:+1.0},${1:+0.5},\"$2\",mlx5_0,6.1.0-28-amd64,h1"
+        echo "$v,rc,bw,8,$w,figure-13,$v$w,$r,2,all,ok,1.$r,${1:+2.0},${1:+0.5},\"$2\",mlx5_0,6.1.0-28-amd64,h2"
+      done
+    done
+  done
+}
+
+@test "figure-13 draws PCIe reads per op beside the model's, or says why they are NA and draws the model alone" {
+  local d=$BATS_TEST_TMPDIR/counted n=$BATS_TEST_TMPDIR/na
+  mkdir -p "$d" "$n"
+  # the model's expected reads: READ 1 line (its WQE), inline WRITE 0
+  grep -q '^fig13,model-reads-read,window,16,1,dma_read_lines,' "$ROOT/figures/reference/model-limits.csv"
+  grep -q '^fig13,model-reads-write,window,16,0,dma_read_lines,' "$ROOT/figures/reference/model-limits.csv"
+  # counted: averaged over a point's processes (1.0 and 2.0 -> 1.5), not summed
+  fig13_raw 1 uncore > "$d/raw.csv"
+  awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" -v means_extra="pcie_rd_per_op pcie_wr_per_op" "$d/raw.csv" > "$d/summary.csv"
+  run awk -f "$LIB/csv.awk" -f "$LIB/col.awk" -v want=pcie_rd_per_op_median "$d/summary.csv"
+  [ "$(sort -u <<< "$output")" = 1.5 ] || { echo "$output"; false; }
+  run "$ROOT/figures/plot" figure-13 "$d/summary.csv" --out "$d/out"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  is_png "$d/out/figure-13.png"
+  [[ $output != *"not counted"* && $output != *"model's line only"* ]] || { echo "$output"; false; }
+  # NA (a VM): empty columns, the reason in pcie_counted; NA as text too
+  fig13_raw "" "no uncore_cha PMU in /sys/bus/event_source/devices (a VM, or a kernel without the uncore driver)" > "$n/raw.csv"
+  sed -i '2s/,,,"no/,NA,NA,"no/' "$n/raw.csv"
+  awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" -v means_extra="pcie_rd_per_op pcie_wr_per_op" "$n/raw.csv" > "$n/summary.csv"
+  run awk -f "$LIB/csv.awk" -f "$LIB/col.awk" -v want=pcie_rd_per_op_median "$n/summary.csv"
+  [ -z "$(tr -d '\n' <<< "$output")" ] || { echo "$output"; false; }
+  run "$ROOT/figures/plot" figure-13 "$n/summary.csv" --out "$n/out"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  is_png "$n/out/figure-13.png"
+  [[ $output == *"figure-13: PCIe reads not counted: no uncore_cha PMU in /sys/bus/event_source/devices (a VM, or a kernel without the uncore driver): the PCIe panel shows the model's line only"* ]] || { echo "$output"; false; }
+  # the same in the figure: the note is a label of panel (b)
+  grep -q 'set label 2 pcienote' "$ROOT/figures/figure-13.gp"
+}
+
 @test "the subtitle states the spread (CV of the repetitions), the noisy points and, from manifest.json, hosts and accelerator" {
   local d=$BATS_TEST_TMPDIR/run r
   mkdir -p "$d"

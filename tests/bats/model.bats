@@ -69,19 +69,28 @@ setup() {
   [[ $output == *"lanes 3"* ]]
   run "$MODEL" --inline maybe
   [ "$status" -eq 2 ]
-  [[ $output == *'"maybe"'* ]]
+  [[ $output == *"rb_model: error: --inline 'maybe': unknown; use off|on"* ]] || { echo "$output"; false; }
   run "$MODEL" stray
   [ "$status" -eq 2 ]
-  [[ $output == *'"stray"'* ]]
+  [[ $output == *"unexpected argument 'stray'"* ]] || { echo "$output"; false; }
+  run "$MODEL" --no-such-option
+  [ "$status" -eq 2 ]
+  [[ $output == *"unknown option '--no-such-option' (see --help)"* ]] || { echo "$output"; false; }
 }
 
 @test "rb_model parses counts as counts and sizes as sizes, each with its real range" {
+  # postlist and signal interval: rdma_bench's rows, 1..65536 both
   run "$MODEL" --postlist 99999
   [ "$status" -eq 2 ]
-  [[ $output == *"--postlist: 99999 is above the maximum 4096 (use an integer from 1 to 4096)"* ]] || { echo "$output"; false; }
+  [[ $output == *"-l/--postlist: 99999 is above the maximum 65536 (use an integer from 1 to 65536)"* ]] || { echo "$output"; false; }
   run "$MODEL" --postlist 0
   [ "$status" -eq 2 ]
-  [[ $output == *"--postlist: 0 is below the minimum 1 (use an integer from 1 to 4096)"* ]] || { echo "$output"; false; }
+  [[ $output == *"--postlist: 0 is below the minimum 1 (use an integer from 1 to 65536)"* ]] || { echo "$output"; false; }
+  run "$MODEL" --signal-interval 65537
+  [ "$status" -eq 2 ]
+  [[ $output == *"--signal-interval: 65537 is above the maximum 65536"* ]] || { echo "$output"; false; }
+  run "$MODEL" -l 65536 --signal-interval 65536 --csv
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
   run "$MODEL" --postlist 4k
   [ "$status" -eq 2 ]
   [[ $output == *"--postlist: \"4k\""*"digits only"* ]] || { echo "$output"; false; }
@@ -138,7 +147,7 @@ setup() {
   [[ $output == *"send rc, 32 B inline, doorbell,"* ]] || { echo "$output"; false; }
   run "$MODEL" --blueflame maybe
   [ "$status" -eq 2 ]
-  [[ $output == *'--blueflame: "maybe" is not inline, any or never'* ]] || { echo "$output"; false; }
+  [[ $output == *"--blueflame 'maybe': unknown; use inline|any|never"* ]] || { echo "$output"; false; }
   run "$MODEL" --verb send --transport ud --size 4 --inline on --postlist 16
   [[ $output == *"doorbell"* && $output == *"WQE: 72 B = 2 cache lines"* ]] || { echo "$output"; false; }
 }
@@ -169,6 +178,40 @@ setup() {
   run "$MODEL" --link gen6x16
   [ "$status" -eq 2 ]
   [[ $output == *'--link: "gen6x16" is not paper or genGxL'* ]] || { echo "$output"; false; }
+}
+
+@test "rb_model's options are a knob table: --help and --list-knobs from it, shared rows as rdma_bench's" {
+  run "$MODEL" --list-knobs
+  [ "$status" -eq 0 ]
+  local mine theirs opt
+  for opt in --verb --transport --postlist --signal-interval; do
+    # option, short flag, value, type, range: the same row in both programs
+    mine=$(awk -F'\t' -v o="$opt" '$1 == o { print $1, $2, $3, $4, $6 }' <<< "$output")
+    theirs=$(awk -F'\t' -v o="$opt" '$1 == o { print $1, $2, $3, $4, $6 }' "$ROOT/experiments/lib/knobs.tsv")
+    [ -n "$mine" ] && [ "$mine" = "$theirs" ] || { echo "$opt: rb_model '$mine', rdma_bench '$theirs'"; false; }
+  done
+  [[ $output == *$'--signal-interval\t-\tN\tnum\t1\t1..65536\t'* ]] || { echo "$output"; false; }
+  [[ $output == *$'--cqe-inline\t-\tBYTES|paper|mlx5\tsize\t64\t0..4096\t'* ]] || { echo "$output"; false; }
+  run "$MODEL" --help
+  [ "$status" -eq 0 ]
+  [[ $output == *"--signal-interval N WQEs per CQE (1)"* && $output == *"Exit status: 0, or 2"* ]] || { echo "$output"; false; }
+  # rb_model has no server: no -s/-c
+  run "$MODEL" -s
+  [ "$status" -eq 2 ]
+}
+
+@test "rb_model: RECV inline holds ~64 B by default (3.2), 32 B with --cqe-inline mlx5" {
+  col() { awk -F, -v want="$1" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } NR == 2 { print $c[want] }'; }
+  run "$MODEL" --verb send --transport ud --size 64 --recv-inline on --csv
+  [ "$status" -eq 0 ]
+  [ "$(col resp_up_payload_dma <<< "$output")" = 0 ] || { echo "$output"; false; }
+  run "$MODEL" --verb send --transport ud --size 64 --recv-inline on --cqe-inline mlx5 --csv
+  [ "$(col resp_up_payload_dma <<< "$output")" = 64 ] || { echo "$output"; false; }
+  run "$MODEL" --verb send --transport ud --size 32 --recv-inline on --cqe-inline mlx5 --csv
+  [ "$(col resp_up_payload_dma <<< "$output")" = 0 ] || { echo "$output"; false; }
+  run "$MODEL" --cqe-inline 65
+  [ "$status" -eq 2 ]
+  [[ $output == *"CQE 64 bytes holding 65 inline bytes"* ]] || { echo "$output"; false; }
 }
 
 @test "figure-2 refuses a link where a DMA read would not beat MMIO host-to-device (2.1)" {

@@ -4,8 +4,11 @@
  * ibv_poll_cq in its loop, as a client's bw loop does at its simplest:
  * a window of W outstanding WRs, postlist P, one signaled WR every S.
  *
- *   nulldev-floor VERB SIZE POSTLIST WINDOW SIGNAL SECONDS
- *     VERB write|read|send|fadd; prints "Mops N ops N secs N".
+ *   nulldev-floor VERB SIZE POSTLIST WINDOW SIGNAL SECONDS [OPS]
+ *     VERB write|read|send|fadd; prints "Mops N ops N secs N". With OPS,
+ *     it stops once OPS operations completed (or SECONDS passed): a fixed
+ *     count, so that two runs under callgrind give instructions per op
+ *     (ci/bench-null).
  *
  * The QP is connected to a QP number no process has (RB_NULLDEV
  * remote=count is not needed: there is no peer), so every WR is counted
@@ -66,20 +69,21 @@ static struct ibv_qp *setup(struct ibv_cq **cq, struct ibv_mr **mr, unsigned win
 
 int main(int argc, char **argv)
 {
-	if (argc != 7)
-		die("usage: nulldev-floor write|read|send|fadd SIZE POSTLIST WINDOW SIGNAL SECONDS");
+	if (argc != 7 && argc != 8)
+		die("usage: nulldev-floor write|read|send|fadd SIZE POSTLIST WINDOW SIGNAL SECONDS [OPS]");
 	const char *verb = argv[1];
 	unsigned size = (unsigned)atoi(argv[2]), pl = (unsigned)atoi(argv[3]);
 	unsigned win = (unsigned)atoi(argv[4]), sig = (unsigned)atoi(argv[5]);
 	double secs = atof(argv[6]);
+	uint64_t ops = argc == 8 ? strtoull(argv[7], NULL, 10) : 0; /* 0: by time only */
 	enum ibv_wr_opcode op = !strcmp(verb, "write") ? IBV_WR_RDMA_WRITE :
 				!strcmp(verb, "read") ? IBV_WR_RDMA_READ :
 				!strcmp(verb, "send") ? IBV_WR_SEND :
 				!strcmp(verb, "fadd") ? IBV_WR_ATOMIC_FETCH_AND_ADD : (enum ibv_wr_opcode)-1;
 	if ((int)op < 0 || !size || size > 4096 || !pl || pl > MAXPL || win < pl || !sig ||
-	    win % sig || secs <= 0)
+	    win % sig || secs <= 0 || (argc == 8 && ops == 0))
 		die("bad arguments: VERB write|read|send|fadd, SIZE 1..4096, POSTLIST 1..64, "
-		    "WINDOW >= POSTLIST and a multiple of SIGNAL, SECONDS > 0");
+		    "WINDOW >= POSTLIST and a multiple of SIGNAL, SECONDS > 0, OPS >= 1");
 	struct ibv_cq *cq;
 	struct ibv_mr *mr;
 	struct ibv_qp *qp = setup(&cq, &mr, win);
@@ -95,8 +99,8 @@ int main(int argc, char **argv)
 	struct ibv_wc wc[16];
 	uint64_t posted = 0, done = 0;
 	double t0 = now_s(), t = t0;
-	while (t - t0 < secs) {
-		for (int k = 0; k < 1024; k++) {
+	while (t - t0 < secs && (!ops || done < ops)) {
+		for (int k = 0; k < 1024 && (!ops || done < ops); k++) {
 			while (posted - done + pl <= win) {
 				for (unsigned i = 0; i < pl; i++)
 					wr[i].send_flags = (posted + i + 1) % sig ? 0 : IBV_SEND_SIGNALED;
