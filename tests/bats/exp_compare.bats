@@ -108,3 +108,29 @@ setup() { command -v python3 > /dev/null || skip "python3 is not installed"; }
   [[ $output == *"NOT MEASURED"*"read_flat_small"*"1 point(s) without a trusted rate: overlap 0.96 < 0.99: rate not trusted"* ]] || { echo "$output"; false; }
   [[ $output == *"left out: "*"size_bytes=64"*"overlap 0.96 < 0.99"* ]]
 }
+
+@test "ci/verdict-check: the bed's expected verdicts pass; another verdict, a claim not listed or missing, and compare's refusal fail naming it" {
+  run "$ROOT/ci/verdict-check" figure-14 "$FIX/summary-figure-14.csv"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [[ $output == *"# counters_parallel"$'\t'"NOT MEASURED"$'\t'"needs an RDMA NIC"* ]]
+  # a planted expectation: counters_parallel HOLDS, cx3_flat not listed, a claim compare does not print
+  local e=$BATS_TEST_TMPDIR/verdicts.expect
+  printf 'figure-14 counters_parallel HOLDS on soft-RoCE (shape only)\nfigure-14 gone NOT MEASURED: needs an RDMA NIC\n' > "$e"
+  run "$ROOT/ci/verdict-check" figure-14 "$FIX/summary-figure-14.csv" --expect "$e"
+  [ "$status" -eq 1 ]
+  [[ $output == *"verdict-check: figure-14 counters_parallel: expected 'HOLDS on soft-RoCE (shape only)', got 'NOT MEASURED'"* ]] || { echo "$output"; false; }
+  [[ $output == *"verdict-check: figure-14 cx3_flat: not listed in the expectations (got NOT MEASURED: needs an RDMA NIC)"* ]] || { echo "$output"; false; }
+  [[ $output == *"verdict-check: figure-14 gone: expected 'NOT MEASURED: needs an RDMA NIC', compare printed no verdict"* ]] || { echo "$output"; false; }
+  # NOT MEASURED for another reason is another verdict
+  printf 'figure-14 counters_parallel NOT MEASURED: soft-RoCE: one host only\nfigure-14 cx3_flat NOT MEASURED: needs an RDMA NIC\n' > "$e"
+  run "$ROOT/ci/verdict-check" figure-14 "$FIX/summary-figure-14.csv" --expect "$e"
+  [ "$status" -eq 1 ]
+  [[ $output == *"counters_parallel: expected 'NOT MEASURED: soft-RoCE: one host only', got 'NOT MEASURED: needs an RDMA NIC'"* ]] || { echo "$output"; false; }
+  # compare refuses the summary (exit 2): not the contracted 0
+  run "$ROOT/ci/verdict-check" figure-12 "$FIX/summary-figure-14.csv"
+  [ "$status" -eq 1 ]
+  [[ $output == *"experiments/compare figure-12 exited 2, expected 0"* ]] || { echo "$output"; false; }
+  run "$ROOT/ci/verdict-check" figure-14
+  [ "$status" -eq 2 ]
+  [[ $output == *"usage: ci/verdict-check NAME SUMMARY"* ]]
+}

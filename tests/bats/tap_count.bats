@@ -316,11 +316,19 @@ EOF
 # tree, with a fake make in PATH: each call appends to make.calls; a call
 # whose number is listed in $FREEZE says what ci/vm and experiments/reproduce
 # say of a frozen guest and exits 2 as make does, any other writes the
-# figure, the grid and the CSVs
+# figure, the grid and the CSVs; a fake ci/verdict-check says the verdicts
+# differ when $VERDICTS_DIFFER is set (ci/verdict-check's own cases are in
+# exp_compare.bats)
 figure_tree() {
   T=$BATS_TEST_TMPDIR/tree
   mkdir -p "$T/ci" "$T/tests/lib" "$T/bin"
   cp "$ROOT/ci/figure-smoke" "$T/ci/"
+  cat > "$T/ci/verdict-check" <<'CHECK'
+#!/usr/bin/env bash
+[ -r "$2" ] || { echo "no summary $2"; exit 2; }
+[ -z "${VERDICTS_DIFFER:-}" ] || { echo "verdict-check: $1 read_gbps_grows: expected 'HOLDS on soft-RoCE (shape only)', got 'FAILS on soft-RoCE (shape only)'"; exit 1; }
+CHECK
+  chmod +x "$T/ci/verdict-check"
   cp "$ROOT/tests/lib/tap.sh" "$T/tests/lib/"
   cat > "$T/bin/make" <<'MAKE'
 #!/usr/bin/env bash
@@ -369,8 +377,9 @@ MAKE
   [[ ${lines[1]} == "#   ci/vm: vm2: its heartbeat is 130 s old"* ]] || { echo "$output"; false; }
   [[ ${lines[2]} == "#   "*"soft lockup"* ]] || { echo "$output"; false; }
   [[ ${lines[3]} =~ ^ok\ 1\ -\ figure\.figure-14-quick:\ make\ figure-14\ QUICK=1\ \([0-9]+\ s\)$ ]] || { echo "$output"; false; }
-  [ "$(grep -c '^ok ' <<< "$output")" -eq 4 ]
-  [ "${lines[-1]}" = "1..4" ]
+  [ "$(grep -c '^ok ' <<< "$output")" -eq 5 ]
+  [ "${lines[-1]}" = "1..5" ]
+  [[ $output == *"ok 5 - figure.figure-14-quick: compare's verdicts as expected on the bed (ci/verdicts.expect)"* ]] || { echo "$output"; false; }
   [ -s "$T/build/test-logs/figure-smoke-figure-14.log.boot1" ]
 }
 
@@ -413,4 +422,13 @@ MAKE
   [ "$status" -ne 0 ]
   [ "$(wc -l < "$T/make.calls")" -eq 1 ]
   [[ ${lines[0]} == "not ok 1 - figure.figure-12-quick: make figure-12 QUICK=1" ]] || { echo "$output"; false; }
+}
+
+@test "figure-smoke: compare's verdicts other than the bed's expected ones fail the run, the difference printed" {
+  figure_tree
+  VERDICTS_DIFFER=1 PATH=$T/bin:$PATH run "$T/ci/figure-smoke" figure-12
+  [ "$status" -eq 1 ]
+  [ "$(grep -c '^ok ' <<< "$output")" -eq 4 ]
+  [[ $output == *"not ok 5 - figure.figure-12-quick: compare's verdicts as expected on the bed (ci/verdicts.expect)"$'\n'"#   verdict-check: figure-12 read_gbps_grows: expected 'HOLDS on soft-RoCE (shape only)', got 'FAILS on soft-RoCE (shape only)'"* ]] || { echo "$output"; false; }
+  [ "${lines[-1]}" = "1..5" ]
 }
