@@ -432,3 +432,40 @@ MAKE
   [[ $output == *"not ok 5 - figure.figure-12-quick: compare's verdicts as expected on the bed (ci/verdicts.expect)"$'\n'"#   verdict-check: figure-12 read_gbps_grows: expected 'HOLDS on soft-RoCE (shape only)', got 'FAILS on soft-RoCE (shape only)'"* ]] || { echo "$output"; false; }
   [ "${lines[-1]}" = "1..5" ]
 }
+
+@test "the closing line's bed note counts the bed's boots and figure re-runs by status, not test failures nor quoted lines" {
+  local log=$BATS_TEST_TMPDIR/smoke.log
+  # as ci/smoke and ci/figure-smoke print them: three boots of the matrix
+  # ended by the bed (123 twice, 121), one figure run again; a failed case, a
+  # case's output quoting a bed line as a diagnostic, and a case named bed
+  cat > "$log" <<'LOG'
+ok 1 - rb.lat-read
+# smoke: the 2-VM bed ended with status 123 during exp.2vm-slurm-point (121: a guest kernel broke; 123: the guest froze; 125: it stopped); booting it again and resuming at exp.2vm-slurm-point
+# smoke: the 2-VM bed ended with status 123 during exp.2vm-figure-7-quick (121: a guest kernel broke; 123: the guest froze; 125: it stopped); booting it again and resuming at exp.2vm-figure-7-quick
+not ok 2 - exp.2vm-slurm-point: exit 1
+#   # smoke: the 2-VM bed ended with status 125 during x (quoted by a case)
+ok 3 - bed.cleanup-2vm: no qemu or namespace left after the run
+# smoke: the 1-VM bed ended with status 121 during rb.bw-write (121: a guest kernel broke; 123: the guest froze; 125: it stopped); booting it again and resuming at rb.bw-write
+# smoke: make figure-12 QUICK=1 (two-VM bed)
+# figure-smoke: make figure-12 QUICK=1 ended with status 2 after 301 s (the bed: 121 a guest kernel broke, 123 a guest froze, 125 it stopped); its log kept as build/test-logs/figure-smoke-figure-12.log.boot1, booting the bed again
+ok 1 - figure.figure-12-quick: make figure-12 QUICK=1 (412 s)
+1..3
+LOG
+  run "$ROOT/ci/tap-count" --bed-note "$log"
+  [ "$status" -eq 0 ]
+  [ "$output" = "# bed: 3 boot(s) of the matrix ended by the bed (121 a guest kernel broke: 1, 123 froze: 2, 125 stopped: 0) and 1 figure run(s), each run again; not counted as test failures" ]
+  # a run the bed never broke: all zero
+  grep -v -e '^# smoke: the' -e '^# figure-smoke' "$log" > "$log.clean"
+  run "$ROOT/ci/tap-count" --bed-note "$log.clean"
+  [ "$status" -eq 0 ]
+  [ "$output" = "# bed: 0 boot(s) of the matrix ended by the bed (121 a guest kernel broke: 0, 123 froze: 0, 125 stopped: 0) and 0 figure run(s), each run again; not counted as test failures" ]
+  # the bed's boots are no test results: the count is the same with or without them
+  run "$ROOT/ci/tap-count" --name smoke "$log"
+  [ "$status" -eq 0 ]
+  [ "$output" = "$("$ROOT/ci/tap-count" --name smoke "$log.clean")" ]
+  run "$ROOT/ci/tap-count" --bed-note "$BATS_TEST_TMPDIR/none"
+  [ "$status" -eq 2 ]
+  # ci/test-all prints this note after a smoke run
+  run grep -c 'ci/tap-count --bed-note "$logdir/smoke.log"' "$ROOT/ci/test-all"
+  [ "$output" = 1 ]
+}
