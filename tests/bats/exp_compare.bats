@@ -21,6 +21,7 @@ setup() { command -v python3 > /dev/null || skip "python3 is not installed"; }
 @test "a point within the tolerance is not flagged" {
   # 4 Mops measured vs 2.7: inside with a 50% tolerance
   run "$ROOT/experiments/compare" figure-14 "$FIX/summary-figure-14.csv" --tolerance 0.5
+  [ "$status" -eq 0 ]
   [[ $output == *"ratio 1.481    "* ]]
   [[ $output != *"ratio 1.481    OUTSIDE"* ]]
 }
@@ -49,9 +50,10 @@ setup() { command -v python3 > /dev/null || skip "python3 is not installed"; }
 }
 
 @test "make targets: compare-N, figure-N and the presets are defined" {
-  # nothing measured: the reference alone, and a failure status
+  # nothing measured: the reference alone; compare exits 1, make says so and exits 2
   RB_RESULTS=$BATS_TEST_TMPDIR/none run make -s -C "$ROOT" compare-14
-  [ "$status" -ne 0 ]
+  [ "$status" -eq 2 ]
+  [[ $output == *"compare-14] Error 1"* ]] || { echo "$output"; false; }
   [[ $output == *"figure-14: "*"points compared"* ]]
   [[ $output == *"nothing measured to compare"* ]]
   mkdir -p "$BATS_TEST_TMPDIR/res/table-5/r1"
@@ -97,10 +99,38 @@ setup() { command -v python3 > /dev/null || skip "python3 is not installed"; }
     echo "figure-12,3,read,rc,bw,64,1,1,1,1,16,auto,16,1,8,sequential,2,3,3,0,low-overlap,overlap 0.96 < 0.99: rate not trusted (3 of 3 repetitions),,,,,,,,,,,,,rxe0,6.1.0-28-amd64,vm2,0,overlap 0.96 < 0.99 in 3 of 3 repetitions: no trusted rate,0.9600,low"
   } > "$s"
   run "$ROOT/experiments/compare" figure-12 "$s"
+  # one point measured, no claim FAILS: exit 0 (the claims NOT MEASURED)
+  [ "$status" -eq 0 ]
   [[ $output == *"fig12 inbound-read"*"(low-overlap: overlap 0.96 < 0.99: rate not trusted"* ]] || { echo "$output"; false; }
   # 5.3.1's 112 Gb/s is the link's (headers included), the run's gbps payload only
   [[ $output == *"fig12 inbound-read"*"the paper's Gb/s is the InfiniBand link's, headers included"* ]] || { echo "$output"; false; }
   [[ $output != *"(not measured)"* ]]
   [[ $output == *"NOT MEASURED"*"read_flat_small"*"1 point(s) without a trusted rate: overlap 0.96 < 0.99: rate not trusted"* ]] || { echo "$output"; false; }
   [[ $output == *"left out: "*"size_bytes=64"*"overlap 0.96 < 0.99"* ]]
+}
+
+@test "ci/verdict-check: the bed's expected verdicts pass; another verdict, a claim not listed or missing, and compare's refusal fail naming it" {
+  run "$ROOT/ci/verdict-check" figure-14 "$FIX/summary-figure-14.csv"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [[ $output == *"# counters_parallel"$'\t'"NOT MEASURED"$'\t'"needs an RDMA NIC"* ]]
+  # a planted expectation: counters_parallel HOLDS, cx3_flat not listed, a claim compare does not print
+  local e=$BATS_TEST_TMPDIR/verdicts.expect
+  printf 'figure-14 counters_parallel HOLDS on soft-RoCE (shape only)\nfigure-14 gone NOT MEASURED: needs an RDMA NIC\n' > "$e"
+  run "$ROOT/ci/verdict-check" figure-14 "$FIX/summary-figure-14.csv" --expect "$e"
+  [ "$status" -eq 1 ]
+  [[ $output == *"verdict-check: figure-14 counters_parallel: expected 'HOLDS on soft-RoCE (shape only)', got 'NOT MEASURED'"* ]] || { echo "$output"; false; }
+  [[ $output == *"verdict-check: figure-14 cx3_flat: not listed in the expectations (got NOT MEASURED: needs an RDMA NIC)"* ]] || { echo "$output"; false; }
+  [[ $output == *"verdict-check: figure-14 gone: expected 'NOT MEASURED: needs an RDMA NIC', compare printed no verdict"* ]] || { echo "$output"; false; }
+  # NOT MEASURED for another reason is another verdict
+  printf 'figure-14 counters_parallel NOT MEASURED: soft-RoCE: one host only\nfigure-14 cx3_flat NOT MEASURED: needs an RDMA NIC\n' > "$e"
+  run "$ROOT/ci/verdict-check" figure-14 "$FIX/summary-figure-14.csv" --expect "$e"
+  [ "$status" -eq 1 ]
+  [[ $output == *"counters_parallel: expected 'NOT MEASURED: soft-RoCE: one host only', got 'NOT MEASURED: needs an RDMA NIC'"* ]] || { echo "$output"; false; }
+  # compare refuses the summary (exit 2): not the contracted 0
+  run "$ROOT/ci/verdict-check" figure-12 "$FIX/summary-figure-14.csv"
+  [ "$status" -eq 1 ]
+  [[ $output == *"experiments/compare figure-12 exited 2, expected 0"* ]] || { echo "$output"; false; }
+  run "$ROOT/ci/verdict-check" figure-14
+  [ "$status" -eq 2 ]
+  [[ $output == *"usage: ci/verdict-check NAME SUMMARY"* ]]
 }

@@ -47,6 +47,7 @@ load fixtures/exp/helpers
   for p in "$ROOT"/experiments/*/params; do
     n=$(basename "$(dirname "$p")")
     run_exp "$n" --dry-run --quick
+    [ "$status" -eq 0 ] || { echo "$n: status $status: $output"; false; }
     r=$(grep -o 'points x [0-9]* repetitions' <<< "$output" | awk '{ print $3 }')
     [ -n "$r" ] && [ "$r" -ge 3 ] || { echo "$n: QUICK runs '$r' repetitions"; false; }
   done
@@ -57,6 +58,7 @@ load fixtures/exp/helpers
   [ "$status" -eq 0 ]
   [[ $output == *"grid: 2 points x 1 repetitions"* ]]
   run_exp "$FIX/tiny" --dry-run --quick
+  [ "$status" -eq 0 ]
   [[ $output == *"grid: 2 points x 1 repetitions"* ]]
 }
 
@@ -174,6 +176,7 @@ H
   # one line: it takes every role, no warning
   printf 'localhost - -\n' > "$hosts"
   run_exp "$d" --dry-run --hosts "$hosts"
+  [ "$status" -eq 0 ]
   [[ $output == *"host 1: localhost device - gid - numa - user -: server + clients"* ]] || { echo "$output"; false; }
   [[ $output != *"gets no role"* ]]
 }
@@ -183,6 +186,7 @@ H
   [ "$status" -eq 0 ]
   [[ $output == *"roles: server = host 2, clients = host(s) 1 3"* ]]
   run_exp "$FIX/tiny" --dry-run --hosts "$ROOT/experiments/hosts.example" --clients 2,3
+  [ "$status" -eq 0 ]
   [[ $output == *"clients = host(s) 2 3"* ]]
   run_exp "$FIX/tiny" --dry-run --clients '2;id'
   [ "$status" -eq 2 ]
@@ -214,8 +218,10 @@ H
   # nothing under results/ but the experiment's (empty) folder
   [ -z "$(find "$out" -mindepth 2 2>/dev/null)" ] || { find "$out"; false; }
   run "$ROOT/experiments/run" "$FIX/tiny" --reps abc --out "$out"
+  [ "$status" -eq 2 ]
   [[ $output == *"--reps abc: repetitions must be a whole number from 1 to 9999"* ]]
   run "$ROOT/experiments/run" "$FIX/tiny" --set size_bytes=abc --out "$out"
+  [ "$status" -eq 2 ]
   [[ $output == *"knob size_bytes = abc: must be a whole number in 0..1073741824 (rdma_bench --help)"* ]]
   # knobs swept together take one value per name
   local v
@@ -225,8 +231,10 @@ H
     [[ $output == *"knob verb:transport = $v: give 2 values joined by ':', one per name: VERB:TRANSPORT"* ]] || { echo "$v: $output"; false; }
   done
   run "$ROOT/experiments/run" "$FIX/tiny" --set procs=0 --out "$out"
+  [ "$status" -eq 2 ]
   [[ $output == *"knob procs = 0: client processes per point must be a whole number from 1 to 9999"* ]]
   run "$ROOT/experiments/run" "$FIX/tiny" --run-id .. --out "$out"
+  [ "$status" -eq 2 ]
   [[ $output == *"run id '..': must not start with '.' or '-'"* ]]
 }
 
@@ -263,6 +271,7 @@ H
   done
   [[ $output == *"--hosts $BATS_TEST_TMPDIR/nope: no such file"* ]]
   run "$ROOT/experiments/run" "$FIX/tiny" --hosts "$BATS_TEST_TMPDIR/hostsdir" --dry-run --out "$out"
+  [ "$status" -eq 2 ]
   [[ $output == *"--hosts $BATS_TEST_TMPDIR/hostsdir: a folder, not a file"* ]]
   [ -z "$(find "$out" -mindepth 2 2>/dev/null)" ] || { find "$out"; false; }
   # unreadable: only a user without root's access can see it refused

@@ -210,14 +210,14 @@ EOF2
 @test "SMOKE=0: ci/smoke --count follows the plans a whole run follows (a .tap case as many as its sub-suite plans), and test-all skips that many" {
   export FIX
   # the planted matrix's whole run: smoke-run's results, one bed.cleanup
-  # (one VM count), the figure run's 4
+  # (one VM count), the figure run's 5
   RB_OUT=$BATS_TEST_TMPDIR RB_SMOKE_MATRIX=$FIX/matrix "$ROOT/ci/smoke-run" 1 > "$BATS_TEST_TMPDIR/smoke.log" 2> /dev/null
   run "$ROOT/ci/tap-count" --rc 1 "$BATS_TEST_TMPDIR/smoke.log"
   [ "$output" = "counts 4 5 3" ]
   RB_SMOKE_MATRIX=$FIX/matrix run "$ROOT/ci/smoke" --count
   [ "$status" -eq 0 ]
-  # 2 plain + 3 + 2 + 4 planned by the .tap cases, 1 bed.cleanup, 4 figure
-  [ "$output" -eq $((2 + 3 + 2 + 4 + 1 + 4)) ]
+  # 2 plain + 3 + 2 + 4 planned by the .tap cases, 1 bed.cleanup, 5 figure
+  [ "$output" -eq $((2 + 3 + 2 + 4 + 1 + 5)) ]
   # the real matrix: more than its lines (its .tap cases hold ~60 results)
   run "$ROOT/ci/smoke" --count
   [ "$status" -eq 0 ]
@@ -316,11 +316,19 @@ EOF
 # tree, with a fake make in PATH: each call appends to make.calls; a call
 # whose number is listed in $FREEZE says what ci/vm and experiments/reproduce
 # say of a frozen guest and exits 2 as make does, any other writes the
-# figure, the grid and the CSVs
+# figure, the grid and the CSVs; a fake ci/verdict-check says the verdicts
+# differ when $VERDICTS_DIFFER is set (ci/verdict-check's own cases are in
+# exp_compare.bats)
 figure_tree() {
   T=$BATS_TEST_TMPDIR/tree
   mkdir -p "$T/ci" "$T/tests/lib" "$T/bin"
   cp "$ROOT/ci/figure-smoke" "$T/ci/"
+  cat > "$T/ci/verdict-check" <<'CHECK'
+#!/usr/bin/env bash
+[ -r "$2" ] || { echo "no summary $2"; exit 2; }
+[ -z "${VERDICTS_DIFFER:-}" ] || { echo "verdict-check: $1 read_gbps_grows: expected 'HOLDS on soft-RoCE (shape only)', got 'FAILS on soft-RoCE (shape only)'"; exit 1; }
+CHECK
+  chmod +x "$T/ci/verdict-check"
   cp "$ROOT/tests/lib/tap.sh" "$T/tests/lib/"
   cat > "$T/bin/make" <<'MAKE'
 #!/usr/bin/env bash
@@ -369,8 +377,9 @@ MAKE
   [[ ${lines[1]} == "#   ci/vm: vm2: its heartbeat is 130 s old"* ]] || { echo "$output"; false; }
   [[ ${lines[2]} == "#   "*"soft lockup"* ]] || { echo "$output"; false; }
   [[ ${lines[3]} =~ ^ok\ 1\ -\ figure\.figure-14-quick:\ make\ figure-14\ QUICK=1\ \([0-9]+\ s\)$ ]] || { echo "$output"; false; }
-  [ "$(grep -c '^ok ' <<< "$output")" -eq 4 ]
-  [ "${lines[-1]}" = "1..4" ]
+  [ "$(grep -c '^ok ' <<< "$output")" -eq 5 ]
+  [ "${lines[-1]}" = "1..5" ]
+  [[ $output == *"ok 5 - figure.figure-14-quick: compare's verdicts as expected on the bed (ci/verdicts.expect)"* ]] || { echo "$output"; false; }
   [ -s "$T/build/test-logs/figure-smoke-figure-14.log.boot1" ]
 }
 
@@ -413,4 +422,50 @@ MAKE
   [ "$status" -ne 0 ]
   [ "$(wc -l < "$T/make.calls")" -eq 1 ]
   [[ ${lines[0]} == "not ok 1 - figure.figure-12-quick: make figure-12 QUICK=1" ]] || { echo "$output"; false; }
+}
+
+@test "figure-smoke: compare's verdicts other than the bed's expected ones fail the run, the difference printed" {
+  figure_tree
+  VERDICTS_DIFFER=1 PATH=$T/bin:$PATH run "$T/ci/figure-smoke" figure-12
+  [ "$status" -eq 1 ]
+  [ "$(grep -c '^ok ' <<< "$output")" -eq 4 ]
+  [[ $output == *"not ok 5 - figure.figure-12-quick: compare's verdicts as expected on the bed (ci/verdicts.expect)"$'\n'"#   verdict-check: figure-12 read_gbps_grows: expected 'HOLDS on soft-RoCE (shape only)', got 'FAILS on soft-RoCE (shape only)'"* ]] || { echo "$output"; false; }
+  [ "${lines[-1]}" = "1..5" ]
+}
+
+@test "the closing line's bed note counts the bed's boots and figure re-runs by status, not test failures nor quoted lines" {
+  local log=$BATS_TEST_TMPDIR/smoke.log
+  # as ci/smoke and ci/figure-smoke print them: three boots of the matrix
+  # ended by the bed (123 twice, 121), one figure run again; a failed case, a
+  # case's output quoting a bed line as a diagnostic, and a case named bed
+  cat > "$log" <<'LOG'
+ok 1 - rb.lat-read
+# smoke: the 2-VM bed ended with status 123 during exp.2vm-slurm-point (121: a guest kernel broke; 123: the guest froze; 125: it stopped); booting it again and resuming at exp.2vm-slurm-point
+# smoke: the 2-VM bed ended with status 123 during exp.2vm-figure-7-quick (121: a guest kernel broke; 123: the guest froze; 125: it stopped); booting it again and resuming at exp.2vm-figure-7-quick
+not ok 2 - exp.2vm-slurm-point: exit 1
+#   # smoke: the 2-VM bed ended with status 125 during x (quoted by a case)
+ok 3 - bed.cleanup-2vm: no qemu or namespace left after the run
+# smoke: the 1-VM bed ended with status 121 during rb.bw-write (121: a guest kernel broke; 123: the guest froze; 125: it stopped); booting it again and resuming at rb.bw-write
+# smoke: make figure-12 QUICK=1 (two-VM bed)
+# figure-smoke: make figure-12 QUICK=1 ended with status 2 after 301 s (the bed: 121 a guest kernel broke, 123 a guest froze, 125 it stopped); its log kept as build/test-logs/figure-smoke-figure-12.log.boot1, booting the bed again
+ok 1 - figure.figure-12-quick: make figure-12 QUICK=1 (412 s)
+1..3
+LOG
+  run "$ROOT/ci/tap-count" --bed-note "$log"
+  [ "$status" -eq 0 ]
+  [ "$output" = "# bed: 3 boot(s) of the matrix ended by the bed (121 a guest kernel broke: 1, 123 froze: 2, 125 stopped: 0) and 1 figure run(s), each run again; not counted as test failures" ]
+  # a run the bed never broke: all zero
+  grep -v -e '^# smoke: the' -e '^# figure-smoke' "$log" > "$log.clean"
+  run "$ROOT/ci/tap-count" --bed-note "$log.clean"
+  [ "$status" -eq 0 ]
+  [ "$output" = "# bed: 0 boot(s) of the matrix ended by the bed (121 a guest kernel broke: 0, 123 froze: 0, 125 stopped: 0) and 0 figure run(s), each run again; not counted as test failures" ]
+  # the bed's boots are no test results: the count is the same with or without them
+  run "$ROOT/ci/tap-count" --name smoke "$log"
+  [ "$status" -eq 0 ]
+  [ "$output" = "$("$ROOT/ci/tap-count" --name smoke "$log.clean")" ]
+  run "$ROOT/ci/tap-count" --bed-note "$BATS_TEST_TMPDIR/none"
+  [ "$status" -eq 2 ]
+  # ci/test-all prints this note after a smoke run
+  run grep -c 'ci/tap-count --bed-note "$logdir/smoke.log"' "$ROOT/ci/test-all"
+  [ "$output" = 1 ]
 }
