@@ -686,6 +686,15 @@ EOF
 	[ "$status" -eq 2 ]
 }
 
+@test "check: a ping without -M (busybox) leaves the path MTU not checked, by name, not failed" {
+	mkdir -p "$BATS_TEST_TMPDIR/bb"
+	printf '#!/bin/sh\necho "ping: invalid option -- '"'"'M'"'"'" >&2\necho "BusyBox v1.35.0 multi-call binary." >&2\necho "Usage: ping [OPTIONS] HOST" >&2\nexit 1\n' >"$BATS_TEST_TMPDIR/bb/ping"
+	chmod +x "$BATS_TEST_TMPDIR/bb/ping"
+	PATH="$BATS_TEST_TMPDIR/bb:$PATH" run "$ROOT/env/check" --peer 198.18.0.2
+	[ "$status" -eq 0 ]
+	check_line 'path mtu 198.18.0.2' | grep -q "^ok .*not checked: this ping cannot forbid fragmentation (-M do: busybox's ping has no -M)"
+}
+
 # ---------------------------------------------------------------- JSON writers
 
 @test "check: --json from python3's json module and from the bash writer (no python3) are the same document" {
