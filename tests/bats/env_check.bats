@@ -480,10 +480,12 @@ setup() {
 	rm "$RB_SYSFS/class/infiniband/mlx5_0/device/iommu_group"
 	put sys/kernel/iommu_groups/0/type DMA-FQ
 	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
 	check_line iommu | grep -q '^ok .*off for mlx5_0 (no IOMMU group'
 	use_tree vm
 	put sys/kernel/iommu_groups/0/type DMA-FQ
 	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
 	check_line iommu | grep -q '^warn .*translating DMA for 1 groups'
 }
 
@@ -591,9 +593,11 @@ dcb_pfc() {
 	check_line 'pfc mlx5_0/1' | grep -q '^warn .*PFC off on priority 4 (on: 3; dcb enp65s0f0np0)'
 	[[ $output == *"fix: dcb pfc set dev enp65s0f0np0 prio-pfc 4:on"* ]]
 	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
 	check_line 'pfc mlx5_0/1' | grep -q '^ok .*on for priorities: 3 (dcb enp65s0f0np0); --priority P checks'
 	dcb_pfc
 	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
 	check_line 'pfc mlx5_0/1' | grep -q 'on for priorities: none'
 }
 
@@ -626,6 +630,7 @@ EOF
 	put "$e/roce_np/enable/3" 1
 	put "$e/roce_rp/enable/3" 1
 	run "$ROOT/env/check" --priority 3
+	[ "$status" -eq 0 ]
 	check_line 'ecn mlx5_0/1' | grep -q '^ok .*priority 3: notification and reaction point on (sysfs)'
 	put "$e/roce_rp/enable/3" 0
 	run "$ROOT/env/check" --priority 3

@@ -107,8 +107,10 @@ setup() {
   [[ $(sed -n 2p "$r") == '"verb=read transport=rc test=bw size_bytes=32 threads=1 '*'",procs,4,5,0.0,yes' ]] || { cat "$r"; false; }
   # from the experiment's own procs (2), one run per load, none beyond the
   # one that showed no rise
-  [ -s "$o/tiny/sat-procs-2/summary.csv" ] && [ -s "$o/tiny/sat-procs-8/summary.csv" ]
-  [ ! -e "$o/tiny/sat-procs-1" ] && [ ! -e "$o/tiny/sat-procs-16" ]
+  [ -s "$o/tiny/sat-procs-2/summary.csv" ]
+  [ -s "$o/tiny/sat-procs-8/summary.csv" ]
+  [ ! -e "$o/tiny/sat-procs-1" ]
+  [ ! -e "$o/tiny/sat-procs-16" ]
   # stopped at --max 4 (the runs read again): still rising, client-bound
   FAKE_RB_CAP=5 run "$ROOT/experiments/saturate" "$FIX/tiny" --max 4 --out "$o" --run-id sat --reuse "${ro[@]}"
   [ "$status" -eq 3 ] || { echo "$output"; false; }
