@@ -29,6 +29,8 @@
 #   params.sh  the parameter file, the knob-to-flag table, the grid
 #   hosts.sh   the hosts file; running, starting and stopping by PID, on a host
 #   check.sh   step 2 (env/check on every host) and step 3 (deploy)
+#   prereq.sh  each host's ssh without a password, the deployed binary
+#              starting there, its device with an ACTIVE port
 #   job.sh     one job: server, clients, rows, progress line
 #   manifest.sh  the hosts' load before and after each point (columns),
 #              manifest.json (what the run was measured on)
@@ -167,6 +169,8 @@ RB_LIB=${RB_LIB:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
 . "$RB_LIB/hosts.sh"
 # shellcheck source=check.sh
 . "$RB_LIB/check.sh"
+# shellcheck source=prereq.sh
+. "$RB_LIB/prereq.sh"
 # shellcheck source=job.sh
 . "$RB_LIB/job.sh"
 # shellcheck source=sweep.sh

@@ -452,21 +452,45 @@ setup() {
 	use_tree nic
 	run "$ROOT/env/check"
 	[ "$status" -eq 0 ]
-	check_line iommu | grep -q '^ok .*passthrough (command line: intel_iommu=on iommu=pt)'
+	check_line iommu | grep -q '^ok .*passthrough for mlx5_0 (group 1: identity) (command line: intel_iommu=on iommu=pt)'
 }
 
-@test "check: IOMMU translating DMA: warning suggesting iommu=pt" {
+@test "check: IOMMU translating the NIC's own group: warning naming the NIC and group" {
 	use_tree nic
 	put sys/kernel/iommu_groups/1/type DMA-FQ
 	put proc/cmdline 'ro quiet intel_iommu=on'
 	run "$ROOT/env/check"
 	[ "$status" -eq 0 ]
-	check_line iommu | grep -q '^warn .*translating DMA for 1 groups'
+	check_line iommu | grep -q '^warn .*translating the NIC.s DMA: mlx5_0 (group 1: DMA-FQ)'
 	[[ $output == *"add iommu=pt to the kernel command line"* ]]
+	[ "$(RB_PYTHON=none "$ROOT/env/check" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["iommu"])')" = translated ]
+}
+
+@test "check: IOMMU translating another group (not the NIC's): ok, the NIC's group decides" {
+	use_tree nic
+	put sys/kernel/iommu_groups/0/type DMA-FQ
+	put proc/cmdline 'ro quiet intel_iommu=on'
+	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
+	check_line iommu | grep -q '^ok .*passthrough for mlx5_0 (group 1: identity)'
+}
+
+@test "check: a NIC without an IOMMU group: off for it; rxe (no PCI function): the machine-wide rule" {
+	use_tree nic
+	rm "$RB_SYSFS/class/infiniband/mlx5_0/device/iommu_group"
+	put sys/kernel/iommu_groups/0/type DMA-FQ
+	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
+	check_line iommu | grep -q '^ok .*off for mlx5_0 (no IOMMU group'
+	use_tree vm
+	put sys/kernel/iommu_groups/0/type DMA-FQ
+	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
+	check_line iommu | grep -q '^warn .*translating DMA for 1 groups'
 }
 
 @test "check: intel_iommu=on with no group types visible: warning" {
-	use_tree nic
+	use_tree vm
 	rm -rf "$RB_SYSFS/kernel/iommu_groups"
 	put proc/cmdline 'ro quiet intel_iommu=on'
 	run "$ROOT/env/check"
@@ -521,6 +545,185 @@ setup() {
 	[ "$status" -eq 0 ]
 	check_line rdma-core | grep -q '^warn .*version unknown'
 	[[ $output == *"env/install-deps"* ]]
+}
+
+# ---------------------------------------------------------------- mlx5_core without mlx5_ib
+
+@test "check: mlx5_core loaded without mlx5_ib: FAIL naming mlx5_ib, no soft-RoCE advice" {
+	use_tree nic
+	rm -rf "$RB_SYSFS/module/mlx5_ib" "$RB_SYSFS/class/infiniband" "$RB_SYSFS/class/infiniband_verbs"
+	run "$ROOT/env/check"
+	[ "$status" -eq 1 ]
+	check_line 'module mlx5_ib' | grep -q '^FAIL .*mlx5_core (ConnectX-4 and later, Connect-IB) is loaded, mlx5_ib is not'
+	[[ $output == *"fix: modprobe mlx5_ib (at boot: add mlx5_ib to /etc/modules-load.d/rdma.conf)"* ]]
+	[[ $output == *"next step: modprobe mlx5_ib (the NIC's driver is loaded without its RDMA module)"* ]]
+	[[ $output != *softroce* ]]
+}
+
+@test "check: mlx4_core without mlx4_ib, and mlx4_ib not in the kernel: names the modules package" {
+	use_tree nic
+	rm -rf "$RB_SYSFS/module/mlx5_core" "$RB_SYSFS/class/infiniband" "$RB_SYSFS/class/infiniband_verbs"
+	mkdir -p "$RB_SYSFS/module/mlx4_core"
+	run "$ROOT/env/check"
+	[ "$status" -eq 1 ]
+	check_line 'module mlx4_ib' | grep -q '^FAIL .*mlx4_core (ConnectX-3) is loaded, mlx4_ib is not in this kernel (6.1.0-28-amd64)'
+	[[ $output == *"linux-modules-extra-6.1.0-28-amd64"* ]]
+}
+
+# ---------------------------------------------------------------- PFC, trust, ECN
+
+# dcb_pfc ON...: fake dcb output with PFC on the given priorities.
+dcb_pfc() {
+	local q line="prio-pfc"
+	for q in 0 1 2 3 4 5 6 7; do
+		if [[ " $* " == *" $q "* ]]; then line+=" $q:on"; else line+=" $q:off"; fi
+	done
+	printf '%s\n' "$line" >"$RB_FAKE/dcb-pfc-enp65s0f0np0.txt"
+}
+
+@test "check: PFC from dcb: on for --priority 3 is ok, off is a warning with the dcb fix" {
+	use_tree nic
+	dcb_pfc 3
+	printf 'order: dscp\n' >"$RB_FAKE/dcb-apptrust-enp65s0f0np0.txt"
+	run "$ROOT/env/check" --priority 3
+	[ "$status" -eq 0 ]
+	check_line 'pfc mlx5_0/1' | grep -q '^ok .*priority 3 lossless (PFC on: 3; dcb enp65s0f0np0)'
+	check_line 'trust mlx5_0/1' | grep -q '^ok .*dscp (dcb enp65s0f0np0)'
+	run "$ROOT/env/check" --priority 4
+	check_line 'pfc mlx5_0/1' | grep -q '^warn .*PFC off on priority 4 (on: 3; dcb enp65s0f0np0)'
+	[[ $output == *"fix: dcb pfc set dev enp65s0f0np0 prio-pfc 4:on"* ]]
+	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
+	check_line 'pfc mlx5_0/1' | grep -q '^ok .*on for priorities: 3 (dcb enp65s0f0np0); --priority P checks'
+	dcb_pfc
+	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
+	check_line 'pfc mlx5_0/1' | grep -q 'on for priorities: none'
+}
+
+@test "check: PFC and trust from mlnx_qos when dcb cannot: PCP trust with a non-zero priority warns" {
+	use_tree nic
+	cat >"$RB_FAKE/mlnx_qos-enp65s0f0np0.txt" <<'EOF'
+DCBX mode: OS controlled
+Priority trust state: pcp
+default priority:
+Cable len: 7
+PFC configuration:
+	priority    0   1   2   3   4   5   6   7
+	enabled     0   0   0   1   1   0   0   0
+	buffer      0   0   0   1   1   0   0   0
+tc: 0 ratelimit: unlimited, tsa: vendor
+EOF
+	run "$ROOT/env/check" --priority 4
+	[ "$status" -eq 0 ]
+	check_line 'pfc mlx5_0/1' | grep -q '^ok .*priority 4 lossless (PFC on: 3,4; mlnx_qos enp65s0f0np0)'
+	check_line 'trust mlx5_0/1' | grep -q '^warn .*pcp (mlnx_qos enp65s0f0np0): untagged RoCE traffic carries no PCP and lands on priority 0, not 4'
+	[[ $output == *"mlnx_qos -i enp65s0f0np0 --trust dscp"* ]]
+	grep -q '^dcb pfc show dev enp65s0f0np0 prio-pfc$' "$RB_FAKE/calls"
+	grep -q '^mlnx_qos -i enp65s0f0np0$' "$RB_FAKE/calls"
+}
+
+@test "check: ECN from sysfs roce_np/roce_rp on the chosen priority" {
+	use_tree nic
+	local q e="sys/class/net/enp65s0f0np0/ecn"
+	for q in 0 1 2 3 4 5 6 7; do put "$e/roce_np/enable/$q" 0; put "$e/roce_rp/enable/$q" 0; done
+	put "$e/roce_np/enable/3" 1
+	put "$e/roce_rp/enable/3" 1
+	run "$ROOT/env/check" --priority 3
+	[ "$status" -eq 0 ]
+	check_line 'ecn mlx5_0/1' | grep -q '^ok .*priority 3: notification and reaction point on (sysfs)'
+	put "$e/roce_rp/enable/3" 0
+	run "$ROOT/env/check" --priority 3
+	[ "$status" -eq 0 ]
+	check_line 'ecn mlx5_0/1' | grep -q '^warn .*priority 3: notification point on for 3, reaction point on for none (sysfs)'
+	[[ $output == *"echo 1 > $RB_SYSFS/class/net/enp65s0f0np0/ecn/roce_rp/enable/3"* ]]
+}
+
+@test "check: without dcb, mlnx_qos or ECN sysfs each QoS line says what it could not check; rxe is n/a" {
+	use_tree nic
+	run "$ROOT/env/check" --priority 3
+	[ "$status" -eq 0 ]
+	check_line 'pfc mlx5_0/1' | grep -q '^ok .*not checked: neither iproute2.s dcb nor MLNX_OFED.s mlnx_qos answered for enp65s0f0np0'
+	check_line 'trust mlx5_0/1' | grep -q '^ok .*not checked'
+	check_line 'ecn mlx5_0/1' | grep -q '^ok .*not checked: no .*roce_np and roce_rp in sysfs'
+	use_tree vm
+	run "$ROOT/env/check" --priority 3
+	check_line 'qos rxe0/1' | grep -q '^ok .*n/a (virtual device'
+	[[ $output != *"pfc rxe0"* ]]
+	run "$ROOT/env/check" --priority 8
+	[ "$status" -eq 2 ]
+	[[ $output == *"--priority '8' is not a priority (0-7"* ]]
+}
+
+# ---------------------------------------------------------------- path MTU
+
+@test "check: path MTU without --peer is skipped with the reason" {
+	run "$ROOT/env/check"
+	[ "$status" -eq 0 ]
+	check_line 'path mtu' | grep -q '^ok .*not checked: no peer given (--peer ADDR'
+	! grep -q '^ping' "$RB_FAKE/calls"
+}
+
+@test "check: path MTU to each peer: ping -M do sized to the RoCE MTU + 32; a small hop fails by name" {
+	use_tree nic
+	printf '9000 icmp\n' >"$RB_FAKE/ping-198.18.1.12"
+	printf '1500 icmp\n' >"$RB_FAKE/ping-198.18.1.13"
+	printf '1500 silent\n' >"$RB_FAKE/ping-198.18.1.14"
+	run "$ROOT/env/check" --peer 198.18.1.12,198.18.1.13 --peer 198.18.1.14 --peer 198.18.1.15
+	[ "$status" -eq 1 ]
+	grep -q '^ping -4 -M do -s 4128 -c 1 -W 2 198.18.1.12$' "$RB_FAKE/calls"
+	check_line 'path mtu 198.18.1.12' | grep -q '^ok .*4128-byte pings pass unfragmented (RoCE MTU 4096 of mlx5_0/1'
+	check_line 'path mtu 198.18.1.13' | grep -q "^FAIL .*a hop's MTU is 1500: RoCE MTU 4096 of mlx5_0/1 needs 4156 bytes"
+	check_line 'path mtu 198.18.1.14' | grep -q "^FAIL .*answers small pings but not 4128-byte ones"
+	check_line 'path mtu 198.18.1.15' | grep -q '^warn .*does not answer ping'
+	[[ $output == *"ip link set dev enp65s0f0np0 mtu 9000"* ]]
+}
+
+@test "check: path MTU on the VM's rxe (RoCE MTU 1024) passes a 1500-byte path; an IPv6 peer is pinged with -6" {
+	printf '1500 icmp\n' >"$RB_FAKE/ping-198.18.0.2"
+	printf '1500 icmp\n' >"$RB_FAKE/ping-fd00::2"
+	run "$ROOT/env/check" --peer 198.18.0.2 --peer fd00::2
+	[ "$status" -eq 0 ]
+	check_line 'path mtu 198.18.0.2' | grep -q '^ok .*1056-byte pings pass'
+	check_line 'path mtu fd00::2' | grep -q '^ok '
+	grep -q '^ping -6 -M do -s 1056 -c 1 -W 2 fd00::2$' "$RB_FAKE/calls"
+	run "$ROOT/env/check" --peer 'a;b'
+	[ "$status" -eq 2 ]
+}
+
+@test "check: a ping without -M (busybox) leaves the path MTU not checked, by name, not failed" {
+	mkdir -p "$BATS_TEST_TMPDIR/bb"
+	printf '#!/bin/sh\necho "ping: invalid option -- '"'"'M'"'"'" >&2\necho "BusyBox v1.35.0 multi-call binary." >&2\necho "Usage: ping [OPTIONS] HOST" >&2\nexit 1\n' >"$BATS_TEST_TMPDIR/bb/ping"
+	chmod +x "$BATS_TEST_TMPDIR/bb/ping"
+	PATH="$BATS_TEST_TMPDIR/bb:$PATH" run "$ROOT/env/check" --peer 198.18.0.2
+	[ "$status" -eq 0 ]
+	check_line 'path mtu 198.18.0.2' | grep -q "^ok .*not checked: this ping cannot forbid fragmentation (-M do: busybox's ping has no -M)"
+}
+
+# ---------------------------------------------------------------- JSON writers
+
+@test "check: --json from python3's json module and from the bash writer (no python3) are the same document" {
+	use_tree nic
+	dcb_pfc 3
+	put proc/sys/kernel/hostname $'node"1\\x\ty'
+	local a b
+	a=$("$ROOT/env/check" --json --priority 3 | sed 's/"time":"[^"]*",//')
+	b=$(RB_PYTHON=no-such-python "$ROOT/env/check" --json --priority 3 | sed 's/"time":"[^"]*",//')
+	[ -n "$a" ]
+	[ "$a" = "$b" ]
+	output=$b
+	[ "$(json_get 'j["host"]')" = $'node"1\\x\ty' ]
+	[ "$(json_get 'j["ports"][0]["gids"][3]["index"]')" = 3 ]
+	[ "$(json_get 'j["numa"]["mlx5_0"]["cpus"]')" = 8-15,24-31 ]
+	[ "$(json_get '[c["value"] for c in j["checks"] if c["id"]=="pfc.mlx5_0/1"][0]')" = "priority 3 lossless (PFC on: 3; dcb enp65s0f0np0)" ]
+}
+
+@test "check: the python3 writer keeps control characters (escaped); the bash writer drops them" {
+	put proc/sys/kernel/hostname $'vm\x01one'
+	run "$ROOT/env/check" --json
+	[[ $output == *'"host":"vm\u0001one"'* ]]
+	RB_PYTHON=no-such-python run "$ROOT/env/check" --json
+	[[ $output == *'"host":"vmone"'* ]]
 }
 
 # ---------------------------------------------------------------- options

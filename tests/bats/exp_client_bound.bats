@@ -93,3 +93,30 @@ setup() {
   [ -s "$BATS_TEST_TMPDIR/out/figure-12.png" ]
   grep -q 'anycb=${anycb:-0}' "$ROOT/figures/plot"
 }
+
+# ---- experiments/saturate: doubling the client load until the rate stops rising
+
+@test "saturate: procs doubled until the rate rose by 10 % or less; still rising at --max: client-bound, exit 3" {
+  # a planted NIC limit of 5 Mops (fake_rdma_bench FAKE_RB_CAP): 2 procs
+  # 1.5 + 2.5 = 4.0 Mops, 4 procs 5.0 (+25 %), 8 procs 5.0 (+0 %)
+  local o=$BATS_TEST_TMPDIR/results r=$BATS_TEST_TMPDIR/results/tiny/sat-saturation.csv
+  local -a ro=(-- --quick --bin "$FIX/fake_rdma_bench" --set verb:transport=read:rc)
+  FAKE_RB_CAP=5 run "$ROOT/experiments/saturate" "$FIX/tiny" --max 16 --out "$o" --run-id sat "${ro[@]}"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "$(head -n 1 "$r")" = "point,knob,load_reached,mops_at_load,rise_pct,saturated" ]
+  [[ $(sed -n 2p "$r") == '"verb=read transport=rc test=bw size_bytes=32 threads=1 '*'",procs,4,5,0.0,yes' ]] || { cat "$r"; false; }
+  # from the experiment's own procs (2), one run per load, none beyond the
+  # one that showed no rise
+  [ -s "$o/tiny/sat-procs-2/summary.csv" ]
+  [ -s "$o/tiny/sat-procs-8/summary.csv" ]
+  [ ! -e "$o/tiny/sat-procs-1" ]
+  [ ! -e "$o/tiny/sat-procs-16" ]
+  # stopped at --max 4 (the runs read again): still rising, client-bound
+  FAKE_RB_CAP=5 run "$ROOT/experiments/saturate" "$FIX/tiny" --max 4 --out "$o" --run-id sat --reuse "${ro[@]}"
+  [ "$status" -eq 3 ] || { echo "$output"; false; }
+  [[ $output == *"procs = 4: run sat-procs-4 read again (--reuse)"* ]]
+  [[ $(sed -n 2p "$r") == *'",procs,4,5,25.0,no' ]] || { cat "$r"; false; }
+  run "$ROOT/experiments/saturate" "$FIX/tiny" --knob threads
+  [ "$status" -eq 2 ]
+  [[ $output == *"--knob 'threads': the load is procs (client processes) or window"* ]]
+}

@@ -89,3 +89,71 @@ hosts2() {
   [ "$(stat -c %a "$d/token")" = 600 ]
   [ "$(sed -n 's/.* token=\([^ ]*\) .*/\1/p' "$FAKE_RB_LOG" | sort -u)" = "$(head -c 8 "$d/token")" ]
 }
+
+# ---- prerequisites of each host, before the sweep (experiments/lib/prereq.sh)
+
+# prereq_env: two remote hosts on the fake ssh, an environment check that
+# passes, and a fake /sys/class/infiniband with rxe0 port 1 ACTIVE
+prereq_env() {
+  export RB_SSH="$FIX/fake_ssh -o BatchMode=yes" FAKE_SSH_LOG=$BATS_TEST_TMPDIR/ssh.log
+  export FAKE_RB_LOG=$BATS_TEST_TMPDIR/calls RB_NO_ENV_CHECK=0
+  printf '#!/bin/sh\necho "{\\"can_run\\":true}"\n' > "$BATS_TEST_TMPDIR/check-ok"
+  chmod +x "$BATS_TEST_TMPDIR/check-ok"
+  export RB_ENV_CHECK=$BATS_TEST_TMPDIR/check-ok RB_SYSFS_IB=$BATS_TEST_TMPDIR/ib
+  mkdir -p "$RB_SYSFS_IB/rxe0/ports/1/gids"
+  echo '4: ACTIVE' > "$RB_SYSFS_IB/rxe0/ports/1/state"
+  echo 0000:0000:0000:0000:0000:ffff:c612:0001 > "$RB_SYSFS_IB/rxe0/ports/1/gids/1"
+  echo 0000:0000:0000:0000:0000:0000:0000:0000 > "$RB_SYSFS_IB/rxe0/ports/1/gids/2"
+  hosts2
+}
+
+@test "prerequisites: every host ready: each is named ok before the sweep, which runs" {
+  prereq_env
+  run_exp "$FIX/tiny" --quick --hosts "$BATS_TEST_TMPDIR/hosts" --run-id pre-ok
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [[ $output == *"prerequisites: node1 ok (fake_rdma_bench --version starts; device rxe0: an ACTIVE port)"* ]]
+  [[ $output == *"prerequisites: node2 ok"* ]]
+  grep -q "^root@node2 bash -s -- /tmp/rdma_bench\.[A-Za-z0-9]*/fake_rdma_bench rxe0 1$" "$FAKE_SSH_LOG"
+}
+
+@test "prerequisites: a host whose binary cannot start is refused before the sweep, by name, with the fix" {
+  prereq_env
+  export FAKE_SSH_HOST_ENV="root@node2 FAKE_RB_NOSTART=1"
+  run_exp "$FIX/tiny" --quick --hosts "$BATS_TEST_TMPDIR/hosts" --run-id pre-bin
+  [ "$status" -eq 2 ]
+  [[ $output == *"prerequisites: node1 ok"* ]]
+  [[ $output == *"prerequisites: node2 FAILED: binary: /tmp/rdma_bench."*"/fake_rdma_bench --version failed: fake_rdma_bench: error while loading shared libraries: libibverbs.so.1"* ]] || { echo "$output"; false; }
+  [[ $output == *"fix: build on a host with the same rdma-core and glibc as root@node2"* ]]
+  [[ $output == *"a host is not ready for the sweep"* ]]
+  # nothing of the sweep started; the deploy's folders are removed
+  [[ $output != *"step 3/4"* ]]
+  [ "$(grep -c "RB_PID" "$FAKE_SSH_LOG")" = 0 ]
+  if grep -q '^client' "$FAKE_RB_LOG" 2> /dev/null; then false; fi
+  [ ! -s "$(run_dir tiny)/remote-dirs" ]
+}
+
+@test "prerequisites: a missing device, a port not ACTIVE and an empty GID index are named per host" {
+  prereq_env
+  printf 'node1 mlx5_9 1 - root\nnode2 rxe0 2 - root\n' > "$BATS_TEST_TMPDIR/hosts"
+  run_exp "$FIX/tiny" --quick --hosts "$BATS_TEST_TMPDIR/hosts" --run-id pre-dev
+  [ "$status" -eq 2 ]
+  [[ $output == *"prerequisites: node1 FAILED: device: mlx5_9 not found (devices: rxe0)"* ]] || { echo "$output"; false; }
+  [[ $output == *"fix: name an existing device with an ACTIVE port in the hosts line (ibv_devinfo on root@node1"* ]]
+  [[ $output == *"prerequisites: node2 FAILED: gid: rxe0 port 1 has no GID at index 2"* ]]
+  echo '1: DOWN' > "$RB_SYSFS_IB/rxe0/ports/1/state"
+  hosts2
+  run_exp "$FIX/tiny" --quick --hosts "$BATS_TEST_TMPDIR/hosts" --run-id pre-down
+  [ "$status" -eq 2 ]
+  [[ $output == *"prerequisites: node1 FAILED: device: rxe0 has no ACTIVE port (ports: 1:DOWN)"* ]] || { echo "$output"; false; }
+}
+
+@test "prerequisites: a host that asks for a password is refused by name before the environment check" {
+  prereq_env
+  export FAKE_SSH_PASSWORD=root@node2
+  run_exp "$FIX/tiny" --quick --hosts "$BATS_TEST_TMPDIR/hosts" --run-id pre-pw
+  [ "$status" -eq 2 ]
+  [[ $output == *"prerequisites: node2 FAILED: ssh: "*"-o BatchMode=yes root@node2 true: root@node2: Permission denied (publickey,password)."* ]] || { echo "$output"; false; }
+  [[ $output == *"fix: give the runner a key without a passphrase prompt: ssh-copy-id root@node2"* ]]
+  [[ $output != *"prerequisites: node1 FAILED"* ]]
+  [[ $output != *"check: node1"* ]]
+}

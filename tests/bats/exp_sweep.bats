@@ -81,6 +81,11 @@ done
 echo "{\\"can_run\\":true,\\"host\\":\\"$2\\"}"
 ' "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR" > "$BATS_TEST_TMPDIR/check-meet"
   chmod +x "$BATS_TEST_TMPDIR/check-meet"
+  # the hosts' rxe0 for the prerequisites' device check (prereq.sh)
+  export RB_SYSFS_IB=$BATS_TEST_TMPDIR/ib
+  mkdir -p "$RB_SYSFS_IB/rxe0/ports/1/gids"
+  echo '4: ACTIVE' > "$RB_SYSFS_IB/rxe0/ports/1/state"
+  echo 0000:0000:0000:0000:0000:ffff:c612:0001 > "$RB_SYSFS_IB/rxe0/ports/1/gids/1"
   RB_NO_ENV_CHECK=0 RB_ENV_CHECK=$BATS_TEST_TMPDIR/check-meet run_exp "$FIX/tiny" --quick \
     --hosts "$BATS_TEST_TMPDIR/hosts" --run-id check-both
   [ "$status" -eq 0 ] || { echo "$output"; false; }
