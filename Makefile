@@ -5,7 +5,8 @@
 #   make debug      build with -O0 -g3 (for gdb)
 #   make test       unit tests (cmocka) + shell tests (bats) + VM smoke matrix
 #   make smoke      VM smoke matrix only (soft-RoCE inside qemu)
-#   make mutate     mutation score of the unit tests (tests/mutate; MUTATE_MAX)
+#   make mutate     mutation score of the unit tests and the null device's
+#                   data-path tests (tests/mutate, tests/mutate.map; MUTATE_MAX)
 #   make coverage   gcov line/branch coverage of bench/: unit tests + VM smoke
 #                   (tests/coverage; SMOKE=0 host only, COVERAGE_SMOKE=words)
 #   make clean      remove build outputs (keeps the VM cache; see ci/vm clean)
@@ -199,8 +200,9 @@ test:
 smoke: all
 	ci/smoke
 
-# Mutation testing of the pure modules (benchmark: prints the score and the
-# surviving mutants; works in a scratch copy, never in this tree).
+# Mutation testing of the files of tests/mutate.map (benchmark: prints the
+# score per file and the surviving mutants; works in a scratch copy, never
+# in this tree).
 mutate:
 	tests/mutate
 

@@ -58,6 +58,15 @@ passes_check() {
   grep -q "differs from the server's pattern" <<< "$output"
 }
 
+@test "--read-completion poll: --validate checks every READ slot (clean passes; a flipped READ byte names its slot)" {
+  validated "" read -w 16 --read-completion poll
+  passes_check
+  [ "$(col ops)" = 1000 ]
+  validated flip=100 read -w 16 --read-completion poll
+  fails_check
+  grep -q "READ slot(s) hold data that differs from the server's pattern: thread 0 READ slot [0-9]* (last filled by QP 0) byte 0 is 0x" <<< "$output"
+}
+
 @test "a flipped byte in a SEND's payload: --validate reports check=fail, exit 1" {
   validated flip=100 send
   fails_check

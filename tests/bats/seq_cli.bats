@@ -114,3 +114,11 @@ refused() {
   refused -c localhost --variant herd-kv --server-threads 65
   grep -qF -- "--server-threads: 65 is above the maximum 64" <<< "$output"
 }
+
+@test "--values-cap: 2^28 accepted, one more refused naming the maximum" {
+  run "$SEQ" -c localhost --variant atomics --values-cap 268435456 --dry-run
+  [ "$status" = 0 ]
+  grep -q "options accepted: atomics" <<< "$output"
+  refused -c localhost --variant atomics --values-cap 268435457
+  grep -qF -- "--values-cap: 268435457 is above the maximum 268435456" <<< "$output"
+}

@@ -725,7 +725,7 @@ static int run_point(const struct seq_opts *o, struct rb_dev *dev, struct seq_re
 	rc = 0;
 	goto done;
 out:
-	snprintf(res->reason, sizeof(res->reason), "%s", err);
+	snprintf(res->reason, sizeof(res->reason), "%.*s", (int)sizeof(res->reason) - 1, err);
 	if (fd >= 0)
 		ctrl_send_error(fd, err);
 	atomic_store(&r.go, -1);
