@@ -194,7 +194,12 @@ struct ctrl_time {
 
 /*
  * HELLO: u64 proc_index | u32 pid | str host | str run_id | str device |
- *        str token (<= CTRL_TOKEN_CAP; "" = none; the server's reply sends "")
+ *        str token (<= CTRL_TOKEN_CAP; "" = none; the server's reply sends "") |
+ *        str run_key (<= CTRL_TOKEN_CAP; "" = none; the server's reply sends "")
+ * run_key (protocol version 7): the secret the processes of one run share
+ * (--run-key-file): the server keys a start barrier by (run_id, run_key,
+ * point), so a peer that knows a run's id but not its key never joins (or
+ * fails) that run's barrier (gate.h). Never logged.
  */
 struct ctrl_hello {
 	uint64_t proc_index;
@@ -203,8 +208,9 @@ struct ctrl_hello {
 	char run_id[CTRL_STR_CAP + 1];
 	char device[CTRL_STR_CAP + 1];
 	char token[CTRL_TOKEN_CAP + 1];
+	char run_key[CTRL_TOKEN_CAP + 1];
 };
-#define CTRL_HELLO_MAX    (8u + 4u + 3u * (2u + CTRL_STR_CAP) + 2u + CTRL_TOKEN_CAP)
+#define CTRL_HELLO_MAX    (8u + 4u + 3u * (2u + CTRL_STR_CAP) + 2u * (2u + CTRL_TOKEN_CAP))
 
 /*
  * SETUP: one side's endpoint for a point, 76 fixed bytes then the QPs:

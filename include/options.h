@@ -174,6 +174,7 @@ struct rb_opts {
 	char run_id[64];
 	uint64_t proc_index;
 	unsigned procs;          /* --procs: client processes of this run id and point (1 = no start barrier) */
+	char run_key_file[1024]; /* --run-key-file: the run's shared secret ("" = none) */
 	int cpus[RB_MAX_CPUS];   /* --cpus list; ncpus 0 = not pinned */
 	int ncpus;
 	bool cpus_spread;        /* --cpus spread: thread i on CPU i % online */

@@ -203,6 +203,7 @@ size_t ctrl_encode_hello(uint8_t *buf, size_t cap, const struct ctrl_hello *h)
 	put_str(&c, h->run_id, CTRL_STR_CAP);
 	put_str(&c, h->device, CTRL_STR_CAP);
 	put_str(&c, h->token, CTRL_TOKEN_CAP);
+	put_str(&c, h->run_key, CTRL_TOKEN_CAP);
 	return enc_end(&c, buf);
 }
 
@@ -553,6 +554,9 @@ static int decode_hello(struct cur *c, struct ctrl_hello *h, char *err, size_t e
 			    CTRL_STR_CAP);
 	if ((rc = get_clean_str(c, h->token, CTRL_TOKEN_CAP)))
 		return rb_fail(err, errlen, "HELLO: token %s (cap %u)", str_problem(rc),
+			    CTRL_TOKEN_CAP);
+	if ((rc = get_clean_str(c, h->run_key, CTRL_TOKEN_CAP)))
+		return rb_fail(err, errlen, "HELLO: run key %s (cap %u)", str_problem(rc),
 			    CTRL_TOKEN_CAP);
 	return 0;
 }

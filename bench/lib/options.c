@@ -853,6 +853,11 @@ static const struct rb_knob knobs[] = {
 		  "warm-up, and all count ops in one common -D window\n"
 		  "named by the server (needs --run-id and -D; default %D:\n"
 		  "no barrier)" },
+	{ .name = "run-key-file", .arg = "FILE", STR, O(run_key_file),
+	  .help = "the run's secret in FILE (as --token-file's: mode 600,\n"
+		  "16-64 printable bytes), the same for all --procs processes:\n"
+		  "the server keys the start barrier by run id and key, so a\n"
+		  "peer that knows the run id alone cannot join or fail it" },
 	{ .name = "seed", .arg = "N", NUM, T(seed), .hi = UINT64_MAX, .def = 1, .col = "seed",
 	  .help = "payload pattern and random access seed (%D)" },
 	RB_ROW_QUIET(),

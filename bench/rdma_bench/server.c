@@ -393,8 +393,9 @@ static int serve_gate(struct session *s, const struct rb_test *t, const struct c
 	 * time order as the table sees them (gate.c's waited_ns also copes) */
 	pthread_mutex_lock(&srv->lock);
 	s->gw = (struct gate_wait){ .arrive_ns = timing_now_ns() };
-	rc = gate_arrive(&srv->gates, s->hello.run_id, g->point, g->procs, s->gw.arrive_ns,
-			 t->timeout_ms * 1000000ull, need, &slot, &release, err, errlen);
+	rc = gate_arrive(&srv->gates, s->hello.run_id, s->hello.run_key, g->point, g->procs,
+			 s->gw.arrive_ns, t->timeout_ms * 1000000ull, need, &slot, &release, err,
+			 errlen);
 	if (rc == GATE_WAIT) {
 		s->gw.next = srv->gate_waiters[slot];
 		srv->gate_waiters[slot] = s;
@@ -432,9 +433,11 @@ static int serve_gate(struct session *s, const struct rb_test *t, const struct c
 		return -1;
 	}
 	rb_info("session %lu: run '%s' point %llu: released %u processes at the start barrier "
-		"(this one waited %.3f s; window %.0f ms after the release)", s->id,
+		"(this one waited %.3f s; window %.0f ms after the release; %s)", s->id,
 		s->hello.run_id, (unsigned long long)g->point, g->procs,
-		(double)(release - s->gw.arrive_ns) / 1e9, (double)s->gw.lead_ns / 1e6);
+		(double)(release - s->gw.arrive_ns) / 1e9, (double)s->gw.lead_ns / 1e6,
+		s->hello.run_key[0] ? "keyed by the run key" :
+		"no run key: any peer that knows the run id shares this barrier");
 	return 0;
 }
 
