@@ -42,7 +42,8 @@
  * added GATE's go_us (the adaptive lead of the start barrier, gate.h);
  * version 5 added DONE's arrive_ns and send_ns; version 6 added CONFIG
  * (an application program's point: rdma_seq's configuration, which
- * earlier versions carried in TEST fields of other meanings).
+ * earlier versions carried in TEST fields of other meanings); version 7
+ * added HELLO's run_key (the start barrier's key, gate.h).
  *   C->S BYE.  Either side may send ERROR (reason) at any time, then closes.
  */
 #ifndef RDMA_BENCH_CTRL_H
@@ -56,7 +57,7 @@
 #include "perfcount.h"
 
 #define CTRL_MAGIC        UINT32_C(0x52424331)
-#define CTRL_VERSION      6u
+#define CTRL_VERSION      7u
 #define CTRL_HDR_LEN      12u
 #define CTRL_MAX_QPS      RB_MAX_QPS_TOTAL
 #define CTRL_SETUP_FIXED  76u                     /* SETUP bytes before the QP list */
