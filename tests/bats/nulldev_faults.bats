@@ -140,3 +140,60 @@ passes_check() {
   RB_BIN=$ROOT/rdma_seq run "$PAIR" -- --variant drtm-kv
   [ "$status" = 0 ]
 }
+
+# a server on the null device that keeps serving (not --once), on a random
+# port; sets SPID and SPORT, its log in $BATS_TEST_TMPDIR/server.log
+serve_on_nulldev() {
+  local try
+  for try in 1 2 3 4; do
+    SPORT=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+    LD_PRELOAD=$ROOT/build/libnulldev.so "$ROOT/rdma_bench" -s --bind 127.0.0.1 -p "$SPORT" "$@" \
+      > "$BATS_TEST_TMPDIR/server.log" 2>&1 &
+    SPID=$!
+    for _ in $(seq 100); do
+      grep -q "listening on" "$BATS_TEST_TMPDIR/server.log" && return 0
+      kill -0 "$SPID" 2> /dev/null || break
+      sleep 0.05
+    done
+    kill "$SPID" 2> /dev/null || true
+  done
+  echo "no server after $try tries: $(tail -n 3 "$BATS_TEST_TMPDIR/server.log")"
+  return 1
+}
+
+# one client process of run R on the null device, in the background
+nd_client() { # LOG ARGS...
+  local log=$1
+  shift
+  LD_PRELOAD=$ROOT/build/libnulldev.so timeout 60 "$ROOT/rdma_bench" -c 127.0.0.1 -p "$SPORT" \
+    --verb write -D 0.3 --run-id R "$@" > "$log" 2>&1 &
+}
+
+@test "start barrier: a peer with the run id but not the run key neither fails nor joins the run's barrier" {
+  serve_on_nulldev
+  local key=$BATS_TEST_TMPDIR/key a v0 v1 r0=0 r1=0 ra=0 t0
+  (umask 077 && echo 0123456789abcdef0123456789abcdef > "$key")
+  # the stranger arrives first, saying --procs 3 (without the key the run's
+  # processes were refused: "this process says --procs 2, the 1 already at
+  # the start barrier said 3")
+  nd_client "$BATS_TEST_TMPDIR/stranger.log" --procs 3 --timeout 6
+  a=$!
+  sleep 1
+  t0=$(date +%s%N)
+  nd_client "$BATS_TEST_TMPDIR/p0.log" --procs 2 --proc-index 0 --run-key-file "$key"
+  v0=$!
+  nd_client "$BATS_TEST_TMPDIR/p1.log" --procs 2 --proc-index 1 --run-key-file "$key"
+  v1=$!
+  wait "$v0" || r0=$?
+  wait "$v1" || r1=$?
+  echo "run served in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+  wait "$a" || ra=$?
+  kill "$SPID"
+  cat "$BATS_TEST_TMPDIR/p0.log" "$BATS_TEST_TMPDIR/server.log"
+  [ "$r0" = 0 ] && [ "$r1" = 0 ]
+  [ "$(grep -c "run 'R' point 0: released 2 processes at the start barrier .*keyed by the run key" "$BATS_TEST_TMPDIR/server.log")" = 2 ]
+  # the stranger waited at a barrier of its own and timed out there
+  [ "$ra" = 1 ]
+  grep -q "1 of 3 processes of run 'R' point 0 ready after" "$BATS_TEST_TMPDIR/server.log"
+  ! grep -q 0123456789abcdef "$BATS_TEST_TMPDIR/server.log"
+}
