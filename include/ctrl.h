@@ -43,7 +43,8 @@
  * version 5 added DONE's arrive_ns and send_ns; version 6 added CONFIG
  * (an application program's point: rdma_seq's configuration, which
  * earlier versions carried in TEST fields of other meanings); version 7
- * added HELLO's run_key (the start barrier's key, gate.h).
+ * added HELLO's run_key (the start barrier's key, gate.h) and DONE's
+ * foreign_recvs.
  *   C->S BYE.  Either side may send ERROR (reason) at any time, then closes.
  */
 #ifndef RDMA_BENCH_CTRL_H
@@ -248,7 +249,7 @@ struct ctrl_qp_ep {
  *       u64 atomic_success | u64 active_ns | u64 arrive_ns | u64 send_ns |
  *       u32 checked (0 not checked, 1 passed, 2 failed) | str note
  *       (<= CTRL_REASON_CAP) | u64 ctr_span_ns | u16 nctr (<= CTRL_MAX_CTRS) |
- *       nctr x (u16 index < CTRL_MAX_CTRS | u64 delta)
+ *       nctr x (u16 index < CTRL_MAX_CTRS | u64 delta) | u64 foreign_recvs
  * Client: ops completed over all phases, sends posted and completed, atomic
  * successes. Server: receives seen, payloads that failed the check, sum of
  * atomic counters, time from first to last receive, and on its clock
@@ -261,10 +262,13 @@ struct ctrl_qp_ep {
  * process, or at READY without one, and when its DONE arrived, ctr_span_ns
  * apart; CLOCK_MONOTONIC_RAW ns): nctr deltas, each an index into dev_counter_names (device.h; an index this
  * side does not know is ignored by the reader) and after - before. The
- * client sends ctr_span_ns 0 and nctr 0.
+ * client sends ctr_span_ns 0 and nctr 0. foreign_recvs (protocol 7): the
+ * server's UD receives whose source QP is not the client's QP of that
+ * QP pair (another host's or session's SENDs that passed the point's Q_Key:
+ * not counted in recvs); the client sends 0.
  */
 #define CTRL_MAX_CTRS 64u
-#define CTRL_DONE_MAX (9u * 8u + 4u + 2u + CTRL_REASON_CAP + 8u + 2u + CTRL_MAX_CTRS * 10u)
+#define CTRL_DONE_MAX (9u * 8u + 4u + 2u + CTRL_REASON_CAP + 8u + 2u + CTRL_MAX_CTRS * 10u + 8u)
 struct ctrl_done {
 	uint64_t ops, sends, recvs, bad_payloads, counter_sum, atomic_success, active_ns;
 	uint64_t arrive_ns, send_ns;
@@ -274,6 +278,7 @@ struct ctrl_done {
 	uint16_t nctr;
 	uint16_t ctr_idx[CTRL_MAX_CTRS];
 	uint64_t ctr_delta[CTRL_MAX_CTRS];
+	uint64_t foreign_recvs;
 };
 
 /*

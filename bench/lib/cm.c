@@ -312,7 +312,7 @@ int cm_client_prepare(struct rb_cm_client *cc, const char *host, uint16_t port, 
 
 /*
  * The QP of one rdma_cm id. UD: created on the id (rdma_cm takes it to RTS
- * with its Q_Key). RC: created on the id's device but not attached to the
+ * with its fixed Q_Key), then given the point's own (qp_ud_set_qkey). RC: created on the id's device but not attached to the
  * id, and taken to INIT here, so that rdma_connect/rdma_accept leave its
  * state alone and qp_cm_rtr_rts applies the negotiated path MTU and the
  * other values of the TCP path: rdma_cm alone would set the route's MTU,
@@ -322,8 +322,12 @@ int cm_client_prepare(struct rb_cm_client *cc, const char *host, uint16_t port, 
 static int cm_qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q,
 			struct rdma_cm_id *id, char *err, size_t errlen)
 {
-	if (c->t.transport == RB_TR_UD)
-		return ctx_qp_create(c, w, q, id, false, err, errlen);
+	if (c->t.transport == RB_TR_UD) {
+		struct rb_qp_attr a = ctx_qp_attr(c, w, q);
+		/* then the point's own Q_Key instead of rdma_cm's fixed one (qp.h) */
+		return ctx_qp_create(c, w, q, id, false, err, errlen) ||
+		       qp_ud_set_qkey(&a, q->qp, err, errlen) ? -1 : 0;
+	}
 	return ctx_qp_create(c, w, q, NULL, true, err, errlen);
 }
 
@@ -360,7 +364,8 @@ static int client_connected(struct rb_ctx *c, struct rb_qp *q, struct rdma_cm_ev
 	if (c->t.transport == RB_TR_UD) {
 		q->ah = ibv_create_ah(c->pd, &ev->param.ud.ah_attr);
 		q->remote_qpn = ev->param.ud.qp_num;
-		c->remote_qkey = ev->param.ud.qkey;
+		/* the Q_Key stays the server's own from its SETUP (ctx_set_remote):
+		 * the SIDR reply's is rdma_cm's fixed RDMA_UDP_QKEY */
 		if (!q->ah)
 			return rb_fail(err, errlen, "ibv_create_ah from the rdma_cm UD reply (QP %u) "
 				       "failed: %s", g, strerror(errno));

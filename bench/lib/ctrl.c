@@ -345,6 +345,7 @@ size_t ctrl_encode_done(uint8_t *buf, size_t cap, const struct ctrl_done *d)
 		put_u16(&c, d->ctr_idx[i]);
 		put_u64(&c, d->ctr_delta[i]);
 	}
+	put_u64(&c, d->foreign_recvs);
 	return enc_end(&c, buf);
 }
 
@@ -591,6 +592,7 @@ static int decode_done(struct cur *c, struct ctrl_done *d, char *err, size_t err
 			return rb_fail(err, errlen, "DONE: counter index %u, at most %u",
 				       d->ctr_idx[i], CTRL_MAX_CTRS - 1);
 	}
+	d->foreign_recvs = get_u64(c);
 	if (!c->bad && d->checked > 2)
 		return rb_fail(err, errlen, "DONE: checked %u unknown (0, 1 or 2)", d->checked);
 	if (!c->bad && d->send_ns < d->arrive_ns)

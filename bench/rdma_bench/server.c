@@ -723,6 +723,7 @@ static void point_collect(struct rb_ctx *c, struct ctrl_done *d, uint64_t *first
 	for (unsigned i = 0; i < c->nw; i++) {
 		struct rb_worker *w = &c->w[i];
 		d->bad_payloads += w->bad_payloads;
+		d->foreign_recvs += atomic_load_explicit(&w->foreign_recvs, memory_order_relaxed);
 		if (w->first_recv_ns && w->first_recv_ns < *first)
 			*first = w->first_recv_ns;
 	}

@@ -121,6 +121,24 @@ passes_check() {
   [ "$(col server_recvs)" = 1000 ]
 }
 
+@test "UD: receives from a source QP not of the point are counted in srv_foreign_recvs, not in server_recvs" {
+  run "$PAIR" --client-env RB_NULLDEV_FAULTS=foreign_src=10 -- --verb send --transport ud -n 2000 --csv "$CSV"
+  echo "$output"
+  [ "$status" = 0 ]
+  [ "$(col srv_foreign_recvs)" = 200 ]
+  [ "$(col server_recvs)" = 1800 ]
+  rm -f "$CSV"
+  run "$PAIR" -- --verb send --transport ud -n 2000 --csv "$CSV"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "$(col srv_foreign_recvs)" = 0 ]
+  [ "$(col server_recvs)" = 2000 ]
+  # not a UD point: the column is empty
+  rm -f "$CSV"
+  run "$PAIR" -- --verb send -n 100 --csv "$CSV"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "$(col srv_foreign_recvs)" = "" ]
+}
+
 @test "rdma_cm is refused by name on the null device" {
   run "$PAIR" -- --verb write -n 10 -R
   echo "$output"
