@@ -393,6 +393,14 @@ extern rb_knob_act opts_act_server, opts_act_client, opts_act_run_id, opts_act_h
 	.help = "a shared token in FILE (mode 600, first line, 16-64 printable\n" \
 		"bytes): the server refuses a client without it (constant-time\n" \
 		"compare); the client sends it in HELLO", __VA_ARGS__ }
+/* --allow and --max-mem: one row for both servers (rdma_bench -s, rdma_seq -s) */
+#define RB_ROW_ALLOW(...) { .name = "allow", .arg = "CIDR,...", .type = RB_KT_STR, \
+	RB_AT_OPTS(allow), .flags = RB_KF_SERVER | RB_KF_LIMIT, \
+	.help = "accept control connections from these networks only\n" \
+		"(e.g. 10.0.0.0/8,fd00::/8; default: any address)", __VA_ARGS__ }
+#define RB_ROW_MAX_MEM(...) { .name = "max-mem", .arg = "SIZE", .type = RB_KT_SIZE, \
+	RB_AT_OPTS(lim.max_mem), .lo = UINT64_C(1) << 20, .hi = UINT64_C(1) << 50, \
+	.flags = RB_KF_SERVER | RB_KF_LIMIT | RB_KF_AUTO, __VA_ARGS__ } /* .help: each program's charge */
 #define RB_ROW_ONCE(...) { .name = "once", .type = RB_KT_FLAG, .hi = 1, RB_AT_OPTS(once), \
 	.flags = RB_KF_SERVER, .help = "exit after one session (status = that session's)", \
 	__VA_ARGS__ }

@@ -160,12 +160,13 @@ passes_check() {
 }
 
 # a server on the null device that keeps serving (not --once), on a random
-# port; sets SPID and SPORT, its log in $BATS_TEST_TMPDIR/server.log
+# port; sets SPID and SPORT, its log in $BATS_TEST_TMPDIR/server.log;
+# SRV_BIN: the program (default rdma_bench)
 serve_on_nulldev() {
   local try
   for try in 1 2 3 4; do
     SPORT=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
-    LD_PRELOAD=$ROOT/build/libnulldev.so "$ROOT/rdma_bench" -s --bind 127.0.0.1 -p "$SPORT" "$@" \
+    LD_PRELOAD=$ROOT/build/libnulldev.so "${SRV_BIN:-$ROOT/rdma_bench}" -s --bind 127.0.0.1 -p "$SPORT" "$@" \
       > "$BATS_TEST_TMPDIR/server.log" 2>&1 &
     SPID=$!
     for _ in $(seq 100); do
@@ -214,4 +215,39 @@ nd_client() { # LOG ARGS...
   [ "$ra" = 1 ]
   grep -q "1 of 3 processes of run 'R' point 0 ready after" "$BATS_TEST_TMPDIR/server.log"
   ! grep -q 0123456789abcdef "$BATS_TEST_TMPDIR/server.log"
+}
+
+# one rdma_seq client point against the server of serve_on_nulldev
+seq_point() { # ARGS...
+  LD_PRELOAD=$ROOT/build/libnulldev.so timeout 60 "$ROOT/rdma_seq" -c 127.0.0.1 -p "$SPORT" -D 0.3 "$@"
+}
+
+@test "rdma_seq -s --max-mem: a client's --drtm items and --kv keys above it refused by name, before any allocation; a small point served" {
+  SRV_BIN=$ROOT/rdma_seq serve_on_nulldev --max-mem 64M
+  run seq_point --variant drtm-kv --drtm items=2000000
+  echo "$output"
+  [ "$status" = 2 ]
+  [[ $output == *"refused by the server: 122.1 MiB above what the server's --max-mem 64.0 MiB leaves"*"--drtm items 2000000"* ]]
+  run seq_point --variant herd-kv --kv keys=4000000
+  echo "$output"
+  [ "$status" = 2 ]
+  [[ $output == *"above what the server's --max-mem 64.0 MiB leaves"*"MICA partition of server thread 0 (--kv keys 4000000"* ]]
+  run seq_point --variant drtm-kv --drtm items=10000
+  [ "$status" = 0 ] || { echo "$output"; false; }
+  kill "$SPID"
+  grep -q "limits: --max-mem 64 MiB (given)" "$BATS_TEST_TMPDIR/server.log"
+  grep -q "point: [0-9.]* MiB charged to --max-mem 64.0 MiB" "$BATS_TEST_TMPDIR/server.log"
+}
+
+@test "rdma_seq -s --allow: a client outside the list refused at admission; inside it served" {
+  SRV_BIN=$ROOT/rdma_seq serve_on_nulldev --allow 10.0.0.0/8
+  run seq_point --variant atomics
+  echo "$output"
+  [ "$status" != 0 ]
+  kill "$SPID"
+  SRV_BIN=$ROOT/rdma_seq serve_on_nulldev --allow 127.0.0.0/8
+  run seq_point --variant atomics
+  [ "$status" = 0 ] || { echo "$output"; false; }
+  kill "$SPID"
+  grep -q -- "--allow 127.0.0.0/8" "$BATS_TEST_TMPDIR/server.log"
 }
