@@ -512,6 +512,40 @@ static bool source_matches(const struct rb_cm_session *s, const struct sockaddr 
 	return guard_is_loopback(peer) && addr_is_ours(src);
 }
 
+/*
+ * Reject the connect request of ev (and destroy its id), with a WARN line
+ * (printf-style, then " from ADDR: rejected") while the per-source
+ * limiter allows (admit_log_event: ADMIT_LOG_PER_SOURCE lines per source
+ * /24 or /64 per ADMIT_LOG_INTERVAL_MS, then one summary line): a peer
+ * that sends thousands of requests writes a few lines. The lines hold
+ * numbers and our own text only, never the peer's bytes. fmt NULL: no line.
+ */
+static void cm_reject(struct rb_cm_listener *l, struct rdma_cm_event *ev, const char *fmt, ...)
+{
+	struct rdma_cm_id *id = ev->id;
+	const struct sockaddr *sa = rdma_get_peer_addr(id);
+	uint8_t key[ADMIT_KEY_LEN];
+	char summary[400], what[300], src[INET6_ADDRSTRLEN + 2] = "?";
+	bool has;
+
+	(void)admit_prefix_key(sa, RB_DEFAULT_PREFIX_V4, RB_DEFAULT_PREFIX_V6, key);
+	bool line = admit_log_event(&l->log, key, timing_now_ns(), RB_DEFAULT_PREFIX_V4,
+				    RB_DEFAULT_PREFIX_V6, summary, sizeof(summary), &has);
+	if (has)
+		rb_warn("rdma_cm connect requests: %s", summary);
+	if (line && fmt) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(what, sizeof(what), fmt, ap);
+		va_end(ap);
+		guard_ip_text(sa, src, sizeof(src));
+		rb_warn("rdma_cm: %s from %s: rejected", what, src);
+	}
+	rdma_reject(id, NULL, 0);
+	rdma_ack_cm_event(ev);
+	rdma_destroy_id(id);
+}
+
 static void on_connect_request(struct rb_cm_listener *l, struct rdma_cm_event *ev)
 {
 	const uint8_t *p;
@@ -527,10 +561,7 @@ static void on_connect_request(struct rb_cm_listener *l, struct rdma_cm_event *e
 		len = ev->param.conn.private_data_len;
 	}
 	if (!p || len < RB_CM_PRIV_LEN || be32_get(p) != RB_CM_MAGIC) {
-		rb_error("rdma_cm: connect request without rdma_bench private data: rejected");
-		rdma_reject(id, NULL, 0);
-		rdma_ack_cm_event(ev);
-		rdma_destroy_id(id);
+		cm_reject(l, ev, "connect request without rdma_bench private data");
 		return;
 	}
 	uint32_t rkey = be32_get(p + 4);
@@ -540,36 +571,29 @@ static void on_connect_request(struct rb_cm_listener *l, struct rdma_cm_event *e
 	pthread_mutex_lock(&l->lock);
 	s = find_session(l, rkey, addr, nonce);
 	if (s && !source_matches(s, rdma_get_peer_addr(id))) {
-		char src[INET6_ADDRSTRLEN + 8] = "?";
-		guard_ip_text(rdma_get_peer_addr(id), src, sizeof(src));
 		pthread_mutex_unlock(&l->lock);
-		rb_warn("rdma_cm: connect request for QP %u of a point from %s, which is not the "
-			"address of that session's control connection: rejected", g, src);
-		rdma_reject(id, NULL, 0);
-		rdma_ack_cm_event(ev);
-		rdma_destroy_id(id);
+		cm_reject(l, ev, "connect request for QP %u of a point, not from the address of "
+			  "that session's control connection", g);
 		return;
 	}
 	if (!s || g >= s->nqp || s->child[g]) {
+		uint32_t nqp = s ? s->nqp : 0;
 		pthread_mutex_unlock(&l->lock);
 		if (s)
-			rb_error("rdma_cm: connect request for a QP already connected or out of range "
-				 "(rkey 0x%x addr 0x%llx QP %u of %u): rejected", rkey,
-				 (unsigned long long)addr, g, s->nqp);
-		else if (rkey != l->stale_rkey || addr != l->stale_addr)
+			cm_reject(l, ev, "connect request for a QP already connected or out of range "
+				  "(rkey 0x%x addr 0x%llx QP %u of %u)", rkey,
+				  (unsigned long long)addr, g, nqp);
+		else if (rkey != l->stale_rkey || addr != l->stale_addr) {
 			/* Requests still in flight when their session ended (the client died
 			 * or gave up): expected, and logged once per point, not per QP. */
-			rb_warn("rdma_cm: connect request for a point that is not registered (rkey "
-				"0x%x addr 0x%llx QP %u, with its nonce): rejected, and so are the rest "
-				"of that point's (its session has ended, or the client sent a stale key "
-				"or a wrong nonce)", rkey, (unsigned long long)addr, g);
-		if (!s) {
 			l->stale_rkey = rkey;
 			l->stale_addr = addr;
-		}
-		rdma_reject(id, NULL, 0);
-		rdma_ack_cm_event(ev);
-		rdma_destroy_id(id);
+			cm_reject(l, ev, "connect request for a point that is not registered (rkey "
+				  "0x%x addr 0x%llx QP %u, with its nonce; so are the rest of that "
+				  "point's: its session has ended, or the client sent a stale key or a "
+				  "wrong nonce)", rkey, (unsigned long long)addr, g);
+		} else
+			cm_reject(l, ev, NULL);
 		return;
 	}
 	id->context = s;
