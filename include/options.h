@@ -117,13 +117,15 @@ enum rb_role { RB_ROLE_NONE = 0, RB_ROLE_SERVER, RB_ROLE_CLIENT };
 /*
  * What one client may make a server spend (checked in guard.h before
  * anything is allocated; docs/rdma_bench.md, "Running a server on a shared
- * cluster"). 0 in max_mem, max_session_mem and max_threads: the default
+ * cluster"). 0 in max_mem, max_session_mem, max_threads and
+ * max_peer_threads: the default
  * from the host (guard_limits_defaults).
  */
 struct rb_limits {
 	uint64_t max_mem;          /* bytes, all sessions (--max-mem) */
 	uint64_t max_session_mem;  /* bytes, one session's point (--max-session-mem) */
 	uint64_t max_threads;      /* server worker threads of one point (--max-threads) */
+	uint64_t max_peer_threads; /* ... of one address's sessions together (--max-peer-threads) */
 	uint64_t max_qps;          /* QPs of one point (--max-qps) */
 	uint64_t max_duration_ms;  /* -D of a point (--max-duration) */
 	uint64_t max_warmup_ms;    /* --warmup of a point (--max-warmup) */

@@ -707,6 +707,10 @@ static const struct rb_knob knobs[] = {
 	  .hi = RB_MAX_THREADS, .flags = RB_KF_SERVER | RB_KF_LIMIT | RB_KF_AUTO,
 	  .help = "server worker threads, all sessions (default: 4 per online CPU,\n"
 		  "at least 8)" },
+	{ .name = "max-peer-threads", .arg = "N", NUM, O(lim.max_peer_threads), .lo = 1,
+	  .hi = RB_MAX_THREADS, .flags = RB_KF_SERVER | RB_KF_LIMIT | RB_KF_AUTO,
+	  .help = "of those, the sessions of one address together (default:\n"
+		  "half of --max-threads, at least 4)" },
 	{ .name = "max-qps", .arg = "N", NUM, O(lim.max_qps), .lo = 1, .hi = RB_MAX_QPS_TOTAL,
 	  .def = RB_DEFAULT_MAX_QPS, LIMIT, .help = "QPs, all sessions (%D)" },
 	{ .name = "max-duration", .arg = "SECS", SECS, O(lim.max_duration_ms), .lo = 1,

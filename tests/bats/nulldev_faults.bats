@@ -251,3 +251,22 @@ seq_point() { # ARGS...
   kill "$SPID"
   grep -q -- "--allow 127.0.0.0/8" "$BATS_TEST_TMPDIR/server.log"
 }
+
+@test "--max-peer-threads: one address's second SEND point beyond it refused by name while its first runs; served after" {
+  serve_on_nulldev --max-threads 8 --max-peer-threads 2
+  local bg rb=0
+  nd_client "$BATS_TEST_TMPDIR/first.log" --verb send --threads 2 -D 3
+  bg=$!
+  for _ in $(seq 100); do grep -q "session 1: client" "$BATS_TEST_TMPDIR/server.log" && break; sleep 0.05; done
+  sleep 1
+  run env LD_PRELOAD="$ROOT/build/libnulldev.so" timeout 60 "$ROOT/rdma_bench" -c 127.0.0.1 -p "$SPORT" --verb send --threads 1 -n 100
+  echo "$output"
+  wait "$bg" || rb=$?
+  [ "$status" = 2 ]
+  [[ $output == *"refused by the server: --threads 1 above what the server's --max-peer-threads 2 leaves free for 127.0.0.1 (2 worker threads in use by its sessions)"* ]]
+  [ "$rb" = 0 ]
+  run env LD_PRELOAD="$ROOT/build/libnulldev.so" timeout 60 "$ROOT/rdma_bench" -c 127.0.0.1 -p "$SPORT" --verb send --threads 2 -n 100
+  kill "$SPID"
+  [ "$status" = 0 ] || { echo "$output"; false; }
+  grep -q -- "--max-threads 8 (all sessions, 2 per address)" "$BATS_TEST_TMPDIR/server.log"
+}
