@@ -209,7 +209,8 @@ nd_client() { # LOG ARGS...
   wait "$a" || ra=$?
   kill "$SPID"
   cat "$BATS_TEST_TMPDIR/p0.log" "$BATS_TEST_TMPDIR/server.log"
-  [ "$r0" = 0 ] && [ "$r1" = 0 ]
+  [ "$r0" = 0 ]
+  [ "$r1" = 0 ]
   [ "$(grep -c "run 'R' point 0: released 2 processes at the start barrier .*keyed by the run key" "$BATS_TEST_TMPDIR/server.log")" = 2 ]
   # the stranger waited at a barrier of its own and timed out there
   [ "$ra" = 1 ]
