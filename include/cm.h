@@ -40,6 +40,7 @@
 
 #include <rdma/rdma_cma.h>
 
+#include "admit.h"
 #include "ctx.h"
 #include "device.h"
 
@@ -97,6 +98,9 @@ struct rb_cm_listener {
 	char why[512];               /* why -R is unavailable ("" = available) */
 	uint32_t stale_rkey;         /* event thread: last point whose requests were */
 	uint64_t stale_addr;         /* rejected as unregistered (logged once) */
+	struct admit_log log;        /* event thread: rejected requests' lines, at most
+				      * ADMIT_LOG_PER_SOURCE per source prefix per
+				      * ADMIT_LOG_INTERVAL_MS, then a summary (admit.h) */
 };
 
 struct rb_cm_session {

@@ -42,7 +42,9 @@
  * added GATE's go_us (the adaptive lead of the start barrier, gate.h);
  * version 5 added DONE's arrive_ns and send_ns; version 6 added CONFIG
  * (an application program's point: rdma_seq's configuration, which
- * earlier versions carried in TEST fields of other meanings).
+ * earlier versions carried in TEST fields of other meanings); version 7
+ * added HELLO's run_key (the start barrier's key, gate.h) and DONE's
+ * foreign_recvs.
  *   C->S BYE.  Either side may send ERROR (reason) at any time, then closes.
  */
 #ifndef RDMA_BENCH_CTRL_H
@@ -56,7 +58,7 @@
 #include "perfcount.h"
 
 #define CTRL_MAGIC        UINT32_C(0x52424331)
-#define CTRL_VERSION      6u
+#define CTRL_VERSION      7u
 #define CTRL_HDR_LEN      12u
 #define CTRL_MAX_QPS      RB_MAX_QPS_TOTAL
 #define CTRL_SETUP_FIXED  76u                     /* SETUP bytes before the QP list */
@@ -194,7 +196,12 @@ struct ctrl_time {
 
 /*
  * HELLO: u64 proc_index | u32 pid | str host | str run_id | str device |
- *        str token (<= CTRL_TOKEN_CAP; "" = none; the server's reply sends "")
+ *        str token (<= CTRL_TOKEN_CAP; "" = none; the server's reply sends "") |
+ *        str run_key (<= CTRL_TOKEN_CAP; "" = none; the server's reply sends "")
+ * run_key (protocol version 7): the secret the processes of one run share
+ * (--run-key-file): the server keys a start barrier by (run_id, run_key,
+ * point), so a peer that knows a run's id but not its key never joins (or
+ * fails) that run's barrier (gate.h). Never logged.
  */
 struct ctrl_hello {
 	uint64_t proc_index;
@@ -203,8 +210,9 @@ struct ctrl_hello {
 	char run_id[CTRL_STR_CAP + 1];
 	char device[CTRL_STR_CAP + 1];
 	char token[CTRL_TOKEN_CAP + 1];
+	char run_key[CTRL_TOKEN_CAP + 1];
 };
-#define CTRL_HELLO_MAX    (8u + 4u + 3u * (2u + CTRL_STR_CAP) + 2u + CTRL_TOKEN_CAP)
+#define CTRL_HELLO_MAX    (8u + 4u + 3u * (2u + CTRL_STR_CAP) + 2u * (2u + CTRL_TOKEN_CAP))
 
 /*
  * SETUP: one side's endpoint for a point, 76 fixed bytes then the QPs:
@@ -241,7 +249,7 @@ struct ctrl_qp_ep {
  *       u64 atomic_success | u64 active_ns | u64 arrive_ns | u64 send_ns |
  *       u32 checked (0 not checked, 1 passed, 2 failed) | str note
  *       (<= CTRL_REASON_CAP) | u64 ctr_span_ns | u16 nctr (<= CTRL_MAX_CTRS) |
- *       nctr x (u16 index < CTRL_MAX_CTRS | u64 delta)
+ *       nctr x (u16 index < CTRL_MAX_CTRS | u64 delta) | u64 foreign_recvs
  * Client: ops completed over all phases, sends posted and completed, atomic
  * successes. Server: receives seen, payloads that failed the check, sum of
  * atomic counters, time from first to last receive, and on its clock
@@ -254,10 +262,13 @@ struct ctrl_qp_ep {
  * process, or at READY without one, and when its DONE arrived, ctr_span_ns
  * apart; CLOCK_MONOTONIC_RAW ns): nctr deltas, each an index into dev_counter_names (device.h; an index this
  * side does not know is ignored by the reader) and after - before. The
- * client sends ctr_span_ns 0 and nctr 0.
+ * client sends ctr_span_ns 0 and nctr 0. foreign_recvs (protocol 7): the
+ * server's UD receives whose source QP is not the client's QP of that
+ * QP pair (another host's or session's SENDs that passed the point's Q_Key:
+ * not counted in recvs); the client sends 0.
  */
 #define CTRL_MAX_CTRS 64u
-#define CTRL_DONE_MAX (9u * 8u + 4u + 2u + CTRL_REASON_CAP + 8u + 2u + CTRL_MAX_CTRS * 10u)
+#define CTRL_DONE_MAX (9u * 8u + 4u + 2u + CTRL_REASON_CAP + 8u + 2u + CTRL_MAX_CTRS * 10u + 8u)
 struct ctrl_done {
 	uint64_t ops, sends, recvs, bad_payloads, counter_sum, atomic_success, active_ns;
 	uint64_t arrive_ns, send_ns;
@@ -267,6 +278,7 @@ struct ctrl_done {
 	uint16_t nctr;
 	uint16_t ctr_idx[CTRL_MAX_CTRS];
 	uint64_t ctr_delta[CTRL_MAX_CTRS];
+	uint64_t foreign_recvs;
 };
 
 /*

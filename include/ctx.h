@@ -116,6 +116,8 @@ struct rb_worker {
 	uint64_t ops_total;          /* completed in all phases */
 	uint64_t sends_total;        /* SEND/WRITE_IMM completed (receives consumed) */
 	_Atomic uint64_t recvs;      /* receives seen (server sink / pong) */
+	_Atomic uint64_t foreign_recvs; /* UD receives from a source QP other than the
+	                                  QP pair's peer (not in recvs; post_resp.c) */
 	uint64_t first_recv_ns;      /* timing_now_ns() of the first receive, 0: none */
 	_Atomic uint64_t last_recv_ns; /* ...of the latest (read live by the
 	                                  server's late-receive wait) */
@@ -153,7 +155,7 @@ struct rb_ctx {
 	struct ctrl_setup remote;    /* peer's SETUP (qps pointer not kept) */
 	uint32_t remote_qkey;        /* UD: Q_Key of the peer QPs */
 	uint32_t qkey;               /* UD: Q_Key of this side's QPs, random per point (its
-				      * SETUP; 0: RB_QKEY; -R: rdma_cm's RDMA_UDP_QKEY) */
+				      * SETUP; 0: RB_QKEY; -R too, set after rdma_cm's RTS) */
 	uint64_t nonce;              /* this side's random per-point nonce (its SETUP) */
 	uint64_t setup_ns;           /* QP create + connect, all QPs */
 	uint64_t create_ns;

@@ -13,8 +13,14 @@
  * The table is pure bookkeeping: no locks, no I/O, no clock reads (the
  * caller passes "now" in ns). bench/rdma_bench/server.c holds it under its mutex and
  * waits on a condition variable between calls. A barrier is keyed by
- * (run_id, point): point is the client's point number in its session
- * (size x repetition, from 0), so a -m list gets one barrier per size.
+ * (run_id, run_key, point): point is the client's point number in its
+ * session (size x repetition, from 0), so a -m list gets one barrier per
+ * size; run_key is the secret the run's processes share (HELLO's run_key,
+ * --run-key-file; "" = none), compared in constant time: a peer that
+ * knows the run id but not the key arrives at a barrier of its own and
+ * can neither join, fail nor release the run's (its --procs, its extra
+ * arrivals and its early leaves count only there). Runs without a key
+ * share the old (run_id, point) barrier among themselves only.
  *
  * Life of one barrier: the first gate_arrive() creates it (waiting); the
  * N-th releases it (release_ns = that arrival's now); gate_poll() tells a
@@ -40,6 +46,7 @@ enum gate_state { GATE_FREE = 0, GATE_WAITING, GATE_RELEASED, GATE_FAILED };
 struct gate_slot {
 	enum gate_state state;
 	char run_id[CTRL_STR_CAP + 1];
+	char run_key[CTRL_TOKEN_CAP + 1]; /* never printed */
 	uint64_t point;
 	uint32_t procs;              /* processes the barrier waits for */
 	uint32_t arrived;            /* processes that sent GATE (and have not left early) */
@@ -80,7 +87,8 @@ struct gate_table {
 #define GATE_ERR     (-1)        /* err says why (count mismatch, timeout, table full) */
 
 /*
- * A process of run_id arrives at the barrier of point, waiting for procs
+ * A process of (run_id, run_key) arrives at the barrier of point (run_key
+ * NUL-terminated, at most CTRL_TOKEN_CAP bytes, "" = none), waiting for procs
  * processes (2..CTRL_MAX_PROCS), at now_ns; timeout_ns bounds the wait from
  * the first arrival. need_ns: how long this process's previous GO took from
  * the server's release to the process (the server's own wake-up plus the
@@ -91,7 +99,8 @@ struct gate_table {
  * processes already there, more arrivals than procs, a barrier that
  * already failed, or no free slot.
  */
-int gate_arrive(struct gate_table *t, const char *run_id, uint64_t point, uint32_t procs,
+int gate_arrive(struct gate_table *t, const char *run_id, const char *run_key, uint64_t point,
+		uint32_t procs,
 		uint64_t now_ns, uint64_t timeout_ns, uint64_t need_ns, int *slot,
 		uint64_t *release_ns, char *err, size_t errlen);
 

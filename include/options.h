@@ -117,13 +117,15 @@ enum rb_role { RB_ROLE_NONE = 0, RB_ROLE_SERVER, RB_ROLE_CLIENT };
 /*
  * What one client may make a server spend (checked in guard.h before
  * anything is allocated; docs/rdma_bench.md, "Running a server on a shared
- * cluster"). 0 in max_mem, max_session_mem and max_threads: the default
+ * cluster"). 0 in max_mem, max_session_mem, max_threads and
+ * max_peer_threads: the default
  * from the host (guard_limits_defaults).
  */
 struct rb_limits {
 	uint64_t max_mem;          /* bytes, all sessions (--max-mem) */
 	uint64_t max_session_mem;  /* bytes, one session's point (--max-session-mem) */
 	uint64_t max_threads;      /* server worker threads of one point (--max-threads) */
+	uint64_t max_peer_threads; /* ... of one address's sessions together (--max-peer-threads) */
 	uint64_t max_qps;          /* QPs of one point (--max-qps) */
 	uint64_t max_duration_ms;  /* -D of a point (--max-duration) */
 	uint64_t max_warmup_ms;    /* --warmup of a point (--max-warmup) */
@@ -174,6 +176,7 @@ struct rb_opts {
 	char run_id[64];
 	uint64_t proc_index;
 	unsigned procs;          /* --procs: client processes of this run id and point (1 = no start barrier) */
+	char run_key_file[1024]; /* --run-key-file: the run's shared secret ("" = none) */
 	int cpus[RB_MAX_CPUS];   /* --cpus list; ncpus 0 = not pinned */
 	int ncpus;
 	bool cpus_spread;        /* --cpus spread: thread i on CPU i % online */
@@ -396,6 +399,14 @@ extern rb_knob_act opts_act_server, opts_act_client, opts_act_run_id, opts_act_h
 	.help = "a shared token in FILE (mode 600, first line, 16-64 printable\n" \
 		"bytes): the server refuses a client without it (constant-time\n" \
 		"compare); the client sends it in HELLO", __VA_ARGS__ }
+/* --allow and --max-mem: one row for both servers (rdma_bench -s, rdma_seq -s) */
+#define RB_ROW_ALLOW(...) { .name = "allow", .arg = "CIDR,...", .type = RB_KT_STR, \
+	RB_AT_OPTS(allow), .flags = RB_KF_SERVER | RB_KF_LIMIT, \
+	.help = "accept control connections from these networks only\n" \
+		"(e.g. 10.0.0.0/8,fd00::/8; default: any address)", __VA_ARGS__ }
+#define RB_ROW_MAX_MEM(...) { .name = "max-mem", .arg = "SIZE", .type = RB_KT_SIZE, \
+	RB_AT_OPTS(lim.max_mem), .lo = UINT64_C(1) << 20, .hi = UINT64_C(1) << 50, \
+	.flags = RB_KF_SERVER | RB_KF_LIMIT | RB_KF_AUTO, __VA_ARGS__ } /* .help: each program's charge */
 #define RB_ROW_ONCE(...) { .name = "once", .type = RB_KT_FLAG, .hi = 1, RB_AT_OPTS(once), \
 	.flags = RB_KF_SERVER, .help = "exit after one session (status = that session's)", \
 	__VA_ARGS__ }

@@ -97,6 +97,15 @@ int qp_to_rtr_rts(const struct rb_qp_attr *attr, struct ibv_qp *qp, const struct
  */
 int qp_cm_rtr_rts(const struct rb_qp_attr *attr, struct ibv_qp *qp, struct rdma_cm_id *id,
 		  uint32_t *remote_qpn, char *err, size_t errlen);
+/*
+ * UD under rdma_cm (-R): librdmacm takes a UD QP created on an
+ * RDMA_PS_UDP id to RTS with the fixed RDMA_UDP_QKEY, which any host can
+ * send to; this sets attr->qkey (the point's random Q_Key, sent in SETUP)
+ * with an RTS->RTS modify (IB spec 11.2.4.2: Q_Key may be changed in RTS
+ * for UD; 10.2.4: a receive whose Q_Key differs is dropped). 0, or -1 with
+ * err naming the QP and the Q_Key.
+ */
+int qp_ud_set_qkey(const struct rb_qp_attr *attr, struct ibv_qp *qp, char *err, size_t errlen);
 /* Address vector of the peer port described by a SETUP: LID (IB) or GID
  * (RoCE, with this side's GID index), SL and traffic class from attr. */
 struct ibv_ah_attr qp_peer_av(const struct rb_qp_attr *attr, const struct ctrl_setup *r);

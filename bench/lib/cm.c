@@ -312,7 +312,7 @@ int cm_client_prepare(struct rb_cm_client *cc, const char *host, uint16_t port, 
 
 /*
  * The QP of one rdma_cm id. UD: created on the id (rdma_cm takes it to RTS
- * with its Q_Key). RC: created on the id's device but not attached to the
+ * with its fixed Q_Key), then given the point's own (qp_ud_set_qkey). RC: created on the id's device but not attached to the
  * id, and taken to INIT here, so that rdma_connect/rdma_accept leave its
  * state alone and qp_cm_rtr_rts applies the negotiated path MTU and the
  * other values of the TCP path: rdma_cm alone would set the route's MTU,
@@ -322,8 +322,12 @@ int cm_client_prepare(struct rb_cm_client *cc, const char *host, uint16_t port, 
 static int cm_qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q,
 			struct rdma_cm_id *id, char *err, size_t errlen)
 {
-	if (c->t.transport == RB_TR_UD)
-		return ctx_qp_create(c, w, q, id, false, err, errlen);
+	if (c->t.transport == RB_TR_UD) {
+		struct rb_qp_attr a = ctx_qp_attr(c, w, q);
+		/* then the point's own Q_Key instead of rdma_cm's fixed one (qp.h) */
+		return ctx_qp_create(c, w, q, id, false, err, errlen) ||
+		       qp_ud_set_qkey(&a, q->qp, err, errlen) ? -1 : 0;
+	}
 	return ctx_qp_create(c, w, q, NULL, true, err, errlen);
 }
 
@@ -360,7 +364,8 @@ static int client_connected(struct rb_ctx *c, struct rb_qp *q, struct rdma_cm_ev
 	if (c->t.transport == RB_TR_UD) {
 		q->ah = ibv_create_ah(c->pd, &ev->param.ud.ah_attr);
 		q->remote_qpn = ev->param.ud.qp_num;
-		c->remote_qkey = ev->param.ud.qkey;
+		/* the Q_Key stays the server's own from its SETUP (ctx_set_remote):
+		 * the SIDR reply's is rdma_cm's fixed RDMA_UDP_QKEY */
 		if (!q->ah)
 			return rb_fail(err, errlen, "ibv_create_ah from the rdma_cm UD reply (QP %u) "
 				       "failed: %s", g, strerror(errno));
@@ -507,6 +512,40 @@ static bool source_matches(const struct rb_cm_session *s, const struct sockaddr 
 	return guard_is_loopback(peer) && addr_is_ours(src);
 }
 
+/*
+ * Reject the connect request of ev (and destroy its id), with a WARN line
+ * (printf-style, then " from ADDR: rejected") while the per-source
+ * limiter allows (admit_log_event: ADMIT_LOG_PER_SOURCE lines per source
+ * /24 or /64 per ADMIT_LOG_INTERVAL_MS, then one summary line): a peer
+ * that sends thousands of requests writes a few lines. The lines hold
+ * numbers and our own text only, never the peer's bytes. fmt NULL: no line.
+ */
+static void cm_reject(struct rb_cm_listener *l, struct rdma_cm_event *ev, const char *fmt, ...)
+{
+	struct rdma_cm_id *id = ev->id;
+	const struct sockaddr *sa = rdma_get_peer_addr(id);
+	uint8_t key[ADMIT_KEY_LEN];
+	char summary[400], what[300], src[INET6_ADDRSTRLEN + 2] = "?";
+	bool has;
+
+	(void)admit_prefix_key(sa, RB_DEFAULT_PREFIX_V4, RB_DEFAULT_PREFIX_V6, key);
+	bool line = admit_log_event(&l->log, key, timing_now_ns(), RB_DEFAULT_PREFIX_V4,
+				    RB_DEFAULT_PREFIX_V6, summary, sizeof(summary), &has);
+	if (has)
+		rb_warn("rdma_cm connect requests: %s", summary);
+	if (line && fmt) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(what, sizeof(what), fmt, ap);
+		va_end(ap);
+		guard_ip_text(sa, src, sizeof(src));
+		rb_warn("rdma_cm: %s from %s: rejected", what, src);
+	}
+	rdma_reject(id, NULL, 0);
+	rdma_ack_cm_event(ev);
+	rdma_destroy_id(id);
+}
+
 static void on_connect_request(struct rb_cm_listener *l, struct rdma_cm_event *ev)
 {
 	const uint8_t *p;
@@ -522,10 +561,7 @@ static void on_connect_request(struct rb_cm_listener *l, struct rdma_cm_event *e
 		len = ev->param.conn.private_data_len;
 	}
 	if (!p || len < RB_CM_PRIV_LEN || be32_get(p) != RB_CM_MAGIC) {
-		rb_error("rdma_cm: connect request without rdma_bench private data: rejected");
-		rdma_reject(id, NULL, 0);
-		rdma_ack_cm_event(ev);
-		rdma_destroy_id(id);
+		cm_reject(l, ev, "connect request without rdma_bench private data");
 		return;
 	}
 	uint32_t rkey = be32_get(p + 4);
@@ -535,36 +571,29 @@ static void on_connect_request(struct rb_cm_listener *l, struct rdma_cm_event *e
 	pthread_mutex_lock(&l->lock);
 	s = find_session(l, rkey, addr, nonce);
 	if (s && !source_matches(s, rdma_get_peer_addr(id))) {
-		char src[INET6_ADDRSTRLEN + 8] = "?";
-		guard_ip_text(rdma_get_peer_addr(id), src, sizeof(src));
 		pthread_mutex_unlock(&l->lock);
-		rb_warn("rdma_cm: connect request for QP %u of a point from %s, which is not the "
-			"address of that session's control connection: rejected", g, src);
-		rdma_reject(id, NULL, 0);
-		rdma_ack_cm_event(ev);
-		rdma_destroy_id(id);
+		cm_reject(l, ev, "connect request for QP %u of a point, not from the address of "
+			  "that session's control connection", g);
 		return;
 	}
 	if (!s || g >= s->nqp || s->child[g]) {
+		uint32_t nqp = s ? s->nqp : 0;
 		pthread_mutex_unlock(&l->lock);
 		if (s)
-			rb_error("rdma_cm: connect request for a QP already connected or out of range "
-				 "(rkey 0x%x addr 0x%llx QP %u of %u): rejected", rkey,
-				 (unsigned long long)addr, g, s->nqp);
-		else if (rkey != l->stale_rkey || addr != l->stale_addr)
+			cm_reject(l, ev, "connect request for a QP already connected or out of range "
+				  "(rkey 0x%x addr 0x%llx QP %u of %u)", rkey,
+				  (unsigned long long)addr, g, nqp);
+		else if (rkey != l->stale_rkey || addr != l->stale_addr) {
 			/* Requests still in flight when their session ended (the client died
 			 * or gave up): expected, and logged once per point, not per QP. */
-			rb_warn("rdma_cm: connect request for a point that is not registered (rkey "
-				"0x%x addr 0x%llx QP %u, with its nonce): rejected, and so are the rest "
-				"of that point's (its session has ended, or the client sent a stale key "
-				"or a wrong nonce)", rkey, (unsigned long long)addr, g);
-		if (!s) {
 			l->stale_rkey = rkey;
 			l->stale_addr = addr;
-		}
-		rdma_reject(id, NULL, 0);
-		rdma_ack_cm_event(ev);
-		rdma_destroy_id(id);
+			cm_reject(l, ev, "connect request for a point that is not registered (rkey "
+				  "0x%x addr 0x%llx QP %u, with its nonce; so are the rest of that "
+				  "point's: its session has ended, or the client sent a stale key or a "
+				  "wrong nonce)", rkey, (unsigned long long)addr, g);
+		} else
+			cm_reject(l, ev, NULL);
 		return;
 	}
 	id->context = s;

@@ -203,6 +203,7 @@ size_t ctrl_encode_hello(uint8_t *buf, size_t cap, const struct ctrl_hello *h)
 	put_str(&c, h->run_id, CTRL_STR_CAP);
 	put_str(&c, h->device, CTRL_STR_CAP);
 	put_str(&c, h->token, CTRL_TOKEN_CAP);
+	put_str(&c, h->run_key, CTRL_TOKEN_CAP);
 	return enc_end(&c, buf);
 }
 
@@ -344,6 +345,7 @@ size_t ctrl_encode_done(uint8_t *buf, size_t cap, const struct ctrl_done *d)
 		put_u16(&c, d->ctr_idx[i]);
 		put_u64(&c, d->ctr_delta[i]);
 	}
+	put_u64(&c, d->foreign_recvs);
 	return enc_end(&c, buf);
 }
 
@@ -554,6 +556,9 @@ static int decode_hello(struct cur *c, struct ctrl_hello *h, char *err, size_t e
 	if ((rc = get_clean_str(c, h->token, CTRL_TOKEN_CAP)))
 		return rb_fail(err, errlen, "HELLO: token %s (cap %u)", str_problem(rc),
 			    CTRL_TOKEN_CAP);
+	if ((rc = get_clean_str(c, h->run_key, CTRL_TOKEN_CAP)))
+		return rb_fail(err, errlen, "HELLO: run key %s (cap %u)", str_problem(rc),
+			    CTRL_TOKEN_CAP);
 	return 0;
 }
 
@@ -587,6 +592,7 @@ static int decode_done(struct cur *c, struct ctrl_done *d, char *err, size_t err
 			return rb_fail(err, errlen, "DONE: counter index %u, at most %u",
 				       d->ctr_idx[i], CTRL_MAX_CTRS - 1);
 	}
+	d->foreign_recvs = get_u64(c);
 	if (!c->bad && d->checked > 2)
 		return rb_fail(err, errlen, "DONE: checked %u unknown (0, 1 or 2)", d->checked);
 	if (!c->bad && d->send_ns < d->arrive_ns)

@@ -325,7 +325,7 @@ int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, str
 	c->dev = dev;
 	c->nw = (unsigned)t->threads;
 	c->inline_req = plan_inline_request(t);
-	c->remote_qkey = t->use_cm ? RDMA_UDP_QKEY : RB_QKEY;
+	c->remote_qkey = RB_QKEY;
 	layout_compute(t, &c->lay);
 	/* the point's nonce (SETUP; -R: the server's is the key of its connect requests) */
 	if (guard_random(&c->nonce, sizeof(c->nonce), err, errlen))
@@ -333,15 +333,13 @@ int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, str
 	/* UD: a Q_Key of its own per point, sent in SETUP over the authenticated
 	 * control channel: the device drops a stranger's SENDs, whose Q_Key does
 	 * not match (IB spec 10.2.4; bit 31 clear: the high half is "controlled"
-	 * Q_Keys a non-privileged process may not send, 10.2.4.1); -R keeps
-	 * rdma_cm's RDMA_UDP_QKEY */
-	if (!t->use_cm) {
-		if (guard_random(&c->qkey, sizeof(c->qkey), err, errlen))
-			return -1;
-		c->qkey &= 0x7fffffffu;
-		if (!c->qkey)
-			c->qkey = RB_QKEY;
-	}
+	 * Q_Keys a non-privileged process may not send, 10.2.4.1); -R too:
+	 * its QPs get it after rdma_cm's RTS (cm.c, qp_ud_set_qkey) */
+	if (guard_random(&c->qkey, sizeof(c->qkey), err, errlen))
+		return -1;
+	c->qkey &= 0x7fffffffu;
+	if (!c->qkey)
+		c->qkey = RB_QKEY;
 
 	if (size_cqs(c, err, errlen)) {
 		c->refused = true; /* every size_cqs failure is a refused value */
@@ -566,7 +564,7 @@ int ctx_negotiate(struct rb_ctx *c, const struct ctrl_setup *remote, char *err, 
 		c->rd_resp = 1;
 	c->remote = *remote;
 	c->remote.qps = NULL;
-	if (!c->t.use_cm && remote->qkey)  /* UD: the peer's own Q_Key, from its SETUP */
+	if (remote->qkey)  /* UD: the peer's own Q_Key, from its SETUP (also -R) */
 		c->remote_qkey = remote->qkey;
 	return 0;
 }

@@ -2,8 +2,8 @@
  * gate.c - the start barrier table of fan-in points and the clock offset
  * of the GATE/GO exchange (include/gate.h says what and why).
  *
- * How it works: a fixed array of slots, found by (run_id, point) with a
- * linear scan (at most GATE_SLOTS barriers are open at once: a handful of
+ * How it works: a fixed array of slots, found by (run_id, run_key, point)
+ * with a linear scan (the key compared in constant time: guard.h) (at most GATE_SLOTS barriers are open at once: a handful of
  * runs, one point each). Counting: `arrived` goes up on GATE and down when
  * a process leaves before the release; the barrier opens when it reaches
  * `procs`. `inside` counts processes still holding the slot: the slot is
@@ -14,12 +14,15 @@
 
 #include "errbuf.h"
 #include "gate.h"
+#include "guard.h"
 
-static struct gate_slot *find(struct gate_table *t, const char *run_id, uint64_t point)
+static struct gate_slot *find(struct gate_table *t, const char *run_id, const char *run_key,
+			      uint64_t point)
 {
 	for (int i = 0; i < GATE_SLOTS; i++) {
 		struct gate_slot *s = &t->s[i];
-		if (s->state != GATE_FREE && s->point == point && strcmp(s->run_id, run_id) == 0)
+		if (s->state != GATE_FREE && s->point == point && strcmp(s->run_id, run_id) == 0 &&
+		    guard_token_equal(s->run_key, run_key, CTRL_TOKEN_CAP))
 			return s;
 	}
 	return NULL;
@@ -54,11 +57,11 @@ static int fail_timeout(struct gate_slot *s, uint64_t now_ns, char *err, size_t 
 		       s->procs);
 }
 
-int gate_arrive(struct gate_table *t, const char *run_id, uint64_t point, uint32_t procs,
-		uint64_t now_ns, uint64_t timeout_ns, uint64_t need_ns, int *slot,
+int gate_arrive(struct gate_table *t, const char *run_id, const char *run_key, uint64_t point,
+		uint32_t procs, uint64_t now_ns, uint64_t timeout_ns, uint64_t need_ns, int *slot,
 		uint64_t *release_ns, char *err, size_t errlen)
 {
-	struct gate_slot *s = find(t, run_id, point);
+	struct gate_slot *s = find(t, run_id, run_key, point);
 
 	if (procs < 2 || procs > CTRL_MAX_PROCS)
 		return rb_fail(err, errlen, "--procs %u: must be 2..%u for a start barrier", procs,
@@ -91,6 +94,7 @@ int gate_arrive(struct gate_table *t, const char *run_id, uint64_t point, uint32
 		memset(s, 0, sizeof(*s));
 		s->state = GATE_WAITING;
 		snprintf(s->run_id, sizeof(s->run_id), "%s", run_id);
+		snprintf(s->run_key, sizeof(s->run_key), "%s", run_key);
 		s->point = point;
 		s->procs = procs;
 		s->first_ns = now_ns;
@@ -153,8 +157,10 @@ void gate_leave(struct gate_table *t, int slot)
 	if (s->state == GATE_WAITING)
 		s->arrived--;
 	s->inside--;
-	if (s->inside == 0)
+	if (s->inside == 0) {
 		s->state = GATE_FREE;
+		memset(s->run_key, 0, sizeof(s->run_key));
+	}
 }
 
 int gate_clock_offset(uint64_t c_send, uint64_t s_arrive, uint64_t s_release, uint64_t c_recv,

@@ -220,6 +220,12 @@ void guard_limits_defaults(struct rb_limits *l, char *why, size_t whylen)
 		uint64_t t = n > 0 ? 4 * (uint64_t)n : 8;
 		l->max_threads = t < 8 ? 8 : t > RB_MAX_THREADS ? RB_MAX_THREADS : t;
 	}
+	if (!l->max_peer_threads) {
+		/* one address cannot take every worker thread of the server */
+		l->max_peer_threads = l->max_threads / 2 < 4 ? 4 : l->max_threads / 2;
+	}
+	if (l->max_peer_threads > l->max_threads)
+		l->max_peer_threads = l->max_threads;
 }
 
 int guard_limits_check(const struct rb_limits *l, const char *why, char *err, size_t errlen)
@@ -242,12 +248,14 @@ const char *guard_limits_text(const struct rb_limits *l, const char *mem_why, un
 	char mem[32], smem[32];
 
 	snprintf(buf, len, "limits: --max-mem %s (%s), per session --max-session-mem %s, "
-		 "--max-threads %llu (all sessions), --max-qps %llu (all sessions), --max-duration "
+		 "--max-threads %llu (all sessions, %llu per address), --max-qps %llu (all sessions), "
+		 "--max-duration "
 		 "%.0f s, --max-warmup %.0f s; --max-per-peer %u, --max-handshakes %u (%u per /%u "
 		 "or /%u source prefix), HELLO within %u s, --client-timeout %u s; --allow %s; "
 		 "--token-file %s", units_size_text(l->max_mem, mem, sizeof(mem)), mem_why,
 		 units_size_text(l->max_session_mem, smem, sizeof(smem)),
-		 (unsigned long long)l->max_threads, (unsigned long long)l->max_qps,
+		 (unsigned long long)l->max_threads, (unsigned long long)l->max_peer_threads,
+		 (unsigned long long)l->max_qps,
 		 (double)l->max_duration_ms / 1000.0, (double)l->max_warmup_ms / 1000.0,
 		 l->max_per_peer, l->max_handshakes, l->handshakes_per_prefix, l->prefix_v4,
 		 l->prefix_v6, hello_s, l->client_timeout_s, allow[0] ? allow : "any address",

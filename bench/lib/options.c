@@ -678,9 +678,7 @@ static const struct rb_knob knobs[] = {
 				 "configuration):"),
 	RB_ROW_PORT(.def = RB_DEFAULT_PORT),
 	RB_ROW_BIND(),
-	{ .name = "allow", .arg = "CIDR,...", STR, O(allow), LIMIT,
-	  .help = "accept control connections from these networks only\n"
-		  "(e.g. 10.0.0.0/8,fd00::/8; default: any address)" },
+	RB_ROW_ALLOW(),
 	RB_ROW_ONCE(),
 	{ .name = "max-sessions", .arg = "N", NUM, O(max_sessions), .lo = 1, .hi = 4096, .def = 64,
 	  SRV, .help = "concurrent sessions (default %D; a slot is taken after\n"
@@ -699,10 +697,8 @@ static const struct rb_knob knobs[] = {
 	  .def = RB_DEFAULT_PREFIX_V4, LIMIT, .help = "IPv4 source prefix length (/%D)" },
 	{ .name = "prefix-v6", .arg = "BITS", NUM, O(lim.prefix_v6), .lo = 16, .hi = 128,
 	  .def = RB_DEFAULT_PREFIX_V6, LIMIT, .help = "IPv6 source prefix length (/%D)" },
-	{ .name = "max-mem", .arg = "SIZE", SIZE, O(lim.max_mem), .lo = UINT64_C(1) << 20,
-	  .hi = UINT64_C(1) << 50, .flags = RB_KF_SERVER | RB_KF_LIMIT | RB_KF_AUTO,
-	  .help = "memory of all points at once (default: half the host's\n"
-		  "memory, and RLIMIT_MEMLOCK without CAP_IPC_LOCK)" },
+	RB_ROW_MAX_MEM(.help = "memory of all points at once (default: half the host's\n"
+			       "memory, and RLIMIT_MEMLOCK without CAP_IPC_LOCK)"),
 	{ .name = "max-session-mem", .arg = "SIZE", SIZE, O(lim.max_session_mem),
 	  .lo = UINT64_C(1) << 20, .hi = UINT64_C(1) << 50,
 	  .flags = RB_KF_SERVER | RB_KF_LIMIT | RB_KF_AUTO,
@@ -711,6 +707,10 @@ static const struct rb_knob knobs[] = {
 	  .hi = RB_MAX_THREADS, .flags = RB_KF_SERVER | RB_KF_LIMIT | RB_KF_AUTO,
 	  .help = "server worker threads, all sessions (default: 4 per online CPU,\n"
 		  "at least 8)" },
+	{ .name = "max-peer-threads", .arg = "N", NUM, O(lim.max_peer_threads), .lo = 1,
+	  .hi = RB_MAX_THREADS, .flags = RB_KF_SERVER | RB_KF_LIMIT | RB_KF_AUTO,
+	  .help = "of those, the sessions of one address together (default:\n"
+		  "half of --max-threads, at least 4)" },
 	{ .name = "max-qps", .arg = "N", NUM, O(lim.max_qps), .lo = 1, .hi = RB_MAX_QPS_TOTAL,
 	  .def = RB_DEFAULT_MAX_QPS, LIMIT, .help = "QPs, all sessions (%D)" },
 	{ .name = "max-duration", .arg = "SECS", SECS, O(lim.max_duration_ms), .lo = 1,
@@ -850,6 +850,11 @@ static const struct rb_knob knobs[] = {
 		  "warm-up, and all count ops in one common -D window\n"
 		  "named by the server (needs --run-id and -D; default %D:\n"
 		  "no barrier)" },
+	{ .name = "run-key-file", .arg = "FILE", STR, O(run_key_file),
+	  .help = "the run's secret in FILE (as --token-file's: mode 600,\n"
+		  "16-64 printable bytes), the same for all --procs processes:\n"
+		  "the server keys the start barrier by run id and key, so a\n"
+		  "peer that knows the run id alone cannot join or fail it" },
 	{ .name = "seed", .arg = "N", NUM, T(seed), .hi = UINT64_MAX, .def = 1, .col = "seed",
 	  .help = "payload pattern and random access seed (%D)" },
 	RB_ROW_QUIET(),

@@ -96,15 +96,20 @@ static int recv_idle(struct rb_worker *w, bool *armed)
 	}
 }
 
-/* Server: consume receives (SEND, SEND_IMM, WRITE_IMM), reply in lat mode. */
+/* Server: consume receives (SEND, SEND_IMM, WRITE_IMM), reply in lat mode.
+ * UD: a receive whose source QP (wc.src_qp, IB spec 11.4.2.1) is not the
+ * client's QP of this QP pair does not belong to the point (it passed the
+ * point's random Q_Key, so it can only be a bug or a key that leaked): it
+ * is re-posted and counted in foreign_recvs, never in recvs or ops. */
 static int serve_recvs(struct rb_worker *w)
 {
 	struct rb_ctx *c = w->ctx;
 	const struct rb_test *t = &c->t;
 	const bool reply = t->test == RB_TEST_LAT;
+	const bool ud = t->transport == RB_TR_UD;
 	const unsigned flags = c->use_inline ? IBV_SEND_INLINE : 0;
 	struct ibv_wc wc[RB_POLL_BATCH];
-	uint64_t idle = 0, n = 0, idle_since = 0;
+	uint64_t idle = 0, n = 0, idle_since = 0, foreign = 0;
 	bool armed = false;
 
 	for (;;) {
@@ -139,6 +144,12 @@ static int serve_recvs(struct rb_worker *w)
 			if (wc[i].status != IBV_WC_SUCCESS)
 				return post_wc_error(w, &wc[i], "receive");
 			struct rb_qp *q = &w->qps[plan_recv_id_qp(wc[i].wr_id)];
+			if (ud && wc[i].src_qp != q->remote_qpn) {
+				if (repost_recv(w, q, plan_recv_id_slot(wc[i].wr_id)))
+					return -1;
+				foreign++;
+				continue;
+			}
 			if (t->validate)
 				check_recv(w, q, &wc[i], RB_ROLE_CLIENT);
 			if (repost_recv(w, q, plan_recv_id_slot(wc[i].wr_id)))
@@ -148,6 +159,10 @@ static int serve_recvs(struct rb_worker *w)
 			q->ops++;
 		}
 		n += (uint64_t)ne;
+		if (ud) {
+			n -= foreign - atomic_load_explicit(&w->foreign_recvs, memory_order_relaxed);
+			atomic_store_explicit(&w->foreign_recvs, foreign, memory_order_relaxed);
+		}
 		atomic_store_explicit(&w->recvs, n, memory_order_relaxed);
 		if (reply && reap_sends(w, "reply"))
 			return -1;

@@ -268,6 +268,18 @@ int qp_to_rtr_rts(const struct rb_qp_attr *at, struct ibv_qp *qp, const struct c
 	return 0;
 }
 
+int qp_ud_set_qkey(const struct rb_qp_attr *at, struct ibv_qp *qp, char *err, size_t errlen)
+{
+	struct ibv_qp_attr a = { .qkey = at->qkey };
+	int rc = ibv_modify_qp(qp, &a, IBV_QP_QKEY);
+
+	if (rc)
+		return rb_fail(err, errlen, "ibv_modify_qp(qpn 0x%x RTS, Q_Key 0x%x) for the point's "
+			       "own UD Q_Key under rdma_cm failed: %s", qp->qp_num, at->qkey,
+			       strerror(rc));
+	return 0;
+}
+
 int qp_cm_rtr_rts(const struct rb_qp_attr *at, struct ibv_qp *qp, struct rdma_cm_id *id,
 		  uint32_t *remote_qpn, char *err, size_t errlen)
 {

@@ -52,6 +52,7 @@ struct client {
 	int refused;            /* points whose configuration was refused (status skipped) */
 	int points_done;        /* points that ran to a row (any status) */
 	char token[CTRL_TOKEN_CAP + 1];  /* --token-file: sent in every HELLO */
+	char run_key[CTRL_TOKEN_CAP + 1]; /* --run-key-file: sent in every HELLO */
 	uint32_t go_us;         /* this session's previous GO on its way, bound (ctrl.h GATE) */
 	/* the session's best clock-offset sample (any point's; reused with its
 	 * bound aged, gate_err_aged): taken at at_ns on our clock */
@@ -105,6 +106,7 @@ static int client_connect(struct client *cl, char *err, size_t errlen)
 	snprintf(h.run_id, sizeof(h.run_id), "%s", o->run_id);
 	snprintf(h.device, sizeof(h.device), "%s", cl->dev.name);
 	memcpy(h.token, cl->token, sizeof(h.token));
+	memcpy(h.run_key, cl->run_key, sizeof(h.run_key));
 	n = ctrl_encode_hello(buf, sizeof(buf), &h);
 	if (ctrl_send(cl->fd, buf, n, 10000, err, errlen) ||
 	    ctrl_recv(cl->fd, &cl->rb, &m, CTRL_HELLO, 30000, "the server's HELLO", err, errlen)) {
@@ -1282,6 +1284,12 @@ static int client_start(struct client *cl)
 	if (o->token_file[0] && guard_token_load(o->token_file, cl->token, sizeof(cl->token),
 						 CTRL_TOKEN_CAP, err, sizeof(err))) {
 		rb_error("%s", err);
+		return -1;
+	}
+	if (o->run_key_file[0] && guard_token_load(o->run_key_file, cl->run_key,
+						   sizeof(cl->run_key), CTRL_TOKEN_CAP, err,
+						   sizeof(err))) {
+		rb_error("--run-key-file: %s", err);
 		return -1;
 	}
 	if (check_cpus(o, err, sizeof(err))) {

@@ -711,7 +711,8 @@ static void report_counters(struct row *r, const struct rb_point_info *p, int th
 
 /* After pcie_counted: this side's other ctr_* columns, then every one as
  * srv_ctr_*, the server's port over the common window (its DONE, ctrl.h),
- * and srv_ctr_span_s, the seconds that window ran on the server. */
+ * and srv_ctr_span_s, the seconds that window ran on the server; last,
+ * srv_foreign_recvs. */
 static void report_counters_added(struct row *r, const struct rb_point_info *p, int thread)
 {
 	counter_columns(r, p, thread, false, CTR_COLS_FIRST, CTR_COLS_N);
@@ -719,6 +720,10 @@ static void report_counters_added(struct row *r, const struct rb_point_info *p, 
 	/* the server's counter span: the common window's start to this DONE */
 	set_rate(r, "srv_ctr_span_s", thread < 0 && p->have_srv_counters && p->server.ctr_span_ns ?
 		 (double)p->server.ctr_span_ns / 1e9 : NAN);
+	/* the server's UD receives from a source QP not of the point (ctrl.h DONE) */
+	set_u64_if(r, "srv_foreign_recvs", thread < 0 && p->have_server &&
+		   p->t->transport == RB_TR_UD && verb_needs_recv(p->t->verb),
+		   p->server.foreign_recvs);
 }
 
 /* Environment: the device and port, the host, the build, the clock, the time. */

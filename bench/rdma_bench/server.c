@@ -76,6 +76,7 @@ struct run_tally {
 struct peer_count {
 	char addr[64];               /* numeric, no port; "" = free entry */
 	unsigned sessions;
+	uint64_t threads;            /* worker threads of its running points (--max-peer-threads) */
 };
 
 struct server {
@@ -227,8 +228,23 @@ static void admit_release(struct server *srv, struct session *s)
  * (RB_REFUSED_PREFIX: the client's row is skipped, exit 2). Only this
  * session ends; the server goes on serving.
  */
-static int point_admit(struct server *srv, const struct rb_test *t, struct guard_usage *got,
-		       char *err, size_t errlen)
+static void release_locked(struct server *srv, const char *addr, struct guard_usage *got)
+{
+	struct peer_count *p = peer_get(srv, addr);
+	srv->used.mem -= got->mem;
+	srv->used.qps -= got->qps;
+	srv->used.threads -= got->threads;
+	if (p)
+		p->threads -= got->threads < p->threads ? got->threads : p->threads;
+	peer_put(p);
+	*got = (struct guard_usage){ 0 };
+}
+
+/* ... and the worker threads of all sessions of the client's address
+ * (addr) against --max-peer-threads: one peer never takes all of
+ * --max-threads. */
+static int point_admit(struct server *srv, const char *addr, const struct rb_test *t,
+		       struct guard_usage *got, char *err, size_t errlen)
 {
 	int rc;
 
@@ -236,16 +252,29 @@ static int point_admit(struct server *srv, const struct rb_test *t, struct guard
 	rc = guard_admit_point(t, ctx_side_active(t, RB_ROLE_SERVER),
 			       (uint64_t)(srv->dev.attr.max_cqe > 0 ? srv->dev.attr.max_cqe : 1),
 			       &srv->lim, &srv->used, got, err, errlen);
+	struct peer_count *p = rc ? NULL : peer_get(srv, addr);
+	if (p && p->threads + got->threads > srv->lim.max_peer_threads) {
+		rc = rb_fail(err, errlen, "%s--threads %llu above what the server's "
+			     "--max-peer-threads %llu leaves free for %s (%llu worker threads in use "
+			     "by its sessions); retry later", RB_REFUSED_PREFIX,
+			     (unsigned long long)got->threads,
+			     (unsigned long long)srv->lim.max_peer_threads, addr,
+			     (unsigned long long)p->threads);
+		srv->used.mem -= got->mem;  /* not yet counted for the peer */
+		srv->used.qps -= got->qps;
+		srv->used.threads -= got->threads;
+		*got = (struct guard_usage){ 0 };
+	} else if (p) {
+		p->threads += got->threads;
+	}
 	pthread_mutex_unlock(&srv->lock);
 	return rc;
 }
 
-static void point_release(struct server *srv, const struct guard_usage *got)
+static void point_release(struct server *srv, const char *addr, struct guard_usage *got)
 {
 	pthread_mutex_lock(&srv->lock);
-	srv->used.mem -= got->mem;
-	srv->used.qps -= got->qps;
-	srv->used.threads -= got->threads;
+	release_locked(srv, addr, got);
 	pthread_mutex_unlock(&srv->lock);
 }
 
@@ -393,8 +422,9 @@ static int serve_gate(struct session *s, const struct rb_test *t, const struct c
 	 * time order as the table sees them (gate.c's waited_ns also copes) */
 	pthread_mutex_lock(&srv->lock);
 	s->gw = (struct gate_wait){ .arrive_ns = timing_now_ns() };
-	rc = gate_arrive(&srv->gates, s->hello.run_id, g->point, g->procs, s->gw.arrive_ns,
-			 t->timeout_ms * 1000000ull, need, &slot, &release, err, errlen);
+	rc = gate_arrive(&srv->gates, s->hello.run_id, s->hello.run_key, g->point, g->procs,
+			 s->gw.arrive_ns, t->timeout_ms * 1000000ull, need, &slot, &release, err,
+			 errlen);
 	if (rc == GATE_WAIT) {
 		s->gw.next = srv->gate_waiters[slot];
 		srv->gate_waiters[slot] = s;
@@ -432,9 +462,11 @@ static int serve_gate(struct session *s, const struct rb_test *t, const struct c
 		return -1;
 	}
 	rb_info("session %lu: run '%s' point %llu: released %u processes at the start barrier "
-		"(this one waited %.3f s; window %.0f ms after the release)", s->id,
+		"(this one waited %.3f s; window %.0f ms after the release; %s)", s->id,
 		s->hello.run_id, (unsigned long long)g->point, g->procs,
-		(double)(release - s->gw.arrive_ns) / 1e9, (double)s->gw.lead_ns / 1e6);
+		(double)(release - s->gw.arrive_ns) / 1e9, (double)s->gw.lead_ns / 1e6,
+		s->hello.run_key[0] ? "keyed by the run key" :
+		"no run key: any peer that knows the run id shares this barrier");
 	return 0;
 }
 
@@ -580,7 +612,7 @@ static int point_check(struct session *s, struct spoint *p, const struct rb_test
 		p->cmdev.ctx = srv->cm.verbs;
 	}
 	/* the server's limits, before anything is allocated */
-	return point_admit(srv, &p->t, &p->reserved, err, errlen);
+	return point_admit(srv, s->addr, &p->t, &p->reserved, err, errlen);
 }
 
 /* -R: accept the client's connect requests for every QP (cm.c), with the
@@ -720,6 +752,7 @@ static void point_collect(struct rb_ctx *c, struct ctrl_done *d, uint64_t *first
 	for (unsigned i = 0; i < c->nw; i++) {
 		struct rb_worker *w = &c->w[i];
 		d->bad_payloads += w->bad_payloads;
+		d->foreign_recvs += atomic_load_explicit(&w->foreign_recvs, memory_order_relaxed);
 		if (w->first_recv_ns && w->first_recv_ns < *first)
 			*first = w->first_recv_ns;
 	}
@@ -835,7 +868,7 @@ static int serve_point(struct session *s, const struct rb_test *tin, char *err, 
 		if (p.t.use_cm && p.cms.child)
 			cm_session_release(&s->srv->cm, &p.cms);
 	}
-	point_release(s->srv, &p.reserved);
+	point_release(s->srv, s->addr, &p.reserved);
 	return rc;
 }
 

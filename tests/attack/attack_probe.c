@@ -30,6 +30,8 @@
  *       a SETUP header claiming 2 MiB as the first message (nothing
  *       follows); prints "answer: REASON" as above.
  *   attack_probe HOST PORT cm-nonce DELTA
+ *   attack_probe HOST PORT cm-flood N   N rdma_cm connect requests without
+ *                                       private data (each rejected)
  *       a -R session (HELLO + TEST with rdma_cm, RC WRITE, 1 QP); from the
  *       server's SETUP it takes the point's rkey, buffer address, nonce and
  *       RoCE address, and sends one rdma_cm connect request for QP 0 with
@@ -63,7 +65,8 @@ static int usage(void)
 	fprintf(stderr, "usage: attack_probe HOST PORT hold-setups N SIZE QPS HOLD_S\n"
 			"       attack_probe HOST PORT idle N HOLD_S SRC\n"
 			"       attack_probe HOST PORT hello-ctrl|oversized-hello|setup-first\n"
-			"       attack_probe HOST PORT cm-nonce DELTA\n");
+			"       attack_probe HOST PORT cm-nonce DELTA\n"
+			"       attack_probe HOST PORT cm-flood N\n");
 	return 2;
 }
 
@@ -294,16 +297,19 @@ static int cm_event(struct rdma_event_channel *ch, int ms)
 	return type;
 }
 
-static int cm_nonce(const char *host, uint16_t port, uint64_t delta)
+/* A -R session up to the server's SETUP (*s, its strings in rb; *fd open):
+ * the point whose rkey, address and nonce the rdma_cm probes use, and the
+ * server's RoCE v2 address (dst). 0, or 2 (said on stderr). */
+static int cm_target(const char *host, uint16_t port, int *fd, struct ctrl_rbuf *rb,
+		     struct ctrl_setup *s, struct sockaddr_in *dst)
 {
 	char err[1400];
-	struct ctrl_rbuf rb = { 0 };
 	struct ctrl_msg m;
 	struct rb_test t;
-	uint8_t buf[CTRL_HDR_LEN + RB_TEST_NFIELDS * 8], priv[RB_CM_PRIV_LEN];
-	int fd = ctrl_connect(host, port, 10, err, sizeof(err));
+	uint8_t buf[CTRL_HDR_LEN + RB_TEST_NFIELDS * 8];
 
-	if (fd < 0) {
+	*fd = ctrl_connect(host, port, 10, err, sizeof(err));
+	if (*fd < 0) {
 		fprintf(stderr, "attack_probe: %s\n", err);
 		return 2;
 	}
@@ -312,25 +318,80 @@ static int cm_nonce(const char *host, uint16_t port, uint64_t delta)
 	t.iters = 100;
 	test_resolve_defaults(&t, NULL);
 	size_t n = ctrl_encode_test(buf, sizeof(buf), &t);
-	if (send_hello(fd, "probe", err, sizeof(err)) ||
-	    ctrl_recv(fd, &rb, &m, CTRL_HELLO, 10000, "the server's HELLO", err, sizeof(err)) ||
-	    ctrl_send(fd, buf, n, 5000, err, sizeof(err)) ||
-	    ctrl_recv(fd, &rb, &m, CTRL_SETUP, 30000, "the server's SETUP", err, sizeof(err))) {
+	if (send_hello(*fd, "probe", err, sizeof(err)) ||
+	    ctrl_recv(*fd, rb, &m, CTRL_HELLO, 10000, "the server's HELLO", err, sizeof(err)) ||
+	    ctrl_send(*fd, buf, n, 5000, err, sizeof(err)) ||
+	    ctrl_recv(*fd, rb, &m, CTRL_SETUP, 30000, "the server's SETUP", err, sizeof(err))) {
 		fprintf(stderr, "attack_probe: %s\n", err);
 		return 2;
 	}
-	struct ctrl_setup s = m.u.setup;
-	struct sockaddr_in dst = { .sin_family = AF_INET, .sin_port = htons(port) };
-	memcpy(&dst.sin_addr, s.gid + 12, 4);  /* IPv4-mapped RoCE v2 GID */
-	struct rdma_event_channel *ch = rdma_create_event_channel();
-	struct rdma_cm_id *id = NULL;
-	if (!ch || rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) ||
-	    rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst, 5000) ||
-	    cm_event(ch, 10000) != RDMA_CM_EVENT_ADDR_RESOLVED || rdma_resolve_route(id, 5000) ||
+	*s = m.u.setup;
+	*dst = (struct sockaddr_in){ .sin_family = AF_INET, .sin_port = htons(port) };
+	memcpy(&dst->sin_addr, s->gid + 12, 4);  /* IPv4-mapped RoCE v2 GID */
+	return 0;
+}
+
+/* An rdma_cm id on ch resolved to dst (address and route). 0, or 2. */
+static int cm_resolved(struct rdma_event_channel *ch, struct sockaddr_in *dst,
+		       struct rdma_cm_id **id)
+{
+	*id = NULL;
+	if (!ch || rdma_create_id(ch, id, NULL, RDMA_PS_TCP) ||
+	    rdma_resolve_addr(*id, NULL, (struct sockaddr *)dst, 5000) ||
+	    cm_event(ch, 10000) != RDMA_CM_EVENT_ADDR_RESOLVED || rdma_resolve_route(*id, 5000) ||
 	    cm_event(ch, 10000) != RDMA_CM_EVENT_ROUTE_RESOLVED) {
 		fprintf(stderr, "attack_probe: rdma_cm cannot reach the server's RoCE address\n");
 		return 2;
 	}
+	return 0;
+}
+
+/* n connect requests without private data, one after the other (each
+ * rejected), while a -R session of ours holds its point: prints
+ * "flood: R rejected of N". */
+static int cm_flood(const char *host, uint16_t port, unsigned n)
+{
+	struct ctrl_rbuf rb = { 0 };
+	struct ctrl_setup s;
+	struct sockaddr_in dst;
+	int fd;
+	unsigned rejected = 0;
+
+	if (cm_target(host, port, &fd, &rb, &s, &dst))
+		return 2;
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	for (unsigned i = 0; i < n; i++) {
+		struct rdma_cm_id *id;
+		if (cm_resolved(ch, &dst, &id))
+			return 2;
+		struct rdma_conn_param p = { .qp_num = 0x123, .responder_resources = 1,
+					     .initiator_depth = 1 };
+		if (rdma_connect(id, &p) == 0 && cm_event(ch, 5000) == RDMA_CM_EVENT_REJECTED)
+			rejected++;
+		rdma_destroy_id(id);
+	}
+	printf("flood: %u rejected of %u\n", rejected, n);
+	rdma_destroy_event_channel(ch);
+	ctrl_send_error(fd, "probe done");
+	close(fd);
+	ctrl_rbuf_free(&rb);
+	return 0;
+}
+
+static int cm_nonce(const char *host, uint16_t port, uint64_t delta)
+{
+	struct ctrl_rbuf rb = { 0 };
+	struct ctrl_setup s;
+	struct sockaddr_in dst;
+	uint8_t priv[RB_CM_PRIV_LEN];
+	int fd;
+
+	if (cm_target(host, port, &fd, &rb, &s, &dst))
+		return 2;
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_cm_id *id;
+	if (cm_resolved(ch, &dst, &id))
+		return 2;
 	uint64_t nonce = s.nonce ^ delta;
 	be32_put(priv, RB_CM_MAGIC);
 	be32_put(priv + 4, s.rkey);
@@ -386,6 +447,8 @@ int main(int argc, char **argv)
 		return setup_first(host, (uint16_t)port);
 	if (strcmp(argv[3], "oversized-hello") == 0)
 		return oversized_hello(host, (uint16_t)port);
+	if (strcmp(argv[3], "cm-flood") == 0 && argc == 5)
+		return cm_flood(host, (uint16_t)port, (unsigned)strtoul(argv[4], NULL, 10));
 	if (strcmp(argv[3], "cm-nonce") == 0 && argc == 5)
 		return cm_nonce(host, (uint16_t)port, strtoull(argv[4], NULL, 10));
 	return usage();

@@ -130,6 +130,24 @@ passes_check() {
   [ "$(col server_recvs)" = 1000 ]
 }
 
+@test "UD: receives from a source QP not of the point are counted in srv_foreign_recvs, not in server_recvs" {
+  run "$PAIR" --client-env RB_NULLDEV_FAULTS=foreign_src=10 -- --verb send --transport ud -n 2000 --csv "$CSV"
+  echo "$output"
+  [ "$status" = 0 ]
+  [ "$(col srv_foreign_recvs)" = 200 ]
+  [ "$(col server_recvs)" = 1800 ]
+  rm -f "$CSV"
+  run "$PAIR" -- --verb send --transport ud -n 2000 --csv "$CSV"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "$(col srv_foreign_recvs)" = 0 ]
+  [ "$(col server_recvs)" = 2000 ]
+  # not a UD point: the column is empty
+  rm -f "$CSV"
+  run "$PAIR" -- --verb send -n 100 --csv "$CSV"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "$(col srv_foreign_recvs)" = "" ]
+}
+
 @test "rdma_cm is refused by name on the null device" {
   run "$PAIR" -- --verb write -n 10 -R
   echo "$output"
@@ -148,4 +166,117 @@ passes_check() {
   grep -q "uniqueness check failed: value [0-9]* handed out twice" <<< "$output"
   RB_BIN=$ROOT/rdma_seq run "$PAIR" -- --variant drtm-kv
   [ "$status" = 0 ]
+}
+
+# a server on the null device that keeps serving (not --once), on a random
+# port; sets SPID and SPORT, its log in $BATS_TEST_TMPDIR/server.log;
+# SRV_BIN: the program (default rdma_bench)
+serve_on_nulldev() {
+  local try
+  for try in 1 2 3 4; do
+    SPORT=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+    LD_PRELOAD=$ROOT/build/libnulldev.so "${SRV_BIN:-$ROOT/rdma_bench}" -s --bind 127.0.0.1 -p "$SPORT" "$@" \
+      > "$BATS_TEST_TMPDIR/server.log" 2>&1 &
+    SPID=$!
+    for _ in $(seq 100); do
+      grep -q "listening on" "$BATS_TEST_TMPDIR/server.log" && return 0
+      kill -0 "$SPID" 2> /dev/null || break
+      sleep 0.05
+    done
+    kill "$SPID" 2> /dev/null || true
+  done
+  echo "no server after $try tries: $(tail -n 3 "$BATS_TEST_TMPDIR/server.log")"
+  return 1
+}
+
+# one client process of run R on the null device, in the background
+nd_client() { # LOG ARGS...
+  local log=$1
+  shift
+  LD_PRELOAD=$ROOT/build/libnulldev.so timeout 60 "$ROOT/rdma_bench" -c 127.0.0.1 -p "$SPORT" \
+    --verb write -D 0.3 --run-id R "$@" > "$log" 2>&1 &
+}
+
+@test "start barrier: a peer with the run id but not the run key neither fails nor joins the run's barrier" {
+  serve_on_nulldev
+  local key=$BATS_TEST_TMPDIR/key a v0 v1 r0=0 r1=0 ra=0 t0
+  (umask 077 && echo 0123456789abcdef0123456789abcdef > "$key")
+  # the stranger arrives first, saying --procs 3 (without the key the run's
+  # processes were refused: "this process says --procs 2, the 1 already at
+  # the start barrier said 3")
+  nd_client "$BATS_TEST_TMPDIR/stranger.log" --procs 3 --timeout 6
+  a=$!
+  sleep 1
+  t0=$(date +%s%N)
+  nd_client "$BATS_TEST_TMPDIR/p0.log" --procs 2 --proc-index 0 --run-key-file "$key"
+  v0=$!
+  nd_client "$BATS_TEST_TMPDIR/p1.log" --procs 2 --proc-index 1 --run-key-file "$key"
+  v1=$!
+  wait "$v0" || r0=$?
+  wait "$v1" || r1=$?
+  echo "run served in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+  wait "$a" || ra=$?
+  kill "$SPID"
+  cat "$BATS_TEST_TMPDIR/p0.log" "$BATS_TEST_TMPDIR/server.log"
+  [ "$r0" = 0 ]
+  [ "$r1" = 0 ]
+  [ "$(grep -c "run 'R' point 0: released 2 processes at the start barrier .*keyed by the run key" "$BATS_TEST_TMPDIR/server.log")" = 2 ]
+  # the stranger waited at a barrier of its own and timed out there
+  [ "$ra" = 1 ]
+  grep -q "1 of 3 processes of run 'R' point 0 ready after" "$BATS_TEST_TMPDIR/server.log"
+  ! grep -q 0123456789abcdef "$BATS_TEST_TMPDIR/server.log"
+}
+
+# one rdma_seq client point against the server of serve_on_nulldev
+seq_point() { # ARGS...
+  LD_PRELOAD=$ROOT/build/libnulldev.so timeout 60 "$ROOT/rdma_seq" -c 127.0.0.1 -p "$SPORT" -D 0.3 "$@"
+}
+
+@test "rdma_seq -s --max-mem: a client's --drtm items and --kv keys above it refused by name, before any allocation; a small point served" {
+  SRV_BIN=$ROOT/rdma_seq serve_on_nulldev --max-mem 64M
+  run seq_point --variant drtm-kv --drtm items=2000000
+  echo "$output"
+  [ "$status" = 2 ]
+  [[ $output == *"refused by the server: 122.1 MiB above what the server's --max-mem 64.0 MiB leaves"*"--drtm items 2000000"* ]]
+  run seq_point --variant herd-kv --kv keys=4000000
+  echo "$output"
+  [ "$status" = 2 ]
+  [[ $output == *"above what the server's --max-mem 64.0 MiB leaves"*"MICA partition of server thread 0 (--kv keys 4000000"* ]]
+  run seq_point --variant drtm-kv --drtm items=10000
+  [ "$status" = 0 ] || { echo "$output"; false; }
+  kill "$SPID"
+  grep -q "limits: --max-mem 64 MiB (given)" "$BATS_TEST_TMPDIR/server.log"
+  grep -q "point: [0-9.]* MiB charged to --max-mem 64.0 MiB" "$BATS_TEST_TMPDIR/server.log"
+}
+
+@test "rdma_seq -s --allow: a client outside the list refused at admission; inside it served" {
+  SRV_BIN=$ROOT/rdma_seq serve_on_nulldev --allow 10.0.0.0/8
+  run seq_point --variant atomics
+  echo "$output"
+  [ "$status" != 0 ]
+  kill "$SPID"
+  SRV_BIN=$ROOT/rdma_seq serve_on_nulldev --allow 127.0.0.0/8
+  run seq_point --variant atomics
+  [ "$status" = 0 ] || { echo "$output"; false; }
+  kill "$SPID"
+  grep -q -- "--allow 127.0.0.0/8" "$BATS_TEST_TMPDIR/server.log"
+}
+
+@test "--max-peer-threads: one address's second SEND point beyond it refused by name while its first runs; served after" {
+  serve_on_nulldev --max-threads 8 --max-peer-threads 2
+  local bg rb=0
+  nd_client "$BATS_TEST_TMPDIR/first.log" --verb send --threads 2 -D 3
+  bg=$!
+  for _ in $(seq 100); do grep -q "session 1: client" "$BATS_TEST_TMPDIR/server.log" && break; sleep 0.05; done
+  sleep 1
+  run env LD_PRELOAD="$ROOT/build/libnulldev.so" timeout 60 "$ROOT/rdma_bench" -c 127.0.0.1 -p "$SPORT" --verb send --threads 1 -n 100
+  echo "$output"
+  wait "$bg" || rb=$?
+  [ "$status" = 2 ]
+  [[ $output == *"refused by the server: --threads 1 above what the server's --max-peer-threads 2 leaves free for 127.0.0.1 (2 worker threads in use by its sessions)"* ]]
+  [ "$rb" = 0 ]
+  run env LD_PRELOAD="$ROOT/build/libnulldev.so" timeout 60 "$ROOT/rdma_bench" -c 127.0.0.1 -p "$SPORT" --verb send --threads 2 -n 100
+  kill "$SPID"
+  [ "$status" = 0 ] || { echo "$output"; false; }
+  grep -q -- "--max-threads 8 (all sessions, 2 per address)" "$BATS_TEST_TMPDIR/server.log"
 }

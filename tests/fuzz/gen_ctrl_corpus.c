@@ -97,14 +97,15 @@ static void bb_setup_fixed(struct bb *b, uint8_t port, uint8_t ll, uint8_t gt, u
 	bb_u32(b, nqp);
 }
 
-/* DONE's tail after its u64 fields: checked, an empty note, and no server
- * counters (ctr_span_ns 0, nctr 0); the length fixed */
+/* DONE's tail after its u64 fields: checked, an empty note, no server
+ * counters (ctr_span_ns 0, nctr 0) and foreign_recvs 0; the length fixed */
 static void bb_done_tail(struct bb *b, uint32_t checked)
 {
 	bb_u32(b, checked);
 	bb_u16(b, 0);
 	bb_u64(b, 0); /* ctr_span_ns */
 	bb_u16(b, 0); /* nctr */
+	bb_u64(b, 0); /* foreign_recvs */
 	bb_fix_len(b);
 }
 

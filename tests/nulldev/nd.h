@@ -45,6 +45,8 @@ struct nd_faults {
 	uint64_t err_wr;          /* the Nth send WR of the process completes in error */
 	enum ibv_wc_status err_status;
 	uint64_t lose_recv;       /* every Nth arrival consumes no RECV */
+	uint64_t foreign_src;     /* every Nth SEND arrives from another source QP (a
+				   * stranger's SEND that passed the Q_Key) */
 	uint64_t flip;            /* every Nth loopback WRITE/READ flips its first byte */
 	uint64_t atomic_wrong;    /* every Nth atomic returns original ^ 1 */
 	uint64_t atomic_skip;     /* every Nth atomic leaves the remote word as it was */

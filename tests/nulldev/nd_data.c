@@ -134,6 +134,10 @@ static void deliver(struct nd_qp *q, struct nd_inbox *b, const struct ibv_send_w
 	a->len = len;
 	a->imm = wr->imm_data;
 	a->src_qp = q->qp.qp_num;
+	if (nd_faults_on && every(nd_fault.foreign_src)) {
+		a->src_qp ^= 0x800000u;  /* a QPN this sender does not have */
+		q->n.faults++;
+	}
 	a->flags = (wr->opcode == IBV_WR_SEND_WITH_IMM || rdma_imm ? IBV_WC_WITH_IMM : 0) |
 		   (rdma_imm ? 0x80000000u : 0);
 	uint32_t off = 0;

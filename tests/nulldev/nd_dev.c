@@ -216,6 +216,8 @@ static void parse_faults(const char *env)
 			nd_fault.err_status = status_by_name(v);
 		else if (!strcmp(k, "lose_recv"))
 			nd_fault.lose_recv = num(k, v);
+		else if (!strcmp(k, "foreign_src"))
+			nd_fault.foreign_src = num(k, v);
 		else if (!strcmp(k, "flip"))
 			nd_fault.flip = num(k, v);
 		else if (!strcmp(k, "atomic_wrong"))

@@ -165,6 +165,7 @@ static void done_carries_the_server_counters(void **state)
 	memset(&d, 0, sizeof(d));
 	snprintf(d.note, sizeof(d.note), "ok");
 	d.ctr_span_ns = 2000000123;
+	d.foreign_recvs = 3;
 	d.nctr = 2;
 	d.ctr_idx[0] = 1;
 	d.ctr_delta[0] = 1ull << 40;
@@ -174,6 +175,7 @@ static void done_carries_the_server_counters(void **state)
 	assert_true(n > 0);
 	assert_int_equal(ctrl_decode(buf, n, &m, err, sizeof(err)), 0);
 	assert_int_equal(m.u.done.ctr_span_ns, 2000000123);
+	assert_int_equal(m.u.done.foreign_recvs, 3);
 	assert_int_equal(m.u.done.nctr, 2);
 	assert_int_equal(m.u.done.ctr_idx[0], 1);
 	assert_int_equal(m.u.done.ctr_delta[0], 1ull << 40);
@@ -272,9 +274,12 @@ static void row_has_both_ends(void **state)
 		ilast = i;
 	}
 	assert_true(ipc >= 0 && ifirst > ipc);
-	assert_string_equal(last, "srv_ctr_span_s");
+	/* then srv_foreign_recvs, last (empty: not a UD point) */
+	assert_string_equal(last, "srv_foreign_recvs");
+	assert_string_equal(row_get(&fx.r, "srv_foreign_recvs"), "");
+	assert_string_equal(fx.r.cols[ilast - 1].name, "srv_ctr_span_s");
 	assert_string_equal(row_get(&fx.r, "srv_ctr_span_s"), "1.25");
-	assert_int_equal(ilast - ifirst, 15);
+	assert_int_equal(ilast - 1 - ifirst, 15);
 
 	/* a thread's row: no port counters */
 	report_build_row(&fx.r, &fx.pi, 0, &m);

@@ -549,6 +549,17 @@ static void hello_token_and_control_bytes(void **state)
 	n = ctrl_encode_hello(buf, sizeof(buf), &h);
 	assert_int_equal(decode(n), 0);
 	assert_string_equal(m.u.hello.token, "0123456789abcdef0123456789abcdef");
+	assert_string_equal(m.u.hello.run_key, "");
+	/* the run key (protocol 7) travels after the token, checked as a string */
+	snprintf(h.run_key, sizeof(h.run_key), "fedcba9876543210fedcba9876543210");
+	n = ctrl_encode_hello(buf, sizeof(buf), &h);
+	assert_int_equal(decode(n), 0);
+	assert_string_equal(m.u.hello.run_key, "fedcba9876543210fedcba9876543210");
+	snprintf(h.run_key, sizeof(h.run_key), "key\nINFO forged");
+	n = ctrl_encode_hello(buf, sizeof(buf), &h);
+	assert_int_equal(decode(n), -1);
+	assert_err_has(err, "HELLO: run key holds a control character");
+	h.run_key[0] = '\0';
 	/* a newline in the host would forge a log line */
 	snprintf(h.host, sizeof(h.host), "a\nINFO forged");
 	n = ctrl_encode_hello(buf, sizeof(buf), &h);

@@ -17,7 +17,15 @@ static int arrive(const char *run, uint64_t point, uint32_t procs, uint64_t now,
 		  uint64_t *rel)
 {
 	err[0] = '\0';
-	return gate_arrive(&t, run, point, procs, now, 30 * S, 0, slot, rel, err, sizeof(err));
+	return gate_arrive(&t, run, "", point, procs, now, 30 * S, 0, slot, rel, err, sizeof(err));
+}
+
+/* arrive() of a run whose processes share the run key key */
+static int arrive_key(const char *run, const char *key, uint64_t point, uint32_t procs,
+		      uint64_t now, int *slot, uint64_t *rel)
+{
+	err[0] = '\0';
+	return gate_arrive(&t, run, key, point, procs, now, 30 * S, 0, slot, rel, err, sizeof(err));
 }
 
 /* arrive() with a known GO delay need (ns) from the process's previous barrier */
@@ -25,7 +33,7 @@ static int arrive_need(const char *run, uint64_t point, uint32_t procs, uint64_t
 		       uint64_t need, int *slot, uint64_t *rel)
 {
 	err[0] = '\0';
-	return gate_arrive(&t, run, point, procs, now, 30 * S, need, slot, rel, err, sizeof(err));
+	return gate_arrive(&t, run, "", point, procs, now, 30 * S, need, slot, rel, err, sizeof(err));
 }
 
 #define MS 1000000ull
@@ -128,6 +136,42 @@ static void run_ids_and_points_do_not_mix(void **state)
 	assert_int_equal(d, b);
 	assert_int_equal(gate_poll(&t, a, 2 * S, &rel, err, sizeof(err)), GATE_WAIT);
 	assert_int_equal(gate_poll(&t, c, 2 * S, &rel, err, sizeof(err)), GATE_WAIT);
+}
+
+/* A peer that knows a keyed run's id but not its key cannot poison its
+ * barrier: another --procs, one arrival too many, or an early leave all
+ * happen at a barrier of its own; the run's 3 processes are released by
+ * their own third arrival, and the stranger's barrier still waits. */
+static void a_stranger_with_the_run_id_but_not_the_key_is_apart(void **state)
+{
+	(void)state;
+	const char *key = "0123456789abcdef0123456789abcdef";
+	int a, b, c, x, y, z;
+	uint64_t rel = 0;
+	assert_int_equal(arrive_key("R", key, 0, 3, S, &a, &rel), GATE_WAIT);
+	/* the stranger: another --procs (would have been refused as a
+	 * mismatch, failing nothing, but a --procs 2 arrival ... */
+	assert_int_equal(arrive_key("R", "", 0, 2, S, &x, &rel), GATE_WAIT);
+	assert_int_not_equal(x, a);
+	/* ... and with the same --procs and a guessed key, an extra arrival */
+	assert_int_equal(arrive_key("R", "0123456789abcdef0123456789abcdeX", 0, 3, S, &y, &rel),
+			 GATE_WAIT);
+	assert_int_not_equal(y, a);
+	gate_leave(&t, y);
+	assert_int_equal(arrive_key("R", "0123456789abcdef0123456789abcdeX", 0, 3, S, &z, &rel),
+			 GATE_WAIT);
+	assert_int_equal(arrive_key("R", key, 0, 3, 2 * S, &b, &rel), GATE_WAIT);
+	assert_int_equal(b, a);
+	assert_int_equal(t.s[a].arrived, 2);
+	assert_int_equal(arrive_key("R", key, 0, 3, 3 * S, &c, &rel), GATE_OPEN);
+	assert_int_equal(c, a);
+	assert_int_equal(rel, 3 * S);
+	assert_int_equal(gate_poll(&t, x, 3 * S, &rel, err, sizeof(err)), GATE_WAIT);
+	assert_int_equal(gate_poll(&t, z, 3 * S, &rel, err, sizeof(err)), GATE_WAIT);
+	/* a keyless run of the same id keeps its own barrier: its second
+	 * arrival releases it, not the keyed run's */
+	assert_int_equal(arrive_key("R", "", 0, 2, 4 * S, &y, &rel), GATE_OPEN);
+	assert_int_equal(y, x);
 }
 
 /* The timeout names who was ready, of how many, for which run and point. */
@@ -281,6 +325,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(the_last_arrival_releases_everyone, setup),
 		cmocka_unit_test_setup(run_ids_and_points_do_not_mix, setup),
+		cmocka_unit_test_setup(a_stranger_with_the_run_id_but_not_the_key_is_apart, setup),
 		cmocka_unit_test_setup(a_missing_process_times_out_with_the_count, setup),
 		cmocka_unit_test_setup(an_arrival_stamped_before_the_first_opens_the_barrier, setup),
 		cmocka_unit_test_setup(mismatched_counts_are_refused, setup),

@@ -681,8 +681,8 @@ static void pattern_never_produces_the_read_sentinel(void **state)
  * the last is model_link, never empty), then perf_counters, then the fabric
  * knobs tclass, sl, pkey_index, then the 3 uncore PCIe columns
  * (set_pcie_columns; pcie_counted never empty), then 7 more ctr_* columns,
- * 15 srv_ctr_* and srv_ctr_span_s (report_counters_added). */
-#define PERF_COLS 76
+ * 15 srv_ctr_*, srv_ctr_span_s and srv_foreign_recvs (report_counters_added). */
+#define PERF_COLS 77
 
 /* What report_build_row needs beside the test: empty options and
  * environment (the clock not measured). */
@@ -847,13 +847,13 @@ static void rows_record_the_accelerator(void **state)
 	snprintf(fx.e.accel, sizeof(fx.e.accel), "kvm");
 	report_build_row(&r, &pi, -1, NULL);
 	assert_string_equal(r.cols[r.ncols - PERF_COLS - 1].name, "accel");
-	/* the port counters come after pcie_counted: 23 columns */
-	assert_string_equal(r.cols[r.ncols - 23 - 8].name, "model_link");
-	assert_string_equal(r.cols[r.ncols - 23 - 7].name, "perf_counters");
-	assert_string_equal(r.cols[r.ncols - 23 - 1].name, "pcie_counted");
-	assert_string_equal(r.cols[r.ncols - 23 - 6].name, "tclass");
-	assert_string_equal(r.cols[r.ncols - 23 - 5].name, "sl");
-	assert_string_equal(r.cols[r.ncols - 23 - 4].name, "pkey_index");
+	/* the port counters come after pcie_counted: 23 columns, then srv_foreign_recvs */
+	assert_string_equal(r.cols[r.ncols - 24 - 8].name, "model_link");
+	assert_string_equal(r.cols[r.ncols - 24 - 7].name, "perf_counters");
+	assert_string_equal(r.cols[r.ncols - 24 - 1].name, "pcie_counted");
+	assert_string_equal(r.cols[r.ncols - 24 - 6].name, "tclass");
+	assert_string_equal(r.cols[r.ncols - 24 - 5].name, "sl");
+	assert_string_equal(r.cols[r.ncols - 24 - 4].name, "pkey_index");
 	assert_string_equal(row_get(&r, "tclass"), "0");
 	t.tclass = 106;  /* DSCP 26 << 2 | ECT(0): a lossless RoCE class */
 	t.sl = 3;
@@ -862,7 +862,8 @@ static void rows_record_the_accelerator(void **state)
 	assert_string_equal(row_get(&r, "tclass"), "106");
 	assert_string_equal(row_get(&r, "sl"), "3");
 	assert_string_equal(row_get(&r, "pkey_index"), "1");
-	assert_string_equal(r.cols[r.ncols - 1].name, "srv_ctr_span_s");
+	assert_string_equal(r.cols[r.ncols - 2].name, "srv_ctr_span_s");
+	assert_string_equal(r.cols[r.ncols - 1].name, "srv_foreign_recvs");
 	assert_string_equal(row_get(&r, "perf_counters"), "auto");
 	assert_string_equal(row_get(&r, "accel"), "kvm");
 	fx.e.accel[0] = '\0';

@@ -14,11 +14,26 @@
 #include "errbuf.h"
 #include "mica.h"
 
+/* buckets of a partition of keys: the next power of two of 2 keys / MICA_WAYS */
+static uint64_t mica_buckets(uint64_t keys)
+{
+	uint64_t nb = 1;
+	while (nb * MICA_WAYS < 2 * keys && nb < (UINT64_C(1) << 56))   /* load factor 1/2 at most */
+		nb *= 2;
+	return nb;
+}
+
+uint64_t mica_bytes(uint64_t keys, uint64_t log_bytes)
+{
+	uint64_t index = mica_buckets(keys) * MICA_WAYS * sizeof(uint64_t);
+	return log_bytes > UINT64_MAX - index ? UINT64_MAX : index + log_bytes;
+}
+
 int mica_init(struct mica *m, uint64_t keys, uint64_t log_bytes, uint64_t seed, char *err,
 	      size_t errlen)
 {
 	uint64_t min_log = 2 * mica_item_bytes(MICA_MAX_VALUE);
-	uint64_t nb = 1;
+	uint64_t nb;
 
 	memset(m, 0, sizeof(*m));
 	if (keys == 0)
@@ -28,8 +43,7 @@ int mica_init(struct mica *m, uint64_t keys, uint64_t log_bytes, uint64_t seed, 
 		return rb_fail(err, errlen, "log size %" PRIu64 " bytes is outside %" PRIu64
 			       "..2^47 (two items of the largest value at least; offsets are 48 "
 			       "bits): give a log size in that range", log_bytes, min_log);
-	while (nb * MICA_WAYS < 2 * keys)   /* load factor 1/2 at most */
-		nb *= 2;
+	nb = mica_buckets(keys);
 	m->index = calloc(nb * MICA_WAYS, sizeof(*m->index));
 	m->log = calloc(1, log_bytes);
 	if (!m->index || !m->log) {

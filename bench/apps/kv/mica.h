@@ -90,6 +90,10 @@ struct mica {
 
 enum mica_rc { MICA_OK = 0, MICA_MISS = 1, MICA_EINVAL = -1 };
 
+/* The bytes mica_init(keys, log_bytes) allocates: its index and its log
+ * (saturates at UINT64_MAX). */
+uint64_t mica_bytes(uint64_t keys, uint64_t log_bytes);
+
 /*
  * A partition with room for `keys` at an index load of 1/2 at most
  * (buckets: the next power of two of ceil(2 keys / MICA_WAYS); a bucket

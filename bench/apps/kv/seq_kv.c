@@ -83,15 +83,22 @@ static void client_free(void *p)
 }
 
 /* Every key thread t owns, version 0. */
-static int populate(struct kv_server *s, const struct seq_cfg *c, unsigned t, char *err,
-		    size_t errlen)
+static int populate(struct seq_run *r, struct kv_server *s, const struct seq_cfg *c, unsigned t,
+		    char *err, size_t errlen)
 {
 	uint64_t keys = c->kv.keys, per = keys / c->server_threads + 1;
 	uint64_t log = mica_item_bytes((uint32_t)c->kv.value_bytes) * per * 2;   /* twice the set */
 	uint8_t v[KV_MAX_VALUE];
+	char what[160];
 
 	if (log < MICA_DEF_LOG_BYTES)
 		log = MICA_DEF_LOG_BYTES;
+	/* the partition's index and log, charged before they are allocated */
+	snprintf(what, sizeof(what), "the MICA partition of server thread %u (--kv keys %llu, "
+		 "value %llu B)", t, (unsigned long long)keys,
+		 (unsigned long long)c->kv.value_bytes);
+	if (seq_run_charge(r, mica_bytes(per, log), what, err, errlen))
+		return -1;
 	if (mica_init(&s->m, per, log, HASH_SEED, err, errlen))
 		return -1;
 	for (uint64_t id = 0; id < keys; id++) {
@@ -122,7 +129,7 @@ static int server_create(struct seq_run *r, char *err, size_t errlen)
 		th->area = r->buf + REGION_OFF + region + t * ring;
 		if (!s)
 			return rb_fail(err, errlen, "out of memory for server thread %u", t);
-		if (populate(s, c, t, err, errlen) || rpc_server_thread(r, t, err, errlen))
+		if (populate(r, s, c, t, err, errlen) || rpc_server_thread(r, t, err, errlen))
 			return -1;
 	}
 	return 0;

@@ -136,11 +136,36 @@ int seq_post_batch(struct seq_thread *th, struct rb_qp *q, unsigned m)
 	return 0;
 }
 
+int seq_run_charge(struct seq_run *r, uint64_t bytes, const char *what, char *err,
+		   size_t errlen)
+{
+	if (r->mem_cap && (bytes > r->mem_cap || r->mem_used > r->mem_cap - bytes))
+		return rb_fail(err, errlen, "%s%.1f MiB above what the server's --max-mem %.1f MiB "
+			       "leaves (%.1f MiB charged to this point): %s", RB_REFUSED_PREFIX,
+			       (double)bytes / 1048576.0, (double)r->mem_cap / 1048576.0,
+			       (double)r->mem_used / 1048576.0, what);
+	r->mem_used += bytes;
+	return 0;
+}
+
 int seq_run_alloc(struct seq_run *r, uint64_t len, int access, char *err, size_t errlen)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	uint64_t pg = page > 0 ? (uint64_t)page : 4096;
+	char what[160];
+
+	if (len > UINT64_MAX - pg)
+		return rb_fail(err, errlen, "%sa buffer of %llu bytes", RB_REFUSED_PREFIX,
+			       (unsigned long long)len);
 	r->buf_len = (len + pg - 1) / pg * pg;
+	snprintf(what, sizeof(what), "the %s's registered buffer (%s, --server-threads %llu, "
+		 "clients x window %llu, --drtm items %llu)", seq_variant_name(r->cfg.variant),
+		 r->role == RB_ROLE_SERVER ? "server" : "client",
+		 (unsigned long long)r->cfg.server_threads,
+		 (unsigned long long)(r->cfg.client_threads * r->cfg.window),
+		 (unsigned long long)r->cfg.drtm.items);
+	if (seq_run_charge(r, r->buf_len, what, err, errlen))
+		return -1;
 	r->pd = ibv_alloc_pd(r->dev->ctx);
 	if (!r->pd)
 		return rb_fail(err, errlen, "ibv_alloc_pd(%s) failed: %s", r->dev->name, strerror(errno));

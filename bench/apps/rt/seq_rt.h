@@ -100,6 +100,9 @@ struct seq_run {
 	_Atomic int go;               /* client: threads start posting */
 	uint64_t win_start, win_end;  /* client: measured window (timing_now_ns) */
 	uint64_t values_cap;          /* client: values stored per thread */
+	/* server: --max-mem (0: no cap) and what this point charged so far
+	 * (seq_run_charge: the MR, the stores, the threads' stacks) */
+	uint64_t mem_cap, mem_used;
 };
 
 struct seq_variant_ops {
@@ -130,7 +133,19 @@ int drtm_client_done(const struct seq_run *r, const struct ctrl_done *srv,
 
 /* ---- helpers (bench/apps/rt/seq_rt.c) -------------------------------------- */
 
-/* PD, buffer of len bytes (page aligned, zeroed) and its MR with access. */
+/*
+ * Charge bytes of what (the client's count that asks for them, e.g.
+ * "the DrTM item array (--drtm items 134217728)") to the point before it
+ * is allocated: with r->mem_cap set, mem_used + bytes above it is refused:
+ * -1 with err "refused: X MiB above what the server's --max-mem Y MiB
+ * leaves (Z MiB charged to this point): what" (RB_REFUSED_PREFIX: the
+ * client exits 2 with a skipped row; value, flag and limit first, as a
+ * row's reason column keeps ~95 bytes). 0 with mem_used raised.
+ */
+int seq_run_charge(struct seq_run *r, uint64_t bytes, const char *what, char *err,
+		   size_t errlen);
+/* PD, buffer of len bytes (page aligned, zeroed) and its MR with access;
+ * on the server the buffer is charged first (seq_run_charge). */
 int seq_run_alloc(struct seq_run *r, uint64_t len, int access, char *err, size_t errlen);
 /* nth threads; each gets its CQs (send CQ scq_depth, receive CQ rcq_depth or
  * none for 0), nqp QPs, its area and the result storage. */

@@ -181,12 +181,14 @@ static int threads_join(struct seq_run *r, char *err, size_t errlen)
 
 /* ---- server ------------------------------------------------------------- */
 
-/* One point on fd, whose HELLO (and token) admission took (admit_next). */
-static int serve_point(int fd, struct rb_dev *dev, char *err, size_t errlen)
+/* One point on fd, whose HELLO (and token) admission took (admit_next);
+ * mem_cap: --max-mem, what the point's MR, stores and stacks may take
+ * (seq_run_charge; one point at a time, so all of it). */
+static int serve_point(int fd, struct rb_dev *dev, uint64_t mem_cap, char *err, size_t errlen)
 {
 	struct ctrl_rbuf rb = { 0 };
 	struct ctrl_msg m;
-	struct seq_run r = { .role = RB_ROLE_SERVER, .dev = dev };
+	struct seq_run r = { .role = RB_ROLE_SERVER, .dev = dev, .mem_cap = mem_cap };
 	const struct seq_variant_ops *ops;
 	int rc = -1, tmo = 10000;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -214,8 +216,14 @@ static int serve_point(int fd, struct rb_dev *dev, char *err, size_t errlen)
 		(unsigned long long)r.cfg.server_threads, (unsigned long long)r.cfg.client_threads,
 		(unsigned long long)r.cfg.window, r.cfg.batch ? "on" : "off",
 		(unsigned long long)r.cfg.ud_qps, (unsigned long long)r.cfg.start);
-	if (ops->create(&r, err, errlen) || send_setup(fd, &r, tmo, err, errlen))
+	snprintf(why, sizeof(why), "the server threads' stacks (--server-threads %llu)",
+		 (unsigned long long)r.cfg.server_threads);
+	if (seq_run_charge(&r, r.cfg.server_threads * (uint64_t)GUARD_STACK_BYTES, why, err,
+			   errlen) ||
+	    ops->create(&r, err, errlen) || send_setup(fd, &r, tmo, err, errlen))
 		goto fail;
+	rb_info("point: %.1f MiB charged to --max-mem %.1f MiB", (double)r.mem_used / 1048576.0,
+		(double)mem_cap / 1048576.0);
 	if (ctrl_recv(fd, &rb, &m, CTRL_SETUP, tmo, "the client's SETUP", err, errlen) ||
 	    take_remote(&r, &m.u.setup, err, errlen) || ops->connect(&r, err, errlen))
 		goto fail;
@@ -325,13 +333,23 @@ static int server_main(const struct seq_opts *o)
 		.prefix_v4 = RB_DEFAULT_PREFIX_V4, .prefix_v6 = RB_DEFAULT_PREFIX_V6,
 		.max_qps = RB_DEFAULT_MAX_QPS, .max_duration_ms = RB_DEFAULT_MAX_DURATION,
 		.max_warmup_ms = RB_DEFAULT_MAX_WARMUP, .client_timeout_s = 10,
+		.max_mem = o->rb.lim.max_mem,
 	};
+	struct guard_cidr allow[GUARD_MAX_CIDRS];
+	int nallow = 0;
+	if (o->rb.allow[0] && guard_cidr_parse(o->rb.allow, allow, GUARD_MAX_CIDRS, &nallow, err,
+					       sizeof(err))) {
+		rb_error("--allow: %s", err);
+		close(lfd);
+		dev_close(&dev);
+		return 2;
+	}
 	char why[160], banner[1024];
 	struct admit adm;
 	struct admit_conf ac = {
 		.max_handshakes = lim.max_handshakes, .per_prefix = lim.handshakes_per_prefix,
 		.bits4 = lim.prefix_v4, .bits6 = lim.prefix_v6, .hello_ms = 10000,
-		.token = o->token,
+		.token = o->token, .allow = allow, .nallow = nallow,
 	};
 	guard_limits_defaults(&lim, why, sizeof(why));
 	if (admit_init(&adm, &ac, err, sizeof(err))) {
@@ -342,9 +360,9 @@ static int server_main(const struct seq_opts *o)
 	}
 	rb_info("rdma_seq server listening on TCP port %u (%s), device %s port %u; one point "
 		"at a time; %s", o->rb.port, o->rb.bind_addr[0] ? o->rb.bind_addr : "all addresses", dev.name,
-		dev.port, guard_limits_text(&lim, why, 10, "", o->token[0] != '\0', banner,
+		dev.port, guard_limits_text(&lim, why, 10, o->rb.allow, o->token[0] != '\0', banner,
 					    sizeof(banner)));
-	if (!o->rb.bind_addr[0] && !o->token[0])
+	if (!o->rb.bind_addr[0] && !o->token[0] && !nallow)
 		rb_warn("rdma_seq -s listens on all addresses without --token-file: any "
 			"host that reaches the port can make it allocate QPs and spin threads; give "
 			"--bind ADDR or --token-file FILE on a shared network");
@@ -359,7 +377,7 @@ static int server_main(const struct seq_opts *o)
 		if (r == 0)
 			continue;   /* the loop's test: stopped by a signal? */
 		int fd = ap.fd;
-		if (serve_point(fd, &dev, err, sizeof(err))) {
+		if (serve_point(fd, &dev, lim.max_mem, err, sizeof(err))) {
 			rb_error("point failed, server goes on: %s", err);
 			status = 1;
 		} else {

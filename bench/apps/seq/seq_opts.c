@@ -24,6 +24,12 @@ static const struct rb_knob seq_knobs[] = {
 	RB_ROW_SERVER(.section = "Server:"),
 	RB_ROW_PORT(.def = SEQ_DEFAULT_PORT),
 	RB_ROW_BIND(),
+	RB_ROW_ALLOW(),
+	RB_ROW_MAX_MEM(.help = "memory of a point: its registered buffer (MR), the\n"
+			       "HERD/MICA and DrTM stores, the server threads' stacks\n"
+			       "(default: half the host's memory, and RLIMIT_MEMLOCK\n"
+			       "without CAP_IPC_LOCK); a client's --kv keys or --drtm\n"
+			       "items above it are refused"),
 	RB_ROW_ONCE(),
 	RB_ROW_TOKEN_FILE(.section = "Both roles:"),
 	RB_ROW_IB_DEV(.section = "Device (both roles):"),
