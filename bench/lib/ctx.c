@@ -12,8 +12,16 @@
  * change per post is filled here, so the post loops only patch wr_id, flags
  * and (atomics, READ slots) addresses. With --read-completion poll each
  * client worker also gets its ring of `window` READ slots (ctx.h).
+ *
+ * Placement (topo.h): the calling thread moves onto the workers' CPUs
+ * while it maps and zeroes the buffer and allocates the workers' arrays
+ * (first touch puts their pages on that node), then moves back; workers
+ * are pinned when they start (post.c). With --doorbell td each worker's
+ * QPs are created on a parent domain of its own thread domain.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,6 +152,62 @@ static int worker_qp_create(struct rb_ctx *c, struct rb_worker *w, unsigned q, b
 	return 0;
 }
 
+/*
+ * --doorbell td: worker w's thread domain and a parent domain over c->pd
+ * that its QPs are created on (rdma-core's ibv_alloc_td(3) and
+ * ibv_alloc_parent_domain(3): on mlx5 a QP of a thread domain gets a
+ * doorbell register of its own and posts without the doorbell lock).
+ * When the device refuses either call (no thread domains: rxe, older
+ * providers), the worker's QPs go on the shared PD and doorbell_why says
+ * which call failed and why. c->doorbell "td" already.
+ */
+static void worker_domain(struct rb_ctx *c, struct rb_worker *w)
+{
+	struct ibv_td_init_attr ta = { .comp_mask = 0 };
+
+	w->td = ibv_alloc_td(c->dev->ctx, &ta);
+	if (!w->td) {
+		snprintf(c->doorbell_why, sizeof(c->doorbell_why), "ibv_alloc_td: %s",
+			 strerror(errno));
+		return;
+	}
+	struct ibv_parent_domain_init_attr pa = {
+		.pd = c->pd,
+		.td = w->td,
+		.comp_mask = 0,
+	};
+	w->pd = ibv_alloc_parent_domain(c->dev->ctx, &pa);
+	if (w->pd)
+		return;
+	snprintf(c->doorbell_why, sizeof(c->doorbell_why), "ibv_alloc_parent_domain: %s",
+		 strerror(errno));
+	if (ibv_dealloc_td(w->td))
+		rb_warn("ibv_dealloc_td failed: %s", strerror(errno));
+	w->td = NULL;
+}
+
+/* c->doorbell after every worker: "td" when each got its domain,
+ * "shared:no-td" when none did (one WARN naming the refused call), "td:K/N"
+ * when K of N did. */
+static void doorbell_result(struct rb_ctx *c)
+{
+	unsigned k = 0;
+
+	if (strcmp(c->doorbell, "td") != 0)
+		return;
+	for (unsigned i = 0; i < c->nw; i++)
+		k += c->w[i].pd != NULL;
+	if (k == c->nw)
+		return;
+	if (k == 0)
+		snprintf(c->doorbell, sizeof(c->doorbell), "shared:no-td");
+	else
+		snprintf(c->doorbell, sizeof(c->doorbell), "td:%u/%u", k, c->nw);
+	rb_warn("--doorbell td: %s on %s; %u of %u workers' QPs share the context's PD and "
+		"doorbells (--doorbell shared says so without this warning)", c->doorbell_why,
+		c->dev->name, c->nw - k, c->nw);
+}
+
 static int worker_create(struct rb_ctx *c, struct rb_worker *w, unsigned index, char *err,
 			 size_t errlen)
 {
@@ -177,6 +241,8 @@ static int worker_create(struct rb_ctx *c, struct rb_worker *w, unsigned index, 
 					  ((uint64_t)index * t->window + i) * c->lay.poll_slot;
 	}
 
+	if (strcmp(c->doorbell, "td") == 0)
+		worker_domain(c, w);
 	w->scq = ibv_create_cq(c->dev->ctx, (int)c->cq_depth_s, NULL, NULL, 0);
 	if (!w->scq)
 		return rb_fail(err, errlen,
@@ -237,6 +303,10 @@ static void worker_destroy(struct rb_worker *w)
 		rb_warn("ibv_destroy_cq(send) failed: %s", strerror(errno));
 	if (w->rch && ibv_destroy_comp_channel(w->rch))
 		rb_warn("ibv_destroy_comp_channel failed: %s", strerror(errno));
+	if (w->pd && ibv_dealloc_pd(w->pd))
+		rb_warn("ibv_dealloc_pd(parent domain) failed: %s", strerror(errno));
+	if (w->td && ibv_dealloc_td(w->td))
+		rb_warn("ibv_dealloc_td failed: %s", strerror(errno));
 	free(w->qps);
 	free(w->hist);
 	free(w->expect);
@@ -257,20 +327,27 @@ static int size_cqs(struct rb_ctx *c, char *err, size_t errlen)
 	return 0;
 }
 
-/* The page-aligned buffer of c->lay, zeroed, this side's payload pattern
- * in every send slot (checked by the peer). 0, or -1 with err. */
+/* The buffer of c->lay (topo_buf_map: mapped, zeroed by this thread, on
+ * 2 MiB pages with --hugepages where the kernel gives them), this side's
+ * payload pattern in every send slot (checked by the peer). 0, or -1 with
+ * err. */
 static int buffer_create(struct rb_ctx *c, char *err, size_t errlen)
 {
 	const struct rb_test *t = &c->t;
+	bool huge = c->pl && c->pl->hugepages;
 
-	if (posix_memalign((void **)&c->buf, 4096, c->lay.total)) {
+	if (topo_buf_map(&c->mem, c->lay.total, huge)) {
 		c->buf = NULL;
-		return rb_fail(err, errlen, "cannot allocate the %llu-byte buffer (%llu QPs x %llu B); "
+		return rb_fail(err, errlen, "cannot map the %llu-byte buffer (%llu QPs x %llu B%s): %s; "
 			    "lower the QP count, --rq-depth or the size",
 			    (unsigned long long)c->lay.total, (unsigned long long)c->lay.nqp_total,
-			    (unsigned long long)c->lay.region_len);
+			    (unsigned long long)c->lay.region_len, huge ? ", --hugepages" : "",
+			    strerror(errno));
 	}
-	memset(c->buf, 0, c->lay.total);
+	c->buf = c->mem.p;
+	if (huge && c->mem.why[0])
+		rb_warn("--hugepages: %s; the buffer is on %s pages (%zu bytes)", c->mem.why,
+			c->mem.source, c->mem.page_size);
 	if (!verb_is_atomic(t->verb))
 		for (uint64_t g = 0; g < c->lay.nqp_total; g++) {
 			uint8_t *s = c->buf + c->lay.regions_off + g * c->lay.region_len;
@@ -278,6 +355,25 @@ static int buffer_create(struct rb_ctx *c, char *err, size_t errlen)
 				s[i] = rb_pattern(t->seed, c->role, (uint32_t)g, i);
 		}
 	return 0;
+}
+
+/* This thread onto the placement's CPUs while the buffer and the workers'
+ * memory are first touched (the kernel's default policy puts a page on
+ * the node of the CPU that touches it first); *saved gets the affinity to
+ * restore. 1 when moved, 0 when not (no CPUs, or the call failed: the
+ * pages then land where this thread runs). */
+static int touch_on_place(const struct rb_placement *pl, cpu_set_t *saved)
+{
+	cpu_set_t set;
+
+	if (!pl || pl->place.ncpus <= 0 ||
+	    pthread_getaffinity_np(pthread_self(), sizeof(*saved), saved))
+		return 0;
+	CPU_ZERO(&set);
+	for (int i = 0; i < pl->place.ncpus; i++)
+		if (pl->place.cpus[i] >= 0 && pl->place.cpus[i] < CPU_SETSIZE)
+			CPU_SET(pl->place.cpus[i], &set);
+	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
 }
 
 /* Register the buffer with local write and the remote access this side
@@ -313,12 +409,64 @@ static void stop_fd_close(struct rb_ctx *c)
 	c->stop_fd = -1;
 }
 
-int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, struct rb_dev *dev,
-	       char *err, size_t errlen)
+/* ctx_create's verbs objects and memory: buffer, PD, MR, workers. */
+static int ctx_build(struct rb_ctx *c, char *err, size_t errlen)
 {
+	struct rb_dev *dev = c->dev;
 	uint64_t t0;
 
+	if (buffer_create(c, err, errlen))
+		return -1;
+	snprintf(c->doorbell, sizeof(c->doorbell), "%s",
+		 doorbell_name(c->pl ? c->pl->doorbell : RB_DOORBELL_SHARED));
+	c->pd = ibv_alloc_pd(dev->ctx);
+	if (!c->pd) {
+		rb_fail(err, errlen, "ibv_alloc_pd(%s) failed: %s", dev->name, strerror(errno));
+		goto clean_buf;
+	}
+	if (mr_register(c, err, errlen))
+		goto clean_pd;
+	c->w = calloc(c->nw, sizeof(*c->w));
+	if (!c->w) {
+		rb_fail(err, errlen, "out of memory for %u workers", c->nw);
+		goto clean_mr;
+	}
+	t0 = timing_now_ns();
+	c->inline_cap = UINT32_MAX;
+	for (unsigned i = 0; i < c->nw; i++)
+		if (worker_create(c, &c->w[i], i, err, errlen))
+			goto clean_workers;
+	c->create_ns = timing_now_ns() - t0;
+	doorbell_result(c);
+	if (!c->t.use_cm && ctx_inline_decide(c, err, errlen))
+		goto clean_workers;
+	return 0;
+
+clean_workers:
+	for (unsigned i = 0; i < c->nw; i++)
+		worker_destroy(&c->w[i]);
+	free(c->w);
+	c->w = NULL;
+	stop_fd_close(c);
+clean_mr:
+	ibv_dereg_mr(c->mr);
+	c->mr = NULL;
+clean_pd:
+	ibv_dealloc_pd(c->pd);
+	c->pd = NULL;
+clean_buf:
+	topo_buf_unmap(&c->mem);
+	c->buf = NULL;
+	return -1;
+}
+
+int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, struct rb_dev *dev,
+	       const struct rb_placement *pl, char *err, size_t errlen)
+{
+	cpu_set_t saved;
+
 	memset(c, 0, sizeof(*c));
+	c->pl = pl;
 	c->stop_fd = -1;
 	c->t = *t;
 	c->role = role;
@@ -357,46 +505,38 @@ int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, str
 			       dev->pattr.pkey_tbl_len ? dev->pattr.pkey_tbl_len - 1u : 0u,
 			       dev->pattr.pkey_tbl_len);
 	}
-	if (buffer_create(c, err, errlen))
-		return -1;
-	c->pd = ibv_alloc_pd(dev->ctx);
-	if (!c->pd) {
-		rb_fail(err, errlen, "ibv_alloc_pd(%s) failed: %s", dev->name, strerror(errno));
-		goto clean_buf;
-	}
-	if (mr_register(c, err, errlen))
-		goto clean_pd;
-	c->w = calloc(c->nw, sizeof(*c->w));
-	if (!c->w) {
-		rb_fail(err, errlen, "out of memory for %u workers", c->nw);
-		goto clean_mr;
-	}
-	t0 = timing_now_ns();
-	c->inline_cap = UINT32_MAX;
-	for (unsigned i = 0; i < c->nw; i++)
-		if (worker_create(c, &c->w[i], i, err, errlen))
-			goto clean_workers;
-	c->create_ns = timing_now_ns() - t0;
-	if (!t->use_cm && ctx_inline_decide(c, err, errlen))
-		goto clean_workers;
-	return 0;
+	int moved = touch_on_place(pl, &saved);
+	int rc = ctx_build(c, err, errlen);
+	if (moved)
+		(void)pthread_setaffinity_np(pthread_self(), sizeof(saved), &saved);
+	return rc;
+}
 
-clean_workers:
-	for (unsigned i = 0; i < c->nw; i++)
-		worker_destroy(&c->w[i]);
-	free(c->w);
-	c->w = NULL;
-	stop_fd_close(c);
-clean_mr:
-	ibv_dereg_mr(c->mr);
-	c->mr = NULL;
-clean_pd:
-	ibv_dealloc_pd(c->pd);
-	c->pd = NULL;
-clean_buf:
-	free(c->buf);
-	c->buf = NULL;
-	return -1;
+int ctx_placement(const struct rb_opts *o, const char *dev, struct rb_placement *pl, char *err,
+		  size_t errlen)
+{
+	cpu_set_t set;
+	int allowed[RB_MAX_CPUS], nallowed = 0;
+	enum rb_pin_mode mode = o->cpus_none ? RB_PIN_NONE : o->cpus_spread ? RB_PIN_SPREAD :
+				o->ncpus > 0 ? RB_PIN_LIST : RB_PIN_AUTO;
+	char list[256];
+
+	pl->hugepages = o->hugepages;
+	pl->doorbell = o->doorbell;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		for (int i = 0; i < CPU_SETSIZE && nallowed < RB_MAX_CPUS; i++)
+			if (CPU_ISSET(i, &set))
+				allowed[nallowed++] = i;
+	if (topo_place(topo_sysroot(), dev, mode, o->cpus, o->ncpus, o->numa, allowed, nallowed,
+		       &pl->place, err, errlen))
+		return -1;
+	topo_cpus_text(&pl->place, list, sizeof(list));
+	if (pl->place.ncpus > 0)
+		rb_info("workers pinned to CPUs %s (%s; NUMA node %d of %s; buffers first touched "
+			"there)", list, pl->place.source, pl->place.node, dev);
+	else
+		rb_info("workers not pinned (--cpus none)");
+	return 0;
 }
 
 int ctx_inline_decide(struct rb_ctx *c, char *err, size_t errlen)
@@ -609,7 +749,7 @@ void ctx_destroy(struct rb_ctx *c)
 	if (c->pd && ibv_dealloc_pd(c->pd))
 		rb_warn("ibv_dealloc_pd failed: %s", strerror(errno));
 	c->pd = NULL;
-	free(c->buf);
+	topo_buf_unmap(&c->mem);
 	c->buf = NULL;
 }
 

@@ -22,7 +22,7 @@ struct rb_qp_attr ctx_qp_attr(const struct rb_ctx *c, const struct rb_worker *w,
 	const struct rb_test *t = &c->t;
 
 	return (struct rb_qp_attr){
-		.pd = c->pd,
+		.pd = w && w->pd ? w->pd : c->pd, /* --doorbell td: the parent domain */
 		.dev = c->dev,
 		.scq = w ? w->scq : NULL,
 		.rcq = w ? w->rcq : NULL,
