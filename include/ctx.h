@@ -191,6 +191,8 @@ struct rb_ctx {
 				      * "shared:no-td" (--doorbell td, ibv_alloc_td or
 				      * ibv_alloc_parent_domain refused: doorbell_why) */
 	char doorbell_why[96];
+	bool atomic_swap;            /* atomic replies come byte-swapped: the workers swap
+				      * them back (ctx_atomic_selftest) */
 	const char *perf_off;   /* client workers: NULL count perf events, else why not (perf_reason) */
 };
 
@@ -269,6 +271,23 @@ int ctx_qp_cm_rtr_rts(struct rb_ctx *c, struct rb_qp *q, struct rdma_cm_id *id, 
 void ctx_qp_set_remote(struct rb_ctx *c, struct rb_qp *q);
 /* Remote access this side's QPs and MR grant for the test (IB spec 10.6.3.2). */
 int ctx_qp_access(const struct rb_ctx *c);
+
+/* The byte order of an atomic reply: 0 when got is sent, 1 when it is
+ * sent byte-swapped, -1 neither. */
+int ctx_atomic_order(uint64_t sent, uint64_t got);
+
+/*
+ * The atomics' one-shot self-test (a connected RC point of an atomic verb,
+ * before the workers start): two fetch-and-adds of 0x0102030405060708 on
+ * QP 0 of worker 0 to the peer's send slot of that QP (zero, and no
+ * atomic's target); the second reply is that value in this host's order
+ * (order "host") or byte-swapped ("swapped": c->atomic_swap set, so the
+ * workers swap every reply back; refuse: -1 instead, err naming the
+ * values and --atomic-order). A reply that is neither, an error
+ * completion or none within the point's --timeout: -1 with err.
+ */
+int ctx_atomic_selftest(struct rb_ctx *c, bool refuse, char *order, size_t olen, char *err,
+			size_t errlen);
 /* -R: after connection, narrow access and set the RNR timer (RTS->RTS), read
  * back path MTU, ACK timeout, retry counts and max_rd_atomic into c. */
 int ctx_qp_cm_finish(struct rb_ctx *c, struct rb_qp *q, bool first, char *err, size_t errlen);

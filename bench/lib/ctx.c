@@ -187,7 +187,8 @@ static void worker_domain(struct rb_ctx *c, struct rb_worker *w)
 }
 
 /* c->doorbell after every worker: "td" when each got its domain,
- * "shared:no-td" when none did (one WARN naming the refused call), "td:K/N"
+ * "shared:no-td" when none did (a WARN naming the refused call, once per
+ * process), "td:K/N"
  * when K of N did. */
 static void doorbell_result(struct rb_ctx *c)
 {
@@ -203,9 +204,13 @@ static void doorbell_result(struct rb_ctx *c)
 		snprintf(c->doorbell, sizeof(c->doorbell), "shared:no-td");
 	else
 		snprintf(c->doorbell, sizeof(c->doorbell), "td:%u/%u", k, c->nw);
-	rb_warn("--doorbell td: %s on %s; %u of %u workers' QPs share the context's PD and "
-		"doorbells (--doorbell shared says so without this warning)", c->doorbell_why,
-		c->dev->name, c->nw - k, c->nw);
+	static atomic_flag warned = ATOMIC_FLAG_INIT;  /* once per process: every point
+							* of a device is refused alike */
+	if (!atomic_flag_test_and_set(&warned))
+		rb_warn("--doorbell td: %s on %s; %u of %u workers' QPs share the context's PD "
+			"and doorbells, here and in every later point the same (--doorbell "
+			"shared says so without this warning)", c->doorbell_why, c->dev->name,
+			c->nw - k, c->nw);
 }
 
 static int worker_create(struct rb_ctx *c, struct rb_worker *w, unsigned index, char *err,

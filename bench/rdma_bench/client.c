@@ -943,9 +943,21 @@ static enum stage point_setup(struct client *cl, struct cpoint *p)
 	p->pi.rd_atomic = c->rd_atomic;
 	p->pi.setup_us_per_qp = (double)c->setup_ns / 1e3 / (double)c->lay.nqp_total;
 	st = server_reply(cl, p, CTRL_READY, "the server's READY");
-	if (!st)
-		print_setup_info(c);
-	return st;
+	if (st)
+		return st;
+	/* atomics: the reply byte order, once, before the workers post */
+	if (verb_is_atomic(t->verb)) {
+		if (ctx_atomic_selftest(c, o->atomic_order == RB_AORDER_REFUSE, p->pi.atomic_order,
+					sizeof(p->pi.atomic_order), p->err, sizeof(p->err)))
+			return strcmp(p->pi.atomic_order, "swapped") == 0 ? refuse(p, STAGE_CLOSE)
+									  : STAGE_CLOSE;
+		if (c->atomic_swap)
+			rb_warn("%s replies to atomics in the other byte order (self-test); the "
+				"replies are swapped back (--atomic-order refuse refuses)",
+				c->dev->name);
+	}
+	print_setup_info(c);
+	return STAGE_OK;
 }
 
 /* Stage 3, run: the workers post and poll while the control channel is
