@@ -16,6 +16,7 @@
 #ifndef RB_TOPO_H
 #define RB_TOPO_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -77,6 +78,17 @@ int topo_dev_node(const char *sysroot, const char *dev);
 int topo_place(const char *sysroot, const char *dev, enum rb_pin_mode mode, const int *list,
 	       int nlist, int numa, const int *allowed, int nallowed, struct rb_place *p,
 	       char *err, size_t errlen);
+
+/* The CPUs this process may run on (sched_getaffinity) into out (at most
+ * max), their count; 0 when unknown. */
+int topo_allowed(int *out, int max);
+
+/* The calling thread onto p's CPUs (while it first touches memory that its
+ * workers use: the pages land on their node), the affinity before into
+ * *saved; 1 when moved, 0 when not (no CPUs, or the call failed). Back
+ * with topo_unpin_self(moved, saved). */
+int topo_pin_self(const struct rb_place *p, cpu_set_t *saved);
+void topo_unpin_self(int moved, const cpu_set_t *saved);
 
 /* "0 2 3" of p's CPUs into buf (len bytes), truncated with "..." */
 void topo_cpus_text(const struct rb_place *p, char *buf, size_t len);

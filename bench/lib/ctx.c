@@ -362,25 +362,6 @@ static int buffer_create(struct rb_ctx *c, char *err, size_t errlen)
 	return 0;
 }
 
-/* This thread onto the placement's CPUs while the buffer and the workers'
- * memory are first touched (the kernel's default policy puts a page on
- * the node of the CPU that touches it first); *saved gets the affinity to
- * restore. 1 when moved, 0 when not (no CPUs, or the call failed: the
- * pages then land where this thread runs). */
-static int touch_on_place(const struct rb_placement *pl, cpu_set_t *saved)
-{
-	cpu_set_t set;
-
-	if (!pl || pl->place.ncpus <= 0 ||
-	    pthread_getaffinity_np(pthread_self(), sizeof(*saved), saved))
-		return 0;
-	CPU_ZERO(&set);
-	for (int i = 0; i < pl->place.ncpus; i++)
-		if (pl->place.cpus[i] >= 0 && pl->place.cpus[i] < CPU_SETSIZE)
-			CPU_SET(pl->place.cpus[i], &set);
-	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
-}
-
 /* Register the buffer with local write and the remote access this side
  * grants (ctx_qp_access); a failure names the locked-memory limit (the usual
  * cause). 0, or -1 with err. */
@@ -510,28 +491,23 @@ int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, str
 			       dev->pattr.pkey_tbl_len ? dev->pattr.pkey_tbl_len - 1u : 0u,
 			       dev->pattr.pkey_tbl_len);
 	}
-	int moved = touch_on_place(pl, &saved);
+	/* this thread on the workers' CPUs while it first touches their memory */
+	int moved = topo_pin_self(pl ? &pl->place : NULL, &saved);
 	int rc = ctx_build(c, err, errlen);
-	if (moved)
-		(void)pthread_setaffinity_np(pthread_self(), sizeof(saved), &saved);
+	topo_unpin_self(moved, &saved);
 	return rc;
 }
 
 int ctx_placement(const struct rb_opts *o, const char *dev, struct rb_placement *pl, char *err,
 		  size_t errlen)
 {
-	cpu_set_t set;
-	int allowed[RB_MAX_CPUS], nallowed = 0;
+	int allowed[RB_MAX_CPUS], nallowed = topo_allowed(allowed, RB_MAX_CPUS);
 	enum rb_pin_mode mode = o->cpus_none ? RB_PIN_NONE : o->cpus_spread ? RB_PIN_SPREAD :
 				o->ncpus > 0 ? RB_PIN_LIST : RB_PIN_AUTO;
 	char list[256];
 
 	pl->hugepages = o->hugepages;
 	pl->doorbell = o->doorbell;
-	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		for (int i = 0; i < CPU_SETSIZE && nallowed < RB_MAX_CPUS; i++)
-			if (CPU_ISSET(i, &set))
-				allowed[nallowed++] = i;
 	if (topo_place(topo_sysroot(), dev, mode, o->cpus, o->ncpus, o->numa, allowed, nallowed,
 		       &pl->place, err, errlen))
 		return -1;

@@ -13,12 +13,15 @@
  * /proc/self/smaps to tell whether THP backed it.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "errbuf.h"
 #include "topo.h"
 
@@ -27,21 +30,6 @@ const char *topo_sysroot(void)
 	const char *r = getenv("RB_SYSFS_ROOT");
 
 	return r && r[0] ? r : "/sys";
-}
-
-/* The first line of path into buf (newline removed). 0, or -1. */
-static int read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return -1;
-	char *ok = fgets(buf, (int)len, f);
-	fclose(f);
-	if (!ok)
-		return -1;
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
 }
 
 int topo_parse_cpulist(const char *text, const char *what, int *out, int max, int *n,
@@ -87,7 +75,7 @@ static bool smt_first(const char *sysroot, int cpu)
 
 	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/topology/thread_siblings_list",
 		 sysroot, cpu);
-	if (read_line(path, line, sizeof(line)) ||
+	if (env_read_line(path, line, sizeof(line)) ||
 	    topo_parse_cpulist(line, path, sib, RB_MAX_CPUS, &n, e, sizeof(e)) || n == 0)
 		return true;
 	int lowest = sib[0];
@@ -115,7 +103,7 @@ int topo_dev_node(const char *sysroot, const char *dev)
 	char path[512], line[64];
 
 	snprintf(path, sizeof(path), "%s/class/infiniband/%s/device/numa_node", sysroot, dev);
-	if (read_line(path, line, sizeof(line)))
+	if (env_read_line(path, line, sizeof(line)))
 		return -1;
 	char *end;
 	long v = strtol(line, &end, 10);
@@ -127,7 +115,7 @@ static int list_file(const char *path, struct rb_place *p)
 {
 	char line[8192], e[256];
 
-	if (read_line(path, line, sizeof(line)) || !line[0])
+	if (env_read_line(path, line, sizeof(line)) || !line[0])
 		return -1;
 	return topo_parse_cpulist(line, path, p->cpus, RB_MAX_CPUS, &p->ncpus, e, sizeof(e));
 }
@@ -217,6 +205,38 @@ int topo_place(const char *sysroot, const char *dev, enum rb_pin_mode mode, cons
 	}
 	topo_smt_order(sysroot, p->cpus, p->ncpus);
 	return 0;
+}
+
+int topo_allowed(int *out, int max)
+{
+	cpu_set_t set;
+	int n = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 0;
+	for (int i = 0; i < CPU_SETSIZE && n < max; i++)
+		if (CPU_ISSET(i, &set))
+			out[n++] = i;
+	return n;
+}
+
+int topo_pin_self(const struct rb_place *p, cpu_set_t *saved)
+{
+	cpu_set_t set;
+
+	if (!p || p->ncpus <= 0 || pthread_getaffinity_np(pthread_self(), sizeof(*saved), saved))
+		return 0;
+	CPU_ZERO(&set);
+	for (int i = 0; i < p->ncpus; i++)
+		if (p->cpus[i] >= 0 && p->cpus[i] < CPU_SETSIZE)
+			CPU_SET(p->cpus[i], &set);
+	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
+}
+
+void topo_unpin_self(int moved, const cpu_set_t *saved)
+{
+	if (moved)
+		(void)pthread_setaffinity_np(pthread_self(), sizeof(*saved), saved);
 }
 
 void topo_cpus_text(const struct rb_place *p, char *buf, size_t len)
