@@ -602,6 +602,48 @@ static uint32_t min_u32(uint32_t a, uint32_t b)
 }
 
 /*
+ * RoCE: both ends' GIDs, from the two SETUPs, must reach each other before
+ * any QP is connected (else an RC point ends in retry timeouts): a
+ * link-local GID (fe80::) does not route to an IPv4-mapped or global one;
+ * RoCE v1 and v2 do not interwork (v1 is a link-layer packet, v2 a UDP/IP
+ * one); on RoCE v2 an IPv4-mapped GID (::ffff:a.b.c.d, an IPv4 packet) and
+ * an IPv6 GID are different IP families. 0, or -1 with err naming both
+ * GIDs and the index to use.
+ */
+static int gid_pair_check(const struct rb_ctx *c, const struct ctrl_setup *remote, char *err,
+			  size_t errlen)
+{
+	char mine[64], theirs[64];
+	bool v4 = dev_gid_v4mapped(c->dev->gid.raw);
+
+	dev_gid_str(c->dev->gid.raw, mine, sizeof(mine));
+	dev_gid_str(remote->gid, theirs, sizeof(theirs));
+	if (dev_gid_link_local(c->dev->gid.raw) != dev_gid_link_local(remote->gid))
+		return rb_fail(err, errlen,
+			    "GID index %d (%s) on this side and %u (%s) on the peer: a link-local "
+			    "GID (fe80::) cannot reach a routable or IPv4-mapped one; use -x %d "
+			    "(this port's %s GID) or the same kind of GID on both ends",
+			    c->dev->gid_index, mine, remote->gid_index, theirs,
+			    c->dev->auto_gid_index, dev_gid_v4mapped(remote->gid) ?
+			    "IPv4-mapped" : "automatic");
+	if (c->dev->gid_type != remote->gid_type)
+		return rb_fail(err, errlen,
+			    "GID types differ: this side index %d is %s, the peer's index %u is %s; "
+			    "RoCE v1 and v2 do not interwork; use -x %d or a GID of type %s",
+			    c->dev->gid_index, dev_gid_type_name(c->dev->gid_type),
+			    remote->gid_index, dev_gid_type_name(remote->gid_type),
+			    c->dev->auto_gid_index, dev_gid_type_name(remote->gid_type));
+	if (c->dev->gid_type == 2 && v4 != dev_gid_v4mapped(remote->gid))
+		return rb_fail(err, errlen,
+			    "GID index %d (%s) on this side and %u (%s) on the peer: RoCE v2 over "
+			    "IPv4 and over IPv6 do not reach each other; use -x %d or a GID of the "
+			    "peer's family (%s) on both ends", c->dev->gid_index, mine,
+			    remote->gid_index, theirs, c->dev->auto_gid_index,
+			    dev_gid_v4mapped(remote->gid) ? "IPv4-mapped" : "IPv6");
+	return 0;
+}
+
+/*
  * Path MTU: min of both active MTUs, or --mtu if smaller; above either
  * active MTU is refused (IB spec 9.7.6.1.1: the path MTU must fit the path).
  * max_rd_atomic: the client initiates every READ and atomic, so the depth is
@@ -631,28 +673,8 @@ int ctx_negotiate(struct rb_ctx *c, const struct ctrl_setup *remote, char *err, 
 		return rb_fail(err, errlen, "link layers differ: this side %s, peer %s",
 			    dev_link_layer_name(c->dev->link_layer),
 			    dev_link_layer_name(remote->link_layer));
-	/* RoCE: both ends' GIDs must reach each other (a link-local GID does not
-	 * route to an IPv4-mapped or global one; RoCE v1 and v2 do not interwork). */
-	if (c->dev->link_layer == 2) {
-		char mine[64], theirs[64];
-		dev_gid_str(c->dev->gid.raw, mine, sizeof(mine));
-		dev_gid_str(remote->gid, theirs, sizeof(theirs));
-		if (dev_gid_link_local(c->dev->gid.raw) != dev_gid_link_local(remote->gid))
-			return rb_fail(err, errlen,
-				    "GID index %d (%s) on this side and %u (%s) on the peer: a link-local "
-				    "GID (fe80::) cannot reach a routable or IPv4-mapped one; use -x %d "
-				    "(this port's %s GID) or the same kind of GID on both ends",
-				    c->dev->gid_index, mine, remote->gid_index, theirs,
-				    c->dev->auto_gid_index, dev_gid_v4mapped(remote->gid) ?
-				    "IPv4-mapped" : "automatic");
-		if (c->dev->gid_type != remote->gid_type)
-			return rb_fail(err, errlen,
-				    "GID types differ: this side index %d is %s, the peer's index %u is %s; "
-				    "RoCE v1 and v2 do not interwork; use -x %d or a GID of type %s",
-				    c->dev->gid_index, dev_gid_type_name(c->dev->gid_type),
-				    remote->gid_index, dev_gid_type_name(remote->gid_type),
-				    c->dev->auto_gid_index, dev_gid_type_name(remote->gid_type));
-	}
+	if (c->dev->link_layer == 2 && gid_pair_check(c, remote, err, errlen))
+		return -1;
 	if (t->mtu) {
 		if (t->mtu > m)
 			return rb_fail(err, errlen,

@@ -462,6 +462,24 @@ static void negotiation_refuses_link_local_against_ipv4_mapped(void **state)
 	ndev.gid_type = 1;
 	assert_int_equal(ctx_negotiate(&nctx, &npeer, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "RoCE v1"));
+	/* RoCE v2: a global IPv6 GID here, the peer's IPv4-mapped: refused by name */
+	negotiate_setup(t, RB_ROLE_CLIENT);
+	assert_true(dev_gid_v4mapped(npeer.gid));
+	memset(ndev.gid.raw, 0, 16);
+	ndev.gid.raw[0] = 0x20;
+	ndev.gid.raw[1] = 0x01;
+	ndev.gid.raw[2] = 0x0d;
+	ndev.gid.raw[3] = 0xb8;
+	ndev.gid.raw[15] = 1;
+	ndev.gid_index = 3;
+	assert_int_equal(ctx_negotiate(&nctx, &npeer, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "GID index 3 (2001:db8::1) on this side"));
+	assert_non_null(strstr(err, "RoCE v2 over IPv4 and over IPv6 do not reach each other"));
+	assert_non_null(strstr(err, "(IPv4-mapped) on both ends"));
+	/* both IPv6 global: agreed */
+	memcpy(npeer.gid, ndev.gid.raw, 16);
+	npeer.gid[15] = 2;
+	assert_int_equal(ctx_negotiate(&nctx, &npeer, err, sizeof(err)), 0);
 }
 
 static void negotiation_refuses_mismatched_shapes(void **state)
