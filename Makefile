@@ -54,7 +54,7 @@ endif
 
 LIB_NAMES   := admit cm cpustat ctrl ctrl_sock ctx ctx_qp device env errbuf gate gid guard \
                guard_str hist layout log options output pcieperf perfcount plan post \
-               post_check post_err post_req post_resp qp signals timing units verb
+               post_check post_err post_req post_resp qp signals timing topo units verb
 MODEL_NAMES := pcie_model pcie_host
 RB_NAMES    := client server report
 APP_NAMES   := rt/seq_rt rt/rpc seq/seq seq/seq_opts seq/seq_atomics seq/seq_herd seq/seq_spec \

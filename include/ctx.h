@@ -42,6 +42,7 @@
 #include "perfcount.h"
 #include "options.h"
 #include "qp.h"
+#include "topo.h"
 
 
 struct rdma_cm_id;
@@ -94,6 +95,9 @@ struct rb_worker {
 	                                  atomic), looked up once (verb_name per op:
 	                                  16 instructions of a READ latency op's ~550,
 	                                  callgrind) */
+	struct ibv_td *td;             /* --doorbell td: its thread domain, and */
+	struct ibv_pd *pd;             /* the parent domain its QPs are created on
+	                                  (NULL: the context's PD) */
 	struct ibv_cq *scq, *rcq;
 	struct ibv_comp_channel *rch;  /* rcq's completion channel: a bw server's receive
 	                                  thread blocks on it when idle (post.c
@@ -183,9 +187,14 @@ struct rb_ctx {
 	_Atomic unsigned finished;   /* client workers done (ok or not) */
 	struct rb_counters *ctr_before; /* read at the barrier when non-NULL */
 	struct cs_reading *cs_before;   /* /proc/stat read there too when non-NULL (cpustat.h) */
-	const int *cpus;             /* pinning list (client) */
-	int ncpus;
-	bool cpus_spread;
+	const struct rb_placement *pl; /* the process's placement (ctx_create's) */
+	struct rb_buf mem;           /* the mapping of buf: its pages (topo.h) */
+	char doorbell[40];           /* the doorbell mode the QPs got: "td", "shared", or
+				      * "shared:no-td" (--doorbell td, ibv_alloc_td or
+				      * ibv_alloc_parent_domain refused: doorbell_why) */
+	char doorbell_why[96];
+	bool atomic_swap;            /* atomic replies come byte-swapped: the workers swap
+				      * them back (ctx_atomic_selftest) */
 	const char *perf_off;   /* client workers: NULL count perf events, else why not (perf_reason) */
 };
 
@@ -201,8 +210,34 @@ static inline struct rb_qp *ctx_qp(struct rb_ctx *c, uint64_t g)
 /* Role-specific: does this side run worker threads for this test? */
 bool ctx_side_active(const struct rb_test *t, enum rb_role role);
 
+/* Where a process puts every point's workers and buffer, and its doorbell
+ * mode (--cpus, --numa, --hugepages, --doorbell): computed once per process
+ * (topo_place) and kept by the caller for the contexts it creates. */
+struct rb_placement {
+	struct rb_place place;
+	bool hugepages;
+	uint64_t doorbell;           /* enum rb_doorbell */
+};
+
+/*
+ * The placement of options o on device dev (topo_place: --cpus, --numa, or
+ * the device's local CPUs; the CPUs this process may use, from
+ * sched_getaffinity), --hugepages and --doorbell; an INFO line says where
+ * the workers run and why. 0, or -1 with err (a --numa refusal).
+ */
+int ctx_placement(const struct rb_opts *o, const char *dev, struct rb_placement *pl, char *err,
+		  size_t errlen);
+
+/*
+ * Build c for test t on dev: the buffer (mapped and first touched by this
+ * thread while it runs on pl's CPUs, so its pages land on their node;
+ * --hugepages as topo_buf_map), PD, MR, and per worker its thread domain
+ * and parent domain (pl->doorbell td, where the device has them), CQs and
+ * QPs. pl is kept (c->pl) for workers_start's pinning. 0, or -1 with err
+ * (c->refused when a value of the point was refused).
+ */
 int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, struct rb_dev *dev,
-	       char *err, size_t errlen);
+	       const struct rb_placement *pl, char *err, size_t errlen);
 /* Inline decision from the granted cap (after every QP exists); -1 with
  * --inline on above the cap. */
 int ctx_inline_decide(struct rb_ctx *c, char *err, size_t errlen);
@@ -238,6 +273,23 @@ int ctx_qp_cm_rtr_rts(struct rb_ctx *c, struct rb_qp *q, struct rdma_cm_id *id, 
 void ctx_qp_set_remote(struct rb_ctx *c, struct rb_qp *q);
 /* Remote access this side's QPs and MR grant for the test (IB spec 10.6.3.2). */
 int ctx_qp_access(const struct rb_ctx *c);
+
+/* The byte order of an atomic reply: 0 when got is sent, 1 when it is
+ * sent byte-swapped, -1 neither. */
+int ctx_atomic_order(uint64_t sent, uint64_t got);
+
+/*
+ * The atomics' one-shot self-test (a connected RC point of an atomic verb,
+ * before the workers start): two fetch-and-adds of 0x0102030405060708 on
+ * QP 0 of worker 0 to the peer's send slot of that QP (zero, and no
+ * atomic's target); the second reply is that value in this host's order
+ * (order "host") or byte-swapped ("swapped": c->atomic_swap set, so the
+ * workers swap every reply back; refuse: -1 instead, err naming the
+ * values and --atomic-order). A reply that is neither, an error
+ * completion or none within the point's --timeout: -1 with err.
+ */
+int ctx_atomic_selftest(struct rb_ctx *c, bool refuse, char *order, size_t olen, char *err,
+			size_t errlen);
 /* -R: after connection, narrow access and set the RNR timer (RTS->RTS), read
  * back path MTU, ACK timeout, retry counts and max_rd_atomic into c. */
 int ctx_qp_cm_finish(struct rb_ctx *c, struct rb_qp *q, bool first, char *err, size_t errlen);

@@ -46,4 +46,9 @@ void report_git_rev(char *out, size_t len);
  * to be fast (timing_clock_warning): printed once at start. */
 void env_log_clock(const struct rb_env *e);
 
+/* The first line of the file at path into buf (len bytes), its line end
+ * and trailing blanks removed (sysfs and /proc files). 0, or -1 when the
+ * file cannot be read or is empty. */
+int env_read_line(const char *path, char *buf, size_t len);
+
 #endif

@@ -177,9 +177,15 @@ struct rb_opts {
 	uint64_t proc_index;
 	unsigned procs;          /* --procs: client processes of this run id and point (1 = no start barrier) */
 	char run_key_file[1024]; /* --run-key-file: the run's shared secret ("" = none) */
-	int cpus[RB_MAX_CPUS];   /* --cpus list; ncpus 0 = not pinned */
+	int cpus[RB_MAX_CPUS];   /* --cpus list (ncpus of them; 0: no list) */
 	int ncpus;
-	bool cpus_spread;        /* --cpus spread: thread i on CPU i % online */
+	bool cpus_spread;        /* --cpus spread: thread i on the i-th online CPU (mod their count) */
+	bool cpus_none;          /* --cpus none: workers not pinned */
+	int numa;                /* --numa NODE: the workers' CPUs are the node's; -1 = the
+				  * device's own (topo.h) */
+	bool hugepages;          /* --hugepages: the buffer on 2 MiB pages (topo.h) */
+	uint64_t doorbell;       /* --doorbell: enum rb_doorbell */
+	uint64_t atomic_order;   /* --atomic-order: enum rb_atomic_order */
 	unsigned connect_timeout_s;
 	bool quiet;
 	bool explain;            /* --explain: an EXPLAIN line after each point (report_explain) */
@@ -192,6 +198,14 @@ struct rb_opts {
 	char repeated[512];
 };
 
+/* --doorbell: each worker's QPs on a thread domain of their own (a parent
+ * domain over the PD with an ibv_alloc_td thread domain: on mlx5 a doorbell
+ * register (UAR) of its own, no doorbell lock), or all on the shared PD. */
+enum rb_doorbell { RB_DOORBELL_TD, RB_DOORBELL_SHARED, RB_DOORBELL_COUNT };
+/* --atomic-order: when the startup self-test sees an atomic reply in the
+ * other byte order (post_req.c atomic_selftest): swap it back, or refuse. */
+enum rb_atomic_order { RB_AORDER_SWAP, RB_AORDER_REFUSE, RB_AORDER_COUNT };
+
 /* Names used on the command line and in CSV rows ("read", "rc", "bw" ...). */
 const char *transport_name(uint64_t t);
 const char *testkind_name(uint64_t t);
@@ -199,6 +213,8 @@ const char *inline_name(uint64_t m);
 const char *access_name(uint64_t a);
 const char *read_completion_name(uint64_t m);
 const char *perf_mode_name(uint64_t m);
+const char *doorbell_name(uint64_t m);
+const char *atomic_order_name(uint64_t m);
 /* Whether the client's workers count perf events (mode: enum rb_perf_mode;
  * explain: --explain given). */
 bool perf_counting(uint64_t mode, bool explain);

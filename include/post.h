@@ -20,7 +20,8 @@
 /* Worker threads (bench/lib/post.c). Thread functions take a struct rb_worker *. */
 void *worker_client_main(void *arg);
 void *worker_server_main(void *arg);
-/* Start / join all workers of c with fn; pins per c->cpus. */
+/* Start / join all workers of c with fn; worker i pinned to c->pl's CPU
+ * i mod their count (topo.h; none: not pinned). */
 int workers_start(struct rb_ctx *c, void *(*fn)(void *), char *err, size_t errlen);
 /* Join; returns the first worker error (0 if none) with its message. */
 int workers_join(struct rb_ctx *c, char *err, size_t errlen);

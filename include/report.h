@@ -49,6 +49,14 @@ struct rb_point_info {
 	uint32_t path_mtu, rd_atomic, inline_cap, cq_depth;
 	int inline_used;               /* -1 unknown, 0 off, 1 on */
 	double setup_us_per_qp;        /* NAN unknown */
+	/* where the workers ran and the buffer's pages (topo.h), the doorbell
+	 * mode the QPs got (ctx.h), the atomics' reply byte order seen by the
+	 * startup self-test: "" = unknown (the point failed before) */
+	const struct rb_place *place;  /* NULL unknown */
+	uint64_t page_size;            /* bytes, 0 unknown */
+	char page_source[16];
+	char doorbell[40];
+	char atomic_order[16];
 	/* server's view */
 	bool have_server;
 	struct ctrl_done server;

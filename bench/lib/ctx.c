@@ -12,8 +12,16 @@
  * change per post is filled here, so the post loops only patch wr_id, flags
  * and (atomics, READ slots) addresses. With --read-completion poll each
  * client worker also gets its ring of `window` READ slots (ctx.h).
+ *
+ * Placement (topo.h): the calling thread moves onto the workers' CPUs
+ * while it maps and zeroes the buffer and allocates the workers' arrays
+ * (first touch puts their pages on that node), then moves back; workers
+ * are pinned when they start (post.c). With --doorbell td each worker's
+ * QPs are created on a parent domain of its own thread domain.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,6 +152,67 @@ static int worker_qp_create(struct rb_ctx *c, struct rb_worker *w, unsigned q, b
 	return 0;
 }
 
+/*
+ * --doorbell td: worker w's thread domain and a parent domain over c->pd
+ * that its QPs are created on (rdma-core's ibv_alloc_td(3) and
+ * ibv_alloc_parent_domain(3): on mlx5 a QP of a thread domain gets a
+ * doorbell register of its own and posts without the doorbell lock).
+ * When the device refuses either call (no thread domains: rxe, older
+ * providers), the worker's QPs go on the shared PD and doorbell_why says
+ * which call failed and why. c->doorbell "td" already.
+ */
+static void worker_domain(struct rb_ctx *c, struct rb_worker *w)
+{
+	struct ibv_td_init_attr ta = { .comp_mask = 0 };
+
+	w->td = ibv_alloc_td(c->dev->ctx, &ta);
+	if (!w->td) {
+		snprintf(c->doorbell_why, sizeof(c->doorbell_why), "ibv_alloc_td: %s",
+			 strerror(errno));
+		return;
+	}
+	struct ibv_parent_domain_init_attr pa = {
+		.pd = c->pd,
+		.td = w->td,
+		.comp_mask = 0,
+	};
+	w->pd = ibv_alloc_parent_domain(c->dev->ctx, &pa);
+	if (w->pd)
+		return;
+	snprintf(c->doorbell_why, sizeof(c->doorbell_why), "ibv_alloc_parent_domain: %s",
+		 strerror(errno));
+	if (ibv_dealloc_td(w->td))
+		rb_warn("ibv_dealloc_td failed: %s", strerror(errno));
+	w->td = NULL;
+}
+
+/* c->doorbell after every worker: "td" when each got its domain,
+ * "shared:no-td" when none did (a WARN naming the refused call, once per
+ * process), "td:K/N"
+ * when K of N did. */
+static void doorbell_result(struct rb_ctx *c)
+{
+	unsigned k = 0;
+
+	if (strcmp(c->doorbell, "td") != 0)
+		return;
+	for (unsigned i = 0; i < c->nw; i++)
+		k += c->w[i].pd != NULL;
+	if (k == c->nw)
+		return;
+	if (k == 0)
+		snprintf(c->doorbell, sizeof(c->doorbell), "shared:no-td");
+	else
+		snprintf(c->doorbell, sizeof(c->doorbell), "td:%u/%u", k, c->nw);
+	static atomic_flag warned = ATOMIC_FLAG_INIT;  /* once per process: every point
+							* of a device is refused alike */
+	if (!atomic_flag_test_and_set(&warned))
+		rb_warn("--doorbell td: %s on %s; %u of %u workers' QPs share the context's PD "
+			"and doorbells, here and in every later point the same (--doorbell "
+			"shared says so without this warning)", c->doorbell_why, c->dev->name,
+			c->nw - k, c->nw);
+}
+
 static int worker_create(struct rb_ctx *c, struct rb_worker *w, unsigned index, char *err,
 			 size_t errlen)
 {
@@ -177,6 +246,8 @@ static int worker_create(struct rb_ctx *c, struct rb_worker *w, unsigned index, 
 					  ((uint64_t)index * t->window + i) * c->lay.poll_slot;
 	}
 
+	if (strcmp(c->doorbell, "td") == 0)
+		worker_domain(c, w);
 	w->scq = ibv_create_cq(c->dev->ctx, (int)c->cq_depth_s, NULL, NULL, 0);
 	if (!w->scq)
 		return rb_fail(err, errlen,
@@ -237,6 +308,10 @@ static void worker_destroy(struct rb_worker *w)
 		rb_warn("ibv_destroy_cq(send) failed: %s", strerror(errno));
 	if (w->rch && ibv_destroy_comp_channel(w->rch))
 		rb_warn("ibv_destroy_comp_channel failed: %s", strerror(errno));
+	if (w->pd && ibv_dealloc_pd(w->pd))
+		rb_warn("ibv_dealloc_pd(parent domain) failed: %s", strerror(errno));
+	if (w->td && ibv_dealloc_td(w->td))
+		rb_warn("ibv_dealloc_td failed: %s", strerror(errno));
 	free(w->qps);
 	free(w->hist);
 	free(w->expect);
@@ -257,20 +332,27 @@ static int size_cqs(struct rb_ctx *c, char *err, size_t errlen)
 	return 0;
 }
 
-/* The page-aligned buffer of c->lay, zeroed, this side's payload pattern
- * in every send slot (checked by the peer). 0, or -1 with err. */
+/* The buffer of c->lay (topo_buf_map: mapped, zeroed by this thread, on
+ * 2 MiB pages with --hugepages where the kernel gives them), this side's
+ * payload pattern in every send slot (checked by the peer). 0, or -1 with
+ * err. */
 static int buffer_create(struct rb_ctx *c, char *err, size_t errlen)
 {
 	const struct rb_test *t = &c->t;
+	bool huge = c->pl && c->pl->hugepages;
 
-	if (posix_memalign((void **)&c->buf, 4096, c->lay.total)) {
+	if (topo_buf_map(&c->mem, c->lay.total, huge)) {
 		c->buf = NULL;
-		return rb_fail(err, errlen, "cannot allocate the %llu-byte buffer (%llu QPs x %llu B); "
+		return rb_fail(err, errlen, "cannot map the %llu-byte buffer (%llu QPs x %llu B%s): %s; "
 			    "lower the QP count, --rq-depth or the size",
 			    (unsigned long long)c->lay.total, (unsigned long long)c->lay.nqp_total,
-			    (unsigned long long)c->lay.region_len);
+			    (unsigned long long)c->lay.region_len, huge ? ", --hugepages" : "",
+			    strerror(errno));
 	}
-	memset(c->buf, 0, c->lay.total);
+	c->buf = c->mem.p;
+	if (huge && c->mem.why[0])
+		rb_warn("--hugepages: %s; the buffer is on %s pages (%zu bytes)", c->mem.why,
+			c->mem.source, c->mem.page_size);
 	if (!verb_is_atomic(t->verb))
 		for (uint64_t g = 0; g < c->lay.nqp_total; g++) {
 			uint8_t *s = c->buf + c->lay.regions_off + g * c->lay.region_len;
@@ -313,12 +395,64 @@ static void stop_fd_close(struct rb_ctx *c)
 	c->stop_fd = -1;
 }
 
-int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, struct rb_dev *dev,
-	       char *err, size_t errlen)
+/* ctx_create's verbs objects and memory: buffer, PD, MR, workers. */
+static int ctx_build(struct rb_ctx *c, char *err, size_t errlen)
 {
+	struct rb_dev *dev = c->dev;
 	uint64_t t0;
 
+	if (buffer_create(c, err, errlen))
+		return -1;
+	snprintf(c->doorbell, sizeof(c->doorbell), "%s",
+		 doorbell_name(c->pl ? c->pl->doorbell : RB_DOORBELL_SHARED));
+	c->pd = ibv_alloc_pd(dev->ctx);
+	if (!c->pd) {
+		rb_fail(err, errlen, "ibv_alloc_pd(%s) failed: %s", dev->name, strerror(errno));
+		goto clean_buf;
+	}
+	if (mr_register(c, err, errlen))
+		goto clean_pd;
+	c->w = calloc(c->nw, sizeof(*c->w));
+	if (!c->w) {
+		rb_fail(err, errlen, "out of memory for %u workers", c->nw);
+		goto clean_mr;
+	}
+	t0 = timing_now_ns();
+	c->inline_cap = UINT32_MAX;
+	for (unsigned i = 0; i < c->nw; i++)
+		if (worker_create(c, &c->w[i], i, err, errlen))
+			goto clean_workers;
+	c->create_ns = timing_now_ns() - t0;
+	doorbell_result(c);
+	if (!c->t.use_cm && ctx_inline_decide(c, err, errlen))
+		goto clean_workers;
+	return 0;
+
+clean_workers:
+	for (unsigned i = 0; i < c->nw; i++)
+		worker_destroy(&c->w[i]);
+	free(c->w);
+	c->w = NULL;
+	stop_fd_close(c);
+clean_mr:
+	ibv_dereg_mr(c->mr);
+	c->mr = NULL;
+clean_pd:
+	ibv_dealloc_pd(c->pd);
+	c->pd = NULL;
+clean_buf:
+	topo_buf_unmap(&c->mem);
+	c->buf = NULL;
+	return -1;
+}
+
+int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, struct rb_dev *dev,
+	       const struct rb_placement *pl, char *err, size_t errlen)
+{
+	cpu_set_t saved;
+
 	memset(c, 0, sizeof(*c));
+	c->pl = pl;
 	c->stop_fd = -1;
 	c->t = *t;
 	c->role = role;
@@ -355,46 +489,33 @@ int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, str
 			       dev->pattr.pkey_tbl_len ? dev->pattr.pkey_tbl_len - 1u : 0u,
 			       dev->pattr.pkey_tbl_len);
 	}
-	if (buffer_create(c, err, errlen))
-		return -1;
-	c->pd = ibv_alloc_pd(dev->ctx);
-	if (!c->pd) {
-		rb_fail(err, errlen, "ibv_alloc_pd(%s) failed: %s", dev->name, strerror(errno));
-		goto clean_buf;
-	}
-	if (mr_register(c, err, errlen))
-		goto clean_pd;
-	c->w = calloc(c->nw, sizeof(*c->w));
-	if (!c->w) {
-		rb_fail(err, errlen, "out of memory for %u workers", c->nw);
-		goto clean_mr;
-	}
-	t0 = timing_now_ns();
-	c->inline_cap = UINT32_MAX;
-	for (unsigned i = 0; i < c->nw; i++)
-		if (worker_create(c, &c->w[i], i, err, errlen))
-			goto clean_workers;
-	c->create_ns = timing_now_ns() - t0;
-	if (!t->use_cm && ctx_inline_decide(c, err, errlen))
-		goto clean_workers;
-	return 0;
+	/* this thread on the workers' CPUs while it first touches their memory */
+	int moved = topo_pin_self(pl ? &pl->place : NULL, &saved);
+	int rc = ctx_build(c, err, errlen);
+	topo_unpin_self(moved, &saved);
+	return rc;
+}
 
-clean_workers:
-	for (unsigned i = 0; i < c->nw; i++)
-		worker_destroy(&c->w[i]);
-	free(c->w);
-	c->w = NULL;
-	stop_fd_close(c);
-clean_mr:
-	ibv_dereg_mr(c->mr);
-	c->mr = NULL;
-clean_pd:
-	ibv_dealloc_pd(c->pd);
-	c->pd = NULL;
-clean_buf:
-	free(c->buf);
-	c->buf = NULL;
-	return -1;
+int ctx_placement(const struct rb_opts *o, const char *dev, struct rb_placement *pl, char *err,
+		  size_t errlen)
+{
+	int allowed[RB_MAX_CPUS], nallowed = topo_allowed(allowed, RB_MAX_CPUS);
+	enum rb_pin_mode mode = o->cpus_none ? RB_PIN_NONE : o->cpus_spread ? RB_PIN_SPREAD :
+				o->ncpus > 0 ? RB_PIN_LIST : RB_PIN_AUTO;
+	char list[256];
+
+	pl->hugepages = o->hugepages;
+	pl->doorbell = o->doorbell;
+	if (topo_place(topo_sysroot(), dev, mode, o->cpus, o->ncpus, o->numa, allowed, nallowed,
+		       &pl->place, err, errlen))
+		return -1;
+	topo_cpus_text(&pl->place, list, sizeof(list));
+	if (pl->place.ncpus > 0)
+		rb_info("workers pinned to CPUs %s (%s; NUMA node %d of %s; buffers first touched "
+			"there)", list, pl->place.source, pl->place.node, dev);
+	else
+		rb_info("workers not pinned (--cpus none)");
+	return 0;
 }
 
 int ctx_inline_decide(struct rb_ctx *c, char *err, size_t errlen)
@@ -479,6 +600,48 @@ static uint32_t min_u32(uint32_t a, uint32_t b)
 }
 
 /*
+ * RoCE: both ends' GIDs, from the two SETUPs, must reach each other before
+ * any QP is connected (else an RC point ends in retry timeouts): a
+ * link-local GID (fe80::) does not route to an IPv4-mapped or global one;
+ * RoCE v1 and v2 do not interwork (v1 is a link-layer packet, v2 a UDP/IP
+ * one); on RoCE v2 an IPv4-mapped GID (::ffff:a.b.c.d, an IPv4 packet) and
+ * an IPv6 GID are different IP families. 0, or -1 with err naming both
+ * GIDs and the index to use.
+ */
+static int gid_pair_check(const struct rb_ctx *c, const struct ctrl_setup *remote, char *err,
+			  size_t errlen)
+{
+	char mine[64], theirs[64];
+	bool v4 = dev_gid_v4mapped(c->dev->gid.raw);
+
+	dev_gid_str(c->dev->gid.raw, mine, sizeof(mine));
+	dev_gid_str(remote->gid, theirs, sizeof(theirs));
+	if (dev_gid_link_local(c->dev->gid.raw) != dev_gid_link_local(remote->gid))
+		return rb_fail(err, errlen,
+			    "GID index %d (%s) on this side and %u (%s) on the peer: a link-local "
+			    "GID (fe80::) cannot reach a routable or IPv4-mapped one; use -x %d "
+			    "(this port's %s GID) or the same kind of GID on both ends",
+			    c->dev->gid_index, mine, remote->gid_index, theirs,
+			    c->dev->auto_gid_index, dev_gid_v4mapped(remote->gid) ?
+			    "IPv4-mapped" : "automatic");
+	if (c->dev->gid_type != remote->gid_type)
+		return rb_fail(err, errlen,
+			    "GID types differ: this side index %d is %s, the peer's index %u is %s; "
+			    "RoCE v1 and v2 do not interwork; use -x %d or a GID of type %s",
+			    c->dev->gid_index, dev_gid_type_name(c->dev->gid_type),
+			    remote->gid_index, dev_gid_type_name(remote->gid_type),
+			    c->dev->auto_gid_index, dev_gid_type_name(remote->gid_type));
+	if (c->dev->gid_type == 2 && v4 != dev_gid_v4mapped(remote->gid))
+		return rb_fail(err, errlen,
+			    "GID index %d (%s) on this side and %u (%s) on the peer: RoCE v2 over "
+			    "IPv4 and over IPv6 do not reach each other; use -x %d or a GID of the "
+			    "peer's family (%s) on both ends", c->dev->gid_index, mine,
+			    remote->gid_index, theirs, c->dev->auto_gid_index,
+			    dev_gid_v4mapped(remote->gid) ? "IPv4-mapped" : "IPv6");
+	return 0;
+}
+
+/*
  * Path MTU: min of both active MTUs, or --mtu if smaller; above either
  * active MTU is refused (IB spec 9.7.6.1.1: the path MTU must fit the path).
  * max_rd_atomic: the client initiates every READ and atomic, so the depth is
@@ -508,28 +671,8 @@ int ctx_negotiate(struct rb_ctx *c, const struct ctrl_setup *remote, char *err, 
 		return rb_fail(err, errlen, "link layers differ: this side %s, peer %s",
 			    dev_link_layer_name(c->dev->link_layer),
 			    dev_link_layer_name(remote->link_layer));
-	/* RoCE: both ends' GIDs must reach each other (a link-local GID does not
-	 * route to an IPv4-mapped or global one; RoCE v1 and v2 do not interwork). */
-	if (c->dev->link_layer == 2) {
-		char mine[64], theirs[64];
-		dev_gid_str(c->dev->gid.raw, mine, sizeof(mine));
-		dev_gid_str(remote->gid, theirs, sizeof(theirs));
-		if (dev_gid_link_local(c->dev->gid.raw) != dev_gid_link_local(remote->gid))
-			return rb_fail(err, errlen,
-				    "GID index %d (%s) on this side and %u (%s) on the peer: a link-local "
-				    "GID (fe80::) cannot reach a routable or IPv4-mapped one; use -x %d "
-				    "(this port's %s GID) or the same kind of GID on both ends",
-				    c->dev->gid_index, mine, remote->gid_index, theirs,
-				    c->dev->auto_gid_index, dev_gid_v4mapped(remote->gid) ?
-				    "IPv4-mapped" : "automatic");
-		if (c->dev->gid_type != remote->gid_type)
-			return rb_fail(err, errlen,
-				    "GID types differ: this side index %d is %s, the peer's index %u is %s; "
-				    "RoCE v1 and v2 do not interwork; use -x %d or a GID of type %s",
-				    c->dev->gid_index, dev_gid_type_name(c->dev->gid_type),
-				    remote->gid_index, dev_gid_type_name(remote->gid_type),
-				    c->dev->auto_gid_index, dev_gid_type_name(remote->gid_type));
-	}
+	if (c->dev->link_layer == 2 && gid_pair_check(c, remote, err, errlen))
+		return -1;
 	if (t->mtu) {
 		if (t->mtu > m)
 			return rb_fail(err, errlen,
@@ -607,7 +750,7 @@ void ctx_destroy(struct rb_ctx *c)
 	if (c->pd && ibv_dealloc_pd(c->pd))
 		rb_warn("ibv_dealloc_pd failed: %s", strerror(errno));
 	c->pd = NULL;
-	free(c->buf);
+	topo_buf_unmap(&c->mem);
 	c->buf = NULL;
 }
 

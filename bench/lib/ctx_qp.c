@@ -22,7 +22,7 @@ struct rb_qp_attr ctx_qp_attr(const struct rb_ctx *c, const struct rb_worker *w,
 	const struct rb_test *t = &c->t;
 
 	return (struct rb_qp_attr){
-		.pd = c->pd,
+		.pd = w && w->pd ? w->pd : c->pd, /* --doorbell td: the parent domain */
 		.dev = c->dev,
 		.scq = w ? w->scq : NULL,
 		.rcq = w ? w->rcq : NULL,
@@ -201,4 +201,94 @@ void qp_attr_timer_defaults(struct rb_qp_attr *at)
 	at->timeout = (uint8_t)t.ack_timeout;
 	at->retry_cnt = (uint8_t)t.retry_cnt;
 	at->rnr_retry = (uint8_t)t.rnr_retry;
+}
+
+int ctx_atomic_order(uint64_t sent, uint64_t got)
+{
+	if (got == sent)
+		return 0;
+	if (got == __builtin_bswap64(sent))
+		return 1;
+	return -1;
+}
+
+/* One signaled fetch-and-add of add on QP q to the peer's address raddr,
+ * its reply into *res; the completion polled on q's worker's send CQ
+ * within timeout_ms. 0, or -1 with err. */
+static int faa_once(struct rb_ctx *c, struct rb_qp *q, struct ibv_cq *cq, uint64_t raddr,
+		    uint64_t add, uint64_t *res, int timeout_ms, char *err, size_t errlen)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)res,
+		.length = 8,
+		.lkey = c->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = UINT64_MAX,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.atomic = { .remote_addr = raddr, .compare_add = add, .rkey = c->remote.rkey },
+	}, *bad = NULL;
+	struct ibv_wc wc;
+	uint64_t until = timing_now_ns() + (uint64_t)timeout_ms * 1000000u;
+	int rc = ibv_post_send(q->qp, &wr, &bad);
+
+	if (rc)
+		return rb_fail(err, errlen, "atomic self-test: ibv_post_send(fetch_add, qpn 0x%x) "
+			       "failed: %s", q->qp->qp_num, strerror(rc));
+	while ((rc = ibv_poll_cq(cq, 1, &wc)) == 0)
+		if (timing_now_ns() > until)
+			return rb_fail(err, errlen, "atomic self-test: no completion of its "
+				       "fetch_add on qpn 0x%x within %d ms; raise --timeout",
+				       q->qp->qp_num, timeout_ms);
+	if (rc < 0 || wc.status != IBV_WC_SUCCESS)
+		return rb_fail(err, errlen, "atomic self-test: its fetch_add on qpn 0x%x completed "
+			       "with %s", q->qp->qp_num,
+			       rc < 0 ? "a failed ibv_poll_cq" : ibv_wc_status_str(wc.status));
+	return 0;
+}
+
+int ctx_atomic_selftest(struct rb_ctx *c, bool refuse, char *order, size_t olen, char *err,
+			size_t errlen)
+{
+	/* a value whose 8 bytes all differ, so either order is told apart */
+	const uint64_t k = UINT64_C(0x0102030405060708);
+	struct rb_qp *q = &c->w[0].qps[0];
+	volatile uint64_t *res = (volatile uint64_t *)(void *)q->send;
+	int ms = c->t.timeout_ms ? (int)c->t.timeout_ms : 5000;
+	uint64_t got;
+
+	c->atomic_swap = false;
+	/* the peer's send slot of QP 0: zeroed at its creation and never an
+	 * atomic's target; the first add returns 0 in either order, the
+	 * second returns k as this host or the device orders it */
+	if (faa_once(c, q, c->w[0].scq, q->remote_send, k, (uint64_t *)res, ms, err, errlen) ||
+	    faa_once(c, q, c->w[0].scq, q->remote_send, k, (uint64_t *)res, ms, err, errlen))
+		return -1;
+	got = *res;
+	*res = 0;
+	switch (ctx_atomic_order(k, got)) {
+	case 0:
+		snprintf(order, olen, "host");
+		return 0;
+	case 1:
+		snprintf(order, olen, "swapped");
+		if (refuse)
+			return rb_fail(err, errlen, "atomic self-test: %s replies to fetch_add in the "
+				       "other byte order (0x%016llx back for 0x%016llx); "
+				       "--atomic-order swap swaps the replies back",
+				       c->dev->name, (unsigned long long)got, (unsigned long long)k);
+		c->atomic_swap = true;
+		return 0;
+	default:
+		if (olen)
+			order[0] = '\0';
+		return rb_fail(err, errlen, "atomic self-test: the second fetch_add of 0x%016llx "
+			       "on %s returned 0x%016llx, neither the value nor its byte swap (the "
+			       "peer's word was not 0x%016llx: the device's fetch_add does not return "
+			       "the original value it added to)", (unsigned long long)k, c->dev->name,
+			       (unsigned long long)got, (unsigned long long)k);
+	}
 }

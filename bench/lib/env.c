@@ -30,7 +30,7 @@ static void trim(char *s)
 		s[--n] = '\0';
 }
 
-static int read_line(const char *path, char *buf, size_t len)
+int env_read_line(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "r");
 	if (!f)
@@ -69,7 +69,7 @@ static void git_rev_runtime(char *out, size_t len)
 		return;
 	*slash = '\0';
 	snprintf(path, sizeof(path), "%s/.git/HEAD", dir);
-	if (read_line(path, line, sizeof(line)))
+	if (env_read_line(path, line, sizeof(line)))
 		return;
 	if (strncmp(line, "ref: ", 5) != 0) {
 		snprintf(out, len, "%.12s", line);
@@ -78,7 +78,7 @@ static void git_rev_runtime(char *out, size_t len)
 	char ref[256];
 	snprintf(ref, sizeof(ref), "%s", line + 5);
 	snprintf(path, sizeof(path), "%s/.git/%s", dir, ref);
-	if (read_line(path, line, sizeof(line)) == 0) {
+	if (env_read_line(path, line, sizeof(line)) == 0) {
 		snprintf(out, len, "%.12s", line);
 		return;
 	}

@@ -45,6 +45,10 @@ const char *inline_name(uint64_t m) { return NAME_OF(inline_names, m); }
 const char *access_name(uint64_t a) { return NAME_OF(access_names, a); }
 const char *read_completion_name(uint64_t m) { return NAME_OF(read_completion_names, m); }
 const char *perf_mode_name(uint64_t m) { return NAME_OF(perf_mode_names, m); }
+static const char *const doorbell_names[RB_DOORBELL_COUNT] = { "td", "shared" };
+const char *doorbell_name(uint64_t m) { return NAME_OF(doorbell_names, m); }
+static const char *const aorder_names[RB_AORDER_COUNT] = { "swap", "refuse" };
+const char *atomic_order_name(uint64_t m) { return NAME_OF(aorder_names, m); }
 
 bool perf_counting(uint64_t mode, bool explain)
 {
@@ -833,8 +837,26 @@ static const struct rb_knob knobs[] = {
 	  .help = "receive WRs re-posted per ibv_post_recv (%D)" },
 	{ .name = "validate", FLAG, T(validate), .col = "validate",
 	  .help = "check payloads end to end; atomics: counter sum" },
-	{ .name = "cpus", .arg = "LIST|spread", STR, O(cpus), .col = "cpus", .act = act_cpus,
-	  .help = "pin thread i to LIST[i % n] (e.g. 0,2-3), or spread" },
+	{ .name = "cpus", .arg = "LIST|spread|none", STR, O(cpus), BOTH, .col = "cpus",
+	  .act = act_cpus,
+	  .help = "pin worker i to LIST[i % n] (e.g. 0,2-3), spread (all\n"
+		  "online CPUs) or none (default: the device's local CPUs,\n"
+		  "local_cpulist or its NUMA node's, SMT siblings last)" },
+	{ .name = "numa", .arg = "NODE", NUM, O(numa), .lo = 0, .hi = 4095, .def = (uint64_t)-1,
+	  .flags = RB_KF_BOTH | RB_KF_AUTO,
+	  .help = "workers on this NUMA node's CPUs (default: the device's)" },
+	{ .name = "hugepages", FLAG, O(hugepages), BOTH,
+	  .help = "the buffer on 2 MiB pages: MAP_HUGETLB, else transparent\n"
+		  "huge pages (page_source says which; a WARN when neither)" },
+	{ .name = "doorbell", .arg = "MODE", E(doorbell_names), O(doorbell), BOTH,
+	  .def = RB_DOORBELL_TD, .col = "doorbell_mode",
+	  .help = "%E: each worker's QPs on a thread domain of their\n"
+		  "own (ibv_alloc_td; %D; shared where the device has none:\n"
+		  "the doorbell column says) or all on one PD" },
+	{ .name = "atomic-order", .arg = "MODE", E(aorder_names), O(atomic_order),
+	  .def = RB_AORDER_SWAP, .col = "atomic_order_mode",
+	  .help = "%E an atomic reply the startup self-test finds in\n"
+		  "the other byte order (%D)" },
 	{ .name = "rdma-cm", .shortopt = 'R', FLAG, T(use_cm), .col = "connect",
 	  .help = "connect QPs with rdma_cm (rc, ud)" },
 	RB_ROW_CONNECT_TIMEOUT(),
@@ -1204,10 +1226,11 @@ static int act_cpus(const char *a, struct rb_opts *o, struct rb_parse *ps, char 
 		    size_t errlen)
 {
 	(void)ps;
-	if (strcmp(a, "spread") == 0) {
-		o->cpus_spread = true;
+	o->cpus_spread = strcmp(a, "spread") == 0;
+	o->cpus_none = strcmp(a, "none") == 0;
+	o->ncpus = 0;
+	if (o->cpus_spread || o->cpus_none)
 		return 0;
-	}
 	return opts_parse_cpus(a, o->cpus, RB_MAX_CPUS, &o->ncpus, err, errlen);
 }
 

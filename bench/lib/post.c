@@ -88,7 +88,7 @@ void ctx_release(struct rb_ctx *c)
 
 int workers_start(struct rb_ctx *c, void *(*fn)(void *), char *err, size_t errlen)
 {
-	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	const struct rb_place *pl = c->pl ? &c->pl->place : NULL;
 
 	atomic_store(&c->stop, 0);
 	atomic_store(&c->arrived, 0);
@@ -100,12 +100,9 @@ int workers_start(struct rb_ctx *c, void *(*fn)(void *), char *err, size_t errle
 		struct rb_worker *w = &c->w[i];
 		pthread_attr_t attr;
 		pthread_attr_init(&attr);
-		w->cpu = -1;
-		if (c->ncpus > 0)
-			w->cpu = c->cpus[i % (unsigned)c->ncpus];
-		else if (c->cpus_spread && online > 0)
-			w->cpu = (int)(i % (unsigned)online);
-		if (w->cpu >= 0) {
+		/* worker i on the placement's CPU i (mod their count: topo.h) */
+		w->cpu = pl && pl->ncpus > 0 ? pl->cpus[i % (unsigned)pl->ncpus] : -1;
+		if (w->cpu >= 0 && w->cpu < CPU_SETSIZE) {
 			cpu_set_t set;
 			CPU_ZERO(&set);
 			CPU_SET(w->cpu, &set);

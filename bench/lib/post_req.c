@@ -19,12 +19,15 @@
 static void atomic_results(struct rb_worker *w, struct rb_qp *q, uint64_t from, uint64_t to)
 {
 	const uint64_t smask = w->ctx->lay.sq_ring - 1;
+	const bool swap = w->ctx->atomic_swap;  /* the self-test's finding (ctx.h) */
 
 	if (!w->row->counts_success)
 		return;
 	for (uint64_t s = from; s < to; s++) {
 		uint64_t slot = s & smask;
 		uint64_t old = *(volatile uint64_t *)(q->send + slot * 8);
+		if (swap)
+			old = __builtin_bswap64(old);
 		uint32_t idx = q->ctr[slot];
 		if (old == q->cmp[slot]) {
 			w->atomic_success++;

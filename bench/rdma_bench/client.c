@@ -61,6 +61,7 @@ struct client {
 	uint64_t probe_rtt_min_ns; /* and its shortest (0: none yet) */
 	unsigned probes;           /* clock probes of the session so far */
 	struct pcieperf pp;        /* the socket's uncore PCIe counters (pcieperf.h) */
+	struct rb_placement pl;    /* the workers' CPUs, --hugepages, --doorbell (ctx.h) */
 };
 
 /*
@@ -921,18 +922,19 @@ static enum stage point_setup(struct client *cl, struct cpoint *p)
 	if (t->use_cm && client_cm_prepare(cl, t, &p->m.u.setup, &p->cc, &p->cmdev, &p->srv_setup,
 					   &p->srv_qps, p->err, sizeof(p->err)))
 		return STAGE_CLOSE;
-	if (ctx_create(c, t, RB_ROLE_CLIENT, t->use_cm ? &p->cmdev : &cl->dev, p->err,
+	if (ctx_create(c, t, RB_ROLE_CLIENT, t->use_cm ? &p->cmdev : &cl->dev, &cl->pl, p->err,
 		       sizeof(p->err)))
 		return c->refused ? refuse(p, STAGE_CLOSE) : STAGE_CLOSE;
 	p->have_ctx = true;
-	c->cpus = o->cpus;
-	c->ncpus = o->ncpus;
-	c->cpus_spread = o->cpus_spread;
 	c->perf_off = perf_counting(o->perf_counters, o->explain) ? NULL :
 		      o->perf_counters == RB_PERF_OFF ? "not counted: --perf-counters off" :
 		      "not counted: --perf-counters auto counts with --explain (on: count)";
 	p->pi.inline_used = 0;
 	p->pi.inline_cap = c->inline_cap;
+	p->pi.place = &cl->pl.place;
+	p->pi.page_size = c->mem.page_size;
+	snprintf(p->pi.page_source, sizeof(p->pi.page_source), "%s", c->mem.source);
+	snprintf(p->pi.doorbell, sizeof(p->pi.doorbell), "%s", c->doorbell);
 	p->pi.cq_depth = c->cq_depth_s;
 	if (ctx_negotiate(c, t->use_cm ? &p->srv_setup : &p->m.u.setup, p->err, sizeof(p->err)))
 		return refuse(p, STAGE_CLOSE); /* every negotiation rule refuses a value */
@@ -943,9 +945,21 @@ static enum stage point_setup(struct client *cl, struct cpoint *p)
 	p->pi.rd_atomic = c->rd_atomic;
 	p->pi.setup_us_per_qp = (double)c->setup_ns / 1e3 / (double)c->lay.nqp_total;
 	st = server_reply(cl, p, CTRL_READY, "the server's READY");
-	if (!st)
-		print_setup_info(c);
-	return st;
+	if (st)
+		return st;
+	/* atomics: the reply byte order, once, before the workers post */
+	if (verb_is_atomic(t->verb)) {
+		if (ctx_atomic_selftest(c, o->atomic_order == RB_AORDER_REFUSE, p->pi.atomic_order,
+					sizeof(p->pi.atomic_order), p->err, sizeof(p->err)))
+			return strcmp(p->pi.atomic_order, "swapped") == 0 ? refuse(p, STAGE_CLOSE)
+									  : STAGE_CLOSE;
+		if (c->atomic_swap)
+			rb_warn("%s replies to atomics in the other byte order (self-test); the "
+				"replies are swapped back (--atomic-order refuse refuses)",
+				c->dev->name);
+	}
+	print_setup_info(c);
+	return STAGE_OK;
 }
 
 /* Stage 3, run: the workers post and poll while the control channel is
@@ -1320,6 +1334,11 @@ static int client_start(struct client *cl)
 		return -1;
 	}
 	dev_log_banner(&cl->dev, o->gid_index < 0);
+	if (ctx_placement(o, cl->dev.name, &cl->pl, err, sizeof(err))) {
+		rb_error("%s", err);
+		dev_close(&cl->dev);
+		return -1;
+	}
 	env_log_clock(&cl->env);
 	/* the NIC's PCIe reads and writes from the uncore, where the CPU has
 	 * them; the idle rate (100 ms, nothing of ours running) is what the

@@ -17,6 +17,7 @@
 #include "pcie_host.h"
 #include "pcie_model.h"
 #include "report.h"
+#include "topo.h"
 #include "log.h"
 #include "timing.h"
 #include "units.h"
@@ -520,14 +521,16 @@ static void report_identity(struct row *r, const struct rb_point_info *p, int th
 		row_set_u64(r, "thread", (uint64_t)thread);
 }
 
-/* "0 2 3" from --cpus, "spread", or "" (not pinned). */
+/* --cpus as given: "0 2 3", "spread", "none", or "" (not given: the
+ * device's local CPUs; cpus_used says which). */
 static void set_cpus(struct row *r, const struct rb_opts *o)
 {
 	char buf[128];
 	size_t off = 0;
 
 	if (o->ncpus <= 0) {
-		row_set_str(r, RB_OPTS_COL(cpus), o->cpus_spread ? "spread" : "");
+		row_set_str(r, RB_OPTS_COL(cpus), o->cpus_spread ? "spread" :
+						  o->cpus_none ? "none" : "");
 		return;
 	}
 	buf[0] = '\0';
@@ -840,6 +843,30 @@ int report_no_ops(const struct rb_test *t, uint64_t ops, char *why, size_t len)
 	return 1;
 }
 
+/* numa_node, cpus_used (worker i's CPU for a thread row, the list for the
+ * process row), cpu_source, page_size, page_source, doorbell, the knobs
+ * doorbell_mode and atomic_order_mode, and atomic_order (topo.h, ctx.h). */
+static void report_placement(struct row *r, const struct rb_point_info *p, int thread)
+{
+	const struct rb_place *pl = p->place;
+	char list[512];
+
+	set_u64_if(r, "numa_node", pl && pl->node >= 0, pl && pl->node >= 0 ? (uint64_t)pl->node : 0);
+	list[0] = '\0';
+	if (pl && thread >= 0 && pl->ncpus > 0)
+		snprintf(list, sizeof(list), "%d", pl->cpus[(unsigned)thread % (unsigned)pl->ncpus]);
+	else if (pl)
+		topo_cpus_text(pl, list, sizeof(list));
+	row_set_text(r, "cpus_used", list);
+	row_set_text(r, "cpu_source", pl ? pl->source : "");
+	set_u64_if(r, "page_size", p->page_size > 0, p->page_size);
+	row_set_text(r, "page_source", p->page_source);
+	row_set_text(r, "doorbell", p->doorbell);
+	row_set_str(r, RB_OPTS_COL(doorbell), doorbell_name(p->o->doorbell));
+	row_set_str(r, RB_OPTS_COL(atomic_order), atomic_order_name(p->o->atomic_order));
+	row_set_text(r, "atomic_order", p->atomic_order);
+}
+
 /* One row: identity, config, metrics, counters, status, environment, and
  * the columns added since, in that fixed order (every row the same header). */
 void report_build_row(struct row *r, const struct rb_point_info *p, int thread,
@@ -870,4 +897,6 @@ void report_build_row(struct row *r, const struct rb_point_info *p, int thread,
 	set_pcie_columns(r, p, thread, m);
 	/* after pcie_counted: the other port counters, and the server's */
 	report_counters_added(r, p, thread);
+	/* after srv_ctr_span_s: where the workers ran, the pages, the doorbells */
+	report_placement(r, p, thread);
 }

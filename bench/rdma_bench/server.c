@@ -87,6 +87,7 @@ struct server {
 					     * waiting (under lock; gate_wait) */
 	pthread_cond_t gate_cond;    /* signalled when a barrier opens (CLOCK_MONOTONIC) */
 	struct rb_dev dev;
+	struct rb_placement pl;      /* the workers' CPUs, --hugepages, --doorbell (ctx.h) */
 	struct rb_cm_listener cm;    /* -R sessions */
 	pthread_mutex_t lock;
 	unsigned active;
@@ -640,7 +641,8 @@ static int point_build(struct session *s, struct spoint *p, char *err, size_t er
 	struct rb_ctx *c = &p->c;
 	const struct rb_test *t = &p->t;
 
-	if (ctx_create(c, t, RB_ROLE_SERVER, t->use_cm ? &p->cmdev : &srv->dev, err, errlen)) {
+	if (ctx_create(c, t, RB_ROLE_SERVER, t->use_cm ? &p->cmdev : &srv->dev, &srv->pl, err,
+		       errlen)) {
 		if (c->refused)
 			mark_refused(err, errlen);
 		return -1;
@@ -1034,6 +1036,11 @@ static int server_start(struct server *srv, const struct rb_opts *o)
 		return -1;
 	}
 	dev_log_banner(&srv->dev, o->gid_index < 0);
+	if (ctx_placement(o, srv->dev.name, &srv->pl, err, sizeof(err))) {
+		rb_error("%s", err);
+		dev_close(&srv->dev);
+		return -1;
+	}
 	/* The receive loops read the clock too (first/last receive of each batch). */
 	struct rb_env env;
 	env_collect(&env);

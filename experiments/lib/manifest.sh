@@ -210,7 +210,13 @@ rb_manifest_write() {
     printf '  "env": {"QUICK": '; rb_json_str "${QUICK:-}"
     printf ', "RB_HOSTS": '; rb_json_str "${RB_HOSTS:-}"
     printf ', "RB_ACCEL": '; rb_json_str "${RB_ACCEL:-}"
-    printf ', "RB_VM_RUN": '; rb_json_str "${RB_VM_RUN:-}"; printf '},\n'
+    printf ', "RB_VM_RUN": '; rb_json_str "${RB_VM_RUN:-}"
+    # the NIC providers' tuning variables (rdma-core's mlx5/mlx4: doorbell and
+    # UAR sharing, inline, CQE size ...) as this shell has them
+    for k in $(compgen -e | grep -E '^MLX[45]_' || true); do
+      printf ', "%s": ' "$k"; rb_json_str "${!k}"
+    done
+    printf '},\n'
     printf '  "quick": %s,\n' "$quick"
     printf '  "repetitions": '; rb_json_num "${RB_CONF[run.repetitions]:-3}"; printf ',\n'
     printf '  "noisy_cv_pct": '; rb_json_num "${RB_CONF[run.noisy_cv_pct]:-20}"; printf ',\n'

@@ -50,7 +50,7 @@ json_get() { python3 -c 'import json, sys; m = json.load(open(sys.argv[1])); pri
 
 @test "manifest.json: valid JSON with the command, QUICK, repetitions and every host's facts" {
   command -v python3 > /dev/null || skip "python3 is not installed"
-  run_exp "$FIX/tiny" --quick --run-id man1
+  MLX5_SHUT_UP_BF=1 MLX4_SINGLE_THREADED=1 run_exp "$FIX/tiny" --quick --run-id man1
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   local m=$BATS_TEST_TMPDIR/results/tiny/man1/manifest.json
   json_ok "$m"
@@ -65,6 +65,9 @@ json_get() { python3 -c 'import json, sys; m = json.load(open(sys.argv[1])); pri
   [ "$(json_get "$m" 'm["hosts"][0]["kernel"]')" = "$(uname -r)" ]
   [ "$(json_get "$m" 'm["hosts"][0]["mem_kib"] > 0')" = True ]
   [ "$(json_get "$m" 'm["vm_bed"]')" = None ]
+  # the providers' tuning variables are recorded
+  [ "$(json_get "$m" 'm["env"]["MLX5_SHUT_UP_BF"]')" = 1 ]
+  [ "$(json_get "$m" 'm["env"]["MLX4_SINGLE_THREADED"]')" = 1 ]
 }
 
 @test "manifest.json on the VM bed: the bed's facts (bed.env), a link to its run folder" {

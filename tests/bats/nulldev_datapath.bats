@@ -74,11 +74,14 @@ qps() { grep '^qp=' "$STATS"; }
   [ "$(stat undrained)" = 0 ]
 }
 
+# selftest VERB: the WRs of the atomics' startup self-test (two fetch-and-adds)
+selftest() { case $1 in fetch_add|cmp_swap) echo 2 ;; *) echo 0 ;; esac; }
+
 @test "ops in the row equal the WRs the device executed (WRITE, READ, SEND, atomics)" {
   for v in write read send fetch_add cmp_swap; do
     point "" -- --verb "$v" -n 777
     [ "$(col ops)" = 777 ]
-    [ "$(stat send_wrs)" = 777 ]
+    [ "$(stat send_wrs)" = $((777 + $(selftest "$v"))) ]
   done
 }
 
@@ -101,7 +104,7 @@ qps() { grep '^qp=' "$STATS"; }
     point "" -- --verb "$v" --test lat -n 300
     [ "$(col lat_samples)" = 300 ]
     [ "$(col ops)" = 300 ]
-    [ "$(stat signaled)" = 300 ]
+    [ "$(stat signaled)" = $((300 + $(selftest "$v"))) ]
     [ "$(stat max_outstanding)" = 1 ]
   done
 }
@@ -147,4 +150,45 @@ qps() { grep '^qp=' "$STATS"; }
   [ "$status" = 0 ]
   [ "$(col doorbells)" = "$(col server_requests)" ]
   [ "$(col resp_per_doorbell)" = 1.000 ]
+}
+
+@test "placement columns: workers' CPUs, pages and doorbells in every row; thread domains where the device has them" {
+  local pg cpu
+  pg=$(getconf PAGESIZE)
+  # the null device has no sysfs entry: no locality known, every allowed CPU
+  point "" -- --verb write -n 200 --threads 2
+  [ "$(col cpu_source)" = online ]
+  [ -z "$(col numa_node)" ]
+  [ -n "$(col cpus_used)" ]
+  for cpu in $(col cpus_used); do [ "$cpu" -lt "$(nproc --all)" ]; done
+  [ "$(col page_size)" = "$pg" ]
+  [ "$(col page_source)" = base ]
+  [ "$(col doorbell)" = shared:no-td ]
+  [ "$(col doorbell_mode)" = td ]
+  # thread rows: each worker's own CPU, the first two of the list
+  run python3 -c 'import csv, sys
+print(" ".join(r["cpus_used"] for r in csv.DictReader(open(sys.argv[1])) if r["thread"] != "all"))' "$CSV"
+  [ "$output" = "$(col cpus_used | awk '{ print $1, ($2 == "" ? $1 : $2) }')" ]
+  # a device with thread domains: each worker's QPs on its own
+  point "td=on" -- --verb write -n 200 --threads 2
+  [ "$(col doorbell)" = td ]
+  point "td=on" -- --verb write -n 200 --doorbell shared
+  [ "$(col doorbell)" = shared ]
+  point "" -- --verb read -n 200 --cpus none
+  [ "$(col cpu_source)" = none ]
+  [ -z "$(col cpus_used)" ]
+  [ "$(col cpus)" = none ]
+}
+
+@test "--hugepages: hugetlb, else transparent huge pages, else base pages, each named (a WARN for a fallback)" {
+  rm -f "$CSV"
+  run "$PAIR" -- --csv "$CSV" --verb write -n 200 --hugepages
+  [ "$status" = 0 ]
+  case $(col page_source) in
+    hugetlb) [ "$(col page_size)" = 2097152 ]; [[ $output != *"WARN --hugepages"* ]] ;;
+    thp) [ "$(col page_size)" = 2097152 ]; [[ $output == *"WARN --hugepages: MAP_HUGETLB: "* ]] ;;
+    base-fallback) [ "$(col page_size)" = "$(getconf PAGESIZE)" ]
+                   [[ $output == *"WARN --hugepages: MAP_HUGETLB: "* ]] ;;
+    *) echo "page_source '$(col page_source)'"; false ;;
+  esac
 }

@@ -85,6 +85,36 @@ passes_check() {
   grep -q "counter sum .* successful cmp_swaps" <<< "$output"
 }
 
+@test "atomics self-test: replies in the other byte order are swapped back (default) or refused by name" {
+  local ok_success
+  # every reply in this host's order: host, cmp_swap's successes as counted
+  validated "" cmp_swap
+  passes_check
+  [ "$(col atomic_order)" = host ]
+  ok_success=$(col atomic_success)
+  [ "$ok_success" -gt 0 ]
+  # every reply byte-swapped: found, said, swapped back: the same successes
+  # and the counter check passes
+  validated atomic_bswap=1 cmp_swap
+  passes_check
+  [ "$(col atomic_order)" = swapped ]
+  [ "$(col atomic_success)" = "$ok_success" ]
+  grep -q "^WARN null0 replies to atomics in the other byte order (self-test); the replies are swapped back" <<< "$output"
+  validated atomic_bswap=1 fetch_add
+  passes_check
+  [ "$(col atomic_order)" = swapped ]
+  # --atomic-order refuse: the point is refused naming both values, exit 2
+  validated atomic_bswap=1 fetch_add --atomic-order refuse
+  [ "$status" = 2 ]
+  [ "$(col status)" = skipped ]
+  [ "$(col atomic_order)" = swapped ]
+  grep -q "refused by the client: atomic self-test: null0 replies to fetch_add in the other byte order (0x0807060504030201 back for 0x0102030405060708); --atomic-order swap" <<< "$output"
+  # a reply that is neither: refused as a device fault
+  validated atomic_wrong=1 fetch_add
+  [ "$status" = 1 ]
+  grep -q "atomic self-test: the second fetch_add of 0x0102030405060708 on null0 returned 0x0102030405060709" <<< "$output"
+}
+
 @test "an error completion names its status and the hint, and the row is failed" {
   run "$PAIR" --client-env RB_NULLDEV_FAULTS=err_wr=50,err_status=rem_access -- \
     --verb write -n 1000 --csv "$CSV"

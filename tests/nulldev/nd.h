@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define ND_MAX_DEVS   8
@@ -38,6 +39,8 @@ struct nd_devcfg {
 	uint64_t guid;
 	uint32_t poll_delay;      /* a CQE shows after this many polls of its CQ */
 	bool remote_copy;         /* remote=copy: process_vm_* to a peer process's MR */
+	bool td;                  /* td=on: an extended context with thread and parent
+				   * domains (ibv_alloc_td, ibv_alloc_parent_domain) */
 };
 
 /* Faults (RB_NULLDEV_FAULTS); 0 = off. */
@@ -50,6 +53,7 @@ struct nd_faults {
 	uint64_t flip;            /* every Nth loopback WRITE/READ flips its first byte */
 	uint64_t atomic_wrong;    /* every Nth atomic returns original ^ 1 */
 	uint64_t atomic_skip;     /* every Nth atomic leaves the remote word as it was */
+	uint64_t atomic_bswap;    /* every Nth atomic's reply in the other byte order */
 	uint64_t qp_error;        /* after N send WRs the posting QP goes to ERROR */
 	uint64_t post_enomem;     /* the Nth ibv_post_send call fails with ENOMEM */
 	uint64_t recv_enomem;     /* the Nth ibv_post_recv call fails with ENOMEM */
@@ -103,10 +107,15 @@ struct nd_chan {
 	uint64_t head, tail;
 };
 
+/* A context: vctx.context is what the program holds. Its abi_compat marks
+ * it extended only with td=on, so verbs.h's inlines (verbs_get_ctx_op)
+ * find the thread-domain calls there and take the plain exported calls
+ * for everything else (their vctx entries stay NULL). */
 struct nd_ctx {
-	struct ibv_context ctx;
 	int dev;                  /* index into the configuration */
+	struct verbs_context vctx;
 };
+#define ND_CTX(c) ((struct nd_ctx *)((char *)(c) - offsetof(struct nd_ctx, vctx.context)))
 
 struct nd_cq_entry {
 	struct ibv_wc wc;
@@ -171,6 +180,8 @@ extern struct nd_qp *_Atomic nd_qps[ND_MAX_QPS];
 extern struct nd_mr *_Atomic nd_mrs[ND_MAX_MRS];
 
 void nd_init(void);
+/* td=on: the thread-domain calls of an extended context (nd_obj.c) */
+void nd_td_ops(struct verbs_context *v);
 void nd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 struct nd_qp *nd_qp_by_num(uint32_t qpn);
 struct nd_inbox *nd_inbox_open(uint32_t qpn, bool create);

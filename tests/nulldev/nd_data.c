@@ -181,6 +181,10 @@ static enum ibv_wc_status atomic_reply(struct nd_qp *q, const struct ibv_send_wr
 		old ^= 1;
 		q->n.faults++;
 	}
+	if (nd_faults_on && every(nd_fault.atomic_bswap)) {
+		old = __builtin_bswap64(old);
+		q->n.faults++;
+	}
 	if (wr->num_sge)
 		memcpy((void *)(uintptr_t)wr->sg_list[0].addr, &old, 8);
 	return IBV_WC_SUCCESS;

@@ -147,6 +147,11 @@ static void dev_set(struct nd_devcfg *d, const char *k, const char *v)
 		a->max_qp_rd_atom = a->max_qp_init_rd_atom = (int)num(k, v);
 	else if (!strcmp(k, "poll_delay"))
 		d->poll_delay = (uint32_t)num(k, v);
+	else if (!strcmp(k, "td")) {
+		if (strcmp(v, "on") && strcmp(v, "off"))
+			nd_die("RB_NULLDEV: td=%s%s: use on or off", v, "");
+		d->td = !strcmp(v, "on");
+	}
 	else if (!strcmp(k, "remote")) {
 		if (strcmp(v, "copy") && strcmp(v, "count"))
 			nd_die("RB_NULLDEV: remote=%s%s: use copy or count", v, "");
@@ -224,6 +229,8 @@ static void parse_faults(const char *env)
 			nd_fault.atomic_wrong = num(k, v);
 		else if (!strcmp(k, "atomic_skip"))
 			nd_fault.atomic_skip = num(k, v);
+		else if (!strcmp(k, "atomic_bswap"))
+			nd_fault.atomic_bswap = num(k, v);
 		else if (!strcmp(k, "qp_error"))
 			nd_fault.qp_error = num(k, v);
 		else if (!strcmp(k, "post_enomem"))
@@ -312,30 +319,36 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	}
 	c->dev = i;
 	atomic_fetch_add(&nd_opened, 1);
-	c->ctx.device = device;
-	c->ctx.cmd_fd = -1;
-	c->ctx.async_fd = -1;
-	c->ctx.num_comp_vectors = 1;
-	c->ctx.abi_compat = NULL;     /* not a verbs_context: inlines use the plain calls */
-	pthread_mutex_init(&c->ctx.mutex, NULL);
-	c->ctx.ops.post_send = nd_post_send;
-	c->ctx.ops.post_recv = nd_post_recv;
-	c->ctx.ops.poll_cq = nd_poll_cq;
-	c->ctx.ops.req_notify_cq = nd_req_notify_cq;
-	c->ctx.ops.post_srq_recv = nd_post_srq_recv;
-	return &c->ctx;
+	struct ibv_context *x = &c->vctx.context;
+	x->device = device;
+	x->cmd_fd = -1;
+	x->async_fd = -1;
+	x->num_comp_vectors = 1;
+	/* td=on: a verbs_context with the thread-domain calls (nd_obj.c);
+	 * else not extended: every inline uses the plain calls */
+	x->abi_compat = nd_devs[i].td ? __VERBS_ABI_IS_EXTENDED : NULL;
+	c->vctx.sz = sizeof(c->vctx);
+	if (nd_devs[i].td)
+		nd_td_ops(&c->vctx);
+	pthread_mutex_init(&x->mutex, NULL);
+	x->ops.post_send = nd_post_send;
+	x->ops.post_recv = nd_post_recv;
+	x->ops.poll_cq = nd_poll_cq;
+	x->ops.req_notify_cq = nd_req_notify_cq;
+	x->ops.post_srq_recv = nd_post_srq_recv;
+	return x;
 }
 
 int ibv_close_device(struct ibv_context *context)
 {
 	pthread_mutex_destroy(&context->mutex);
-	free(context);
+	free(ND_CTX(context));
 	return 0;
 }
 
 static struct nd_devcfg *cfg_of(struct ibv_context *c)
 {
-	return &nd_devs[((struct nd_ctx *)c)->dev];
+	return &nd_devs[ND_CTX(c)->dev];
 }
 
 int ibv_query_device(struct ibv_context *context, struct ibv_device_attr *device_attr)

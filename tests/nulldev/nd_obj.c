@@ -32,6 +32,47 @@ int ibv_dealloc_pd(struct ibv_pd *pd)
 	return 0;
 }
 
+/* td=on: a thread domain is a token of its context; a parent domain is a
+ * PD of the same context (the null device keeps no per-PD state: QPs and
+ * MRs of a parent domain act as those of the PD it was made over). */
+static struct ibv_td *nd_alloc_td(struct ibv_context *context, struct ibv_td_init_attr *attr)
+{
+	if (attr && attr->comp_mask) {
+		errno = EINVAL;
+		return NULL;
+	}
+	struct ibv_td *td = calloc(1, sizeof(*td));
+	if (!td) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	td->context = context;
+	return td;
+}
+
+static int nd_dealloc_td(struct ibv_td *td)
+{
+	free(td);
+	return 0;
+}
+
+static struct ibv_pd *nd_alloc_parent_domain(struct ibv_context *context,
+					     struct ibv_parent_domain_init_attr *attr)
+{
+	if (!attr || !attr->pd || attr->comp_mask) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return ibv_alloc_pd(context);
+}
+
+void nd_td_ops(struct verbs_context *v)
+{
+	v->alloc_td = nd_alloc_td;
+	v->dealloc_td = nd_dealloc_td;
+	v->alloc_parent_domain = nd_alloc_parent_domain;
+}
+
 /* rkey = slot << 8 | generation byte: a stale rkey of a freed slot misses. */
 struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
 				unsigned int access)
@@ -165,7 +206,7 @@ void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
 			     struct ibv_comp_channel *channel, int comp_vector)
 {
-	int max = nd_devs[((struct nd_ctx *)context)->dev].attr.max_cqe;
+	int max = nd_devs[ND_CTX(context)->dev].attr.max_cqe;
 	if (cqe < 1 || cqe > max) {
 		nd_log("ibv_create_cq: cqe %d out of 1..%d (the device's max_cqe)", cqe, max);
 		errno = EINVAL;
@@ -182,7 +223,7 @@ struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_cont
 	}
 	pthread_spin_init(&q->lock, PTHREAD_PROCESS_PRIVATE);
 	q->mask = cap - 1;
-	q->poll_delay = nd_devs[((struct nd_ctx *)context)->dev].poll_delay;
+	q->poll_delay = nd_devs[ND_CTX(context)->dev].poll_delay;
 	q->cq.context = context;
 	q->cq.channel = channel;
 	q->cq.cq_context = cq_context;

@@ -126,7 +126,7 @@ void nd_cq_register(struct nd_cq *cq, bool add)
 
 static int cap_check(struct ibv_pd *pd, const struct ibv_qp_init_attr *a)
 {
-	struct nd_devcfg *d = &nd_devs[((struct nd_ctx *)pd->context)->dev];
+	struct nd_devcfg *d = &nd_devs[ND_CTX(pd->context)->dev];
 	const struct ibv_qp_cap *c = &a->cap;
 	const char *what = NULL;
 	uint32_t v = 0, lim = 0;
@@ -261,7 +261,7 @@ static void peer_link(struct nd_qp *q)
 	}
 	q->peer_box = nd_inbox_open(q->attr.dest_qp_num, false);
 	q->peer_shm = q->peer_box != NULL;
-	q->remote_copy = nd_devs[((struct nd_ctx *)q->qp.context)->dev].remote_copy;
+	q->remote_copy = nd_devs[ND_CTX(q->qp.context)->dev].remote_copy;
 	if (q->peer_box && q->remote_copy) {
 		q->peer_pid = q->peer_box->pid;
 		q->peer_mrs = nd_mrtab_open(q->peer_pid, false);
@@ -271,7 +271,7 @@ static void peer_link(struct nd_qp *q)
 int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 {
 	struct nd_qp *q = (struct nd_qp *)qp;
-	struct nd_devcfg *d = &nd_devs[((struct nd_ctx *)qp->context)->dev];
+	struct nd_devcfg *d = &nd_devs[ND_CTX(qp->context)->dev];
 	enum ibv_qp_state to = attr_mask & IBV_QP_STATE ? attr->qp_state : q->attr.qp_state;
 	if (!transition_ok(q->attr.qp_state, to)) {
 		nd_log("ibv_modify_qp(QP %u): %d -> %d is not a valid transition (IB spec 10.3.1)",

@@ -263,6 +263,24 @@ static void cpu_lists_parse_ranges(void **state)
 	assert_int_equal(opts_parse_cpus("a", cpus, 16, &n, err, sizeof(err)), -1);
 	assert_int_equal(parse("-c h --cpus spread"), 0);
 	assert_true(o.cpus_spread);
+	assert_false(o.cpus_none);
+	assert_int_equal(o.numa, -1);          /* default: the device's node */
+	assert_false(o.hugepages);
+	assert_int_equal(o.doorbell, RB_DOORBELL_TD);
+	/* the last --cpus wins: none drops the list */
+	assert_int_equal(parse("-c h --cpus 1,2 --cpus none --numa 1 --hugepages --doorbell shared "
+			       "--atomic-order refuse"), 0);
+	assert_true(o.cpus_none);
+	assert_int_equal(o.ncpus, 0);
+	assert_int_equal(o.numa, 1);
+	assert_true(o.hugepages);
+	assert_int_equal(o.doorbell, RB_DOORBELL_SHARED);
+	assert_int_equal(o.atomic_order, RB_AORDER_REFUSE);
+	/* placement knobs are the server's too */
+	assert_int_equal(parse("-s --cpus 0 --numa 0 --hugepages --doorbell td"), 0);
+	assert_int_equal(o.ncpus, 1);
+	assert_int_equal(parse("-c h --numa 4096"), -1);
+	assert_int_equal(parse("-c h --doorbell ctx"), -1);
 }
 
 static void validate_needs_an_op_per_qp(void **state)
@@ -444,6 +462,24 @@ static void negotiation_refuses_link_local_against_ipv4_mapped(void **state)
 	ndev.gid_type = 1;
 	assert_int_equal(ctx_negotiate(&nctx, &npeer, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "RoCE v1"));
+	/* RoCE v2: a global IPv6 GID here, the peer's IPv4-mapped: refused by name */
+	negotiate_setup(t, RB_ROLE_CLIENT);
+	assert_true(dev_gid_v4mapped(npeer.gid));
+	memset(ndev.gid.raw, 0, 16);
+	ndev.gid.raw[0] = 0x20;
+	ndev.gid.raw[1] = 0x01;
+	ndev.gid.raw[2] = 0x0d;
+	ndev.gid.raw[3] = 0xb8;
+	ndev.gid.raw[15] = 1;
+	ndev.gid_index = 3;
+	assert_int_equal(ctx_negotiate(&nctx, &npeer, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "GID index 3 (2001:db8::1) on this side"));
+	assert_non_null(strstr(err, "RoCE v2 over IPv4 and over IPv6 do not reach each other"));
+	assert_non_null(strstr(err, "(IPv4-mapped) on both ends"));
+	/* both IPv6 global: agreed */
+	memcpy(npeer.gid, ndev.gid.raw, 16);
+	npeer.gid[15] = 2;
+	assert_int_equal(ctx_negotiate(&nctx, &npeer, err, sizeof(err)), 0);
 }
 
 static void negotiation_refuses_mismatched_shapes(void **state)
@@ -681,8 +717,11 @@ static void pattern_never_produces_the_read_sentinel(void **state)
  * the last is model_link, never empty), then perf_counters, then the fabric
  * knobs tclass, sl, pkey_index, then the 3 uncore PCIe columns
  * (set_pcie_columns; pcie_counted never empty), then 7 more ctr_* columns,
- * 15 srv_ctr_*, srv_ctr_span_s and srv_foreign_recvs (report_counters_added). */
-#define PERF_COLS 77
+ * 15 srv_ctr_*, srv_ctr_span_s and srv_foreign_recvs (report_counters_added),
+ * then the 9 placement columns (report_placement: numa_node to
+ * atomic_order). */
+#define PLACE_COLS 9
+#define PERF_COLS (77 + PLACE_COLS)
 
 /* What report_build_row needs beside the test: empty options and
  * environment (the clock not measured). */
@@ -848,12 +887,12 @@ static void rows_record_the_accelerator(void **state)
 	report_build_row(&r, &pi, -1, NULL);
 	assert_string_equal(r.cols[r.ncols - PERF_COLS - 1].name, "accel");
 	/* the port counters come after pcie_counted: 23 columns, then srv_foreign_recvs */
-	assert_string_equal(r.cols[r.ncols - 24 - 8].name, "model_link");
-	assert_string_equal(r.cols[r.ncols - 24 - 7].name, "perf_counters");
-	assert_string_equal(r.cols[r.ncols - 24 - 1].name, "pcie_counted");
-	assert_string_equal(r.cols[r.ncols - 24 - 6].name, "tclass");
-	assert_string_equal(r.cols[r.ncols - 24 - 5].name, "sl");
-	assert_string_equal(r.cols[r.ncols - 24 - 4].name, "pkey_index");
+	assert_string_equal(r.cols[r.ncols - PLACE_COLS - 24 - 8].name, "model_link");
+	assert_string_equal(r.cols[r.ncols - PLACE_COLS - 24 - 7].name, "perf_counters");
+	assert_string_equal(r.cols[r.ncols - PLACE_COLS - 24 - 1].name, "pcie_counted");
+	assert_string_equal(r.cols[r.ncols - PLACE_COLS - 24 - 6].name, "tclass");
+	assert_string_equal(r.cols[r.ncols - PLACE_COLS - 24 - 5].name, "sl");
+	assert_string_equal(r.cols[r.ncols - PLACE_COLS - 24 - 4].name, "pkey_index");
 	assert_string_equal(row_get(&r, "tclass"), "0");
 	t.tclass = 106;  /* DSCP 26 << 2 | ECT(0): a lossless RoCE class */
 	t.sl = 3;
@@ -862,13 +901,57 @@ static void rows_record_the_accelerator(void **state)
 	assert_string_equal(row_get(&r, "tclass"), "106");
 	assert_string_equal(row_get(&r, "sl"), "3");
 	assert_string_equal(row_get(&r, "pkey_index"), "1");
-	assert_string_equal(r.cols[r.ncols - 2].name, "srv_ctr_span_s");
-	assert_string_equal(r.cols[r.ncols - 1].name, "srv_foreign_recvs");
+	assert_string_equal(r.cols[r.ncols - PLACE_COLS - 2].name, "srv_ctr_span_s");
+	assert_string_equal(r.cols[r.ncols - PLACE_COLS - 1].name, "srv_foreign_recvs");
+	assert_string_equal(r.cols[r.ncols - PLACE_COLS].name, "numa_node");
+	assert_string_equal(r.cols[r.ncols - 1].name, "atomic_order");
 	assert_string_equal(row_get(&r, "perf_counters"), "auto");
 	assert_string_equal(row_get(&r, "accel"), "kvm");
 	fx.e.accel[0] = '\0';
 	report_build_row(&r, &pi, -1, NULL);
 	assert_string_equal(row_get(&r, "accel"), "none");
+}
+
+/* The placement columns: where the workers ran (the list on the process
+ * row, worker i's CPU on thread i's row), why, the pages and the doorbell
+ * mode the QPs got; empty when the point failed before its context. */
+static void rows_record_the_placement(void **state)
+{
+	(void)state;
+	static struct row r;
+	static struct rb_place pl = { .cpus = { 4, 6, 5 }, .ncpus = 3, .node = 1,
+				      .source = "local_cpulist" };
+	struct row_fixture fx;
+	struct rb_test t = base();
+	struct rb_point_info pi = row_fixture(&fx, &t);
+
+	report_build_row(&r, &pi, -1, NULL);
+	assert_string_equal(row_get(&r, "numa_node"), "");
+	assert_string_equal(row_get(&r, "cpus_used"), "");
+	assert_string_equal(row_get(&r, "page_size"), "");
+	assert_string_equal(row_get(&r, "doorbell"), "");
+	assert_string_equal(row_get(&r, "doorbell_mode"), "td");
+	assert_string_equal(row_get(&r, "atomic_order_mode"), "swap");
+	pi.place = &pl;
+	pi.page_size = 2097152;
+	snprintf(pi.page_source, sizeof(pi.page_source), "thp");
+	snprintf(pi.doorbell, sizeof(pi.doorbell), "shared:no-td");
+	snprintf(pi.atomic_order, sizeof(pi.atomic_order), "swapped");
+	fx.ro.doorbell = RB_DOORBELL_SHARED;
+	report_build_row(&r, &pi, -1, NULL);
+	assert_string_equal(row_get(&r, "numa_node"), "1");
+	assert_string_equal(row_get(&r, "cpus_used"), "4 6 5");
+	assert_string_equal(row_get(&r, "cpu_source"), "local_cpulist");
+	assert_string_equal(row_get(&r, "page_size"), "2097152");
+	assert_string_equal(row_get(&r, "page_source"), "thp");
+	assert_string_equal(row_get(&r, "doorbell"), "shared:no-td");
+	assert_string_equal(row_get(&r, "doorbell_mode"), "shared");
+	assert_string_equal(row_get(&r, "atomic_order"), "swapped");
+	report_build_row(&r, &pi, 4, NULL);    /* thread 4: CPU 4 mod 3 = index 1 */
+	assert_string_equal(row_get(&r, "cpus_used"), "6");
+	pl.node = -1;
+	report_build_row(&r, &pi, -1, NULL);
+	assert_string_equal(row_get(&r, "numa_node"), "");
 }
 
 /* --rep-first: the rep column of the first repetition (a runner's own
@@ -1054,7 +1137,7 @@ static void help_text_is_printed_verbatim(void **state)
 	assert_non_null(f);
 	opts_usage(f);
 	assert_int_equal(fclose(f), 0);
-	assert_non_null(strstr(text, "pin thread i to LIST[i % n]"));
+	assert_non_null(strstr(text, "pin worker i to LIST[i % n]"));
 	assert_null(strstr(text, "%%"));
 	assert_non_null(strstr(text, "--recv-batch N"));
 	assert_non_null(strstr(text, "--read-completion M"));
@@ -1474,6 +1557,7 @@ int main(void)
 		cmocka_unit_test(procs_needs_a_run_id_and_a_range),
 		cmocka_unit_test(rows_place_the_window_on_the_server_clock),
 		cmocka_unit_test(rows_record_the_accelerator),
+		cmocka_unit_test(rows_record_the_placement),
 		cmocka_unit_test(rep_first_sets_the_first_repetition_index),
 		cmocka_unit_test(help_text_is_printed_verbatim),
 		cmocka_unit_test(every_limit_accepts_its_edge_and_refuses_one_beyond),

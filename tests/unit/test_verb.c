@@ -8,6 +8,7 @@
  */
 #include "unit.h"
 
+#include "ctx.h"
 #include "options.h"
 #include "verb.h"
 
@@ -300,6 +301,20 @@ static void list_verbs_prints_each_row(void **state)
 	free(text);
 }
 
+/* The atomics self-test's judge (ctx_atomic_order): the value back, its
+ * byte swap, or neither (a one-bit error, a zero, a byte rotation). */
+static void atomic_reply_order_is_told_apart(void **state)
+{
+	(void)state;
+	const uint64_t k = UINT64_C(0x0102030405060708);
+
+	assert_int_equal(ctx_atomic_order(k, k), 0);
+	assert_int_equal(ctx_atomic_order(k, UINT64_C(0x0807060504030201)), 1);
+	assert_int_equal(ctx_atomic_order(k, k ^ 1), -1);
+	assert_int_equal(ctx_atomic_order(k, 0), -1);
+	assert_int_equal(ctx_atomic_order(k, UINT64_C(0x0201040306050807)), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +327,7 @@ int main(void)
 		cmocka_unit_test(hooks_set_operands_and_checks),
 		cmocka_unit_test(every_row_is_reachable_from_the_command_line),
 		cmocka_unit_test(list_verbs_prints_each_row),
+		cmocka_unit_test(atomic_reply_order_is_told_apart),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

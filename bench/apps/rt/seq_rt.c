@@ -15,6 +15,7 @@
 
 #include "errbuf.h"
 #include "guard.h"
+#include "log.h"
 #include "qp.h"
 #include "seq_rt.h"
 #include "timing.h"
@@ -153,10 +154,22 @@ int seq_run_alloc(struct seq_run *r, uint64_t len, int access, char *err, size_t
 	long page = sysconf(_SC_PAGESIZE);
 	uint64_t pg = page > 0 ? (uint64_t)page : 4096;
 	char what[160];
+	int allowed[RB_MAX_CPUS], nallowed = topo_allowed(allowed, RB_MAX_CPUS);
+	cpu_set_t saved;
+	char list[256];
 
 	if (len > UINT64_MAX - pg)
 		return rb_fail(err, errlen, "%sa buffer of %llu bytes", RB_REFUSED_PREFIX,
 			       (unsigned long long)len);
+
+	/* the threads on the device's local CPUs, as rdma_bench's default;
+	 * the buffer mapped and registered (first touched) while this thread
+	 * runs there */
+	if (topo_place(topo_sysroot(), r->dev->name, RB_PIN_AUTO, NULL, 0, -1, allowed, nallowed,
+		       &r->place, err, errlen))
+		return -1;
+	topo_cpus_text(&r->place, list, sizeof(list));
+	rb_info("threads pinned to CPUs %s (%s of %s)", list, r->place.source, r->dev->name);
 	r->buf_len = (len + pg - 1) / pg * pg;
 	snprintf(what, sizeof(what), "the %s's registered buffer (%s, --server-threads %llu, "
 		 "clients x window %llu, --drtm items %llu)", seq_variant_name(r->cfg.variant),
@@ -169,13 +182,16 @@ int seq_run_alloc(struct seq_run *r, uint64_t len, int access, char *err, size_t
 	r->pd = ibv_alloc_pd(r->dev->ctx);
 	if (!r->pd)
 		return rb_fail(err, errlen, "ibv_alloc_pd(%s) failed: %s", r->dev->name, strerror(errno));
+	int moved = topo_pin_self(&r->place, &saved);
 	r->buf = mmap(NULL, r->buf_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (r->buf == MAP_FAILED) {
+		topo_unpin_self(moved, &saved);
 		r->buf = NULL;
 		return rb_fail(err, errlen, "mmap(%llu bytes) for the sequencer buffer failed: %s",
 			       (unsigned long long)r->buf_len, strerror(errno));
 	}
 	r->mr = ibv_reg_mr(r->pd, r->buf, r->buf_len, IBV_ACCESS_LOCAL_WRITE | access);
+	topo_unpin_self(moved, &saved);
 	if (!r->mr)
 		return rb_fail(err, errlen, "ibv_reg_mr(%llu bytes, access 0x%x) failed: %s",
 			       (unsigned long long)r->buf_len, IBV_ACCESS_LOCAL_WRITE | access,

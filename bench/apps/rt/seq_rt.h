@@ -77,6 +77,8 @@ struct seq_run {
 	struct seq_cfg cfg;
 	enum rb_role role;
 	struct rb_dev *dev;
+	struct rb_place place;        /* the threads' CPUs: the device's local ones
+				       * (topo.h; seq_run_alloc), thread i on the i-th */
 	struct ibv_pd *pd;
 	uint8_t *buf;
 	uint64_t buf_len;

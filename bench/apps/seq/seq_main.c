@@ -155,7 +155,17 @@ static int send_setup(int fd, const struct seq_run *r, int tmo, char *err, size_
 static int threads_start(struct seq_run *r, void *(*fn)(void *), char *err, size_t errlen)
 {
 	for (unsigned i = 0; i < r->nth; i++) {
-		int rc = pthread_create(&r->th[i].tid, NULL, fn, &r->th[i]);
+		pthread_attr_t attr;
+		pthread_attr_init(&attr);
+		/* thread i on the i-th of the device's local CPUs (seq_run_alloc) */
+		if (r->place.ncpus > 0) {
+			cpu_set_t set;
+			CPU_ZERO(&set);
+			CPU_SET(r->place.cpus[i % (unsigned)r->place.ncpus], &set);
+			pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+		}
+		int rc = pthread_create(&r->th[i].tid, &attr, fn, &r->th[i]);
+		pthread_attr_destroy(&attr);
 		if (rc)
 			return rb_fail(err, errlen, "pthread_create(thread %u) failed: %s", i,
 				       strerror(rc));
