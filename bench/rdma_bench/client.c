@@ -373,7 +373,7 @@ static bool offset_reuse(struct client *cl, struct rb_point_info *pi)
 /*
  * After the window the probes also stop once the point's bound is within
  * an eighth of the 1 % of -D that the runner's overlap check leaves
- * (experiments/lib/aggregate.awk shrinks each window by its bound at both
+ * (experiments/lib/rbcsv.py aggregate shrinks each window by its bound at both
  * ends): 2.5 ms for the 2 s windows of the QUICK figures, 1.25 ms for 1 s
  * (about the best a probe gives on the two-VM bed, so there the rule above
  * decides). A bound that small costs the overlap at most 0.25 %.
@@ -422,7 +422,7 @@ static int clock_probes(struct client *cl, struct rb_point_info *pi, const struc
 /*
  * The clock offset's bound wanted before GATE (ns): the common window is
  * placed with it (gate_go), and the runner adds rates only where the
- * processes' windows overlap by 99 % (experiments/lib/aggregate.awk), so
+ * processes' windows overlap by 99 % (experiments/lib/rbcsv.py aggregate), so
  * a quarter of that 1 % of -D, at least 5 ms (a probe's round trip on the
  * two-VM TCG bed is 2-4 ms at best). While the best sample's bound is
  * above it, the monitor sends more rounds of probes before GATE, at most

@@ -44,7 +44,7 @@ rb_point() {
     job=$(( (seq - 1) % jobs_rep + 1 ))
     points=$(awk -F'\t' -v j="$job" '$1 == j { print $2 }' "$RB_RUN_DIR/jobs.tsv")
     point=${points%% *}
-    # "SIZE=POINT ..." for tag.awk, from the grid's size_bytes of each point
+    # "SIZE=POINT ..." for rbcsv.py tag, from the grid's size_bytes of each point
     sizemap=$(awk -F'\t' -v pts=" $points " 'index(pts, " " $1 " ") {
         for (i = 2; i <= NF; i++) if ($i ~ /^size_bytes=/) printf "%s=%s ", substr($i, 12), $1 }' "$RB_RUN_DIR/grid.tsv")
   fi
@@ -119,7 +119,7 @@ rb_point() {
     !($1 in v) { o[++n] = $1; v[$1] = $2; next }
     v[$1] ~ /^[0-9]+(\.[0-9]*)?$/ && $2 ~ /^[0-9]+(\.[0-9]*)?$/ { v[$1] += $2 }
     END { for (i = 1; i <= n; i++) printf "%s=%s ", o[i], v[o[i]] }' "$pdir/hook.cols")"
-  awk -f "$RB_LIB/csv.awk" -f "$RB_LIB/tag.awk" \
+  "$RB_PY" "$RB_LIB/rbcsv.py" tag \
     -v exp_name="$RB_EXP" -v exp_point="$point" -v exp_rep="$rep" -v exp_procs="$procs" -v exp_seq="$seq" \
     -v run_id="$RB_RUN_ID" -v knobs="$desc" -v missing="$(printf '%s\037' "${missing[@]}")" -v extra="$extra" \
     -v size_points="$sizemap" -v procs="$procs" \

@@ -9,9 +9,9 @@
 #   [roles]       server = N, clients = N M ...      hosts-file line numbers
 #   [run]         bin (a program of the checkout to run instead of rdma_bench:
 #                 experiments/run), repetitions, noisy_cv_pct (a point whose CV over its
-#                 repetitions exceeds it is noisy: aggregate.awk), client_bound_pct
+#                 repetitions exceeds it is noisy: rbcsv.py aggregate), client_bound_pct
 #                 (a rise above it at the next-higher load marks a point
-#                 client-bound: aggregate.awk), timeout_s, point_s, overhead_s, qp_setup_ms, port,
+#                 client-bound: rbcsv.py aggregate), timeout_s, point_s, overhead_s, qp_setup_ms, port,
 #                 server_scope (sweep: one server for all jobs, restarted
 #                 after a failed job; point: one per job), ready_timeout_s, ready_pattern; hook, hook_roles,
 #                 hook_knobs (a per-point hook: see job.sh); summary_keys,

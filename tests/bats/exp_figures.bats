@@ -48,7 +48,7 @@ is_pdf() { [ "$(head -c 5 "$1")" = "%PDF-" ]; }
 
 @test "the subtitle's second line says how each point was measured: repetitions, and a QUICK grid" {
   local reps
-  reps=$(awk -f "$LIB/csv.awk" -f "$LIB/col.awk" -v want=reps "$FIX/summary-figure-12.csv" | sort -n | tail -n 1)
+  reps=$(python3 "$LIB/rbcsv.py" col -v want=reps "$FIX/summary-figure-12.csv" | sort -n | tail -n 1)
   run awk -f "$LIB/csv.awk" -f "$ROOT/figures/subtitle.awk" -v grid=full "$FIX/summary-figure-12.csv"
   [ "${#lines[@]}" -eq 2 ]
   [ "${lines[1]}" = "each point: median of $reps repetitions, bars min..max" ]
@@ -88,7 +88,7 @@ is_pdf() { [ "$(head -c 5 "$1")" = "%PDF-" ]; }
       echo "fetch_add,rc,bw,1,figure-14,1,$r,2,ok,0.00$((r * 3)),rxe0,6.1.0-57-amd64,vm2"
       echo "fetch_add,rc,bw,256,figure-14,2,$r,2,ok,0.01$((r + 10)),rxe0,6.1.0-57-amd64,vm2"
     done; } > "$d/raw.csv"
-  awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$d/raw.csv" > "$d/summary.csv"
+  python3 "$LIB/rbcsv.py" aggregate "$d/raw.csv" > "$d/summary.csv"
   run awk -f "$LIB/csv.awk" -f "$ROOT/figures/subtitle.awk" "$d/summary.csv"
   [[ ${lines[1]} == *"spread (CV of Mops): median 25.4 %, max 50.0 %; 1 of 2 points noisy (CV > 20 %)"* ]]
   run awk -f "$LIB/csv.awk" -f "$ROOT/figures/subtitle.awk" -v cvpct=60 "$d/summary.csv"
@@ -136,7 +136,7 @@ EOF
     echo "write,1024,off,4"
     echo "write,64,on,2"
   } > "$BATS_TEST_TMPDIR/s.csv"
-  run bash -c "awk -f '$LIB/csv.awk' -f '$LIB/sortx.awk' -v x=size_bytes -v keys=verb '$BATS_TEST_TMPDIR/s.csv' | LC_ALL=C sort -t \"\$(printf '\t')\" -k1,1 -k2,2g | cut -f3-"
+  run bash -c "python3 '$LIB/rbcsv.py' sortx -v x=size_bytes -v keys=verb '$BATS_TEST_TMPDIR/s.csv' | LC_ALL=C sort -t \"\$(printf '\t')\" -k1,1 -k2,2g | cut -f3-"
   [ "$status" -eq 0 ]
   [ "${lines[0]}" = "verb,size_bytes,inline,mops_median" ]
   [ "${lines[1]}" = "read,4,off,1" ]
