@@ -368,7 +368,8 @@ rb_point_run() {
 # that writes its rows to CSV on its host. On a remote host the same ssh
 # session brings them back when the process ends (a line RB_ROWS, then the
 # file, which is then removed there), so no second round trip fetches them
-# (~0.1-0.3 s each on the two-VM bed); rb_rows_split takes them out of LOG.
+# (an ssh session per job: experiments/README.md, "Measured costs");
+# rb_rows_split takes them out of LOG.
 # RB_PID is the client process itself, not the shell around it, so rb_stop
 # and rb_reap_pidfile stop the client; the exit status is the client's.
 rb_spawn_rows() {
@@ -433,7 +434,7 @@ rb_server_start() {
 # ---- the sweep's server ([run] server_scope = sweep) ----------------------------------
 # One rdma_bench server serves every job of the sweep: starting and stopping
 # a server costs a process start, the device open and an ssh session each
-# way (~0.3-0.4 s a job on the two-VM bed). experiments/run starts it (so
+# way, per job (experiments/README.md, "Measured costs"). experiments/run starts it (so
 # it stays that process's child), jobs only use it; sessions are
 # independent on the server (a client that fails or is killed ends only its
 # own session), so a failed job does not stop it. If it dies, each later

@@ -9,8 +9,8 @@
 # of every host of the hosts file just before the point's clients start and
 # once they are done: columns load1_before_hN and load1_after_hN (N: the
 # hosts-file line). A local host's file is read when asked. A remote host
-# would cost an ssh session per read (~0.2-0.5 s on a loaded TCG VM, twice
-# per point), so one monitor per remote host runs for the whole sweep: a
+# would cost an ssh session per read, twice per point (experiments/README.md,
+# "Measured costs"), so one monitor per remote host runs for the whole sweep: a
 # shell loop there prints its loadavg once a second (the kernel updates it
 # every 5 s) into RB_RUN_DIR/load-hN.log, and a read takes that file's last
 # line at once. A monitor that has written nothing for 5 s gives an empty

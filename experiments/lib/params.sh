@@ -319,10 +319,12 @@ rb_grid_write() {
 # rb_grid_expected GRID -> "TOTAL MAX": expected seconds of one pass over
 # the grid (one repetition) and of its longest point. Per point: [run]
 # point_s if given, else duration_s (2 if none) + overhead_s (default 1:
-# the runner's own cost per job, ~0.4 s measured by ci/harness-overhead on
-# the two-VM bed, plus process start and connection of the clients) + the
-# point's QPs x qp_setup_ms (default 10: soft-RoCE creates and connects a
-# QP in 4-10 ms, measured by `make bench`; hardware in well under 1 ms).
+# the runner's own cost per job, as ci/harness-overhead measures it, plus
+# process start and connection of the clients) + the point's QPs x
+# qp_setup_ms (default 10: soft-RoCE's cost to create and connect a QP as
+# `make bench` measures it; hardware's is far below). The defaults sit above
+# the measured costs (experiments/README.md, "Measured costs") so that an
+# estimate errs long: re-measure when the runner or the bed changes.
 # QPs of a point: procs x threads x qps_per_thread x emulated_peers (or
 # procs x qps).
 rb_grid_expected() {
