@@ -186,7 +186,7 @@ no_apt_calls() { [ -z "$(apt_calls)" ]; }
 	printf 'gcc 12\nmake 4.3\n' >"$RB_FAKE/rpm.status"
 	run "$ROOT/env/install-deps" --vm
 	[ "$status" -eq 0 ]
-	grep -q '^dnf install -y rdma-core-devel rdma-core libibverbs libibverbs-utils librdmacm-utils perftest parallel gnuplot pkgconf-pkg-config xxhash-devel busybox' "$RB_FAKE/calls"
+	grep -q '^dnf install -y rdma-core-devel rdma-core libibverbs libibverbs-utils librdmacm-utils perftest parallel gnuplot pkgconf-pkg-config xxhash-devel python3 busybox' "$RB_FAKE/calls"
 	grep -q '^dnf install -y --setopt=install_weak_deps=False qemu-system-x86-core slurm-slurmd slurm-slurmctld slurm munge$' "$RB_FAKE/calls"
 	[ "$(grep -c '^dnf ' "$RB_FAKE/calls")" -eq 2 ]
 	no_apt_calls
