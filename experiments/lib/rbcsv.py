@@ -28,7 +28,6 @@ Exit status: 0, 2 on usage errors (an unknown subcommand or setting).
 import csv
 import math
 import re
-import statistics
 import sys
 
 # ---------------------------------------------------------------- reading
@@ -193,6 +192,7 @@ BASE_METRICS = ["mops", "gbps", "lat_p50_us", "lat_p99_us"]
 def cv_pct(vals):
     """Sample standard deviation / mean x 100; None for fewer than 2
     values or a zero mean."""
+    import statistics  # here: its imports would slow every tag and col call
     if len(vals) < 2:
         return None
     m = statistics.fmean(vals)
@@ -202,6 +202,7 @@ def cv_pct(vals):
 
 
 def median(vals):
+    import statistics
     return statistics.median(vals) if vals else None
 
 
