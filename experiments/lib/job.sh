@@ -119,7 +119,7 @@ rb_point() {
     !($1 in v) { o[++n] = $1; v[$1] = $2; next }
     v[$1] ~ /^[0-9]+(\.[0-9]*)?$/ && $2 ~ /^[0-9]+(\.[0-9]*)?$/ { v[$1] += $2 }
     END { for (i = 1; i <= n; i++) printf "%s=%s ", o[i], v[o[i]] }' "$pdir/hook.cols")"
-  "$RB_PY" "$RB_LIB/rbcsv.py" tag \
+  "$RB_PY" -S "$RB_LIB/rbcsv.py" tag \
     -v exp_name="$RB_EXP" -v exp_point="$point" -v exp_rep="$rep" -v exp_procs="$procs" -v exp_seq="$seq" \
     -v run_id="$RB_RUN_ID" -v knobs="$desc" -v missing="$(printf '%s\037' "${missing[@]}")" -v extra="$extra" \
     -v size_points="$sizemap" -v procs="$procs" \

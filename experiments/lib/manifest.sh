@@ -217,7 +217,7 @@ rb_manifest_write() {
     else
       rb_jrec vm_bed l null
     fi
-  } | "$RB_PY" "$RB_LIB/jsondoc.py" > "$m.tmp"
+  } | "$RB_PY" -S "$RB_LIB/jsondoc.py" > "$m.tmp"
   rm -rf "$tmp"
   mv "$m.tmp" "$m"
   if [ -n "$bed" ] && [ -r "$bed" ]; then ln -sfn "${bedkv[vm_run]:-}" "$RB_RUN_DIR/vm-run"; fi

@@ -164,7 +164,8 @@ RB_LIB=${RB_LIB:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
 # python3 (a base dependency) runs the CSV tools (rbcsv.py) and writes the
 # manifest (jsondoc.py). Its path is looked up once and exported: a version
 # manager's shim (pyenv runs a shell script per call) would otherwise start
-# again for every job.
+# again for every job. The tools need the standard library only: callers
+# run them with -S (no site packages to import at every start).
 if [ -z "${RB_PY:-}" ]; then
   RB_PY=$(python3 -c 'import sys; print(sys.executable)' 2> /dev/null) || RB_PY=python3
   export RB_PY

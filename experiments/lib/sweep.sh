@@ -21,11 +21,11 @@ rb_merge() {
     : > "$RB_RUN_DIR/raw.csv"
     return 0
   fi
-  "$RB_PY" "$RB_LIB/rbcsv.py" merge "${files[@]}" > "$RB_RUN_DIR/raw.csv"
+  "$RB_PY" -S "$RB_LIB/rbcsv.py" merge "${files[@]}" > "$RB_RUN_DIR/raw.csv"
 }
 
 rb_aggregate() {
-  "$RB_PY" "$RB_LIB/rbcsv.py" aggregate -v keys_extra="$(rb_summary_keys)" \
+  "$RB_PY" -S "$RB_LIB/rbcsv.py" aggregate -v keys_extra="$(rb_summary_keys)" \
     -v sums_extra="${RB_CONF[run.summary_metrics]:-}" -v noisy_cv_pct="${RB_CONF[run.noisy_cv_pct]:-20}" \
     -v client_bound_pct="${RB_CONF[run.client_bound_pct]:-10}" "$1" > "$2"
 }
