@@ -75,7 +75,7 @@ noisy(v) = hasnoisy ? ((strcol("noisy") eq "yes") ? okv(v) : NaN) : NaN
 set style line 20 lc rgb "#000000" lw 1.5 pt 6 ps 2.6
 if (!exists("anynoisy")) anynoisy = 1
 ntitle = anynoisy ? "ring: noisy point (CV over repetitions > ".cvpct." %)" : ""
-# a client-bound point (summary column client_bound = yes, aggregate.awk:
+# a client-bound point (summary column client_bound = yes, rbcsv.py aggregate:
 # the next-higher load of the run still raised its Mops by more than the
 # run's client_bound_pct) gets a large open triangle over its mark: the
 # requesters, not the responder's NIC, set its rate (figures/plot sets

@@ -87,7 +87,7 @@ if (hasdata) {
 }
 if (hasdata && hasrecv) {
     # the loss: the share of the senders' rate the server did not receive
-    # only a loss within [-5, 100] % is drawn (aggregate.awk leaves out a
+    # only a loss within [-5, 100] % is drawn (rbcsv.py aggregate leaves out a
     # repetition outside it; an older summary may still hold one)
     okloss(v) = (v >= -5 && v <= 100) ? v : NaN
     lost(c, pl, q) = okloss(sel(column("recv_loss_pct_".c), pl, q))

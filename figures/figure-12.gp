@@ -5,9 +5,9 @@
 # (figures/reference/model-limits.csv, figures/model-limits), and, when
 # the measured hosts reported a PCIe link, the same limits on their link
 # (dashed; figures/host-limits.awk). A client-bound point (a higher load in
-# the run still raised its rate: aggregate.awk) wears an open triangle on
+# the run still raised its rate: rbcsv.py aggregate) wears an open triangle on
 # both panels. Where the rows have the server's port counters
-# (srv_delivered_mops, aggregate.awk) the Mops panel draws the responder's
+# (srv_delivered_mops, rbcsv.py aggregate) the Mops panel draws the responder's
 # delivered rate dashed beside the requesters' completion rate: a UC WRITE
 # the responder dropped counts in the one, not the other. Run by
 # figures/plot.

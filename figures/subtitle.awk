@@ -2,7 +2,7 @@
 # measured series of a summary.csv (its device, kernel and host columns),
 # and a second line: how many repetitions stand behind each point's median
 # (reps_rated when the summary has it: the repetitions whose rates counted,
-# aggregate.awk; else reps_ok), with -v grid=quick that the run used the
+# rbcsv.py aggregate; else reps_ok), with -v grid=quick that the run used the
 # reduced QUICK grid (and, with -v quickgrid=, what it left out: one line
 # of figures/quickgrid.awk), the points with no trusted rate and why (status
 # low-overlap), and the spread of the headline metric over the

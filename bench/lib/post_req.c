@@ -162,9 +162,9 @@ static inline bool in_window(const struct rb_ctx *c, bool measure, uint64_t now)
  * deadline without draining: the WRs still in flight would complete after
  * the window and count nowhere (only completions inside it count:
  * in_window), and the point destroys the QPs next, which discards them
- * (ctx_destroy: QPs before the MR). Waiting for them cost up to one round
- * trip per point under load (the client timeline's drain; ~120-700 ms on
- * the two-VM soft-RoCE bed). With --validate they are drained, so that
+ * (ctx_destroy: QPs before the MR). Waiting for them costs up to one round
+ * trip per point under load (the client timeline's drain; its size on the
+ * soft-RoCE bed: docs/rdma_bench.md, "Measured costs"). With --validate they are drained, so that
  * both ends' totals (DONE, end_to_end) count the same operations; so is
  * the warm-up, whose QPs the window reuses.
  */
@@ -689,9 +689,8 @@ static int lat_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool 
  * session thread's go (the server's GO, ctx_release); the session thread
  * bounds that wait, and threads sleep on go (futex(2)) rather than spin or
  * wake up periodically, so that the CPU goes to the processes still setting
- * up (ci/harness-overhead, 4 processes, 4 sizes, two runs each: 0.93 and
- * 0.95 s per point beyond the window with 50 us sleeps, 0.85 and 0.74 s
- * with the futex).
+ * up (ci/harness-overhead measured the futex below periodic sleeps:
+ * docs/rdma_bench.md, "Measured costs").
  */
 static int barrier(struct rb_worker *w)
 {

@@ -368,15 +368,16 @@ static bool offset_reuse(struct client *cl, struct rb_point_info *pi)
  * A probe whose round trip is within this fraction (1/4) of the session's
  * shortest one is as good a sample as more probing would find: the probes
  * after the window stop there once the session has CLOCK_PROBES of them
- * (on the two-VM bed each probe takes up to ~100 ms under load: 5 of them
- * were most of a point's time after its window).
+ * (a probe is a control round trip, slow on a loaded bed: more probes than
+ * needed were most of a point's time after its window; docs/rdma_bench.md,
+ * "Measured costs").
  */
 #define CLOCK_GOOD_ENOUGH_DIV 4
 
 /*
  * After the window the probes also stop once the point's bound is within
  * an eighth of the 1 % of -D that the runner's overlap check leaves
- * (experiments/lib/aggregate.awk shrinks each window by its bound at both
+ * (experiments/lib/rbcsv.py aggregate shrinks each window by its bound at both
  * ends): 2.5 ms for the 2 s windows of the QUICK figures, 1.25 ms for 1 s
  * (about the best a probe gives on the two-VM bed, so there the rule above
  * decides). A bound that small costs the overlap at most 0.25 %.
@@ -425,7 +426,7 @@ static int clock_probes(struct client *cl, struct rb_point_info *pi, const struc
 /*
  * The clock offset's bound wanted before GATE (ns): the common window is
  * placed with it (gate_go), and the runner adds rates only where the
- * processes' windows overlap by 99 % (experiments/lib/aggregate.awk), so
+ * processes' windows overlap by 99 % (experiments/lib/rbcsv.py aggregate), so
  * a quarter of that 1 % of -D, at least 5 ms (a probe's round trip on the
  * two-VM TCG bed is 2-4 ms at best). While the best sample's bound is
  * above it, the monitor sends more rounds of probes before GATE, at most
@@ -1011,9 +1012,10 @@ static enum stage point_measure(struct client *cl, struct cpoint *p, uint64_t po
  * out), one more beside the probes after the window, as a TIME probe's is:
  * the best sample of the point maps its window onto the server's clock in
  * the row. Skipping those probes when DONE's sample or a reused one looked
- * good enough cut ~50 ms per point on the two-VM bed, but the reused
- * samples' aged bounds took figure-12 QUICK's 0.5 s windows below the 99 %
- * overlap: kept as a sample only.
+ * good enough saved time per point, but the reused samples' aged bounds
+ * took figure-12 QUICK's 0.5 s windows below the 99 % overlap: the rule is
+ * that a window's mapping comes from fresh samples, so DONE's is kept as a
+ * sample only (docs/rdma_bench.md, "Measured costs").
  */
 static void done_clock(struct client *cl, struct cpoint *p, uint64_t c_send, uint64_t c_recv)
 {

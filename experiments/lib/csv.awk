@@ -1,5 +1,9 @@
-# experiments/lib/csv.awk: CSV helpers shared by the runner's awk programs
-# (POSIX awk: runs with gawk, mawk and busybox awk).
+# experiments/lib/csv.awk: CSV helpers for the awk programs that must run
+# inside the VM test bed, whose image has busybox awk and no python3
+# (ci/rowcheck, env/timeout-suggest; POSIX awk: gawk, mawk, busybox awk).
+# The runner's CSV tools on the host are experiments/lib/rbcsv.py (Python's
+# csv module); the figures' small awk helpers and joblog_failed.awk still
+# use these until they move there too.
 #
 # csv_split(line, f): split one CSV line into f[1..n] (fields as written,
 # quotes kept, so a field can be written back unchanged); returns n.

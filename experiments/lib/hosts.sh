@@ -105,8 +105,8 @@ rb_ssh_argv() {
 # rb_ssh_master_start: one ssh connection per remote host for the whole run
 # (OpenSSH connection sharing: -M -N, a control socket in a private folder
 # under /tmp); every later rb_on/rb_spawn/env check/deploy opens a session
-# on it instead of a new connection (the key exchange and login cost ~0.1-0.3 s
-# per call, several calls per point). Exports RB_SSH with the socket option
+# on it instead of a new connection (a key exchange and login per call,
+# several calls per point: experiments/README.md, "Measured costs"). Exports RB_SSH with the socket option
 # added; records the masters' PIDs in RB_SSH_MASTERS and
 # $RB_RUN_DIR/ssh-masters. A master that does not come up within 10 s is
 # stopped and that host goes on with plain connections. RB_SSH_SHARE=0

@@ -44,7 +44,7 @@ rb_point() {
     job=$(( (seq - 1) % jobs_rep + 1 ))
     points=$(awk -F'\t' -v j="$job" '$1 == j { print $2 }' "$RB_RUN_DIR/jobs.tsv")
     point=${points%% *}
-    # "SIZE=POINT ..." for tag.awk, from the grid's size_bytes of each point
+    # "SIZE=POINT ..." for rbcsv.py tag, from the grid's size_bytes of each point
     sizemap=$(awk -F'\t' -v pts=" $points " 'index(pts, " " $1 " ") {
         for (i = 2; i <= NF; i++) if ($i ~ /^size_bytes=/) printf "%s=%s ", substr($i, 12), $1 }' "$RB_RUN_DIR/grid.tsv")
   fi
@@ -119,7 +119,7 @@ rb_point() {
     !($1 in v) { o[++n] = $1; v[$1] = $2; next }
     v[$1] ~ /^[0-9]+(\.[0-9]*)?$/ && $2 ~ /^[0-9]+(\.[0-9]*)?$/ { v[$1] += $2 }
     END { for (i = 1; i <= n; i++) printf "%s=%s ", o[i], v[o[i]] }' "$pdir/hook.cols")"
-  awk -f "$RB_LIB/csv.awk" -f "$RB_LIB/tag.awk" \
+  "$RB_PY" -S "$RB_LIB/rbcsv.py" tag \
     -v exp_name="$RB_EXP" -v exp_point="$point" -v exp_rep="$rep" -v exp_procs="$procs" -v exp_seq="$seq" \
     -v run_id="$RB_RUN_ID" -v knobs="$desc" -v missing="$(printf '%s\037' "${missing[@]}")" -v extra="$extra" \
     -v size_points="$sizemap" -v procs="$procs" \
@@ -368,7 +368,8 @@ rb_point_run() {
 # that writes its rows to CSV on its host. On a remote host the same ssh
 # session brings them back when the process ends (a line RB_ROWS, then the
 # file, which is then removed there), so no second round trip fetches them
-# (~0.1-0.3 s each on the two-VM bed); rb_rows_split takes them out of LOG.
+# (an ssh session per job: experiments/README.md, "Measured costs");
+# rb_rows_split takes them out of LOG.
 # RB_PID is the client process itself, not the shell around it, so rb_stop
 # and rb_reap_pidfile stop the client; the exit status is the client's.
 rb_spawn_rows() {
@@ -433,7 +434,7 @@ rb_server_start() {
 # ---- the sweep's server ([run] server_scope = sweep) ----------------------------------
 # One rdma_bench server serves every job of the sweep: starting and stopping
 # a server costs a process start, the device open and an ssh session each
-# way (~0.3-0.4 s a job on the two-VM bed). experiments/run starts it (so
+# way, per job (experiments/README.md, "Measured costs"). experiments/run starts it (so
 # it stays that process's child), jobs only use it; sessions are
 # independent on the server (a client that fails or is killed ends only its
 # own session), so a failed job does not stop it. If it dies, each later

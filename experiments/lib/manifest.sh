@@ -9,8 +9,8 @@
 # of every host of the hosts file just before the point's clients start and
 # once they are done: columns load1_before_hN and load1_after_hN (N: the
 # hosts-file line). A local host's file is read when asked. A remote host
-# would cost an ssh session per read (~0.2-0.5 s on a loaded TCG VM, twice
-# per point), so one monitor per remote host runs for the whole sweep: a
+# would cost an ssh session per read, twice per point (experiments/README.md,
+# "Measured costs"), so one monitor per remote host runs for the whole sweep: a
 # shell loop there prints its loadavg once a second (the kernel updates it
 # every 5 s) into RB_RUN_DIR/load-hN.log, and a read takes that file's last
 # line at once. A monitor that has written nothing for 5 s gives an empty
@@ -66,36 +66,13 @@ rb_load_sample() {
 }
 
 # ---- the run manifest ---------------------------------------------------------------
-# rb_json_str TEXT: TEXT as a JSON string, quotes included (backslash,
-# quote and control characters escaped; RFC 8259 section 7)
-rb_json_str() { local q; rb_json_str_v q "$1"; printf '%s' "$q"; }
-# rb_json_str_v VAR TEXT: the same into VAR, in this shell (the manifest
-# writes ~40 of them: a subshell each cost ~0.5 s on a loaded machine)
-rb_json_str_v() {
-  local s=$2 out="" c i
-  s=${s//\\/\\\\}
-  s=${s//\"/\\\"}
-  s=${s//$'\n'/\\n}
-  s=${s//$'\t'/\\t}
-  s=${s//$'\r'/\\r}
-  # any other control character: \u00XX
-  if [[ $s == *[$'\x01'-$'\x1f']* ]]; then
-    for ((i = 0; i < ${#s}; i++)); do
-      c=${s:i:1}
-      if [[ $c == [$'\x01'-$'\x1f'] ]]; then
-        printf -v c '\\u%04x' "'$c"
-      fi
-      out+=$c
-    done
-    s=$out
-  fi
-  printf -v "$1" '"%s"' "$s"
-}
+# The manifest is JSON written by Python's json module (experiments/lib/
+# jsondoc.py): the shell only hands it PATH TYPE VALUE records, so no value
+# is ever escaped by hand.
 
-# rb_json_num TEXT: TEXT if it is a JSON number, else null
-rb_json_num() {
-  if [[ $1 =~ ^-?(0|[1-9][0-9]*)(\.[0-9]+)?$ ]]; then printf '%s' "$1"; else printf 'null'; fi
-}
+# rb_jrec PATH TYPE VALUE: one record for jsondoc.py (TYPE s: string, n:
+# number or null, l: true/false/null, o/a: empty object/list)
+rb_jrec() { printf '%s\0%s\0%s\0' "$1" "$2" "$3"; }
 
 # The facts of one host, gathered by one shell script run there (sh: the
 # VMs have busybox), as KEY=VALUE lines. DEV is the host's RDMA device from
@@ -167,7 +144,7 @@ rb_kv_load() {
 # physical host's cores and CPU model, the VM run folder. Checked with
 # `python3 -m json.tool` or jq by tests/bats/exp_manifest.bats.
 rb_manifest_write() {
-  local m=$1 tmp rev dirty h f k sep pids=() bed=${RB_VM_RUN:+$RB_VM_RUN/bed.env}
+  local m=$1 tmp rev dirty h f k pids=() bed=${RB_VM_RUN:+$RB_VM_RUN/bed.env}
   shift
   tmp=$(mktemp -d)
   for h in "${!RB_H_ADDR[@]}"; do
@@ -187,78 +164,65 @@ rb_manifest_write() {
     case ${bedkv[git_dirty]:-} in true|false) dirty=${bedkv[git_dirty]} ;; esac
   fi
   for f in "${pids[@]}"; do wait "$f" || true; done
-  # every value printed by a function of this shell (rb_json_str,
-  # rb_json_num), the files read into arrays once: no subshell per value
+  # the files read into arrays once: no subshell per value
   local -a clients
   local kind="" quick=false
   { read -r kind < "$RB_RUN_DIR/grid.kind"; } 2> /dev/null || true
   [ "$kind" != quick ] || quick=true
   read -r -a clients <<< "$(rb_client_hosts)"
   {
-    printf '{\n'
-    printf '  "schema": 1,\n'
-    printf '  "experiment": '; rb_json_str "$RB_EXP"; printf ',\n'
-    printf '  "run_id": '; rb_json_str "$RB_RUN_ID"; printf ',\n'
-    printf '  "started_utc": '; rb_json_str "$(date -u +%Y-%m-%dT%H:%M:%SZ)"; printf ',\n'
-    printf '  "git_rev": '; rb_json_str "$rev"; printf ',\n'
-    printf '  "git_dirty": %s,\n' "$dirty"
-    printf '  "command": ['
-    sep=""
-    for k in "$@"; do printf '%s' "$sep"; rb_json_str "$k"; sep=", "; done
-    printf '],\n'
-    printf '  "cwd": '; rb_json_str "$PWD"; printf ',\n'
-    printf '  "env": {"QUICK": '; rb_json_str "${QUICK:-}"
-    printf ', "RB_HOSTS": '; rb_json_str "${RB_HOSTS:-}"
-    printf ', "RB_ACCEL": '; rb_json_str "${RB_ACCEL:-}"
-    printf ', "RB_VM_RUN": '; rb_json_str "${RB_VM_RUN:-}"
+    rb_jrec schema n 1
+    rb_jrec experiment s "$RB_EXP"
+    rb_jrec run_id s "$RB_RUN_ID"
+    rb_jrec started_utc s "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    rb_jrec git_rev s "$rev"
+    rb_jrec git_dirty l "$dirty"
+    rb_jrec command a ""
+    k=0
+    for f in "$@"; do rb_jrec "command.$k" s "$f"; k=$((k + 1)); done
+    rb_jrec cwd s "$PWD"
+    rb_jrec env.QUICK s "${QUICK:-}"
+    rb_jrec env.RB_HOSTS s "${RB_HOSTS:-}"
+    rb_jrec env.RB_ACCEL s "${RB_ACCEL:-}"
+    rb_jrec env.RB_VM_RUN s "${RB_VM_RUN:-}"
     # the NIC providers' tuning variables (rdma-core's mlx5/mlx4: doorbell and
     # UAR sharing, inline, CQE size ...) as this shell has them
     for k in $(compgen -e | grep -E '^MLX[45]_' || true); do
-      printf ', "%s": ' "$k"; rb_json_str "${!k}"
+      rb_jrec "env.$k" s "${!k}"
     done
-    printf '},\n'
-    printf '  "quick": %s,\n' "$quick"
-    printf '  "repetitions": '; rb_json_num "${RB_CONF[run.repetitions]:-3}"; printf ',\n'
-    printf '  "noisy_cv_pct": '; rb_json_num "${RB_CONF[run.noisy_cv_pct]:-20}"; printf ',\n'
-    printf '  "binary": '; rb_json_str "$RB_BIN"; printf ',\n'
-    printf '  "roles": {"server": '; rb_json_str "${RB_CONF[roles.server]:-1}"
-    printf ', "clients": '; rb_json_str "${clients[*]}"; printf '},\n'
-    printf '  "hosts": [\n'
-    sep=""
+    rb_jrec quick l "$quick"
+    rb_jrec repetitions n "${RB_CONF[run.repetitions]:-3}"
+    rb_jrec noisy_cv_pct n "${RB_CONF[run.noisy_cv_pct]:-20}"
+    rb_jrec binary s "$RB_BIN"
+    rb_jrec roles.server s "${RB_CONF[roles.server]:-1}"
+    rb_jrec roles.clients s "${clients[*]}"
+    rb_jrec hosts a ""
     for h in "${!RB_H_ADDR[@]}"; do
       f=$tmp/host-$h
       local -A fact=()
       rb_kv_load fact "$f"
-      printf '%s    {"line": %d, "address": ' "$sep" "$((h + 1))"; rb_json_str "${RB_H_ADDR[h]}"
-      printf ', "device": '; rb_json_str "${RB_H_DEV[h]}"
-      printf ', "answered": %s' "$([ -s "$f" ] && echo true || echo false)"
+      rb_jrec "hosts.$h.line" n "$((h + 1))"
+      rb_jrec "hosts.$h.address" s "${RB_H_ADDR[h]}"
+      rb_jrec "hosts.$h.device" s "${RB_H_DEV[h]}"
+      rb_jrec "hosts.$h.answered" l "$([ -s "$f" ] && echo true || echo false)"
       for k in hostname kernel cpu_model hypervisor rdma_device driver fw_ver node_type link_layer port_rate pcie_link load; do
-        printf ', "%s": ' "$k"; rb_json_str "${fact[$k]:-}"
+        rb_jrec "hosts.$h.$k" s "${fact[$k]:-}"
       done
       for k in cores mem_kib load1; do
-        printf ', "%s": ' "$k"; rb_json_num "${fact[$k]:-}"
+        rb_jrec "hosts.$h.$k" n "${fact[$k]:-}"
       done
-      printf '}'
-      sep=$',\n'
     done
-    printf '\n  ],\n'
     if [ -n "$bed" ] && [ -r "$bed" ]; then
-      printf '  "vm_bed": {'
-      sep=""
       for k in vm_run vms accel accel_requested qemu vcpus_per_vm mem_mib_per_vm host_cores host_cpu_model host_kernel host_load image; do
-        printf '%s"%s": ' "$sep" "$k"
         case $k in
-          vms|vcpus_per_vm|mem_mib_per_vm|host_cores) rb_json_num "${bedkv[$k]:-}" ;;
-          *) rb_json_str "${bedkv[$k]:-}" ;;
+          vms|vcpus_per_vm|mem_mib_per_vm|host_cores) rb_jrec "vm_bed.$k" n "${bedkv[$k]:-}" ;;
+          *) rb_jrec "vm_bed.$k" s "${bedkv[$k]:-}" ;;
         esac
-        sep=", "
       done
-      printf '}\n'
     else
-      printf '  "vm_bed": null\n'
+      rb_jrec vm_bed l null
     fi
-    printf '}\n'
-  } > "$m.tmp"
+  } | "$RB_PY" -S "$RB_LIB/jsondoc.py" > "$m.tmp"
   rm -rf "$tmp"
   mv "$m.tmp" "$m"
   if [ -n "$bed" ] && [ -r "$bed" ]; then ln -sfn "${bedkv[vm_run]:-}" "$RB_RUN_DIR/vm-run"; fi

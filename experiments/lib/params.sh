@@ -9,9 +9,9 @@
 #   [roles]       server = N, clients = N M ...      hosts-file line numbers
 #   [run]         bin (a program of the checkout to run instead of rdma_bench:
 #                 experiments/run), repetitions, noisy_cv_pct (a point whose CV over its
-#                 repetitions exceeds it is noisy: aggregate.awk), client_bound_pct
+#                 repetitions exceeds it is noisy: rbcsv.py aggregate), client_bound_pct
 #                 (a rise above it at the next-higher load marks a point
-#                 client-bound: aggregate.awk), timeout_s, point_s, overhead_s, qp_setup_ms, port,
+#                 client-bound: rbcsv.py aggregate), timeout_s, point_s, overhead_s, qp_setup_ms, port,
 #                 server_scope (sweep: one server for all jobs, restarted
 #                 after a failed job; point: one per job), ready_timeout_s, ready_pattern; hook, hook_roles,
 #                 hook_knobs (a per-point hook: see job.sh); summary_keys,
@@ -322,10 +322,12 @@ rb_grid_write() {
 # rb_grid_expected GRID -> "TOTAL MAX": expected seconds of one pass over
 # the grid (one repetition) and of its longest point. Per point: [run]
 # point_s if given, else duration_s (2 if none) + overhead_s (default 1:
-# the runner's own cost per job, ~0.4 s measured by ci/harness-overhead on
-# the two-VM bed, plus process start and connection of the clients) + the
-# point's QPs x qp_setup_ms (default 10: soft-RoCE creates and connects a
-# QP in 4-10 ms, measured by `make bench`; hardware in well under 1 ms).
+# the runner's own cost per job, as ci/harness-overhead measures it, plus
+# process start and connection of the clients) + the point's QPs x
+# qp_setup_ms (default 10: soft-RoCE's cost to create and connect a QP as
+# `make bench` measures it; hardware's is far below). The defaults sit above
+# the measured costs (experiments/README.md, "Measured costs") so that an
+# estimate errs long: re-measure when the runner or the bed changes.
 # QPs of a point: procs x threads x qps_per_thread x emulated_peers (or
 # procs x qps).
 rb_grid_expected() {

@@ -38,8 +38,8 @@
 #              every process one job step (srun-ssh), scancel of the
 #              run's own steps
 #   sweep.sh   step 4 (GNU parallel or the runner's own loop, resume) and 5
-#              (merge, aggregate: csv.awk, tag.awk, merge.awk,
-#              joblog_failed.awk, aggregate.awk)
+#              (merge, aggregate: rbcsv.py tag, merge and aggregate;
+#              joblog_failed.awk with csv.awk's quoting)
 #
 # Layout of a run folder, results/<experiment>/<run-id>/:
 #   params hosts            copies of the files the run was made with
@@ -163,6 +163,15 @@ rb_fmt_time() {
 
 # ---- the parts, one file each -----------------------------------------------------
 RB_LIB=${RB_LIB:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
+# python3 (a base dependency) runs the CSV tools (rbcsv.py) and writes the
+# manifest (jsondoc.py). Its path is looked up once and exported: a version
+# manager's shim (pyenv runs a shell script per call) would otherwise start
+# again for every job. The tools need the standard library only: callers
+# run them with -S (no site packages to import at every start).
+if [ -z "${RB_PY:-}" ]; then
+  RB_PY=$(python3 -c 'import sys; print(sys.executable)' 2> /dev/null) || RB_PY=python3
+  export RB_PY
+fi
 # shellcheck source=params.sh
 . "$RB_LIB/params.sh"
 # shellcheck source=hosts.sh

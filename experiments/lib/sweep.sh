@@ -21,11 +21,11 @@ rb_merge() {
     : > "$RB_RUN_DIR/raw.csv"
     return 0
   fi
-  awk -f "$RB_LIB/csv.awk" -f "$RB_LIB/merge.awk" "${files[@]}" > "$RB_RUN_DIR/raw.csv"
+  "$RB_PY" -S "$RB_LIB/rbcsv.py" merge "${files[@]}" > "$RB_RUN_DIR/raw.csv"
 }
 
 rb_aggregate() {
-  awk -f "$RB_LIB/csv.awk" -f "$RB_LIB/aggregate.awk" -v keys_extra="$(rb_summary_keys)" \
+  "$RB_PY" -S "$RB_LIB/rbcsv.py" aggregate -v keys_extra="$(rb_summary_keys)" \
     -v sums_extra="${RB_CONF[run.summary_metrics]:-}" -v means_extra="${RB_CONF[run.summary_means]:-}" -v noisy_cv_pct="${RB_CONF[run.noisy_cv_pct]:-20}" \
     -v client_bound_pct="${RB_CONF[run.client_bound_pct]:-10}" "$1" > "$2"
 }
@@ -35,7 +35,7 @@ rb_aggregate() {
 rb_summary_keys() {
   local k n part
   k="${RB_CONF[run.hook_knobs]:-} ${RB_CONF[run.summary_keys]:-}"
-  # every swept knob that is a CSV column is a key too (aggregate.awk
+  # every swept knob that is a CSV column is a key too (rbcsv.py aggregate
   # skips the ones it has already: e.g. sq_depth, read_completion are added)
   for n in "${RB_KNOB_NAMES[@]}"; do
     for part in ${n//:/ }; do

@@ -285,6 +285,15 @@ ctx_leaks() {
   [[ $output == *"bench/lib/x.c:"* ]] || { echo "$output"; false; }
 }
 
+@test "JSON: an allow-list exception for a JSON printf is dropped once its file uses an encoder" {
+  local rule where why
+  while IFS=$'\t' read -r rule where why; do
+    [ "$rule" = json-printf ] || continue
+    grep -qE "(printf|echo)[^#]*\\\\?\"[a-z_]+\\\\?\": ?" "$ROOT/$where" ||
+      { echo "$where prints no JSON any more: remove its json-printf line from bench_structure.allow"; false; }
+  done < "$ALLOW"
+}
+
 @test "allow-list: every exception names an existing place and gives a reason" {
   local rule where why f
   while IFS=$'\t' read -r rule where why; do

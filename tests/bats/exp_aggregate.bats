@@ -9,7 +9,7 @@ bats_require_minimum_version 1.5.0
   # mean over processes 3, 4, 15 us -> median 4; the server row is ignored.
   # point 2: rep 2 has a failed row -> partial, median of 20 and 22 = 21.
   # point 3: every row failed -> failed, empty metrics, reason kept.
-  run awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$FIX/golden-raw.csv"
+  run python3 "$LIB/rbcsv.py" aggregate "$FIX/golden-raw.csv"
   [ "$status" -eq 0 ]
   diff <(printf '%s\n' "$output") "$FIX/golden-summary.csv"
 }
@@ -17,7 +17,7 @@ bats_require_minimum_version 1.5.0
 @test "summary columns: medians, extremes and status of each point" {
   # the aggregator's own output, not the golden file
   local s=$BATS_TEST_TMPDIR/summary.csv
-  awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$FIX/golden-raw.csv" > "$s"
+  python3 "$LIB/rbcsv.py" aggregate "$FIX/golden-raw.csv" > "$s"
   [ "$(csv_col "$s" mops_median | tr '\n' ' ')" = "4 21  " ]
   [ "$(csv_col "$s" mops_min | tr '\n' ' ')" = "3 20  " ]
   [ "$(csv_col "$s" mops_max | tr '\n' ' ')" = "5 22  " ]
@@ -31,7 +31,7 @@ bats_require_minimum_version 1.5.0
 @test "merge unions columns of files whose headers differ" {
   printf 'a,b,status\n1,2,ok\n' > "$BATS_TEST_TMPDIR/x.csv"
   printf 'b,c,status\n3,"4,5",failed\n' > "$BATS_TEST_TMPDIR/y.csv"
-  run awk -f "$LIB/csv.awk" -f "$LIB/merge.awk" "$BATS_TEST_TMPDIR/x.csv" "$BATS_TEST_TMPDIR/y.csv"
+  run python3 "$LIB/rbcsv.py" merge "$BATS_TEST_TMPDIR/x.csv" "$BATS_TEST_TMPDIR/y.csv"
   [ "$status" -eq 0 ]
   [ "${lines[0]}" = "a,b,status,c" ]
   [ "${lines[1]}" = "1,2,ok," ]
@@ -43,7 +43,7 @@ bats_require_minimum_version 1.5.0
     echo "verb,exp_point,exp_rep,status,mops"
     for r in 1 2 3 4; do echo "read,1,$r,ok,$((r * r))"; done
   } > "$BATS_TEST_TMPDIR/raw.csv"
-  run awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$BATS_TEST_TMPDIR/raw.csv"
+  run python3 "$LIB/rbcsv.py" aggregate "$BATS_TEST_TMPDIR/raw.csv"
   printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/s.csv"
   # 1 4 9 16 -> (4 + 9) / 2
   [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" mops_median)" = 6.5 ]
@@ -58,19 +58,28 @@ bats_require_minimum_version 1.5.0
     echo "read,1,1,0,all,ok,3"
     echo "read,1,1,1,all,ok,4"
   } > "$BATS_TEST_TMPDIR/raw.csv"
-  run awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$BATS_TEST_TMPDIR/raw.csv"
+  run python3 "$LIB/rbcsv.py" aggregate "$BATS_TEST_TMPDIR/raw.csv"
   printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/s.csv"
   [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" mops_median)" = 7 ]
 }
 
-@test "the runner's awk programs work with busybox awk (the VM has no other)" {
-  command -v busybox > /dev/null || skip "busybox is not installed"
-  run busybox awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$FIX/golden-raw.csv"
+@test "merge and tag keep a field with commas and quotes as written (one CSV reader, rbcsv.py)" {
+  printf 'a,b\n1,"x,y"\n2,"say ""hi"""\n' > "$BATS_TEST_TMPDIR/x.csv"
+  printf 'b,c\n"p,q",3\n' > "$BATS_TEST_TMPDIR/y.csv"
+  run python3 "$LIB/rbcsv.py" merge "$BATS_TEST_TMPDIR/x.csv" "$BATS_TEST_TMPDIR/y.csv"
   [ "$status" -eq 0 ]
-  diff <(printf '%s\n' "$output") "$FIX/golden-summary.csv"
-  printf 'a,b\n1,"x,y"\n' > "$BATS_TEST_TMPDIR/x.csv"
-  run busybox awk -f "$LIB/csv.awk" -f "$LIB/merge.awk" "$BATS_TEST_TMPDIR/x.csv" "$BATS_TEST_TMPDIR/x.csv"
-  [ "${lines[2]}" = '1,"x,y"' ]
+  [ "$output" = 'a,b,c
+1,"x,y",
+2,"say ""hi""",
+,"p,q",3' ]
+  run python3 "$LIB/rbcsv.py" tag -v exp_name='e,1' -v exp_point=2 -v exp_rep=1 -v exp_procs=1 -v exp_seq=3 \
+    -v extra='note=a"b' "$BATS_TEST_TMPDIR/x.csv"
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = 'a,b,exp_name,exp_point,exp_rep,exp_procs,exp_seq,note' ]
+  [ "${lines[2]}" = '2,"say ""hi""","e,1",2,1,1,3,"a""b"' ]
+  run python3 "$LIB/rbcsv.py" nosuch "$BATS_TEST_TMPDIR/x.csv"
+  [ "$status" -eq 2 ]
+  [[ $output == *"usage: rbcsv.py aggregate|"* ]]
 }
 
 @test "a failed row without config values joins its point (same exp_point), not a point of its own" {
@@ -79,7 +88,7 @@ bats_require_minimum_version 1.5.0
     echo "read,64,bw,e,1,1,1,ok,,2"
     echo "read,64,,e,1,2,1,failed,killed,"
   } > "$BATS_TEST_TMPDIR/raw.csv"
-  run awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$BATS_TEST_TMPDIR/raw.csv"
+  run python3 "$LIB/rbcsv.py" aggregate "$BATS_TEST_TMPDIR/raw.csv"
   printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/s.csv"
   [ "$(tail -n +2 "$BATS_TEST_TMPDIR/s.csv" | wc -l)" -eq 1 ]
   [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" status)" = partial ]
@@ -94,7 +103,7 @@ bats_require_minimum_version 1.5.0
   # overlap 0.7000, low. Point 2: thread rows do not count, 1.0000.
   # Point 3: no window times for 2 processes -> unknown, still summed.
   # Point 4: one process -> 1.0000.
-  run awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$FIX/overlap-raw.csv"
+  run python3 "$LIB/rbcsv.py" aggregate "$FIX/overlap-raw.csv"
   [ "$status" -eq 0 ]
   printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/s.csv"
   local s=$BATS_TEST_TMPDIR/s.csv
@@ -117,7 +126,7 @@ bats_require_minimum_version 1.5.0
     echo "f,2,1,2,read,0,all,ok,1,10.000,11.000"
     echo "f,2,1,2,read,1,all,ok,2,10.011,11.011"
   } > "$BATS_TEST_TMPDIR/raw.csv"
-  run awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$BATS_TEST_TMPDIR/raw.csv"
+  run python3 "$LIB/rbcsv.py" aggregate "$BATS_TEST_TMPDIR/raw.csv"
   printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/s.csv"
   [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" overlap | tr '\n' ' ')" = "0.9950 0.9890 " ]
   [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" mops_median | tr '\n' ' ')" = "3  " ]
@@ -134,7 +143,7 @@ bats_require_minimum_version 1.5.0
     echo "f,2,1,2,read,0,all,ok,1,10.000,11.000,4000.0"
     echo "f,2,1,2,read,1,all,ok,2,10.000,11.000,"
   } > "$BATS_TEST_TMPDIR/raw.csv"
-  run awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$BATS_TEST_TMPDIR/raw.csv"
+  run python3 "$LIB/rbcsv.py" aggregate "$BATS_TEST_TMPDIR/raw.csv"
   printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/s.csv"
   [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" overlap | tr '\n' ' ')" = "0.9880 0.9920 " ]
   [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" overlap_flag | tr '\n' ' ')" = "low  " ]
@@ -150,7 +159,7 @@ bats_require_minimum_version 1.5.0
     echo "read,1,3,ok,11,4"
     echo "read,2,1,ok,5,1"
   } > "$BATS_TEST_TMPDIR/raw.csv"
-  run awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$BATS_TEST_TMPDIR/raw.csv"
+  run python3 "$LIB/rbcsv.py" aggregate "$BATS_TEST_TMPDIR/raw.csv"
   [ "$status" -eq 0 ]
   printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/s.csv"
   [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" mops_cv_pct | tr '\n' ' ')" = "10.0  " ]
@@ -171,15 +180,15 @@ bats_require_minimum_version 1.5.0
     echo "read,4,1,ok,1,"
     echo "read,4,2,failed,,"
   } > "$BATS_TEST_TMPDIR/raw.csv"
-  run awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$BATS_TEST_TMPDIR/raw.csv"
+  run python3 "$LIB/rbcsv.py" aggregate "$BATS_TEST_TMPDIR/raw.csv"
   printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/s.csv"
   [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" noisy | tr '\n' ' ')" = "yes no yes  " ]
   [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" mops_cv_pct | sed -n 2p)" = 9.1 ]
   # a threshold above 50 %: nothing is noisy; below 9.1 %: both rate points are
-  run awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" -v noisy_cv_pct=60 "$BATS_TEST_TMPDIR/raw.csv"
+  run python3 "$LIB/rbcsv.py" aggregate -v noisy_cv_pct=60 "$BATS_TEST_TMPDIR/raw.csv"
   printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/s.csv"
   [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" noisy | tr '\n' ' ')" = "no no no  " ]
-  run awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" -v noisy_cv_pct=5 "$BATS_TEST_TMPDIR/raw.csv"
+  run python3 "$LIB/rbcsv.py" aggregate -v noisy_cv_pct=5 "$BATS_TEST_TMPDIR/raw.csv"
   printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/s.csv"
   [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" noisy | tr '\n' ' ')" = "yes yes yes  " ]
 }
@@ -193,7 +202,7 @@ bats_require_minimum_version 1.5.0
     for r in 1 2 3; do echo "seq,spec-s0,1,$r,ok,$r,100"; done
     for r in 1 2 3; do echo "seq,spec-s0,2,$r,ok,$((r + 9)),$((r * 10))"; done
   } > "$BATS_TEST_TMPDIR/raw.csv"
-  run awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" -v sums_extra=mrps "$BATS_TEST_TMPDIR/raw.csv"
+  run python3 "$LIB/rbcsv.py" aggregate -v sums_extra=mrps "$BATS_TEST_TMPDIR/raw.csv"
   [ "$status" -eq 0 ]
   printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/s.csv"
   [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" mrps_cv_pct | tr '\n' ' ')" = "50.0 9.1 " ]
@@ -219,14 +228,14 @@ bats_require_minimum_version 1.5.0
     echo "e,1,2,3,client,all,send,ud,32,ok,4,3"
   } > "$BATS_TEST_TMPDIR/raw.csv"
   local s=$BATS_TEST_TMPDIR/summary.csv
-  awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" -v sums_extra=server_recv_mops "$BATS_TEST_TMPDIR/raw.csv" > "$s"
+  python3 "$LIB/rbcsv.py" aggregate -v sums_extra=server_recv_mops "$BATS_TEST_TMPDIR/raw.csv" > "$s"
   [ "$(csv_col "$s" server_recv_mops_median)" = 3 ]
   [ "$(csv_col "$s" mops_median)" = 6 ]
   [ "$(csv_col "$s" recv_loss_pct_median)" = 50 ]
   [ "$(csv_col "$s" recv_loss_pct_min)" = 25 ]
   [ "$(csv_col "$s" recv_loss_pct_max)" = 50 ]
   # without the server's rate among the summed metrics: no such column
-  awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$BATS_TEST_TMPDIR/raw.csv" > "$s"
+  python3 "$LIB/rbcsv.py" aggregate "$BATS_TEST_TMPDIR/raw.csv" > "$s"
   [ "$(grep -c recv_loss_pct "$s")" -eq 0 ]
 }
 
@@ -249,18 +258,18 @@ bats_require_minimum_version 1.5.0
     done
   } > "$BATS_TEST_TMPDIR/raw.csv"
   local s=$BATS_TEST_TMPDIR/s.csv
-  awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$BATS_TEST_TMPDIR/raw.csv" > "$s"
+  python3 "$LIB/rbcsv.py" aggregate "$BATS_TEST_TMPDIR/raw.csv" > "$s"
   [ "$(csv_col "$s" status | tr '\n' ' ')" = "low-overlap ok " ]
   [ "$(csv_col "$s" reason | head -n 1)" = "overlap 0.9600 < 0.99: rate not trusted (2 of 2 repetitions)" ]
   [ "$(csv_col "$s" mops_median | tr '\n' ' ')" = " 3.5 " ]
   [ "$(csv_col "$s" reps_rated | tr '\n' ' ')" = "0 2 " ]
   [ "$(csv_col "$s" note | sed -n 2p)" = "overlap 0.9600 < 0.99 in 1 of 3 repetitions: rates from the other 2" ]
   # the console table says why the first point has no rate, and notes the second's
-  run awk -f "$LIB/csv.awk" -f "$LIB/show.awk" "$s"
+  run python3 "$LIB/rbcsv.py" show "$s"
   [[ ${lines[1]} == *"low-overlap"*"(overlap 0.9600 < 0.99: rate not trusted"* ]] || { echo "$output"; false; }
   [[ ${lines[2]} == *"ok"*"(overlap 0.9600 < 0.99 in 1 of 3 repetitions: rates from the other 2)"* ]] || { echo "$output"; false; }
   # counted apart from ok and failed: points ok failed low-overlap
-  run awk -f "$LIB/csv.awk" -v count=1 -f "$LIB/show.awk" "$s"
+  run python3 "$LIB/rbcsv.py" show -v count=1 "$s"
   [ "$output" = "2 1 0 1" ]
 }
 
@@ -274,7 +283,7 @@ bats_require_minimum_version 1.5.0
     echo "e,1,1,3,client,all,send,ud,32,ok,0.0003,2.4"
   } > "$BATS_TEST_TMPDIR/raw.csv"
   local s=$BATS_TEST_TMPDIR/summary.csv
-  awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" -v sums_extra=server_recv_mops "$BATS_TEST_TMPDIR/raw.csv" > "$s"
+  python3 "$LIB/rbcsv.py" aggregate -v sums_extra=server_recv_mops "$BATS_TEST_TMPDIR/raw.csv" > "$s"
   [ "$(csv_col "$s" recv_loss_pct_min)" = 25 ]
   [ "$(csv_col "$s" recv_loss_pct_max)" = 50 ]
   [ "$(csv_col "$s" recv_loss_pct_median)" = 37.5 ]
@@ -289,7 +298,7 @@ bats_require_minimum_version 1.5.0
     echo "e,1,1,3,client,all,send,ud,32,ok,,0,0,2.43893"
   } > "$BATS_TEST_TMPDIR/raw.csv"
   local s=$BATS_TEST_TMPDIR/summary.csv
-  awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" -v sums_extra=server_recv_mops "$BATS_TEST_TMPDIR/raw.csv" > "$s"
+  python3 "$LIB/rbcsv.py" aggregate -v sums_extra=server_recv_mops "$BATS_TEST_TMPDIR/raw.csv" > "$s"
   [ "$(csv_col "$s" status)" = partial ]
   [ "$(csv_col "$s" reps_ok)" = 2 ]
   [ "$(csv_col "$s" reason)" = "no operation completed in the window (ops 0)" ]
@@ -298,7 +307,7 @@ bats_require_minimum_version 1.5.0
 
 @test "the console table shows Mrps for rdma_seq's summaries (no Mops column there), with min..max" {
   local s=$ROOT/tests/bats/fixtures/exp/summary-figure-7.csv
-  run awk -f "$LIB/csv.awk" -f "$LIB/show.awk" "$s"
+  run python3 "$LIB/rbcsv.py" show "$s"
   [ "$status" -eq 0 ]
   [[ ${lines[0]} == *"Mrps median [min..max]"* ]] || { echo "${lines[0]}"; false; }
   # every ok point shows its rate, none a bare "-"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # Client-bound points: a load series (exp_procs x threads x window at the
 # same other knobs) whose next-higher load still raised the rate marks the
-# point client_bound = yes (aggregate.awk); compare does not judge a
+# point client_bound = yes (rbcsv.py aggregate); compare does not judge a
 # hardware claim on such points; figure-12 marks them.
 
 load fixtures/exp/helpers
@@ -12,7 +12,7 @@ bats_require_minimum_version 1.5.0
 #   WRITE 64 B: 2 procs 6 Mops, 4 procs 6.4 Mops (+6.7 %)
 setup() {
   S=$BATS_TEST_TMPDIR/summary.csv
-  awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$FIX/client-bound-raw.csv" > "$S"
+  python3 "$LIB/rbcsv.py" aggregate "$FIX/client-bound-raw.csv" > "$S"
 }
 
 @test "doubling the load raised the rate by more than 10 %: client_bound yes; by less: no; the highest load: empty" {
@@ -23,10 +23,10 @@ setup() {
 }
 
 @test "the threshold is the run's client_bound_pct: at 120 % the +100 % step is no longer client-bound" {
-  awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" -v client_bound_pct=120 "$FIX/client-bound-raw.csv" > "$S"
+  python3 "$LIB/rbcsv.py" aggregate -v client_bound_pct=120 "$FIX/client-bound-raw.csv" > "$S"
   [ "$(csv_col "$S" client_bound | tr '\n' ' ')" = "no no  no  " ]
   # and at 5 %, WRITE's +6.7 % step is
-  awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" -v client_bound_pct=5 "$FIX/client-bound-raw.csv" > "$S"
+  python3 "$LIB/rbcsv.py" aggregate -v client_bound_pct=5 "$FIX/client-bound-raw.csv" > "$S"
   [ "$(csv_col "$S" client_bound | tr '\n' ' ')" = "yes no  yes  " ]
 }
 
@@ -37,20 +37,20 @@ setup() {
       echo "w,2,$r,4,read,rc,64,1,16,ok,5"
       echo "w,3,$r,4,read,rc,128,1,8,ok,3"
     done; } > "$BATS_TEST_TMPDIR/raw.csv"
-  awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$BATS_TEST_TMPDIR/raw.csv" > "$S"
+  python3 "$LIB/rbcsv.py" aggregate "$BATS_TEST_TMPDIR/raw.csv" > "$S"
   # 128 B has no other load: its own series, empty
   [ "$(csv_col "$S" client_bound | tr '\n' ' ')" = "yes   " ]
 }
 
 @test "no load series in the run: no client_bound column (the golden summary stays as it was)" {
-  run awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$FIX/golden-raw.csv"
+  run python3 "$LIB/rbcsv.py" aggregate "$FIX/golden-raw.csv"
   [ "$status" -eq 0 ]
   [[ ${lines[0]} != *client_bound* ]]
 }
 
 @test "a point without a rate is neither yes nor no" {
   sed 's/^\(figure-12,2,[0-9],4,[0-9],read,.*\),ok,2,/\1,failed,,/' "$FIX/client-bound-raw.csv" > "$BATS_TEST_TMPDIR/raw.csv"
-  awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$BATS_TEST_TMPDIR/raw.csv" > "$S"
+  python3 "$LIB/rbcsv.py" aggregate "$BATS_TEST_TMPDIR/raw.csv" > "$S"
   [ "$(csv_col "$S" status | sed -n 2p)" = failed ]
   # 2 procs: its next-higher load has no rate; 4 procs: none itself
   [ "$(csv_col "$S" client_bound | tr '\n' ' ')" = "   no  " ]
@@ -66,7 +66,7 @@ setup() {
 @test "compare: with no client-bound point the claim is judged, not held back" {
   # READ at 2 procs: 7.8 Mops (then +2.6 % and +5 %): no point is client-bound
   sed 's/^\(figure-12,1,[0-9],2,[0-9],read,.*\),ok,2,/\1,ok,3.9,/' "$FIX/client-bound-raw.csv" > "$BATS_TEST_TMPDIR/raw.csv"
-  awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$BATS_TEST_TMPDIR/raw.csv" > "$S"
+  python3 "$LIB/rbcsv.py" aggregate "$BATS_TEST_TMPDIR/raw.csv" > "$S"
   [ "$(csv_col "$S" client_bound | tr '\n' ' ')" = "no no  no  " ]
   run "$ROOT/experiments/compare" figure-12 "$S"
   [[ $output != *"client-bound ("* ]]

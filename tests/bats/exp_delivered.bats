@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The responder's delivered rate: aggregate.awk derives srv_delivered_mops
+# The responder's delivered rate: rbcsv.py aggregate derives srv_delivered_mops
 # from the server's port counters (srv_ctr_rcv_pkts over srv_ctr_span_s),
 # figure-12 draws it beside the requesters' Mops, and compare judges
 # figure-12's Mops claims on it ([compare] delivered).
@@ -33,24 +33,24 @@ raw() {
 
 @test "srv_delivered_mops: the server's received packets per second, in operations, not summed over processes" {
   raw srv > "$BATS_TEST_TMPDIR/raw.csv"
-  awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$BATS_TEST_TMPDIR/raw.csv" > "$BATS_TEST_TMPDIR/s.csv"
+  python3 "$LIB/rbcsv.py" aggregate "$BATS_TEST_TMPDIR/raw.csv" > "$BATS_TEST_TMPDIR/s.csv"
   [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" mops_median | tr '\n' ' ')" = "2 2 2 2 " ]
   # READ: one request packet per READ; WRITE 4096 B: 4 packets of 1024
   [ "$(csv_col "$BATS_TEST_TMPDIR/s.csv" srv_delivered_mops_median | tr '\n' ' ')" = "1 2 4 1 " ]
   # rows without the server's counters: no such column
   raw none > "$BATS_TEST_TMPDIR/raw.csv"
-  awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$BATS_TEST_TMPDIR/raw.csv" > "$BATS_TEST_TMPDIR/s.csv"
+  python3 "$LIB/rbcsv.py" aggregate "$BATS_TEST_TMPDIR/raw.csv" > "$BATS_TEST_TMPDIR/s.csv"
   ! head -n 1 "$BATS_TEST_TMPDIR/s.csv" | grep -q srv_delivered
 }
 
 @test "compare judges figure-12's Mops claim on the delivered rate when the rows have it" {
   raw srv > "$BATS_TEST_TMPDIR/raw.csv"
-  awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$BATS_TEST_TMPDIR/raw.csv" > "$BATS_TEST_TMPDIR/s.csv"
+  python3 "$LIB/rbcsv.py" aggregate "$BATS_TEST_TMPDIR/raw.csv" > "$BATS_TEST_TMPDIR/s.csv"
   run "$ROOT/experiments/compare" figure-12 "$BATS_TEST_TMPDIR/s.csv"
   # delivered 1, 2, 4 Mops: not flat, though the requesters' 2 Mops are
   [[ $output == *"FAILS"*"read_flat_small"*"judged on the responder's delivered rate (srv_delivered_mops)"* ]]
   raw none > "$BATS_TEST_TMPDIR/raw.csv"
-  awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$BATS_TEST_TMPDIR/raw.csv" > "$BATS_TEST_TMPDIR/s.csv"
+  python3 "$LIB/rbcsv.py" aggregate "$BATS_TEST_TMPDIR/raw.csv" > "$BATS_TEST_TMPDIR/s.csv"
   run "$ROOT/experiments/compare" figure-12 "$BATS_TEST_TMPDIR/s.csv"
   [[ $output == *"HOLDS"*"read_flat_small"* ]]
   [[ $output != *"delivered rate"* ]]
@@ -61,7 +61,7 @@ raw() {
   grep -q 'sel(column("srv_delivered_mops_median"), "write", "uc")' "$ROOT/figures/figure-12.gp"
   raw srv > "$BATS_TEST_TMPDIR/raw.csv"
   mkdir -p "$BATS_TEST_TMPDIR/run"
-  awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$BATS_TEST_TMPDIR/raw.csv" > "$BATS_TEST_TMPDIR/run/summary.csv"
+  python3 "$LIB/rbcsv.py" aggregate "$BATS_TEST_TMPDIR/raw.csv" > "$BATS_TEST_TMPDIR/run/summary.csv"
   # the delivered points as gnuplot reads them (hasdeliv from figures/plot)
   gnuplot -e "figdir='$ROOT/figures'; data='$BATS_TEST_TMPDIR/run/summary.csv'; hasdeliv=1; out='$BATS_TEST_TMPDIR/x'" \
     -e 'load figdir."/common.gp"; sel(v, vb, tr) = (strcol("verb") eq vb && strcol("transport") eq tr) ? okv(v) : NaN; set table "'"$BATS_TEST_TMPDIR"'/tab"; plot data using (column("size_bytes")):(hasdeliv ? sel(column("srv_delivered_mops_median"), "read", "rc") : NaN) with points; unset table' 2> /dev/null
@@ -71,7 +71,7 @@ raw() {
   [ -s "$BATS_TEST_TMPDIR/out/figure-12.png" ]
   # without the column the figure still draws (hasdeliv 0)
   raw none > "$BATS_TEST_TMPDIR/raw.csv"
-  awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$BATS_TEST_TMPDIR/raw.csv" > "$BATS_TEST_TMPDIR/run/summary.csv"
+  python3 "$LIB/rbcsv.py" aggregate "$BATS_TEST_TMPDIR/raw.csv" > "$BATS_TEST_TMPDIR/run/summary.csv"
   run "$ROOT/figures/plot" figure-12 "$BATS_TEST_TMPDIR/run/summary.csv" --out "$BATS_TEST_TMPDIR/out2"
   [ "$status" -eq 0 ]
 }

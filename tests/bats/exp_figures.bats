@@ -48,7 +48,7 @@ is_pdf() { [ "$(head -c 5 "$1")" = "%PDF-" ]; }
 
 @test "the subtitle's second line says how each point was measured: repetitions, and a QUICK grid" {
   local reps
-  reps=$(awk -f "$LIB/csv.awk" -f "$LIB/col.awk" -v want=reps "$FIX/summary-figure-12.csv" | sort -n | tail -n 1)
+  reps=$(python3 "$LIB/rbcsv.py" col -v want=reps "$FIX/summary-figure-12.csv" | sort -n | tail -n 1)
   run awk -f "$LIB/csv.awk" -f "$ROOT/figures/subtitle.awk" -v grid=full "$FIX/summary-figure-12.csv"
   [ "${#lines[@]}" -eq 2 ]
   [ "${lines[1]}" = "each point: median of $reps repetitions, bars min..max" ]
@@ -103,8 +103,8 @@ fig13_raw() {
   grep -q '^fig13,model-reads-write,window,16,0,dma_read_lines,' "$ROOT/figures/reference/model-limits.csv"
   # counted: averaged over a point's processes (1.0 and 2.0 -> 1.5), not summed
   fig13_raw 1 uncore > "$d/raw.csv"
-  awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" -v means_extra="pcie_rd_per_op pcie_wr_per_op" "$d/raw.csv" > "$d/summary.csv"
-  run awk -f "$LIB/csv.awk" -f "$LIB/col.awk" -v want=pcie_rd_per_op_median "$d/summary.csv"
+  python3 "$LIB/rbcsv.py" aggregate -v means_extra="pcie_rd_per_op pcie_wr_per_op" "$d/raw.csv" > "$d/summary.csv"
+  run python3 "$LIB/rbcsv.py" col -v want=pcie_rd_per_op_median "$d/summary.csv"
   [ "$(sort -u <<< "$output")" = 1.5 ] || { echo "$output"; false; }
   run "$ROOT/figures/plot" figure-13 "$d/summary.csv" --out "$d/out"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
@@ -113,8 +113,8 @@ fig13_raw() {
   # NA (a VM): empty columns, the reason in pcie_counted; NA as text too
   fig13_raw "" "no uncore_cha PMU in /sys/bus/event_source/devices (a VM, or a kernel without the uncore driver)" > "$n/raw.csv"
   sed -i '2s/,,,"no/,NA,NA,"no/' "$n/raw.csv"
-  awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" -v means_extra="pcie_rd_per_op pcie_wr_per_op" "$n/raw.csv" > "$n/summary.csv"
-  run awk -f "$LIB/csv.awk" -f "$LIB/col.awk" -v want=pcie_rd_per_op_median "$n/summary.csv"
+  python3 "$LIB/rbcsv.py" aggregate -v means_extra="pcie_rd_per_op pcie_wr_per_op" "$n/raw.csv" > "$n/summary.csv"
+  run python3 "$LIB/rbcsv.py" col -v want=pcie_rd_per_op_median "$n/summary.csv"
   [ -z "$(tr -d '\n' <<< "$output")" ] || { echo "$output"; false; }
   run "$ROOT/figures/plot" figure-13 "$n/summary.csv" --out "$n/out"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
@@ -133,7 +133,7 @@ fig13_raw() {
       echo "fetch_add,rc,bw,1,figure-14,1,$r,2,ok,0.00$((r * 3)),rxe0,6.1.0-57-amd64,vm2"
       echo "fetch_add,rc,bw,256,figure-14,2,$r,2,ok,0.01$((r + 10)),rxe0,6.1.0-57-amd64,vm2"
     done; } > "$d/raw.csv"
-  awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" "$d/raw.csv" > "$d/summary.csv"
+  python3 "$LIB/rbcsv.py" aggregate "$d/raw.csv" > "$d/summary.csv"
   run awk -f "$LIB/csv.awk" -f "$ROOT/figures/subtitle.awk" "$d/summary.csv"
   [[ ${lines[1]} == *"spread (CV of Mops): median 25.4 %, max 50.0 %; 1 of 2 points noisy (CV > 20 %)"* ]]
   run awk -f "$LIB/csv.awk" -f "$ROOT/figures/subtitle.awk" -v cvpct=60 "$d/summary.csv"
@@ -181,7 +181,7 @@ EOF
     echo "write,1024,off,4"
     echo "write,64,on,2"
   } > "$BATS_TEST_TMPDIR/s.csv"
-  run bash -c "awk -f '$LIB/csv.awk' -f '$LIB/sortx.awk' -v x=size_bytes -v keys=verb '$BATS_TEST_TMPDIR/s.csv' | LC_ALL=C sort -t \"\$(printf '\t')\" -k1,1 -k2,2g | cut -f3-"
+  run bash -c "python3 '$LIB/rbcsv.py' sortx -v x=size_bytes -v keys=verb '$BATS_TEST_TMPDIR/s.csv' | LC_ALL=C sort -t \"\$(printf '\t')\" -k1,1 -k2,2g | cut -f3-"
   [ "$status" -eq 0 ]
   [ "${lines[0]}" = "verb,size_bytes,inline,mops_median" ]
   [ "${lines[1]}" = "read,4,off,1" ]

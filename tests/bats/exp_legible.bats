@@ -186,7 +186,7 @@ JSON
 }
 
 # ud_summary FILE: a figure-11 / table-5 like summary of UD SENDs, with the
-# receiver side (server_recv_mops_*, recv_loss_pct_*) as aggregate.awk
+# receiver side (server_recv_mops_*, recv_loss_pct_*) as rbcsv.py aggregate
 # writes it with server_recv_mops among the summed metrics
 ud_summary() {
   {
@@ -364,7 +364,7 @@ ud_summary() {
   cp "$FIX/summary-figure-9.csv" "$r/summary.csv"
   cp "$FIX/companion-figure-9-read.csv" "$r/companion/read-bound/c1/summary.csv"
   ln -s c1 "$r/companion/read-bound/latest"
-  mops=$(awk -f "$LIB/csv.awk" -f "$LIB/col.awk" -v want=mops_median "$FIX/companion-figure-9-read.csv" | awk '{ printf "%.4g", $1 }')
+  mops=$(python3 "$LIB/rbcsv.py" col -v want=mops_median "$FIX/companion-figure-9-read.csv" | awk '{ printf "%.4g", $1 }')
   [ -n "$mops" ]
   plot figure-9 "$r/summary.csv"
   [ "$status" -eq 0 ] || { echo "$output"; false; }

@@ -294,7 +294,7 @@ EOF
 
 aggregate_golden() {
   golden_raw > "$BATS_TEST_TMPDIR/raw.csv"
-  awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" -v keys_extra="loss_pct retry_cnt" \
+  python3 "$LIB/rbcsv.py" aggregate -v keys_extra="loss_pct retry_cnt" \
     -v sums_extra="ops server_recvs ctr_retry cli_sent_pkts cli_netem_drops srv_rcvd_pkts srv_seq_err" \
     "$BATS_TEST_TMPDIR/raw.csv" > "$BATS_TEST_TMPDIR/summary.csv"
 }
@@ -336,7 +336,7 @@ aggregate_golden() {
 }
 
 @test "aggregation without extra keys and metrics is unchanged (other experiments' summaries)" {
-  run awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" -v keys_extra= -v sums_extra= "$FIX/golden-raw.csv"
+  run python3 "$LIB/rbcsv.py" aggregate -v keys_extra= -v sums_extra= "$FIX/golden-raw.csv"
   [ "$status" -eq 0 ]
   diff <(printf '%s\n' "$output") "$FIX/golden-summary.csv"
 }
@@ -345,12 +345,12 @@ aggregate_golden() {
   command -v busybox > /dev/null || skip "busybox is not installed"
   aggregate_golden
   golden_raw > "$BATS_TEST_TMPDIR/raw.csv"
-  run busybox awk -f "$LIB/csv.awk" -f "$LIB/aggregate.awk" -v keys_extra="loss_pct retry_cnt" \
+  run busybox python3 "$LIB/rbcsv.py" aggregate -v keys_extra="loss_pct retry_cnt" \
     -v sums_extra="ops server_recvs ctr_retry cli_sent_pkts cli_netem_drops srv_rcvd_pkts srv_seq_err" "$BATS_TEST_TMPDIR/raw.csv"
   [ "$status" -eq 0 ]
   diff <(printf '%s\n' "$output") "$BATS_TEST_TMPDIR/summary.csv"
   printf 'a,b\n1,2\n' > "$BATS_TEST_TMPDIR/x.csv"
-  run busybox awk -f "$LIB/csv.awk" -f "$LIB/tag.awk" -v exp_name=e -v exp_point=1 -v exp_rep=1 -v exp_procs=1 \
+  run busybox python3 "$LIB/rbcsv.py" tag -v exp_name=e -v exp_point=1 -v exp_rep=1 -v exp_procs=1 \
     -v exp_seq=3 -v extra="loss_pct=0.5 hk=7 hk=8" "$BATS_TEST_TMPDIR/x.csv"
   [ "${lines[0]}" = "a,b,exp_name,exp_point,exp_rep,exp_procs,exp_seq,loss_pct,hk" ]
   [ "${lines[1]}" = "1,2,e,1,1,1,3,0.5,7" ]

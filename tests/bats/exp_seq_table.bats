@@ -70,8 +70,8 @@ table() { awk -f "$LIB/csv.awk" -f "$ROOT/figures/table-3.awk" -v fmt="$1" "$S7"
   k=$(head -n 1 "$S7" | tr ',' '\n' | grep -nx mrps_cv_pct | cut -d: -f1)
   [ -n "$k" ]
   awk -F, -v OFS=, -v k="$k" 'NR > 1 { $k = "" } { print }' "$S7" > "$BATS_TEST_TMPDIR/s1.csv"
-  [ "$(awk -f "$LIB/csv.awk" -f "$LIB/col.awk" -v want=mrps_cv_pct "$BATS_TEST_TMPDIR/s1.csv" | sort -u)" = "" ]
-  [ "$(awk -f "$LIB/csv.awk" -f "$LIB/col.awk" -v want=mrps_median "$BATS_TEST_TMPDIR/s1.csv" | head -n 1)" = 0.001468 ]
+  [ "$(python3 "$LIB/rbcsv.py" col -v want=mrps_cv_pct "$BATS_TEST_TMPDIR/s1.csv" | sort -u)" = "" ]
+  [ "$(python3 "$LIB/rbcsv.py" col -v want=mrps_median "$BATS_TEST_TMPDIR/s1.csv" | head -n 1)" = 0.001468 ]
   run "$ROOT/figures/plot" figure-7 "$BATS_TEST_TMPDIR/s1.csv" --out "$BATS_TEST_TMPDIR/o1"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   [ "$(head -c 5 "$BATS_TEST_TMPDIR/o1/figure-7.pdf")" = "%PDF-" ]

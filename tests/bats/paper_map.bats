@@ -50,7 +50,7 @@ plant_map() {
   run python3 "$CHECK" reference "$ROOT"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   # every row has a section and a source
-  run awk -f "$LIB/csv.awk" -f "$LIB/col.awk" -v want=source "$ROOT/figures/reference/paper-atc16.csv"
+  run python3 "$LIB/rbcsv.py" col -v want=source "$ROOT/figures/reference/paper-atc16.csv"
   [ "$status" -eq 0 ]
   [ "$(printf '%s\n' "$output" | grep -c .)" -eq "$(($(wc -l < "$ROOT/figures/reference/paper-atc16.csv") - 1))" ]
 }
