@@ -401,6 +401,19 @@ ctx_leaks() {
   [ "$output" = 2 ]
 }
 
+@test "shell: die exits with its status and names the script, warn goes on, a die without a status is refused" {
+  mkdir -p "$TMP/experiments/lib" "$TMP/ci"
+  cp "$ROOT/$SH_COMMON" "$TMP/experiments/lib/"
+  printf '#!/usr/bin/env bash\n. "$(dirname "$0")/../experiments/lib/common.sh"\nwarn "low on $1"\ndie "$@"\n' > "$TMP/ci/t"
+  chmod +x "$TMP/ci/t"
+  run "$TMP/ci/t" 3 "no such file"
+  [ "$status" -eq 3 ]
+  [ "$output" = "$(printf 'ci/t: warning: low on 3\nci/t: error: no such file')" ] || { echo "$output"; false; }
+  run "$TMP/ci/t" "no status"
+  [ "$status" -eq 70 ]
+  [[ $output == *"ci/t: error: die: the first argument must be an exit status 0..255, not 'no status'"* ]] || { echo "$output"; false; }
+}
+
 @test "shell: the checks find a 101-line function, 31 top-level lines and a die copy planted in a copy" {
   mkdir -p "$TMP/experiments/lib" "$TMP/figures" "$TMP/ci"
   cp "$ROOT/experiments/run" "$TMP/experiments/"
