@@ -33,10 +33,10 @@ slurm_check() {
   local p
   for p in slurmctld munged srun sinfo scontrol; do
     command -v "$p" > /dev/null ||
-      die "--slurm: $p not found on this host (fix: env/install-deps --vm installs slurmctld, slurmd, slurm-client and munge)"
+      die 2 "--slurm: $p not found on this host (fix: env/install-deps --vm installs slurmctld, slurmd, slurm-client and munge)"
   done
   grep -q '^slurm ' "$cache/image.key" ||
-    die "--slurm: the VM image in $cache has no slurmd (it was built before Slurm was installed; fix: env/install-deps --vm, then ci/vm image --force)"
+    die 2 "--slurm: the VM image in $cache has no slurmd (it was built before Slurm was installed; fix: env/install-deps --vm, then ci/vm image --force)"
 }
 
 # slurm_conf_write: RUN/slurm/slurm.conf and the run's MUNGE key
@@ -112,7 +112,7 @@ slurm_head_start() {
   for ((n = 0; n < 100; n++)); do [ -S "$slurm_sockdir/munge.socket" ] && break; sleep 0.1; done
   [ -S "$slurm_sockdir/munge.socket" ] || {
     cat "$d/munged-head.out" >&2
-    die "--slurm: munged on the head node did not open $slurm_sockdir/munge.socket within 10 s (log: $d/munged-head.log)"
+    die 2 "--slurm: munged on the head node did not open $slurm_sockdir/munge.socket within 10 s (log: $d/munged-head.log)"
   }
   ip netns exec "$netns" slurmctld -D -i -f "$d/slurm.conf" > "$d/slurmctld.out" 2>&1 < /dev/null &
   slurm_pids+=("$!")
@@ -137,7 +137,7 @@ slurm_nodes_start() {
   local i t0 limit st
   for ((i = 1; i <= vms; i++)); do
     ip netns exec "$netns" $slurm_ssh "root@198.18.0.$i" "$(slurm_node_cmd "$i")" < /dev/null > "$run/slurm/start-vm$i.log" 2>&1 ||
-      { cat "$run/slurm/start-vm$i.log" >&2; tail -n 5 "$run/slurm/slurmd-vm$i.log" >&2 2> /dev/null; die "--slurm: munged or slurmd did not start in vm$i (logs: $run/slurm/)"; }
+      { cat "$run/slurm/start-vm$i.log" >&2; tail -n 5 "$run/slurm/slurmd-vm$i.log" >&2 2> /dev/null; die 2 "--slurm: munged or slurmd did not start in vm$i (logs: $run/slurm/)"; }
   done
   t0=$(date +%s)
   limit=$(( 60 + 15 * vms ))

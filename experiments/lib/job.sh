@@ -24,6 +24,63 @@ rb_server_ready() {
   timeout 2 bash -c "exec 3<>/dev/tcp/$addr/$port" 2>/dev/null
 }
 
+# rb_point_outcomes PDIR PROCS: each client's CSV of the job in PDIR
+# (RB_PT_FILES), and for a client that left no row its failed or skipped
+# reason, "K=failed=WHY" or "K=skipped=WHY" (RB_PT_MISSING)
+rb_point_outcomes() {
+  # a client that left no row: failed, or skipped when rdma_bench refused
+  # the point's knobs up front (exit 2, "rdma_bench: error: ...")
+  local pdir=$1 procs=$2 k crc refused said
+  RB_PT_FILES=() RB_PT_MISSING=()
+  for ((k = 0; k < procs; k++)); do
+    if [ -s "$pdir/client-$k.csv" ]; then
+      RB_PT_FILES+=("$pdir/client-$k.csv")
+      continue
+    fi
+    crc='?'
+    { read -r crc < "$pdir/client-$k.rc"; } 2> /dev/null || true
+    refused=$(grep -m 1 '^rdma_bench: error: ' "$pdir/client-$k.log" 2>/dev/null | tr -d ',"\n' || true)
+    if [ -f "$pdir/skip" ]; then
+      RB_PT_MISSING+=("$k=skipped=$(tr -d ',"\n' < "$pdir/skip")")
+    elif [ -f "$pdir/reason" ]; then
+      RB_PT_MISSING+=("$k=failed=$(tr -d ',"\n' < "$pdir/reason")")
+    elif [ "$crc" = 2 ] && [ -n "$refused" ]; then
+      RB_PT_MISSING+=("$k=skipped=refused by ${refused#rdma_bench: error: }")
+    elif [ "$crc" = 255 ] && [ -s "$pdir/client-$k.host" ] && ! rb_host_is_local "$(cat "$pdir/client-$k.host")"; then
+      # ssh's own failure (exit 255), not the client's: name it, with ssh's
+      # words where it left them, not the client's last INFO line
+      RB_PT_MISSING+=("$k=failed=$(rb_ssh_failure "$(cat "$pdir/client-$k.host")" "$pdir/client-$k.log" "client $k" | tr -d ',"\n')")
+    elif [ "${RB_LAUNCHER:-ssh}" = slurm ] && said=$(rb_slurm_failure "$pdir/client-$k.log" "client $k exited $crc without a row"); then
+      # the Slurm launcher: the client's step was cancelled or killed
+      RB_PT_MISSING+=("$k=failed=$(tr -d ',"\n' <<< "$said")")
+    else
+      RB_PT_MISSING+=("$k=failed=client $k exited $crc without a row: $(tail -n 1 "$pdir/client-$k.log" 2>/dev/null | tr -d ',"\n')")
+    fi
+  done
+}
+
+# rb_point_progress SEQ REP POINT POINTS NPOINTS T0 DESC STATUS: the job's
+# progress line: job i/N, its time, elapsed, ETA
+rb_point_progress() {
+  # progress: job i/N, elapsed, ETA
+  # (in this shell: microseconds from EPOCHREALTIME, no awk per job)
+  local seq=$1 rep=$2 point=$3 points=$4 npoints=$5 t0=$6 desc=$7 status=$8
+  local now dt total elapsed done_n eta us
+  now=$EPOCHREALTIME
+  read -r total < "$RB_RUN_DIR/njobs"
+  echo "$seq" >> "$RB_RUN_DIR/progress"
+  rb_count_lines done_n "$RB_RUN_DIR/progress"
+  local now_us t0_us s0_us
+  rb_usec_v now_us "$now"; rb_usec_v t0_us "$t0"; rb_usec_v s0_us "$RB_SWEEP_T0"
+  us=$(( now_us - t0_us + 50000 ))
+  printf -v dt '%d.%d' $(( us / 1000000 )) $(( us / 100000 % 10 ))
+  elapsed=$(( (now_us - s0_us) / 1000000 ))
+  eta=$(( (now_us - s0_us) / (done_n > 0 ? done_n : 1) * (total - seq) / 1000000 ))
+  local pname="point $point/$npoints"
+  [ "$points" = "$point" ] || pname="points ${points// /,}/$npoints"
+  rb_log "[$RB_EXP] job $seq/$total ($pname, rep $rep):$desc: $status in ${dt} s | elapsed $(rb_fmt_time "$elapsed") | ETA $(rb_fmt_time "$eta")"
+}
+
 # shellcheck disable=SC2153  # RB_RUN_ID is exported by experiments/run
 # rb_point SEQ REP VALUE...: one job (RB_RUN_ID, RB_RUN_DIR, RB_EXP, RB_LIB,
 # RB_BIN and RB_SWEEP_T0 come from experiments/run; remote folders from rb_rdir); VALUEs in the order of RB_KNOB_NAMES.
@@ -77,35 +134,9 @@ rb_point() {
   rb_stamp stopped
 
   # rows of this job, with the runner's columns, written atomically
-  # a client that left no row: failed, or skipped when rdma_bench refused
-  # the point's knobs up front (exit 2, "rdma_bench: error: ...")
   local -a files=() missing=()
-  local crc refused said
-  for ((k = 0; k < procs; k++)); do
-    if [ -s "$pdir/client-$k.csv" ]; then
-      files+=("$pdir/client-$k.csv")
-      continue
-    fi
-    crc='?'
-    { read -r crc < "$pdir/client-$k.rc"; } 2> /dev/null || true
-    refused=$(grep -m 1 '^rdma_bench: error: ' "$pdir/client-$k.log" 2>/dev/null | tr -d ',"\n' || true)
-    if [ -f "$pdir/skip" ]; then
-      missing+=("$k=skipped=$(tr -d ',"\n' < "$pdir/skip")")
-    elif [ -f "$pdir/reason" ]; then
-      missing+=("$k=failed=$(tr -d ',"\n' < "$pdir/reason")")
-    elif [ "$crc" = 2 ] && [ -n "$refused" ]; then
-      missing+=("$k=skipped=refused by ${refused#rdma_bench: error: }")
-    elif [ "$crc" = 255 ] && [ -s "$pdir/client-$k.host" ] && ! rb_host_is_local "$(cat "$pdir/client-$k.host")"; then
-      # ssh's own failure (exit 255), not the client's: name it, with ssh's
-      # words where it left them, not the client's last INFO line
-      missing+=("$k=failed=$(rb_ssh_failure "$(cat "$pdir/client-$k.host")" "$pdir/client-$k.log" "client $k" | tr -d ',"\n')")
-    elif [ "${RB_LAUNCHER:-ssh}" = slurm ] && said=$(rb_slurm_failure "$pdir/client-$k.log" "client $k exited $crc without a row"); then
-      # the Slurm launcher: the client's step was cancelled or killed
-      missing+=("$k=failed=$(tr -d ',"\n' <<< "$said")")
-    else
-      missing+=("$k=failed=client $k exited $crc without a row: $(tail -n 1 "$pdir/client-$k.log" 2>/dev/null | tr -d ',"\n')")
-    fi
-  done
+  rb_point_outcomes "$pdir" "$procs"
+  files=("${RB_PT_FILES[@]}") missing=("${RB_PT_MISSING[@]}")
   rb_unreachable_track "$pdir" "$procs"
   # the hook's knobs and what its teardown reported: columns of every row
   local extra="${RB_HOOK_ARGS[*]}"
@@ -133,22 +164,7 @@ rb_point() {
     status="skipped (${missing[0]#*=skipped=})"
   fi
 
-  # progress: job i/N, elapsed, ETA
-  # (in this shell: microseconds from EPOCHREALTIME, no awk per job)
-  local now dt total elapsed done_n eta us
-  now=$EPOCHREALTIME
-  read -r total < "$RB_RUN_DIR/njobs"
-  echo "$seq" >> "$RB_RUN_DIR/progress"
-  rb_count_lines done_n "$RB_RUN_DIR/progress"
-  local now_us t0_us s0_us
-  rb_usec_v now_us "$now"; rb_usec_v t0_us "$t0"; rb_usec_v s0_us "$RB_SWEEP_T0"
-  us=$(( now_us - t0_us + 50000 ))
-  printf -v dt '%d.%d' $(( us / 1000000 )) $(( us / 100000 % 10 ))
-  elapsed=$(( (now_us - s0_us) / 1000000 ))
-  eta=$(( (now_us - s0_us) / (done_n > 0 ? done_n : 1) * (total - seq) / 1000000 ))
-  local pname="point $point/$npoints"
-  [ "$points" = "$point" ] || pname="points ${points// /,}/$npoints"
-  rb_log "[$RB_EXP] job $seq/$total ($pname, rep $rep):$desc: $status in ${dt} s | elapsed $(rb_fmt_time "$elapsed") | ETA $(rb_fmt_time "$eta")"
+  rb_point_progress "$seq" "$rep" "$point" "$points" "$npoints" "$t0" "$desc" "$status"
   return "$rc"
 }
 

@@ -60,10 +60,10 @@
 # ---- messages ----------------------------------------------------------------
 rb_log()  { printf '%s\n' "$*" >&2; [ ! -d "${RB_RUN_DIR:-/nonexistent}" ] || printf '%s\n' "$*" 2> /dev/null >> "$RB_RUN_DIR/run.log" || true; }
 # errors and warnings name the script that says them, as
-# "experiments/run: error: ..." (the path from the checkout's top)
-rb_me() { local p=${0#"${0%experiments/*}"}; printf '%s' "${p:-${0##*/}}"; }
-rb_warn() { rb_log "$(rb_me): warning: $*"; }
-rb_die()  { rb_log "$(rb_me): error: $*"; exit 2; }
+# "experiments/run: error: ..." (die and warn: common.sh); the runner's
+# refusals are all bad input or usage: exit 2 (docs/CONTRACTS.md)
+rb_warn() { warn "$@"; }
+rb_die()  { die 2 "$@"; }
 
 # rb_quick_env: QUICK from the environment as 1 (1|yes|true|on) or 0
 # (0|no|false|off|empty), any case, exported; anything else refused (exit 2)
@@ -163,6 +163,8 @@ rb_fmt_time() {
 
 # ---- the parts, one file each -----------------------------------------------------
 RB_LIB=${RB_LIB:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
+# shellcheck source=common.sh
+. "$RB_LIB/common.sh"
 # python3 (a base dependency) runs the CSV tools (rbcsv.py) and writes the
 # manifest (jsondoc.py). Its path is looked up once and exported: a version
 # manager's shim (pyenv runs a shell script per call) would otherwise start

@@ -4,7 +4,10 @@
 # each other in a circle (tests/call-cycles); one program reads no field
 # of another's control message, there is one option parser, the library's
 # functions take no struct rb_ctx outside ctx.c, an application includes
-# no header of another program, and no JSON is written by printf. Known
+# no header of another program, and no JSON is written by printf; shell
+# scripts keep their work in functions of at most 100 lines, at most 30
+# lines of code outside them, and one die and warn (experiments/lib/
+# common.sh). Known
 # exceptions, each with its reason: bench_structure.allow (a new one
 # fails until it is listed there).
 
@@ -109,6 +112,76 @@ log_bypasses() {
     f=${line%%:*}
     f=${f#"$1"/}
     allowed log "$f" || echo "${line#"$1"/}"
+  done
+}
+
+# ---- shell scripts ------------------------------------------------------------
+# The rules, as for C: a shell function is at most SH_FUNC_MAX lines; a
+# script keeps at most SH_TOP_MAX lines of code outside its functions (its
+# settings, its sourcing and `main "$@"`: the work is in named functions);
+# die and warn are defined once, in experiments/lib/common.sh. Lines are
+# counted by tests/lib/sh-structure.awk (comments and blank lines are not
+# code). Not held to the top-level rule: .bats files (a suite's work is its
+# @test blocks) and tests/bats/fixtures/ (stand-ins for other programs,
+# canned answers read top-down). Exceptions: bench_structure.allow,
+# sh-function FILE:NAME and sh-toplevel FILE.
+SH_FUNC_MAX=100 SH_TOP_MAX=30
+SH_COMMON=experiments/lib/common.sh
+
+# shell_scripts ROOT: the shell scripts under ROOT's ci, env, experiments,
+# figures and tests (a bash or sh #! line, or named .sh, .bash, .bats),
+# relative to ROOT
+shell_scripts() {
+  local f l
+  (cd "$1" && find ci env experiments figures tests -type f 2> /dev/null) | sort | while IFS= read -r f; do
+    case $f in *.sh | *.bash | *.bats) echo "$f"; continue ;; esac
+    l=""
+    { IFS= read -r l < "$1/$f"; } 2> /dev/null || true
+    [[ ! $l =~ ^#!.*(bash|/sh) ]] || echo "$f"
+  done
+}
+
+# sh_structure ROOT: tests/lib/sh-structure.awk over ROOT's shell scripts
+sh_structure() {
+  local -a files=()
+  mapfile -t files < <(shell_scripts "$1")
+  [ "${#files[@]}" -gt 0 ] || return 0
+  (cd "$1" && awk -f "$BATS_TEST_DIRNAME/../lib/sh-structure.awk" "${files[@]}")
+}
+
+# sh_long_functions ROOT: "FILE:LINE: NAME is N lines", less the allow-list's
+sh_long_functions() {
+  local kind where name n
+  sh_structure "$1" | while IFS=$'\t' read -r kind where name n; do
+    [ "$kind" = function ] && [ "$n" -gt "$SH_FUNC_MAX" ] || continue
+    allowed sh-function "${where%%:*}:$name" ||
+      echo "$where: $name is $n lines (at most $SH_FUNC_MAX: split it into named steps)"
+  done
+}
+
+# sh_top_level ROOT: "FILE: N lines of code outside functions", less the
+# allow-list's, .bats files and fixtures; and every allow-list entry the
+# script no longer needs (stale)
+sh_top_level() {
+  local kind where n _
+  sh_structure "$1" | while IFS=$'\t' read -r kind where n _; do
+    [ "$kind" = toplevel ] || continue
+    case $where in *.bats | tests/bats/fixtures/*) continue ;; esac
+    if [ "$n" -gt "$SH_TOP_MAX" ]; then
+      allowed sh-toplevel "$where" ||
+        echo "$where: $n lines of code outside functions (at most $SH_TOP_MAX: move the work into functions, main \"\$@\" at the end)"
+    elif allowed sh-toplevel "$where"; then
+      echo "$where: $n lines of code outside functions, within the rule: remove its sh-toplevel line from bench_structure.allow"
+    fi
+  done
+}
+
+# sh_die_copies ROOT: every definition of die or warn outside the shared one
+sh_die_copies() {
+  local kind where name
+  sh_structure "$1" | while IFS=$'\t' read -r kind where name; do
+    [ "$kind" = defines ] && [ "${where%%:*}" != "$SH_COMMON" ] || continue
+    echo "$where: a second definition of $name (source $SH_COMMON instead)"
   done
 }
 
@@ -314,4 +387,81 @@ ctx_leaks() {
   printf 'void w(void) { fprintf(stderr, "WARN x\\n"); }\n' >> "$TMP/bench/lib/hist.c"
   run log_bypasses "$TMP"
   [[ $output == "bench/lib/hist.c:"*"WARN x"* ]] || { echo "$output"; false; }
+}
+
+@test "shell: no function over 100 lines (less the allow-list)" {
+  [ "$(shell_scripts "$ROOT" | wc -l)" -gt 100 ]
+  run sh_long_functions "$ROOT"
+  [ "$status" -eq 0 ]
+  [ -z "$output" ] || { echo "$output"; false; }
+}
+
+@test "shell: at most 30 lines of code outside functions in a script (less the allow-list)" {
+  run sh_top_level "$ROOT"
+  [ "$status" -eq 0 ]
+  [ -z "$output" ] || { echo "$output"; false; }
+}
+
+@test "shell: die and warn are defined once, in experiments/lib/common.sh" {
+  run sh_die_copies "$ROOT"
+  [ "$status" -eq 0 ]
+  [ -z "$output" ] || { echo "$output"; false; }
+  run grep -cE '^(die|warn)\(\) \{' "$ROOT/$SH_COMMON"
+  [ "$output" = 2 ]
+}
+
+@test "shell: die exits with its status and names the script, warn goes on, a die without a status is refused" {
+  mkdir -p "$TMP/experiments/lib" "$TMP/ci"
+  cp "$ROOT/$SH_COMMON" "$TMP/experiments/lib/"
+  printf '#!/usr/bin/env bash\n. "$(dirname "$0")/../experiments/lib/common.sh"\nwarn "low on $1"\ndie "$@"\n' > "$TMP/ci/t"
+  chmod +x "$TMP/ci/t"
+  run "$TMP/ci/t" 3 "no such file"
+  [ "$status" -eq 3 ]
+  [ "$output" = "$(printf 'ci/t: warning: low on 3\nci/t: error: no such file')" ] || { echo "$output"; false; }
+  run "$TMP/ci/t" "no status"
+  [ "$status" -eq 70 ]
+  [[ $output == *"ci/t: error: die: the first argument must be an exit status 0..255, not 'no status'"* ]] || { echo "$output"; false; }
+}
+
+@test "shell: the checks find a 101-line function, 31 top-level lines and a die copy planted in a copy" {
+  mkdir -p "$TMP/experiments/lib" "$TMP/figures" "$TMP/ci"
+  cp "$ROOT/experiments/run" "$TMP/experiments/"
+  cp "$ROOT/$SH_COMMON" "$TMP/experiments/lib/"
+  cp "$ROOT/figures/plot" "$TMP/figures/"
+  run sh_long_functions "$TMP"
+  [ -z "$output" ] || { echo "$output"; false; }
+  run sh_top_level "$TMP"
+  [ -z "$output" ] || { echo "$output"; false; }
+  run sh_die_copies "$TMP"
+  [ -z "$output" ] || { echo "$output"; false; }
+  # a function of 100 lines passes, one of 101 does not; a "}" at column 0
+  # inside a here-document does not end it
+  { printf '#!/usr/bin/env bash\nfits() {\n'; for _ in $(seq 98); do printf '  :\n'; done; printf '}\n'
+    printf 'longest() {\n  cat <<EOF\n}\nEOF\n'; for _ in $(seq 96); do printf '  :\n'; done; printf '}\n'; } > "$TMP/ci/long"
+  run sh_long_functions "$TMP"
+  [ "$output" = "ci/long:102: longest is 101 lines (at most 100: split it into named steps)" ] || { echo "$output"; false; }
+  # 30 lines of code outside functions pass (comments and blank lines do
+  # not count), 31 do not
+  { printf '#!/bin/sh\n# a comment\n\n'; for _ in $(seq 30); do printf 'x=1\n\n'; done; } > "$TMP/ci/top"
+  run sh_top_level "$TMP"
+  [ -z "$output" ] || { echo "$output"; false; }
+  printf 'x=1\n' >> "$TMP/ci/top"
+  run sh_top_level "$TMP"
+  [[ $output == "ci/top: 31 lines of code outside functions (at most 30:"* ]] || { echo "$output"; false; }
+  # run's work moved back to the top level: one line over the rule
+  local n
+  n=$(sh_structure "$TMP" | awk -F '\t' '$1 == "toplevel" && $2 == "experiments/run" { print $3 }')
+  [ "$n" -le 30 ]
+  printf 'x=1\n%.0s' $(seq $((31 - n))) >> "$TMP/experiments/run"
+  run sh_top_level "$TMP"
+  [[ $output == *"experiments/run: 31 lines of code outside functions"* ]] || { echo "$output"; false; }
+  # die and warn: a copy in a script, one-line or not
+  printf 'die() { echo "$*" >&2; exit 2; }\n' >> "$TMP/figures/plot"
+  printf 'warn()\n{\n  echo "$*" >&2\n}\n' >> "$TMP/ci/top"
+  printf '#!/usr/bin/env bash\n  function die() {\n    exit 1\n  }\n' > "$TMP/ci/d"
+  run sh_die_copies "$TMP"
+  [[ $output == *"figures/plot:"*": a second definition of die"* ]] || { echo "$output"; false; }
+  [[ $output == *"ci/top:"*": a second definition of warn"* ]] || { echo "$output"; false; }
+  [[ $output == *"ci/d:2: a second definition of die"* ]] || { echo "$output"; false; }
+  [ "${#lines[@]}" -eq 3 ] || { echo "$output"; false; }
 }

@@ -101,8 +101,9 @@ bench_csv() {
 
 @test "timeout-suggest: rdma_bench missing: says to build it or pass --rtt-us" {
 	# a copy of the script outside the project, so no ./rdma_bench beside it
-	mkdir -p "$BATS_TEST_TMPDIR/p/env"
+	mkdir -p "$BATS_TEST_TMPDIR/p/env" "$BATS_TEST_TMPDIR/p/experiments/lib"
 	cp "$ROOT/env/timeout-suggest" "$BATS_TEST_TMPDIR/p/env/"
+	cp "$ROOT/experiments/lib/common.sh" "$BATS_TEST_TMPDIR/p/experiments/lib/"
 	RB_BENCH="" PATH="$(path_without rdma_bench)" run "$BATS_TEST_TMPDIR/p/env/timeout-suggest" vm1
 	[ "$status" -eq 1 ]
 	[[ $output == *"rdma_bench not found: build it (make) or set RB_BENCH; or pass --rtt-us X"* ]]

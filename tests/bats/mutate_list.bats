@@ -16,6 +16,7 @@ ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
   local tmp
   tmp=$(mktemp -d)
   cp -r "$ROOT/tests" "$ROOT/bench" "$ROOT/include" "$ROOT/Makefile" "$tmp/"
+  mkdir -p "$tmp/experiments/lib"; cp "$ROOT/experiments/lib/common.sh" "$tmp/experiments/lib/"
   run "$tmp/tests/mutate" --list
   [ "$status" -eq 0 ] || { rm -rf "$tmp"; echo "the copy itself fails: $output"; false; }
   printf 'bench/lib/ctrl.c\tno such text here\td->recvs\n' >> "$tmp/tests/mutate.swaps"
@@ -29,6 +30,7 @@ ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
   touch "$BATS_TEST_TMPDIR/t/Makefile"
   mkdir -p "$BATS_TEST_TMPDIR/t/tests/unit"; touch "$BATS_TEST_TMPDIR/t/tests/call-cycles"
   cp "$ROOT/tests/mutate" "$BATS_TEST_TMPDIR/t/tests/"
+  mkdir -p "$BATS_TEST_TMPDIR/t/experiments/lib"; cp "$ROOT/experiments/lib/common.sh" "$BATS_TEST_TMPDIR/t/experiments/lib/"
   cat > "$BATS_TEST_TMPDIR/t/bench/p.c" << 'EOC'
 int f(int a, int b)
 {

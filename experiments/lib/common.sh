@@ -1,0 +1,55 @@
+# shellcheck shell=bash
+# experiments/lib/common.sh: the messages every shell script of the project
+# prints on the way out (sourced, never run; it only defines functions).
+# The one definition of die and warn: tests/bats/bench_structure.bats fails
+# on a second one.
+#
+#   . "$here/../experiments/lib/common.sh"   (from ci/, env/, tests/)
+#   . "$here/common.sh"                      (from experiments/lib/)
+#
+#   die STATUS MSG...   "PROG: error: MSG" on stderr, then exit STATUS
+#                       (docs/CONTRACTS.md: 1 the work failed, 2 bad usage
+#                       or input; each script's header lists its own)
+#   warn MSG...         "PROG: warning: MSG" on stderr; the script goes on
+#
+# PROG is the script's path from the checkout's top (ci/vm, env/check,
+# experiments/run), so a message says which script refused what; a script
+# may set RB_PROG before sourcing this file to name itself otherwise.
+# While a run folder exists (RB_RUN_DIR, experiments/lib/runner.sh) every
+# message also goes to its run.log.
+#
+# Portable to the soft-RoCE VM's busybox (no process substitution).
+
+# rb_prog_name: the running script's path from the checkout's top (the folder
+# two levels above this file), or its base name when it runs from elsewhere
+rb_prog_name() {
+  local top dir
+  top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." 2> /dev/null && pwd -P) || top=
+  dir=$(cd "$(dirname "$0")" 2> /dev/null && pwd -P) || dir=
+  case $dir/ in
+    "$top"/?*) printf '%s' "${dir#"$top"/}/${0##*/}" ;;
+    *) printf '%s' "${0##*/}" ;;
+  esac
+}
+: "${RB_PROG:=$(rb_prog_name)}"
+
+# rb_say KIND MSG: one line "PROG: KIND: MSG" on stderr and in the run's log
+rb_say() {
+  local line="$RB_PROG: $1: $2"
+  printf '%s\n' "$line" >&2
+  if [ -n "${RB_RUN_DIR:-}" ] && [ -d "$RB_RUN_DIR" ]; then
+    printf '%s\n' "$line" 2> /dev/null >> "$RB_RUN_DIR/run.log" || true
+  fi
+}
+
+warn() { rb_say warning "$*"; }
+
+die() {
+  local status=$1
+  case $status in
+    [0-9] | [0-9][0-9] | 1[0-9][0-9] | 2[0-5][0-9]) shift ;;
+    *) rb_say error "die: the first argument must be an exit status 0..255, not '$status' (message: $*)"; exit 70 ;;
+  esac
+  rb_say error "$*"
+  exit "$status"
+}
