@@ -28,7 +28,7 @@
 #                                                 the rows with no target listed
 #
 # Where a sweep runs (experiments/reproduce): HOSTS=FILE, else an ACTIVE
-# local RDMA port, else the soft-RoCE VM bed (ci/vm, two VMs; VMS=1: one).
+# local RDMA port, else the soft-RoCE VM bed (ci/vm, two VMs; VMS=1 is refused: the image has no python3 for the runner).
 # LAUNCHER=slurm: the nodes of the Slurm allocation it runs in (salloc,
 # sbatch experiments/slurm.sbatch NAME), else the VM bed with a real Slurm
 # (VMS=2..4). HOSTS= with VMS= or with LAUNCHER=slurm is refused.

@@ -60,3 +60,10 @@ fake_qemu() {
   [ ! -e "$BATS_TEST_TMPDIR/qemu.calls" ] || { cat "$BATS_TEST_TMPDIR/qemu.calls"; false; }
   [ ! -e "$BATS_TEST_TMPDIR/out" ]
 }
+
+@test "make figure-N VMS=1 is refused before a VM boots: the one-VM runner would need python3 in the VM image" {
+  RB_TARGET=vm1 VMS=1 run "$ROOT/experiments/reproduce" figure-12
+  [ "$status" -eq 2 ] || { echo "$output"; false; }
+  [[ $output == *"VMS=1 runs the runner inside the one VM, whose image (ci/vm-image) has no python3"*"use VMS=2"* ]] || { echo "$output"; false; }
+  [[ $output != *"ci/vm: "* ]] || { echo "$output"; false; }
+}
