@@ -302,7 +302,10 @@ EOF
 @test "test-all runs every unit binary and every bats file through ci/suite, from \$BUILD/tests (BUILD= honoured)" {
   run grep -c 'suite "$(basename "$t")" "$unit_limit"' "$ROOT/ci/test-all"
   [ "$output" = 1 ]
-  run grep -c 'suite "bats/$(basename "$b")" "$bats_limit"' "$ROOT/ci/test-all"
+  run grep -c 'ci/suite "bats/$n.bats" "$bats_limit"' "$ROOT/ci/test-all"
+  [ "$output" = 1 ]
+  # every bats file's counts are added, in name order, after the parallel runs
+  run grep -c 'for b in tests/bats/\*.bats; do' "$ROOT/ci/test-all"
   [ "$output" = 1 ]
   run grep -cF 'for t in "$build"/tests/test_*' "$ROOT/ci/test-all"
   [ "$output" = 1 ]
