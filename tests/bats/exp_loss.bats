@@ -341,21 +341,6 @@ aggregate_golden() {
   diff <(printf '%s\n' "$output") "$FIX/golden-summary.csv"
 }
 
-@test "the runner's awk programs with the extras work with busybox awk (the VM has no other)" {
-  command -v busybox > /dev/null || skip "busybox is not installed"
-  aggregate_golden
-  golden_raw > "$BATS_TEST_TMPDIR/raw.csv"
-  run busybox python3 "$LIB/rbcsv.py" aggregate -v keys_extra="loss_pct retry_cnt" \
-    -v sums_extra="ops server_recvs ctr_retry cli_sent_pkts cli_netem_drops srv_rcvd_pkts srv_seq_err" "$BATS_TEST_TMPDIR/raw.csv"
-  [ "$status" -eq 0 ]
-  diff <(printf '%s\n' "$output") "$BATS_TEST_TMPDIR/summary.csv"
-  printf 'a,b\n1,2\n' > "$BATS_TEST_TMPDIR/x.csv"
-  run busybox python3 "$LIB/rbcsv.py" tag -v exp_name=e -v exp_point=1 -v exp_rep=1 -v exp_procs=1 \
-    -v exp_seq=3 -v extra="loss_pct=0.5 hk=7 hk=8" "$BATS_TEST_TMPDIR/x.csv"
-  [ "${lines[0]}" = "a,b,exp_name,exp_point,exp_rep,exp_procs,exp_seq,loss_pct,hk" ]
-  [ "${lines[1]}" = "1,2,e,1,1,1,3,0.5,7" ]
-}
-
 @test "figure-loss renders PNG and PDF from the golden summary, and from no data" {
   command -v gnuplot > /dev/null || skip "gnuplot is not installed"
   aggregate_golden
