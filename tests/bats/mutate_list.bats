@@ -28,8 +28,8 @@ ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 @test "tests/mutate generates each operator on a planted source: && ||, ! removed, arithmetic, return values, a statement deleted" {
   mkdir -p "$BATS_TEST_TMPDIR/t/bench" "$BATS_TEST_TMPDIR/t/tests" "$BATS_TEST_TMPDIR/t/include"
   touch "$BATS_TEST_TMPDIR/t/Makefile"
-  mkdir -p "$BATS_TEST_TMPDIR/t/tests/unit"; touch "$BATS_TEST_TMPDIR/t/tests/call-cycles"
-  cp "$ROOT/tests/mutate" "$BATS_TEST_TMPDIR/t/tests/"
+  mkdir -p "$BATS_TEST_TMPDIR/t/tests/unit" "$BATS_TEST_TMPDIR/t/tests/bats"; touch "$BATS_TEST_TMPDIR/t/tests/call-cycles"
+  cp "$ROOT/tests/mutate" "$ROOT/tests/mutate.map" "$BATS_TEST_TMPDIR/t/tests/"
   mkdir -p "$BATS_TEST_TMPDIR/t/experiments/lib"; cp "$ROOT/experiments/lib/common.sh" "$BATS_TEST_TMPDIR/t/experiments/lib/"
   cat > "$BATS_TEST_TMPDIR/t/bench/p.c" << 'EOC'
 int f(int a, int b)

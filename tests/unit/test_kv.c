@@ -49,6 +49,10 @@ static void put_round_trips_and_span_ends_on_the_mark(void **state)
 	uint8_t big[KV_MAX_VALUE] = { 0 };
 	assert_int_equal(kv_req_encode(slot, KV_PUT, &k, big, KV_MAX_VALUE, 1, &off, &len), 0);
 	assert_int_equal(off, 0);
+	/* the largest value is a request, not a bad slot (decode's limit is inclusive) */
+	assert_int_equal(kv_req_decode(slot, &r), KV_SLOT_REQ);
+	assert_int_equal(r.op, KV_PUT);
+	assert_int_equal(r.vlen, KV_MAX_VALUE);
 }
 
 static void malformed_requests_are_refused(void **state)
