@@ -402,6 +402,38 @@ static void csv_refuses_a_symbolic_link(void **state)
 
 /* --json over a symbolic link replaces the link, never the file it names;
  * its temporary file is made with O_EXCL (mkstemp) and none is left. */
+/* The open file descriptors of this process (its /proc/self/fd entries,
+ * less the one opendir holds while counting). */
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1;
+}
+
+/* Writing --json over an existing regular file, a new name and /dev/null
+ * leaves no descriptor open (the target's kind is looked at through an
+ * O_NOFOLLOW descriptor that is closed again). */
+static void json_write_leaves_no_descriptor_open(void **state)
+{
+	struct fx *fx = *state;
+	char err[512];
+	int before = open_fds();
+
+	sample_row(&fx->rows[0], 64, 1.5);
+	fx_path(fx, "fds.json");
+	for (int i = 0; i < 3; i++) /* a new name, then the file written before */
+		assert_int_equal(json_write(fx->path, fx->rows, 1, err, sizeof(err)), 0);
+	assert_int_equal(json_write("/dev/null", fx->rows, 1, err, sizeof(err)), 0);
+	assert_int_equal(open_fds(), before);
+}
+
 static void json_replaces_a_link_not_its_target(void **state)
 {
 	struct fx *fx = *state;
@@ -1139,6 +1171,7 @@ int main(void)
 		T(csv_writes_header_once_then_appends_rows),
 		T(csv_refuses_a_symbolic_link),
 		T(json_replaces_a_link_not_its_target),
+		T(json_write_leaves_no_descriptor_open),
 		T(json_and_csv_refuse_a_fifo_by_name),
 		T(output_path_writable_refuses_a_directory_and_a_missing_one),
 		T(csv_refuses_a_different_header_naming_the_column),
