@@ -430,14 +430,14 @@ rb_server_start() {
   pid=${RB_SPAWNED#*:}
   pid=${pid%%:*}
   local t0
-  t0=$(date +%s)
+  t0=$EPOCHSECONDS
   deadline=$(( t0 + ready_s ))
-  until rb_server_ready "$srv" "$slog" "$port" $(( $(date +%s) - t0 )); do
+  until rb_server_ready "$srv" "$slog" "$port" $(( EPOCHSECONDS - t0 )); do
     if ! rb_alive "$pid"; then
       echo "server exited before it was ready: $(tail -n 3 "$slog" | tr '\n' ' ')" > "$why"
       return 1
     fi
-    if [ "$(date +%s)" -ge "$deadline" ]; then
+    if [ "$EPOCHSECONDS" -ge "$deadline" ]; then
       echo "server not ready within ${ready_s} s (log: $slog)" > "$why"
       rb_stop "$RB_SPAWNED"
       return 1

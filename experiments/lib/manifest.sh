@@ -151,10 +151,20 @@ rb_manifest_write() {
     rb_host_facts "$h" "$tmp/host-$h" &
     pids+=("$!")
   done
-  rev=$(git -C "$RB_ROOT" rev-parse HEAD 2> /dev/null || echo unknown)
-  dirty=null
-  if [ "$rev" != unknown ]; then
-    if [ -n "$(git -C "$RB_ROOT" status --porcelain --untracked-files=no 2> /dev/null)" ]; then dirty=true; else dirty=false; fi
+  # the commit and whether a tracked file differs from it, in one git call
+  # ("# branch.oid SHA" then a line per changed file; "(initial)": no commit)
+  local st line
+  rev=unknown dirty=null
+  if st=$(git -C "$RB_ROOT" status --porcelain=v2 --branch --untracked-files=no 2> /dev/null); then
+    dirty=false
+    while IFS= read -r line; do
+      case $line in
+        "# branch.oid "*) rev=${line#"# branch.oid "} ;;
+        "#"*) ;;
+        ?*) dirty=true ;;
+      esac
+    done <<< "$st"
+    [[ $rev =~ ^[0-9a-f]{40}([0-9a-f]{24})?$ ]] || rev=unknown dirty=null
   fi
   # inside a VM of the bed there is no git: the bed read it on the host
   local -A bedkv=()

@@ -294,7 +294,7 @@ rb_sweep() {
   export RB_SWEEP_T0
   RB_SWEEP_T0=$EPOCHREALTIME
   local rc=0 t0
-  t0=$(date +%s)
+  t0=$EPOCHSECONDS
   if ! rb_have_parallel; then
     rb_log "sweep: GNU parallel is not installed here: the runner's own loop runs the same jobs, in the same order, with the same job log"
     rb_sweep_sequential "$timeout" "$reps"
@@ -312,7 +312,7 @@ rb_sweep() {
   rb_shared_server_stop
   rb_load_monitor_stop
   rb_hook_clean
-  local actual=$(( $(date +%s) - t0 ))
+  local actual=$(( EPOCHSECONDS - t0 ))
   echo "$actual" > "$RB_RUN_DIR/actual_s"
   local failed
   failed=$(awk -F'\t' 'NR > 1 && ($7 != 0 || $8 != 0)' "$RB_RUN_DIR/joblog" | wc -l)
