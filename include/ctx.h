@@ -310,6 +310,14 @@ static inline uint8_t rb_pattern(uint64_t seed, enum rb_role role, uint32_t g, u
 	return v == RB_READ_SENTINEL ? (uint8_t)(RB_READ_SENTINEL ^ 0xffu) : v;
 }
 
+/*
+ * Gated (--procs > 1): release the workers waiting at the start barrier
+ * (the session thread, on the server's GO, after win_start_ns/win_end_ns
+ * are stored): sets go and wakes them (they sleep on it, futex(2), so a
+ * process waiting for the others uses no CPU).
+ */
+void ctx_release(struct rb_ctx *c);
+
 /* Sums over workers. */
 uint64_t ctx_sum_recvs(struct rb_ctx *c);
 /* The latest receive of any worker, timing_now_ns(); 0 when none yet.

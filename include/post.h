@@ -25,13 +25,6 @@ void *worker_server_main(void *arg);
 int workers_start(struct rb_ctx *c, void *(*fn)(void *), char *err, size_t errlen);
 /* Join; returns the first worker error (0 if none) with its message. */
 int workers_join(struct rb_ctx *c, char *err, size_t errlen);
-/*
- * Gated (--procs > 1): release the workers waiting at the start barrier
- * (the session thread, on the server's GO, after win_start_ns/win_end_ns
- * are stored): sets go and wakes them (they sleep on it, futex(2), so a
- * process waiting for the others uses no CPU).
- */
-void ctx_release(struct rb_ctx *c);
 
 /* End-of-test checks of buffer contents (bench/lib/post.c). */
 /* Client: READ and WRITE ping-pong data (with --read-completion poll: every

@@ -67,24 +67,14 @@
  * formatted once, on the way out.
  */
 #include <errno.h>
-#include <limits.h>
-#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "log.h"
 #include "post_int.h"
-
-void ctx_release(struct rb_ctx *c)
-{
-	atomic_store(&c->go, 1);
-	(void)syscall(SYS_futex, (int *)&c->go, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
-}
-
 
 int workers_start(struct rb_ctx *c, void *(*fn)(void *), char *err, size_t errlen)
 {
