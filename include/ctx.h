@@ -5,11 +5,12 @@
  * free it.
  *
  * Stages, in order (one file each):
- *   ctx_create()      bench/lib/ctx.c   buffer, PD, MR, workers: CQs, QPs (RESET->INIT)
- *   ctx_negotiate()   bench/lib/ctx.c   path MTU and max_rd_atomic from both SETUPs
+ *   ctx_create()      bench/lib/ctx.c    buffer, PD, MR, workers: CQs, QPs (RESET->INIT)
+ *   ctx_negotiate()   bench/lib/ctx.c    path MTU and max_rd_atomic from both SETUPs
  *   ctx_connect()     bench/lib/ctx_qp.c INIT->RTR->RTS (or UD AH), remote addresses into WRs
- *   worker threads    bench/lib/post.c  post/poll loops (bw, lat, server pong and sink)
- *   ctx_destroy()     bench/lib/ctx.c   everything, in reverse order
+ *   worker threads    bench/rdma_bench/post*.c (the program's, post.h): post/poll
+ *                     loops (bw, lat, server pong and sink)
+ *   ctx_destroy()     bench/lib/ctx.c    everything, in reverse order
  *
  * Buffer layout (identical on both ends, so the remote address of any slot
  * follows from the peer's base address; struct rb_layout):

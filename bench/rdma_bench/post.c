@@ -1,7 +1,9 @@
 /*
- * post.c - the data path: the worker threads' start and join (here) and the
- * rules of their posting and polling loops (post_req.c: requester,
- * post_resp.c: responder; post_err.c error text, post_check.c buffer checks).
+ * post.c - rdma_bench's data path (the program's, not the library's: its
+ * workers run on its per-point context, ctx.h): the worker threads' start
+ * and join (here) and the rules of their posting and polling loops
+ * (post_req.c: requester, post_resp.c: responder; post_err.c error text,
+ * post_check.c buffer checks).
  *
  * Client, --test bw: each thread keeps up to `window` ops outstanding over
  * its QPs (round robin), posting doorbell batches of up to `postlist` linked
