@@ -57,7 +57,7 @@ LIB_NAMES   := admit cm cpustat ctrl ctrl_sock ctx ctx_qp device env errbuf gate
                guard_str hist layout log options output pcieperf perfcount plan qp signals \
                timing topo units verb
 MODEL_NAMES := pcie_model pcie_host
-RB_NAMES    := client server report post post_check post_err post_req post_resp
+RB_NAMES    := client server report ctx_cm post post_check post_err post_req post_resp
 APP_NAMES   := rt/seq_rt rt/rpc seq/seq seq/seq_opts seq/seq_atomics seq/seq_herd seq/seq_spec \
                kv/kv kv/mica kv/drtm kv/drtm_kv kv/seq_kv kv/zipf
 LIB_OBJ   := $(LIB_NAMES:%=$(OBJ)/lib/%.o) $(MODEL_NAMES:%=$(OBJ)/model/%.o)
