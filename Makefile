@@ -18,7 +18,8 @@
 #   bench/lib/         the benchmark library -> build/librdmabench.a
 #   bench/model/       the PCIe model (its pcie_* modules are in the
 #                      library too: rdma_bench's rows carry its limits)
-#   bench/rdma_bench/  the rdma_bench program
+#   bench/rdma_bench/  the rdma_bench program: main, client, server, report,
+#                      its worker threads (post*.c)
 #   bench/apps/        rdma_seq: rt/ (its runtime on the library), seq/
 #                      (the sequencer), kv/ (the key-value stores)
 # Each program's objects are listed by name below; every
@@ -53,10 +54,10 @@ CFLAGS  += -DRB_GIT_REV='"$(GIT_REV)"'
 endif
 
 LIB_NAMES   := admit cm cpustat ctrl ctrl_sock ctx ctx_qp device env errbuf gate gid guard \
-               guard_str hist layout log options output pcieperf perfcount plan post \
-               post_check post_err post_req post_resp qp signals timing topo units verb
+               guard_str hist layout log options output pcieperf perfcount plan qp signals \
+               timing topo units verb
 MODEL_NAMES := pcie_model pcie_host
-RB_NAMES    := client server report
+RB_NAMES    := client server report ctx_cm post post_check post_err post_req post_resp
 APP_NAMES   := rt/seq_rt rt/rpc seq/seq seq/seq_opts seq/seq_atomics seq/seq_herd seq/seq_spec \
                kv/kv kv/mica kv/drtm kv/drtm_kv kv/seq_kv kv/zipf
 LIB_OBJ   := $(LIB_NAMES:%=$(OBJ)/lib/%.o) $(MODEL_NAMES:%=$(OBJ)/model/%.o)
@@ -64,7 +65,7 @@ RB_OBJ    := $(RB_NAMES:%=$(OBJ)/rdma_bench/%.o)
 APP_OBJ   := $(APP_NAMES:%=$(OBJ)/apps/%.o)
 # every object but the programs' mains (what the unit tests link)
 ALL_OBJ   := $(LIB_OBJ) $(RB_OBJ) $(APP_OBJ)
-HEADERS   := $(wildcard include/*.h bench/lib/*.h bench/apps/*/*.h)
+HEADERS   := $(wildcard include/*.h bench/lib/*.h bench/rdma_bench/*.h bench/apps/*/*.h)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 

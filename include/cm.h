@@ -30,6 +30,13 @@
  * path MTU, ACK timeout and retry counts are read back with ibv_query_qp and
  * reported as set.
  * Every event wait has a timeout and names the event it waited for.
+ *
+ * What is here is rdma_cm's side of a point, for any program: the ids, the
+ * events, the private data, the listener and its sessions. A program's QPs
+ * are its own: it creates them (on the ids, or on their device), takes
+ * them through RTR/RTS and hands their numbers in (struct rb_cm_conn);
+ * rdma_bench does that for its per-point context in
+ * bench/rdma_bench/ctx_cm.c.
  */
 #ifndef RDMA_BENCH_CM_H
 #define RDMA_BENCH_CM_H
@@ -41,7 +48,7 @@
 #include <rdma/rdma_cma.h>
 
 #include "admit.h"
-#include "ctx.h"
+#include "ctrl.h"
 #include "device.h"
 
 #define RB_CM_MAGIC 0x5242434du /* "RBCM" */
@@ -53,6 +60,33 @@ struct rb_cm_ctrl {
 	int fd;
 	struct ctrl_rbuf *rb;
 };
+
+/*
+ * What one point's rdma_connect (client) or rdma_accept (server) carries
+ * (librdmacm's struct rdma_conn_param, sent in the connection manager's
+ * REQ and REP messages, IB spec chapter 12), and the timeout of its event
+ * waits. The counts are those fields' 8 bits (< 256): the READ/atomic
+ * depths both ends negotiated (ctx_negotiate's rules), --retry-cnt and
+ * --rnr-retry.
+ */
+struct rb_cm_conn {
+	uint64_t transport;          /* RB_TR_RC or RB_TR_UD (options.h) */
+	uint32_t rd_resp, rd_init;   /* responder_resources, initiator_depth */
+	uint32_t retry_cnt, rnr_retry; /* retry_count, rnr_retry_count (RNR 7: for ever) */
+	unsigned timeout_ms;         /* each wait for the point's events, ms */
+	const uint32_t *qpn;         /* QP number per id (index = QP's process-wide
+				      * index, n of them): RC, the caller's QP not
+				      * attached to the id; NULL: 0 for every id */
+	uint32_t rkey;               /* client: the server's MR rkey, buffer address */
+	uint64_t addr;               /* and nonce from its SETUP (the private data) */
+	uint64_t nonce;
+};
+
+/* The control connection's peer gone while a server's rdma_cm step failed
+ * (err names the call): the cause (closed, ERROR, reset) put in front of
+ * err, after waiting up to 2 s for the close to show (ctl NULL: err as is).
+ * Always -1. */
+int cm_accept_failed(const struct rb_cm_ctrl *ctl, char *err, size_t errlen);
 
 /* ---- client: one per point ---- */
 struct rb_cm_client {
@@ -72,11 +106,22 @@ struct rb_cm_client {
 int cm_client_prepare(struct rb_cm_client *cc, const char *host, uint16_t port, uint32_t n,
 		      uint64_t transport, uint8_t tos, const struct rb_dev *dev, bool dev_given,
 		      unsigned timeout_ms, const struct rb_cm_ctrl *ctl, char *err, size_t errlen);
-/* Create every QP of c on its id (after ctx_create with cc->verbs). */
-int cm_client_create_qps(struct rb_cm_client *cc, struct rb_ctx *c, char *err, size_t errlen);
-/* Connect all (private data keyed by the server's SETUP), wait ESTABLISHED. */
-int cm_client_connect(struct rb_cm_client *cc, struct rb_ctx *c, const struct rb_cm_ctrl *ctl,
-		      char *err, size_t errlen);
+/*
+ * Id g's answer from the server (RC: CONNECT_RESPONSE, the caller then
+ * takes its QP to RTR and RTS and sends the RTU with rdma_establish(ev->id);
+ * UD: ESTABLISHED with the server's QPN and address vector in
+ * ev->param.ud), g < the client's n. ev is acknowledged after the call.
+ * 0, or -1 with err.
+ */
+typedef int (*rb_cm_answered)(void *arg, uint32_t g, struct rdma_cm_event *ev, char *err,
+			      size_t errlen);
+/* Connect every id of cc (after cm_client_prepare and the caller's QPs):
+ * rdma_connect with p (private data: p->rkey, p->addr, the id's index,
+ * p->nonce), then each answer within p->timeout_ms in all, handed to
+ * answered(arg, ...). 0, or -1 with err naming the event awaited, the QP
+ * and a rejection's likely cause. */
+int cm_client_connect(struct rb_cm_client *cc, const struct rb_cm_conn *p, rb_cm_answered answered,
+		      void *arg, const struct rb_cm_ctrl *ctl, char *err, size_t errlen);
 /* rdma_disconnect every RC id (before ctx_destroy). */
 void cm_client_disconnect(struct rb_cm_client *cc, uint64_t transport);
 /* Destroy ids and channel (after ctx_destroy). */
@@ -131,11 +176,24 @@ void cm_listen_halt(struct rb_cm_listener *l);
 int cm_session_register(struct rb_cm_listener *l, struct rb_cm_session *s, uint32_t rkey,
 			uint64_t addr, uint64_t nonce, const struct sockaddr *peer, uint32_t nqp,
 			char *err, size_t errlen);
-/* Wait for every connect request, create the QPs, post receives, accept,
- * wait ESTABLISHED (RC). client is the client's SETUP (UD address vectors). */
-int cm_server_accept(struct rb_cm_listener *l, struct rb_cm_session *s, struct rb_ctx *c,
-		     const struct ctrl_setup *client, const struct rb_cm_ctrl *ctl,
-		     char *err, size_t errlen);
+/*
+ * A point's accept, in order: cm_session_wait_requests (then s->child[g]
+ * is QP g's request id, on l's event thread's channel), the caller's QPs
+ * (on the ids, or RC on their device and to RTR/RTS), cm_session_accept,
+ * and RC cm_session_wait_established. Each waits at most timeout_ms,
+ * watching the client's control connection ctl (closed or ERROR: -1 at
+ * once); 0, or -1 with err naming the event, the QPs seen of s->nqp, or
+ * the call that failed (cm_accept_failed's cause in front).
+ */
+int cm_session_wait_requests(struct rb_cm_listener *l, struct rb_cm_session *s,
+			     unsigned timeout_ms, const struct rb_cm_ctrl *ctl, char *err,
+			     size_t errlen);
+/* rdma_accept every request of s with p (RC: p->qpn[g] as the QP). */
+int cm_session_accept(struct rb_cm_session *s, const struct rb_cm_conn *p,
+		      const struct rb_cm_ctrl *ctl, char *err, size_t errlen);
+int cm_session_wait_established(struct rb_cm_listener *l, struct rb_cm_session *s,
+				unsigned timeout_ms, const struct rb_cm_ctrl *ctl, char *err,
+				size_t errlen);
 /* Disconnect (RC) and forget the point's ids: call disconnect before
  * ctx_destroy and release after it. */
 void cm_session_disconnect(struct rb_cm_session *s, uint64_t transport);

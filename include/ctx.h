@@ -5,11 +5,12 @@
  * free it.
  *
  * Stages, in order (one file each):
- *   ctx_create()      bench/lib/ctx.c   buffer, PD, MR, workers: CQs, QPs (RESET->INIT)
- *   ctx_negotiate()   bench/lib/ctx.c   path MTU and max_rd_atomic from both SETUPs
+ *   ctx_create()      bench/lib/ctx.c    buffer, PD, MR, workers: CQs, QPs (RESET->INIT)
+ *   ctx_negotiate()   bench/lib/ctx.c    path MTU and max_rd_atomic from both SETUPs
  *   ctx_connect()     bench/lib/ctx_qp.c INIT->RTR->RTS (or UD AH), remote addresses into WRs
- *   worker threads    bench/lib/post.c  post/poll loops (bw, lat, server pong and sink)
- *   ctx_destroy()     bench/lib/ctx.c   everything, in reverse order
+ *   worker threads    bench/rdma_bench/post*.c (the program's, post.h): post/poll
+ *                     loops (bw, lat, server pong and sink)
+ *   ctx_destroy()     bench/lib/ctx.c    everything, in reverse order
  *
  * Buffer layout (identical on both ends, so the remote address of any slot
  * follows from the peer's base address; struct rb_layout):
@@ -309,6 +310,14 @@ static inline uint8_t rb_pattern(uint64_t seed, enum rb_role role, uint32_t g, u
 	uint8_t v = (uint8_t)(i * 131u + g * 29u + seed * 7u + (unsigned)role * 101u + 1u);
 	return v == RB_READ_SENTINEL ? (uint8_t)(RB_READ_SENTINEL ^ 0xffu) : v;
 }
+
+/*
+ * Gated (--procs > 1): release the workers waiting at the start barrier
+ * (the session thread, on the server's GO, after win_start_ns/win_end_ns
+ * are stored): sets go and wakes them (they sleep on it, futex(2), so a
+ * process waiting for the others uses no CPU).
+ */
+void ctx_release(struct rb_ctx *c);
 
 /* Sums over workers. */
 uint64_t ctx_sum_recvs(struct rb_ctx *c);

@@ -1,6 +1,7 @@
 /*
  * plan.h - the data path's pure rules: what the posting and polling loops
- * (bench/lib/post.c), QP setup (bench/lib/qp.c) and the context (bench/lib/ctx.c)
+ * (rdma_bench's bench/rdma_bench/post*.c, rdma_seq's bench/apps/rt/), QP
+ * setup (bench/lib/qp.c) and the context (bench/lib/ctx.c)
  * decide, as functions of plain numbers, so that each rule is unit-tested
  * on the host (tests/unit/test_plan.c) without a device.
  *
@@ -25,6 +26,10 @@
 #include <infiniband/verbs.h>
 
 #include "options.h"
+
+/* Work completions per ibv_poll_cq in every polling loop (a struct ibv_wc
+ * array of this many on the polling thread's stack). */
+#define RB_POLL_BATCH 32
 
 /* ---- wr_id of send WRs --------------------------------------------------
  * The wr_id is 64 bits the consumer chooses and gets back in the WC (IB spec

@@ -3,14 +3,17 @@
  *
  * Client: one event channel and one id per QP; all addresses are resolved
  * at once (rdma_resolve_addr on every id, rdma_resolve_route on each as its
- * address resolves), the QPs are created on the ids, then every id
- * connects and the client waits for every ESTABLISHED.
+ * address resolves), the caller creates its QPs for the ids, then every
+ * id connects (cm_client_connect) and the client waits for every answer,
+ * each handed to the caller.
  *
  * Server: one listener per process (RDMA_PS_TCP for RC, RDMA_PS_UDP for
  * UD) with an event thread. A CONNECT_REQUEST is matched by its private
  * data to a registered point and queued there (or rejected); the point's
- * session thread creates the QPs on the queued ids, posts receives,
- * accepts, and waits for ESTABLISHED, which the event thread counts.
+ * session thread waits for them (cm_session_wait_requests), creates its
+ * QPs for the queued ids and posts receives (the program's part: rdma_bench's
+ * is bench/rdma_bench/ctx_cm.c), accepts (cm_session_accept), and waits for
+ * ESTABLISHED (cm_session_wait_established), which the event thread counts.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -134,7 +137,7 @@ static int ctrl_peer_gone(const struct rb_cm_ctrl *cc, int wait_ms, char *why, s
  */
 #define PEER_GONE_GRACE_MS 2000
 
-static int accept_failed(const struct rb_cm_ctrl *ctl, char *err, size_t errlen)
+int cm_accept_failed(const struct rb_cm_ctrl *ctl, char *err, size_t errlen)
 {
 	char why[512], call[768];
 
@@ -310,121 +313,43 @@ int cm_client_prepare(struct rb_cm_client *cc, const char *host, uint16_t port, 
 	return resolved_device_check(cc, host, port, dev, dev_given, err, errlen);
 }
 
-/*
- * The QP of one rdma_cm id. UD: created on the id (rdma_cm takes it to RTS
- * with its fixed Q_Key), then given the point's own (qp_ud_set_qkey). RC: created on the id's device but not attached to the
- * id, and taken to INIT here, so that rdma_connect/rdma_accept leave its
- * state alone and qp_cm_rtr_rts applies the negotiated path MTU and the
- * other values of the TCP path: rdma_cm alone would set the route's MTU,
- * which knows only this side's netdev (IB spec 9.7.6.1.1: the path MTU must
- * fit the whole path).
- */
-static int cm_qp_create(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q,
-			struct rdma_cm_id *id, char *err, size_t errlen)
+int cm_client_connect(struct rb_cm_client *cc, const struct rb_cm_conn *p, rb_cm_answered answered,
+		      void *arg, const struct rb_cm_ctrl *ctl, char *err, size_t errlen)
 {
-	if (c->t.transport == RB_TR_UD) {
-		struct rb_qp_attr a = ctx_qp_attr(c, w, q);
-		/* then the point's own Q_Key instead of rdma_cm's fixed one (qp.h) */
-		return ctx_qp_create(c, w, q, id, false, err, errlen) ||
-		       qp_ud_set_qkey(&a, q->qp, err, errlen) ? -1 : 0;
-	}
-	return ctx_qp_create(c, w, q, NULL, true, err, errlen);
-}
-
-int cm_client_create_qps(struct rb_cm_client *cc, struct rb_ctx *c, char *err, size_t errlen)
-{
-	for (unsigned i = 0; i < c->nw; i++)
-		for (unsigned k = 0; k < c->w[i].nqp; k++) {
-			struct rb_qp *q = &c->w[i].qps[k];
-			if (q->gindex >= cc->n)
-				return rb_fail(err, errlen, "internal: QP %u beyond %u rdma_cm ids", q->gindex,
-					    cc->n);
-			if (c->t.transport == RB_TR_RC) {
-				uint8_t to = (uint8_t)c->t.ack_timeout;
-				if (rdma_set_option(cc->ids[q->gindex], RDMA_OPTION_ID,
-						    RDMA_OPTION_ID_ACK_TIMEOUT, &to, sizeof(to)))
-					return rb_fail(err, errlen, "rdma_set_option(ACK_TIMEOUT %u) failed: %s",
-						    to, strerror(errno));
-			}
-			if (cm_qp_create(c, &c->w[i], q, cc->ids[q->gindex], err, errlen))
-				return -1;
-		}
-	return ctx_inline_decide(c, err, errlen);
-}
-
-/* The server's answer ev for QP g (q; NULL: none of ours): UD, the
- * address handle and remote QPN / Q_Key from the SIDR reply; RC, our QP to
- * RTR and RTS with the negotiated values, then the RTU (rdma_establish).
- * The caller acks ev. 0, or -1 with err. */
-static int client_connected(struct rb_ctx *c, struct rb_qp *q, struct rdma_cm_event *ev,
-			    uint32_t g, char *err, size_t errlen)
-{
-	if (!q)
-		return 0;
-	if (c->t.transport == RB_TR_UD) {
-		q->ah = ibv_create_ah(c->pd, &ev->param.ud.ah_attr);
-		q->remote_qpn = ev->param.ud.qp_num;
-		/* the Q_Key stays the server's own from its SETUP (ctx_set_remote):
-		 * the SIDR reply's is rdma_cm's fixed RDMA_UDP_QKEY */
-		if (!q->ah)
-			return rb_fail(err, errlen, "ibv_create_ah from the rdma_cm UD reply (QP %u) "
-				       "failed: %s", g, strerror(errno));
-		return 0;
-	}
-	if (ctx_qp_cm_rtr_rts(c, q, ev->id, err, errlen))
-		return -1;
-	if (rdma_establish(ev->id))
-		return rb_fail(err, errlen, "rdma_establish(QP %u) failed: %s", g, strerror(errno));
-	return 0;
-}
-
-int cm_client_connect(struct rb_cm_client *cc, struct rb_ctx *c, const struct rb_cm_ctrl *ctl,
-		      char *err, size_t errlen)
-{
-	const struct rb_test *t = &c->t;
-	unsigned timeout_ms = (unsigned)t->timeout_ms;
-	uint64_t deadline = timing_now_ns() + (uint64_t)timeout_ms * 1000000u;
+	const bool ud = p->transport == RB_TR_UD;
+	uint64_t deadline = timing_now_ns() + (uint64_t)p->timeout_ms * 1000000u;
 	uint8_t priv[RB_CM_PRIV_LEN];
-	struct rb_qp **byg = calloc(cc->n, sizeof(*byg));
 	uint32_t up = 0;
-	int rc = -1;
 
-	if (!byg)
-		return rb_fail(err, errlen, "out of memory");
-	for (unsigned i = 0; i < c->nw; i++)
-		for (unsigned k = 0; k < c->w[i].nqp; k++)
-			byg[c->w[i].qps[k].gindex] = &c->w[i].qps[k];
-	rb_info("rdma_cm connecting %u %s QP(s) (%s)", cc->n, transport_name(t->transport),
-		t->transport == RB_TR_UD ? "SIDR" : "REQ/REP/RTU");
+	rb_info("rdma_cm connecting %u %s QP(s) (%s)", cc->n, transport_name(p->transport),
+		ud ? "SIDR" : "REQ/REP/RTU");
 	for (uint32_t g = 0; g < cc->n; g++) {
-		priv_encode(priv, c->remote.rkey, c->remote.buf_addr, g, c->remote.nonce);
-		struct rdma_conn_param p = {
+		priv_encode(priv, p->rkey, p->addr, g, p->nonce);
+		struct rdma_conn_param cp = {
 			.private_data = priv,
 			.private_data_len = sizeof(priv),
-			.responder_resources = (uint8_t)c->rd_resp,
-			.initiator_depth = (uint8_t)c->rd_init,
+			.responder_resources = (uint8_t)p->rd_resp,
+			.initiator_depth = (uint8_t)p->rd_init,
 			.flow_control = 1,
-			.retry_count = (uint8_t)t->retry_cnt,
-			.rnr_retry_count = (uint8_t)t->rnr_retry,
-			/* RC: our own QP, not attached to the id (cm_qp_create) */
-			.qp_num = byg[g] ? byg[g]->qp->qp_num : 0,
+			.retry_count = (uint8_t)p->retry_cnt,
+			.rnr_retry_count = (uint8_t)p->rnr_retry,
+			/* RC: the caller's own QP, not attached to the id */
+			.qp_num = p->qpn ? p->qpn[g] : 0,
 		};
-		if (rdma_connect(cc->ids[g], &p)) {
-			rb_fail(err, errlen, "rdma_connect(QP %u) failed: %s", g, strerror(errno));
-			goto out;
-		}
+		if (rdma_connect(cc->ids[g], &cp))
+			return rb_fail(err, errlen, "rdma_connect(QP %u) failed: %s", g, strerror(errno));
 	}
 	while (up < cc->n) {
 		struct rdma_cm_event *ev;
 		char what[96];
-		/* RC without a QP on the id: CONNECT_RESPONSE, then our RTR/RTS and
-		 * rdma_establish (the RTU); UD (SIDR): ESTABLISHED */
-		enum rdma_cm_event_type want = t->transport == RB_TR_UD ?
-			RDMA_CM_EVENT_ESTABLISHED : RDMA_CM_EVENT_CONNECT_RESPONSE;
+		/* RC without a QP on the id: CONNECT_RESPONSE, then the caller's
+		 * RTR/RTS and rdma_establish (the RTU); UD (SIDR): ESTABLISHED */
+		enum rdma_cm_event_type want = ud ? RDMA_CM_EVENT_ESTABLISHED :
+						    RDMA_CM_EVENT_CONNECT_RESPONSE;
 		snprintf(what, sizeof(what), "%s (%u of %u QPs connected)", rdma_event_str(want), up,
 			 cc->n);
-		if (next_event(cc->ch, ctl, deadline, timeout_ms, what, &ev, err, errlen))
-			goto out;
+		if (next_event(cc->ch, ctl, deadline, p->timeout_ms, what, &ev, err, errlen))
+			return -1;
 		uint32_t g = (uint32_t)(uintptr_t)ev->id->context;
 		if (ev->event != want) {
 			rb_fail(err, errlen, "rdma_cm: %s (status %d) for QP %u while connecting%s",
@@ -432,23 +357,15 @@ int cm_client_connect(struct rb_cm_client *cc, struct rb_ctx *c, const struct rb
 			     ev->event == RDMA_CM_EVENT_REJECTED ?
 				     ": the server rejected it (no such point: server restarted?)" : "");
 			rdma_ack_cm_event(ev);
-			goto out;
+			return -1;
 		}
-		int erc = client_connected(c, g < cc->n ? byg[g] : NULL, ev, g, err, errlen);
+		int erc = answered(arg, g, ev, err, errlen);
 		rdma_ack_cm_event(ev);
 		if (erc)
-			goto out;
+			return -1;
 		up++;
 	}
-	for (uint32_t g = 0; g < cc->n; g++) {
-		if (ctx_qp_cm_finish(c, byg[g], g == 0, err, errlen))
-			goto out;
-		ctx_qp_set_remote(c, byg[g]);
-	}
-	rc = 0;
-out:
-	free(byg);
-	return rc;
+	return 0;
 }
 
 void cm_client_disconnect(struct rb_cm_client *cc, uint64_t transport)
@@ -457,7 +374,7 @@ void cm_client_disconnect(struct rb_cm_client *cc, uint64_t transport)
 		return;
 	for (uint32_t g = 0; g < cc->n; g++)
 		if (cc->ids && cc->ids[g])
-			(void)rdma_disconnect(cc->ids[g]); /* RC: no QP on the id (cm_qp_create) */
+			(void)rdma_disconnect(cc->ids[g]); /* RC: the caller's QP is not on the id */
 }
 
 void cm_client_destroy(struct rb_cm_client *cc)
@@ -846,123 +763,44 @@ static int wait_count(struct rb_cm_listener *l, struct rb_cm_session *s, uint32_
 		rc = rb_fail(err, errlen, "%s while waiting for %s", s->why, event);
 	pthread_mutex_unlock(&l->lock);
 	if (rejected)
-		return accept_failed(ctl, err, errlen);
+		return cm_accept_failed(ctl, err, errlen);
 	return rc;
 }
 
-/* The connect request of QP q (s->child[q->gindex]): on the point's
- * device, its QP made (RC: ACK timeout set on the id first), UD: the
- * address handle and QPN of the client's QP from its SETUP. 0, or -1 with
- * err (the client told, accept_failed, where it waits for us). */
-static int accept_qp(struct rb_cm_session *s, struct rb_ctx *c, struct rb_worker *w,
-		     struct rb_qp *q, const struct ctrl_setup *client,
-		     const struct rb_cm_ctrl *ctl, char *err, size_t errlen)
+int cm_session_wait_requests(struct rb_cm_listener *l, struct rb_cm_session *s,
+			     unsigned timeout_ms, const struct rb_cm_ctrl *ctl, char *err,
+			     size_t errlen)
 {
-	const struct rb_test *t = &c->t;
-	struct rdma_cm_id *id = s->child[q->gindex];
-
-	if (id->verbs != c->dev->ctx)
-		return rb_fail(err, errlen, "rdma_cm connect request for QP %u arrived on "
-			    "device %s, the point runs on %s", q->gindex,
-			    ibv_get_device_name(id->verbs->device), c->dev->name);
-	if (t->transport == RB_TR_RC) {
-		uint8_t to = (uint8_t)t->ack_timeout;
-		(void)rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &to,
-				      sizeof(to));
-	}
-	if (t->tclass) {  /* the client's --tclass; the QP attributes set it too */
-		uint8_t tos = (uint8_t)t->tclass;
-		(void)rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, sizeof(tos));
-	}
-	if (cm_qp_create(c, w, q, id, err, errlen))
-		return accept_failed(ctl, err, errlen);
-	if (t->transport == RB_TR_UD) {
-		struct ctrl_qp_ep ep;
-		struct rb_qp_attr qa = ctx_qp_attr(c, w, q);
-		struct ibv_ah_attr av = qp_peer_av(&qa, client);
-		ctrl_setup_qp(client, q->gindex, &ep);
-		q->remote_qpn = ep.qpn;
-		q->ah = ibv_create_ah(c->pd, &av);
-		if (!q->ah) {
-			rb_fail(err, errlen, "ibv_create_ah(client QP %u) failed: %s",
-			     q->gindex, strerror(errno));
-			return accept_failed(ctl, err, errlen);
-		}
-	}
-	return 0;
+	return wait_count(l, s, &s->got, s->nqp, timeout_ms, "RDMA_CM_EVENT_CONNECT_REQUEST", ctl,
+			  err, errlen);
 }
 
-/* RC: this side's QPs to RTR/RTS with the negotiated values before the
- * REP (as rdma_accept does for a QP on the id, but with our path MTU);
- * then every request accepted. 0, or -1 with err. */
-static int accept_all(struct rb_cm_session *s, struct rb_ctx *c, const struct rb_cm_ctrl *ctl,
-		      char *err, size_t errlen)
+int cm_session_accept(struct rb_cm_session *s, const struct rb_cm_conn *p,
+		      const struct rb_cm_ctrl *ctl, char *err, size_t errlen)
 {
-	const struct rb_test *t = &c->t;
-	struct ibv_qp **qp_of = calloc(s->nqp, sizeof(*qp_of));
-
-	if (!qp_of)
-		return rb_fail(err, errlen, "out of memory");
-	for (unsigned i = 0; i < c->nw; i++)
-		for (unsigned k = 0; k < c->w[i].nqp; k++) {
-			struct rb_qp *q = &c->w[i].qps[k];
-			qp_of[q->gindex] = q->qp;
-			if (t->transport == RB_TR_RC &&
-			    ctx_qp_cm_rtr_rts(c, q, s->child[q->gindex], err, errlen)) {
-				free(qp_of);
-				return accept_failed(ctl, err, errlen);
-			}
-		}
 	for (uint32_t g = 0; g < s->nqp; g++) {
-		struct rdma_conn_param p = {
-			.responder_resources = (uint8_t)c->rd_resp,
-			.initiator_depth = (uint8_t)c->rd_init,
+		struct rdma_conn_param cp = {
+			.responder_resources = (uint8_t)p->rd_resp,
+			.initiator_depth = (uint8_t)p->rd_init,
 			.flow_control = 1,
-			.retry_count = (uint8_t)t->retry_cnt,
-			.rnr_retry_count = (uint8_t)t->rnr_retry,
-			.qp_num = t->transport == RB_TR_RC && qp_of[g] ? qp_of[g]->qp_num : 0,
+			.retry_count = (uint8_t)p->retry_cnt,
+			.rnr_retry_count = (uint8_t)p->rnr_retry,
+			.qp_num = p->transport == RB_TR_RC && p->qpn ? p->qpn[g] : 0,
 		};
-		if (rdma_accept(s->child[g], &p)) {
+		if (rdma_accept(s->child[g], &cp)) {
 			rb_fail(err, errlen, "rdma_accept(QP %u) failed: %s", g, strerror(errno));
-			free(qp_of);
-			return accept_failed(ctl, err, errlen);
+			return cm_accept_failed(ctl, err, errlen);
 		}
 	}
-	free(qp_of);
 	return 0;
 }
 
-int cm_server_accept(struct rb_cm_listener *l, struct rb_cm_session *s, struct rb_ctx *c,
-		     const struct ctrl_setup *client, const struct rb_cm_ctrl *ctl,
-		     char *err, size_t errlen)
+int cm_session_wait_established(struct rb_cm_listener *l, struct rb_cm_session *s,
+				unsigned timeout_ms, const struct rb_cm_ctrl *ctl, char *err,
+				size_t errlen)
 {
-	const struct rb_test *t = &c->t;
-	unsigned timeout_ms = (unsigned)t->timeout_ms;
-
-	if (wait_count(l, s, &s->got, s->nqp, timeout_ms, "RDMA_CM_EVENT_CONNECT_REQUEST", ctl,
-		       err, errlen))
-		return -1;
-	for (unsigned i = 0; i < c->nw; i++)
-		for (unsigned k = 0; k < c->w[i].nqp; k++)
-			if (accept_qp(s, c, &c->w[i], &c->w[i].qps[k], client, ctl, err, errlen))
-				return -1;
-	if (ctx_inline_decide(c, err, errlen))
-		return -1;
-	if (ctx_post_recvs(c, err, errlen))
-		return accept_failed(ctl, err, errlen);
-	if (accept_all(s, c, ctl, err, errlen))
-		return -1;
-	if (t->transport != RB_TR_UD &&
-	    wait_count(l, s, &s->established, s->nqp, timeout_ms, "RDMA_CM_EVENT_ESTABLISHED", ctl,
-		       err, errlen))
-		return -1;
-	for (uint64_t g = 0; g < c->lay.nqp_total; g++) {
-		struct rb_qp *q = ctx_qp(c, g);
-		if (ctx_qp_cm_finish(c, q, g == 0, err, errlen))
-			return accept_failed(ctl, err, errlen);
-		ctx_qp_set_remote(c, q);
-	}
-	return 0;
+	return wait_count(l, s, &s->established, s->nqp, timeout_ms, "RDMA_CM_EVENT_ESTABLISHED",
+			  ctl, err, errlen);
 }
 
 void cm_session_disconnect(struct rb_cm_session *s, uint64_t transport)
@@ -971,7 +809,7 @@ void cm_session_disconnect(struct rb_cm_session *s, uint64_t transport)
 		return;
 	for (uint32_t g = 0; g < s->nqp; g++)
 		if (s->child[g])
-			(void)rdma_disconnect(s->child[g]); /* RC: no QP on the id (cm_qp_create) */
+			(void)rdma_disconnect(s->child[g]); /* RC: the caller's QP is not on the id */
 }
 
 void cm_session_release(struct rb_cm_listener *l, struct rb_cm_session *s)

@@ -16,10 +16,12 @@
  * Placement (topo.h): the calling thread moves onto the workers' CPUs
  * while it maps and zeroes the buffer and allocates the workers' arrays
  * (first touch puts their pages on that node), then moves back; workers
- * are pinned when they start (post.c). With --doorbell td each worker's
+ * are pinned when they start (workers_start). With --doorbell td each worker's
  * QPs are created on a parent domain of its own thread domain.
  */
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -28,6 +30,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <rdma/rdma_cma.h>
@@ -752,6 +755,12 @@ void ctx_destroy(struct rb_ctx *c)
 	c->pd = NULL;
 	topo_buf_unmap(&c->mem);
 	c->buf = NULL;
+}
+
+void ctx_release(struct rb_ctx *c)
+{
+	atomic_store(&c->go, 1);
+	(void)syscall(SYS_futex, (int *)&c->go, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
 uint64_t ctx_sum_recvs(struct rb_ctx *c)

@@ -25,6 +25,7 @@
 #include "cm.h"
 #include "ctrl.h"
 #include "ctx.h"
+#include "ctx_cm.h"
 #include "post.h"
 #include "device.h"
 #include "errbuf.h"
@@ -885,7 +886,7 @@ static enum stage point_connect(struct client *cl, struct cpoint *p)
 	struct rb_test *t = &p->t;
 
 	if (t->use_cm) {
-		if (cm_client_create_qps(&p->cc, c, p->err, sizeof(p->err)))
+		if (ctx_cm_create_qps(&p->cc, c, p->err, sizeof(p->err)))
 			return c->refused ? refuse(p, STAGE_CLOSE) : STAGE_CLOSE;
 	} else if (ctx_connect(c, &p->m.u.setup, p->err, sizeof(p->err))) {
 		return STAGE_CLOSE;
@@ -899,7 +900,7 @@ static enum stage point_connect(struct client *cl, struct cpoint *p)
 	if (t->use_cm) {
 		uint64_t t0 = timing_now_ns();
 		struct rb_cm_ctrl ctl = { .fd = cl->fd, .rb = &cl->rb };
-		if (cm_client_connect(&p->cc, c, &ctl, p->err, sizeof(p->err)))
+		if (ctx_cm_connect(&p->cc, c, &ctl, p->err, sizeof(p->err)))
 			return STAGE_CLOSE;
 		c->setup_ns = c->create_ns + (timing_now_ns() - t0);
 		/* what rdma_cm set on the QPs is what the row reports */

@@ -35,6 +35,7 @@
 #include "cm.h"
 #include "ctrl.h"
 #include "ctx.h"
+#include "ctx_cm.h"
 #include "post.h"
 #include "device.h"
 #include "gate.h"
@@ -616,7 +617,7 @@ static int point_check(struct session *s, struct spoint *p, const struct rb_test
 	return point_admit(srv, s->addr, &p->t, &p->reserved, err, errlen);
 }
 
-/* -R: accept the client's connect requests for every QP (cm.c), with the
+/* -R: accept the client's connect requests for every QP (ctx_cm.c), with the
  * client's SETUP copied out of s->rb first (the wait reuses it). */
 static int point_cm_accept(struct session *s, struct spoint *p, char *err, size_t errlen)
 {
@@ -626,7 +627,7 @@ static int point_cm_accept(struct session *s, struct spoint *p, char *err, size_
 
 	if (ctrl_setup_copy(&cs, &p->m.u.setup, &qps, err, errlen))
 		return -1;
-	int rc = cm_server_accept(&s->srv->cm, &p->cms, &p->c, &cs, &ctl, err, errlen);
+	int rc = ctx_cm_accept(&s->srv->cm, &p->cms, &p->c, &cs, &ctl, err, errlen);
 	free(qps);
 	if (rc && p->c.refused)
 		mark_refused(err, errlen);

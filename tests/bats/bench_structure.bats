@@ -201,10 +201,10 @@ teardown() {
 
 @test "verb table: the check finds a switch on the verb planted in a copy of bench/" {
   cp -r "$ROOT/bench" "$TMP/bench"
-  printf 'int f(int verb)\n{\n\tswitch (verb) {\n\tdefault: return 0;\n\t}\n}\n' >> "$TMP/bench/lib/post.c"
+  printf 'int f(int verb)\n{\n\tswitch (verb) {\n\tdefault: return 0;\n\t}\n}\n' >> "$TMP/bench/rdma_bench/post.c"
   run verb_decisions "$TMP"
   [[ $output == *"post.c:"*"switch (verb)"* ]] || { echo "$output"; false; }
-  cp "$ROOT"/bench/lib/post.c "$TMP/bench/lib/post.c"
+  cp "$ROOT"/bench/rdma_bench/post.c "$TMP/bench/rdma_bench/post.c"
   printf 'int g(int v) { return v == RB_VERB_READ; }\n' >> "$TMP/bench/lib/qp.c"
   run verb_decisions "$TMP"
   [[ $output == *"qp.c:"*"RB_VERB_READ"* ]] || { echo "$output"; false; }

@@ -2,8 +2,8 @@
 # The data path divides nowhere per WR: the signal interval is a per-QP
 # countdown, the per-SQ-slot rings are a power of two (layout.h sq_ring)
 # and the atomic counter index is a wrapping counter or a multiply-shift
-# (bench/lib/post_int.h). Checked on the object the build makes from
-# bench/lib/post_req.c, compiled here with the Makefile's flags.
+# (bench/rdma_bench/post_int.h). Checked on the object the build makes from
+# bench/rdma_bench/post_req.c, compiled here with the Makefile's flags.
 
 ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 
@@ -28,13 +28,13 @@ divs_in() {
         f ~ re && /\t(div|idiv)[a-z]*[ \t]/ { print f ": " $0 }'
 }
 
-# Compile bench/lib/post_req.c as the Makefile does (-O2, the same -I list).
+# Compile bench/rdma_bench/post_req.c as the Makefile does (-O2, the same -I list).
 build_post_req() {
   # shellcheck disable=SC2046
   cc -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -I"$ROOT/include" \
     -I"$ROOT/bench/apps/rt" -I"$ROOT/bench/apps/seq" -I"$ROOT/bench/apps/kv" \
     $(pkg-config --cflags libibverbs librdmacm 2>/dev/null) \
-    -c -o "$TMP/post_req.o" "$ROOT/bench/lib/post_req.c"
+    -c -o "$TMP/post_req.o" "$ROOT/bench/rdma_bench/post_req.c"
 }
 
 @test "hot path: no division in the bw and lat loops (bw_phase, bw_phase_poll, lat_phase)" {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# rdma_bench's data path (bench/lib/post.c, bench/rdma_bench/client.c and
+# rdma_bench's data path (bench/rdma_bench/post.c, bench/rdma_bench/client.c and
 # server.c) on the null device (tests/nulldev/), two processes on this
 # host: the knobs' effects as the device counts them (RB_NULLDEV_STATS:
 # WRs per ibv_post_send, outstanding WRs, signaled WRs, CQEs polled, WRs

@@ -26,8 +26,8 @@
 #include <infiniband/verbs.h>
 
 #include "ctx.h"
-#include "post.h"
 #include "hist.h"
+#include "plan.h"
 #include "seq.h"
 
 #define SEQ_SIG_EVERY   16u   /* unsignaled WRs: one in 16 is signaled (frees 16 SQ slots) */

@@ -1,5 +1,5 @@
 /*
- * post_int.h - what the data path's files (bench/lib/post*.c) share and no
+ * post_int.h - what the data path's files (bench/rdma_bench/post*.c) share and no
  * caller outside them needs: the error recorders (post_err.c, cold) and the
  * per-WR inline helpers both the requester and the responder loops post
  * and poll with. Hot path rules (post.c): no allocation, no locks, no

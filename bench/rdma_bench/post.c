@@ -1,7 +1,9 @@
 /*
- * post.c - the data path: the worker threads' start and join (here) and the
- * rules of their posting and polling loops (post_req.c: requester,
- * post_resp.c: responder; post_err.c error text, post_check.c buffer checks).
+ * post.c - rdma_bench's data path (the program's, not the library's: its
+ * workers run on its per-point context, ctx.h): the worker threads' start
+ * and join (here) and the rules of their posting and polling loops
+ * (post_req.c: requester, post_resp.c: responder; post_err.c error text,
+ * post_check.c buffer checks).
  *
  * Client, --test bw: each thread keeps up to `window` ops outstanding over
  * its QPs (round robin), posting doorbell batches of up to `postlist` linked
@@ -67,24 +69,14 @@
  * formatted once, on the way out.
  */
 #include <errno.h>
-#include <limits.h>
-#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "log.h"
 #include "post_int.h"
-
-void ctx_release(struct rb_ctx *c)
-{
-	atomic_store(&c->go, 1);
-	(void)syscall(SYS_futex, (int *)&c->go, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
-}
-
 
 int workers_start(struct rb_ctx *c, void *(*fn)(void *), char *err, size_t errlen)
 {
