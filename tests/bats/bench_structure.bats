@@ -77,9 +77,16 @@ ctx_params() {
 app_includes() {
   local inc f fn hdr
   local -a prog=()
+  # every NAME that a line of the program's sources starting in lower case
+  # shows as " NAME(" or "*NAME(" (a definition or a call): one grep, not
+  # one per declared function
+  local -A inprog=()
+  for fn in $(grep -hE '^[a-z]' "$1"/bench/rdma_bench/*.c | grep -oE '[ *][a-z_][a-z_0-9]*\(' | tr -d ' *(' | sort -u); do
+    inprog[$fn]=1
+  done
   for hdr in "$1"/include/*.h; do
     for fn in $(sed -nE 's/^[a-z][a-z_ 0-9]*[ *]([a-z_][a-z_0-9]*)\(.*/\1/p' "$hdr"); do
-      if grep -qE "^[a-z].*[ *]$fn\(" "$1"/bench/rdma_bench/*.c; then prog+=("${hdr##*/}"); break; fi
+      if [ -n "${inprog[$fn]:-}" ]; then prog+=("${hdr##*/}"); break; fi
     done
   done
   grep -rnE --include='*.c' --include='*.h' '^#include "' "$1"/bench/apps | while IFS= read -r line; do
