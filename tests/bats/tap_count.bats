@@ -302,14 +302,17 @@ EOF
 @test "test-all runs every unit binary and every bats file through ci/suite, from \$BUILD/tests (BUILD= honoured)" {
   run grep -c 'suite "$(basename "$t")" "$unit_limit"' "$ROOT/ci/test-all"
   [ "$output" = 1 ]
-  run grep -c 'ci/suite "bats/$n.bats" "$bats_limit"' "$ROOT/ci/test-all"
+  run grep -c 'ci/suite "bats/$n.bats" "$2" ' "$ROOT/ci/test-all"
   [ "$output" = 1 ]
+  # the files beside the VM bed and the others, through that one function
+  run grep -cE '^ *bats_group ' "$ROOT/ci/test-all"
+  [ "$output" = 2 ]
   # every bats file's counts are added, in name order, after the parallel runs
   run grep -c 'for b in tests/bats/\*.bats; do' "$ROOT/ci/test-all"
   [ "$output" = 1 ]
   run grep -cF 'for t in "$build"/tests/test_*' "$ROOT/ci/test-all"
   [ "$output" = 1 ]
-  run grep -c 'make -s all unit BUILD="$build"' "$ROOT/ci/test-all"
+  run grep -c 'make -s -j"[^"]*" all unit BUILD="$build"' "$ROOT/ci/test-all"
   [ "$output" = 1 ]
   run grep -cE "(^|[^$])build/tests" "$ROOT/ci/test-all"
   [ "$output" = 0 ]
