@@ -18,7 +18,8 @@
 #include "post.h"
 #include "timing.h"
 
-#define CHECK_EVERY 256u    /* idle polls between clock / stop checks */
+#define CHECK_EVERY 256u    /* idle polls between clock / stop checks, a power of two */
+#define CHECK_MASK (CHECK_EVERY - 1u)  /* (++idle & CHECK_MASK) == 0: each CHECK_EVERY-th, no % */
 
 /* Record the worker's first error (later ones are echoes) in w->err and
  * w->rc; returns -1. post_wstopped: for a thread that ends because the

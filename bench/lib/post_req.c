@@ -340,7 +340,7 @@ static int poll_drain(struct rb_worker *w, struct poll_run *r)
 			return -1;
 		if (ne > 0) {
 			t_busy = timing_now_ns();
-		} else if (++idle % CHECK_EVERY == 0) {
+		} else if ((++idle & CHECK_MASK) == 0) {
 			if (stopped(w->ctx))
 				return post_wstopped(w, "thread %u: stopped by the session (peer failure or "
 					    "timeout)", w->index);
@@ -382,7 +382,7 @@ static int bw_phase_poll(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, b
 		if (busy) {
 			idle = 0;
 			t_busy = 0;
-		} else if (++idle % CHECK_EVERY == 0) {
+		} else if ((++idle & CHECK_MASK) == 0) {
 			uint64_t now = timing_now_ns();
 			if (!t_busy)
 				t_busy = now; /* idle since about now */
@@ -477,7 +477,7 @@ int bw_run(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool measure, b
 			}
 			t_last = now;
 			idle = 0;
-		} else if (++idle % CHECK_EVERY == 0) {
+		} else if ((++idle & CHECK_MASK) == 0) {
 			uint64_t now = timing_now_ns();
 			if (stopped(c))
 				return post_wstopped(w, "thread %u: stopped by the session (peer failure or "
@@ -525,7 +525,7 @@ static inline int wait_one(struct rb_worker *w, struct rb_qp *q, struct ibv_cq *
 		}
 		if (ne < 0)
 			return post_werr(w, "thread %u: ibv_poll_cq(%s) failed: %d", w->index, what, ne);
-		if (++idle % CHECK_EVERY == 0) {
+		if ((++idle & CHECK_MASK) == 0) {
 			uint64_t now = timing_now_ns();
 			if (!start)
 				start = now;
@@ -561,7 +561,7 @@ static inline int lat_write_pp(struct rb_worker *w, struct rb_qp *q, unsigned fl
 	volatile uint8_t *flag = q->recv + t->size - 1;
 	uint64_t spins = 0;
 	while (*flag != tag) {
-		if (++spins % 4096 == 0) {
+		if ((++spins & 4095) == 0) {
 			uint64_t now = timing_now_ns();
 			if (stopped(w->ctx))
 				return post_wstopped(w, "thread %u: stopped while waiting for the WRITE reply",
