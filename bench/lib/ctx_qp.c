@@ -97,7 +97,7 @@ void ctx_qp_set_remote(struct rb_ctx *c, struct rb_qp *q)
 
 	for (unsigned i = 0; i < n; i++) {
 		struct ibv_send_wr *wr = &q->swr[i];
-		wr->send_flags = flags;
+		wr->send_flags = flags;  /* what an unsignaled WR holds between posts (post_batch) */
 		if (t->transport == RB_TR_UD) {
 			wr->wr.ud.ah = q->ah;
 			wr->wr.ud.remote_qpn = q->remote_qpn;

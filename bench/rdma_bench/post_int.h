@@ -18,7 +18,8 @@
 #include "post.h"
 #include "timing.h"
 
-#define CHECK_EVERY 256u    /* idle polls between clock / stop checks */
+#define CHECK_EVERY 256u    /* idle polls between clock / stop checks, a power of two */
+#define CHECK_MASK (CHECK_EVERY - 1u)  /* (++idle & CHECK_MASK) == 0: each CHECK_EVERY-th, no % */
 
 /* Record the worker's first error (later ones are echoes) in w->err and
  * w->rc; returns -1. post_wstopped: for a thread that ends because the
@@ -110,32 +111,39 @@ void mark_signaled(struct rb_worker *w, struct rb_qp *q, uint64_t i, uint64_t se
  * Post n WRs on q as one linked list (one doorbell). Signaled by
  * plan_signaled(seq, sig, q->quota), found per list rather than tested per
  * WR: q->sig_left - 1 is the list's first WR signaled by the interval, then
- * every sig-th; the quota's last WR too. Per WR only its flags are reset
- * (and an atomic's operands set); a signaled WR gets its wr_id, an
- * unsignaled one keeps a stale one (no CQE of it is counted: only an
- * error CQE could carry it, and post_wc_error does not read it). q->swr
- * is chained once at setup (ctx.c): the list is cut after WR n - 1 for
- * the post and the link put back (no per-WR store of next). With
+ * every sig-th; the quota's last WR too. A signaled WR gets
+ * IBV_SEND_SIGNALED and its wr_id (what its CQE reports, plan_send_id);
+ * an unsignaled one keeps a stale wr_id (no CQE of it is counted: only an
+ * error CQE could carry it, and post_wc_error does not read it).
+ * Flags: between posts a WR holds base_flags (ctx_qp_set_remote sets them,
+ * the point's: inline or not). Not atomic: only the signaled WRs are
+ * written, and given base_flags back after the post (ibv_post_send has
+ * read the list when it returns), so an unsignaled WR is not touched.
+ * Atomic: every WR gets its counter and operands (prep_atomic) and its
+ * flags with them. atomic is w->row->atomic, a constant where the caller
+ * is compiled for one kind (bw_phase), so no list tests it.
+ * q->swr is chained once at setup (ctx.c): the list is cut after WR n - 1
+ * for the post and the link put back (no per-WR store of next). With
  * stamp, a signaled WR's post time goes to q->post_ts (the
  * completion-latency histogram): one clock read per list that holds a
  * signaled WR, none for the others.
  */
 static inline __attribute__((always_inline))
 int post_batch(struct rb_worker *w, struct rb_qp *q, unsigned n, unsigned sig,
-	       unsigned base_flags, bool stamp)
+	       unsigned base_flags, bool stamp, bool atomic)
 {
-	const bool atomic = w->row->atomic;
 	struct ibv_send_wr *bad = NULL;
 	struct ibv_send_wr *const end = &q->swr[n - 1], *const link = end->next;
 	const uint64_t posted = q->posted;
 	uint64_t ts = 0;
 
-	for (unsigned i = 0; i < n; i++) {
-		q->swr[i].send_flags = base_flags;
-		if (atomic)
+	if (atomic)
+		for (unsigned i = 0; i < n; i++) {
+			q->swr[i].send_flags = base_flags;
 			prep_atomic(w, q, i, posted + i);
-	}
-	uint64_t i = q->sig_left - 1;
+		}
+	const uint64_t first = q->sig_left - 1;  /* the first signaled by the interval */
+	uint64_t i = first;
 	for (; i < n; i += sig)
 		mark_signaled(w, q, i, posted + i, base_flags, stamp, &ts);
 	uint64_t last = q->quota - 1 - posted;  /* the quota's last WR (none: UINT64_MAX) */
@@ -144,6 +152,12 @@ int post_batch(struct rb_worker *w, struct rb_qp *q, unsigned n, unsigned sig,
 	end->next = NULL;  /* the chain (ctx.c) cut after WR n - 1, put back after the post */
 	int rc = ibv_post_send(q->qp, &q->swr[0], &bad);
 	end->next = link;
+	if (!atomic) {  /* the signaled ones unsignaled again */
+		for (uint64_t j = first; j < n; j += sig)
+			q->swr[j].send_flags = base_flags;
+		if (last < n)
+			q->swr[last].send_flags = base_flags;
+	}
 	if (rc)
 		return post_failed(w, q, n, rc);
 	q->posted = posted + n;
@@ -183,7 +197,7 @@ int post_one(struct rb_worker *w, struct rb_qp *q, unsigned flags, const char *w
 	}
 	/* a list of one, signaled (signal interval 1 signals every WR), no
 	 * time stamp (the lat and reply paths time around it) */
-	return post_batch(w, q, 1, 1, flags, false);
+	return post_batch(w, q, 1, 1, flags, false, w->row->atomic);
 }
 
 /* Check one received payload against the peer's pattern; counts mismatches. */

@@ -36,7 +36,7 @@ static int serve_write_pong(struct rb_worker *w)
 		}
 		if (reap_sends(w, "WRITE reply"))
 			return -1;
-		if (!any && ++idle % CHECK_EVERY == 0 && stopped(c))
+		if (!any && (++idle & CHECK_MASK) == 0 && stopped(c))
 			return 0;
 	}
 	return -1;
@@ -117,7 +117,7 @@ static int serve_recvs(struct rb_worker *w)
 		if (ne < 0)
 			return post_werr(w, "thread %u: ibv_poll_cq(recv) failed: %d", w->index, ne);
 		if (ne == 0) {
-			if (++idle % CHECK_EVERY == 0) {
+			if ((++idle & CHECK_MASK) == 0) {
 				if (stopped(c))
 					return 0;
 				if (w->rch) { /* bw servers only (ctx.c): never the reply path */

@@ -52,7 +52,7 @@ qps() { grep '^qp=' "$STATS"; }
   [ "$(stat max_outstanding)" = 16 ]
 }
 
-@test "signal interval 16 and 4: one signaled WR per interval, the last WR signaled for the drain" {
+@test "signal interval 16, 4, 1 and 6 with postlist 16: one signaled WR per interval, the last WR signaled for the drain" {
   point "" -- --verb write -n 1000 --signal-interval 16
   # WRs 16, 32, ..., 992 and the 1000th
   [ "$(stat signaled)" = 63 ]
@@ -63,6 +63,12 @@ qps() { grep '^qp=' "$STATS"; }
   point "" -- --verb write -n 1000 --signal-interval 1
   [ "$(stat signaled)" = 1000 ]
   [ "$(stat unsignaled)" = 0 ]
+  # postlist 16, interval 6: the signaled WR moves within the list from one
+  # post to the next and is unsignaled again after it (post_batch): WRs 6,
+  # 12, ..., 996 and the 1000th
+  point "" -- --verb write -n 1000 -l 16 --signal-interval 6
+  [ "$(stat signaled)" = 167 ]
+  [ "$(stat unsignaled)" = 833 ]
 }
 
 @test "drain at the end: every signaled WR's CQE is polled and no WR is left outstanding" {
