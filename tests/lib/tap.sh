@@ -119,13 +119,15 @@ wait_line() { # FILE REGEX SECONDS
 # (bash builtins only: these are polled, and a fork costs tens of ms in
 # the VM bed under TCG)
 tcp_listens() { # PORT, /proc/net/tcp{,6} text on stdin
-  local hex l st
+  local hex l st found=1
   printf -v hex ':%04X' "$1"
-  # fields: sl local_address rem_address st ...; 0A = LISTEN
+  # fields: sl local_address rem_address st ...; 0A = LISTEN. All of the
+  # input is read: returning at the first match would kill a writer still
+  # writing (SIGPIPE: under pipefail a listing that matched reads as false)
   while read -r _ l _ st _; do
-    [ "$st" = 0A ] && [ "${l: -5}" = "$hex" ] && return 0
+    if [ "$st" = 0A ] && [ "${l: -5}" = "$hex" ]; then found=0; fi
   done
-  return 1
+  return "$found"
 }
 
 # a TCP connection of this host to PORT has bytes its peer has not
