@@ -115,6 +115,47 @@ passes_check() {
   grep -q "atomic self-test: the second fetch_add of 0x0102030405060708 on null0 returned 0x0102030405060709" <<< "$output"
 }
 
+@test "remote=count: atomics return the original values of a shadow word (self-test passes, cmp_swap as with copy); a skipped update is caught" {
+  local copy_success
+  # remote=copy: the server's words; with one cmp_swap outstanding each
+  # expects the original value its predecessor returned, so all succeed
+  # only when every original value comes back
+  validated "" cmp_swap -w 1
+  passes_check
+  copy_success=$(col atomic_success)
+  [ "$copy_success" = 1000 ]
+  # remote=count (both processes): the server's memory is not touched, the
+  # client's shadow words give the same replies (the counter sum of
+  # --validate is the server's, so these points run without it)
+  export RB_NULLDEV=remote=count
+  rm -f "$CSV"
+  run "$PAIR" -- --verb fetch_add -n 1000 --csv "$CSV"
+  echo "$output"
+  [ "$status" = 0 ]
+  [ "$(col status)" = ok ]
+  [ "$(col atomic_order)" = host ]
+  rm -f "$CSV"
+  run "$PAIR" -- --verb cmp_swap -w 1 -n 1000 --csv "$CSV"
+  echo "$output"
+  [ "$status" = 0 ]
+  [ "$(col atomic_order)" = host ]
+  [ "$(col atomic_success)" = "$copy_success" ]
+  # a shadow word left unchanged by every atomic: the self-test's second
+  # fetch_add gets 0 back, not its first operand
+  rm -f "$CSV"
+  run "$PAIR" --client-env RB_NULLDEV_FAULTS=atomic_skip=1 -- --verb fetch_add -n 1000 --csv "$CSV"
+  echo "$output"
+  [ "$status" = 1 ]
+  grep -q "atomic self-test: the second fetch_add of 0x0102030405060708 on null0 returned 0x0000000000000000" <<< "$output"
+  # every 100th update lost (10 of 1000): the cmp_swap after each finds
+  # the old value and fails
+  rm -f "$CSV"
+  run "$PAIR" --client-env RB_NULLDEV_FAULTS=atomic_skip=100 -- --verb cmp_swap -w 1 -n 1000 --csv "$CSV"
+  echo "$output"
+  [ "$status" = 0 ]
+  [ "$(col atomic_success)" = 990 ]
+}
+
 @test "an error completion names its status and the hint, and the row is failed" {
   run "$PAIR" --client-env RB_NULLDEV_FAULTS=err_wr=50,err_status=rem_access -- \
     --verb write -n 1000 --csv "$CSV"

@@ -6,7 +6,14 @@
  * member of the device's own, so a pointer the program holds converts back
  * with a cast. Semantics follow the IB spec (vol. 1, ch. 10-11: QP states,
  * completion rules: C10-?? an unsignaled WR yields no CQE unless it fails,
- * flushed WRs complete with IBV_WC_WR_FLUSH_ERR in the Error state). */
+ * flushed WRs complete with IBV_WC_WR_FLUSH_ERR in the Error state).
+ *
+ * A WR to a QP of another process acts on that process's MR with
+ * remote=copy (process_vm_*); with remote=count WRITE/READ are only
+ * counted and an atomic acts on a shadow 8-byte word in the requesting
+ * process (nd_data.c atomic_count: 1024 words keyed by peer pid, rkey
+ * and remote address, 0 when first seen), so its reply is the original
+ * value in host order at a constant cost. */
 #ifndef ND_H
 #define ND_H
 
@@ -38,7 +45,8 @@ struct nd_devcfg {
 	int gids;                 /* GID table entries per port (RoCE) */
 	uint64_t guid;
 	uint32_t poll_delay;      /* a CQE shows after this many polls of its CQ */
-	bool remote_copy;         /* remote=copy: process_vm_* to a peer process's MR */
+	bool remote_copy;         /* remote=copy: process_vm_* to a peer process's MR;
+				   * count: WRITE/READ counted, atomics on shadow words */
 	bool td;                  /* td=on: an extended context with thread and parent
 				   * domains (ibv_alloc_td, ibv_alloc_parent_domain) */
 };

@@ -335,6 +335,55 @@ static enum ibv_wc_status atomic_remote(struct nd_qp *q, const struct ibv_send_w
 	return atomic_reply(q, wr, old);
 }
 
+/* remote=count: the peer process's 8-byte words as this process last
+ * left them, so atomics keep their semantics without touching the peer
+ * (README.md, "remote"). Direct-mapped by (peer pid, rkey, remote
+ * address); a word not in the table (first use, or its slot taken by
+ * another word since) starts at 0, as a freshly registered, zeroed MR
+ * holds. A QP connected to no process (the floor loop) has its own
+ * words (pid 0). Fixed size, no allocation; lock-free: the value is
+ * updated with an 8-byte atomic, so the threads of this process see one
+ * word (a slot being taken over by another word while in use is not
+ * atomic). The reply is the original value in host order (atomic_reply),
+ * as with remote=copy. */
+#define ND_SHADOW_BITS 10
+#define ND_SHADOW (1u << ND_SHADOW_BITS)   /* words */
+static struct nd_shadow {
+	_Atomic uint64_t raddr;
+	_Atomic uint64_t key;     /* 1 << 63 | pid << 32 | rkey; 0: never used */
+	_Atomic uint64_t val;     /* host byte order */
+	uint64_t pad;
+} nd_shadow[ND_SHADOW];
+
+static enum ibv_wc_status atomic_count(struct nd_qp *q, const struct ibv_send_wr *wr)
+{
+	uint64_t ra = wr->wr.atomic.remote_addr;
+	int32_t pid = q->peer_box ? q->peer_box->pid : 0;   /* 0: a QP connected to no one */
+	uint64_t key = (uint64_t)(uint32_t)pid << 32 | wr->wr.atomic.rkey | 1ull << 63;
+	if (ra & 7)
+		return IBV_WC_REM_ACCESS_ERR;   /* as the copy and loopback paths: 8-byte aligned */
+	struct nd_shadow *e = &nd_shadow[(((ra >> 3) ^ key) * 0x9e3779b97f4a7c15ull) >>
+					 (64 - ND_SHADOW_BITS)];
+	if (atomic_load_explicit(&e->raddr, memory_order_relaxed) != ra ||
+	    atomic_load_explicit(&e->key, memory_order_relaxed) != key) {
+		atomic_store_explicit(&e->val, 0, memory_order_relaxed);
+		atomic_store_explicit(&e->raddr, ra, memory_order_relaxed);
+		atomic_store_explicit(&e->key, key, memory_order_relaxed);
+	}
+	uint64_t old;
+	if (nd_faults_on && every(nd_fault.atomic_skip)) {
+		old = atomic_load_explicit(&e->val, memory_order_relaxed);
+		q->n.faults++;
+	} else if (wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+		old = atomic_fetch_add_explicit(&e->val, wr->wr.atomic.compare_add, memory_order_relaxed);
+	} else {
+		old = wr->wr.atomic.compare_add;
+		atomic_compare_exchange_strong_explicit(&e->val, &old, wr->wr.atomic.swap,
+							memory_order_relaxed, memory_order_relaxed);
+	}
+	return atomic_reply(q, wr, old);
+}
+
 /* Execute one WR; its completion status. */
 static enum ibv_wc_status execute(struct nd_qp *q, const struct ibv_send_wr *wr, uint64_t len)
 {
@@ -374,7 +423,7 @@ static enum ibv_wc_status execute(struct nd_qp *q, const struct ibv_send_wr *wr,
 		q->n.remote_ops++;
 		if (q->peer_mrs)
 			return atomic_remote(q, wr);
-		break;
+		return atomic_count(q, wr);           /* remote=count: the shadow word */
 	default:
 		return IBV_WC_LOC_QP_OP_ERR;
 	}
