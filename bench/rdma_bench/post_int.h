@@ -196,8 +196,27 @@ int post_one(struct rb_worker *w, struct rb_qp *q, unsigned flags, const char *w
 			return post_wstopped(w, "thread %u: stopped while waiting for SQ room", w->index);
 	}
 	/* a list of one, signaled (signal interval 1 signals every WR), no
-	 * time stamp (the lat and reply paths time around it) */
-	return post_batch(w, q, 1, 1, flags, false, w->row->atomic);
+	 * time stamp (the lat and reply paths time around it): post_batch's
+	 * work for n = 1, sig = 1 without its loops over the list (~30 user
+	 * instructions per op fewer in the lat loop, callgrind on the null
+	 * device) */
+	struct ibv_send_wr *const wr = &q->swr[0], *const link = wr->next;
+	struct ibv_send_wr *bad = NULL;
+	const uint64_t seq = q->posted;
+
+	if (w->row->atomic)
+		prep_atomic(w, q, 0, seq);
+	wr->send_flags = flags | IBV_SEND_SIGNALED;
+	wr->wr_id = plan_send_id(q->index, seq);
+	wr->next = NULL;  /* the chain (ctx.c) cut after WR 0, put back after the post */
+	int rc = ibv_post_send(q->qp, wr, &bad);
+	wr->next = link;
+	wr->send_flags = flags;  /* between posts a WR holds the point's flags */
+	if (rc)
+		return post_failed(w, q, 1, rc);
+	q->posted = seq + 1;
+	q->sig_left = 1;  /* the next WR is signaled too, as post_batch(.., 1, 1, ..) leaves it */
+	return 0;
 }
 
 /* Check one received payload against the peer's pattern; counts mismatches. */
