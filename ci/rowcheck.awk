@@ -9,25 +9,39 @@ function col(name) {
     return cidx[name]
 }
 function isnum(s) { return s ~ /^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/ }
-# a term: a number, COL or N*COL; sets tcol[p, k] (column or "") and tfac[p, k]
+# a term: a number, COL, N*COL, COL*COL or N*COL*COL (a product of a
+# number and at most two columns: e.g. lat_p50_us*mops, a latency over the
+# loop's own period); sets tcol[p, k] and tcol2[p, k] (columns or "") and
+# tfac[p, k]
 function parse_term(p, k, s,    star) {
+    tcol2[p, k] = ""
     if (isnum(s)) { tcol[p, k] = ""; tfac[p, k] = s + 0; return }
     star = index(s, "*")
-    if (star) {
-        if (!isnum(substr(s, 1, star - 1))) usage_err("'" s "' in '" ptext[p] "': N*COL needs a number N")
+    tfac[p, k] = 1
+    if (star && isnum(substr(s, 1, star - 1))) {
         tfac[p, k] = substr(s, 1, star - 1) + 0
         s = substr(s, star + 1)
-    } else tfac[p, k] = 1
+        star = index(s, "*")
+    }
+    if (star) {
+        tcol2[p, k] = substr(s, star + 1)
+        s = substr(s, 1, star - 1)
+        if (tcol2[p, k] !~ /^[A-Za-z_][A-Za-z0-9_]*$/) usage_err("'" tcol2[p, k] "' in '" ptext[p] "' is not a column name (a term is N*COL*COL at most)")
+        col(tcol2[p, k])
+    }
     if (s !~ /^[A-Za-z_][A-Za-z0-9_]*$/) usage_err("'" s "' in '" ptext[p] "' is neither a number nor a column name")
     col(s)
     tcol[p, k] = s
 }
 # value of term k of predicate p on the current row; sets tok = 0 when NA or not a number
-function term_val(p, k,    v) {
+function term_val(p, k,    v, v2) {
     if (tcol[p, k] == "") return tfac[p, k]
     v = csv_val(f[cidx[tcol[p, k]]])
     if (!isnum(v)) { tok = 0; return 0 }
-    return tfac[p, k] * v
+    if (tcol2[p, k] == "") return tfac[p, k] * v
+    v2 = csv_val(f[cidx[tcol2[p, k]]])
+    if (!isnum(v2)) { tok = 0; return 0 }
+    return tfac[p, k] * v * v2
 }
 function cmp(a, op, b) {
     if (op == "<") return a < b
@@ -67,8 +81,8 @@ function shown(p,    k, out, c, v) {
         v = csv_val(f[cidx[pcol[p]]])
         return pcol[p] "=" (v == "" ? "NA" : v)
     }
-    for (k = 1; k <= pnops[p] + 1; k++) {
-        c = tcol[p, k]
+    for (k = 1; k <= 2 * (pnops[p] + 1); k++) {
+        c = k % 2 ? tcol[p, (k + 1) / 2] : tcol2[p, k / 2]
         if (c == "" || index(" " out " ", " " c "=")) continue
         v = csv_val(f[cidx[c]])
         out = out (out == "" ? "" : " ") c "=" (v == "" ? "NA" : v)

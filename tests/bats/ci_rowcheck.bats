@@ -217,3 +217,20 @@ load fixtures/rowcheck/helper
   [[ "$output" == *"'0<mops<0.01' does not hold: mops=0.0277767"* ]]
   [[ "$output" != *"ops==300"* ]]
 }
+
+@test "COL*COL: a product of two columns (the latency over the loop's period), and N*COL*COL; NA in either fails; an unknown column is a usage error" {
+  # thread 0: lat_p50_us 35.5 x mops 0.021 = 0.7455; thread 1: 36.5 x 0.019 = 0.6935
+  rc_both --where 'thread!=all' --rows 2 '0.69<=lat_p50_us*mops<=0.75' '1.3<=2*lat_p50_us*mops<1.5'
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  rc_both --where thread=0 'lat_p50_us*mops<0.7'
+  [ "$status" -eq 1 ]
+  [[ $output == *"'lat_p50_us*mops<0.7' does not hold: lat_p50_us=35.5 mops=0.021"* ]] || { echo "$output"; false; }
+  # the 4096 B row has no lat_p50_us: not a number, never within a band
+  rc_both --where thread=all --where size_bytes=4096 'lat_p50_us*mops>=0'
+  [ "$status" -eq 1 ]
+  rc_both 'lat_p50_us*nosuch>1'
+  [ "$status" -eq 2 ]
+  [[ $output == *"column 'nosuch' is not in the header"* ]] || { echo "$output"; false; }
+  rc_both 'lat_p50_us*mops*ops>1'
+  [ "$status" -eq 2 ]
+}
