@@ -1096,6 +1096,11 @@ static void repeated_options_take_the_last_and_say_so(void **state)
 	assert_int_equal(parse("-c h --run-id a --run-id b"), 0);
 	assert_string_equal(o.run_id, "b");
 	assert_non_null(strstr(o.repeated, "--run-id a then b"));
+	/* text options compare by text: the same text again says nothing */
+	assert_int_equal(parse("-c h --run-id a --run-id a"), 0);
+	assert_string_equal(o.repeated, "");
+	assert_int_equal(parse("-c h -m 64,4K -m 64,4K"), 0);
+	assert_string_equal(o.repeated, "");
 	assert_int_equal(parse("-c h -m 64 -m 128"), 0);
 	assert_non_null(strstr(o.repeated, "64 then 128"));
 	assert_int_equal(parse("-c h --verb read --verb write"), 0);
