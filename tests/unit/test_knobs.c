@@ -124,6 +124,51 @@ static void every_range_is_enforced_on_the_command_line_and_the_wire(void **stat
 	assert_true(checked > 30);
 }
 
+/* A row whose range is a rule of test_validate (RB_KF_NOWIRE) lists the
+ * range that rule enforces (--list-knobs prints lo..hi from the row): lo
+ * and hi pass, one below lo and one above hi are refused naming the option.
+ * The point each row is tried at: --stride needs an atomic verb (8-byte
+ * payload), --size a WRITE. */
+static void every_nowire_range_is_the_one_test_validate_enforces(void **state)
+{
+	(void)state;
+	size_t n, checked = 0;
+	const struct rb_knob *k = opts_knobs(&n);
+
+	for (size_t i = 0; i < n; i++) {
+		if (!(k[i].flags & RB_KF_NOWIRE) || !owns_test_field(&k[i]))
+			continue;
+		char name[64];
+		bool stride = strcmp(k[i].name, "stride") == 0;
+		if (!stride && strcmp(k[i].name, "size") != 0)
+			fail_msg("--%s: a RB_KF_NOWIRE row this test has no point for", k[i].name);
+		snprintf(name, sizeof(name), "--%s", k[i].name);
+		uint64_t try[4] = { k[i].lo, k[i].hi, k[i].lo - 1, k[i].hi + 1 };
+		for (int j = 0; j < 4; j++) {
+			struct rb_test t;
+			test_defaults(&t);
+			t.verb = stride ? RB_VERB_FETCH_ADD : RB_VERB_WRITE;
+			t.size = 8;
+			t.iters = 100;
+			test_resolve_defaults(&t, NULL);
+			if (j == 2 && k[i].lo == 0)
+				continue; /* nothing below 0 */
+			memcpy((char *)&t + k[i].off, &try[j], 8);
+			int rc = test_validate(&t, err, sizeof(err));
+			if (j < 2 && rc != 0)
+				fail_msg("%s %llu (the row's range %llu..%llu) refused: %s", name,
+					 (unsigned long long)try[j], (unsigned long long)k[i].lo,
+					 (unsigned long long)k[i].hi, err);
+			if (j >= 2 && (rc != -1 || !strstr(err, name)))
+				fail_msg("%s %llu (outside the row's range %llu..%llu) not refused by "
+					 "name: \"%s\"", name, (unsigned long long)try[j],
+					 (unsigned long long)k[i].lo, (unsigned long long)k[i].hi, err);
+		}
+		checked++;
+	}
+	assert_int_equal(checked, 2);
+}
+
 /* Every knob with a column names a column of the row report_build_row
  * builds, each once; no column is named "?" (a field without a row). */
 static void every_knob_column_is_in_the_row(void **state)
@@ -204,6 +249,7 @@ int main(void)
 		cmocka_unit_test(each_sent_knob_round_trips_through_test),
 		cmocka_unit_test(defaults_are_the_rows_defaults),
 		cmocka_unit_test(every_range_is_enforced_on_the_command_line_and_the_wire),
+		cmocka_unit_test(every_nowire_range_is_the_one_test_validate_enforces),
 		cmocka_unit_test(every_knob_column_is_in_the_row),
 		cmocka_unit_test(help_and_list_come_from_the_table),
 	};
