@@ -419,6 +419,11 @@ static void token_compare_is_exact(void **state)
 	assert_false(guard_token_equal("0123456789abcde", "0123456789abcdef", 64));
 	assert_false(guard_token_equal("0123456789abcdef", "", 64));
 	assert_true(guard_token_equal("", "", 64));
+	/* byte cap (the NUL of a cap-byte token) is compared too: a string one
+	 * byte longer than cap is not its cap-byte prefix (fails closed) */
+	assert_true(guard_token_equal("abcd", "abcd", 4));
+	assert_false(guard_token_equal("abcde", "abcd", 4));
+	assert_false(guard_token_equal("abcd", "abcde", 4));
 }
 
 static void write_file(const char *path, const char *text, mode_t mode)
