@@ -647,6 +647,12 @@ static void read_poll_defaults_fit_the_sq_rule(void **state)
 	assert_int_equal(o.t.window, 25);
 	assert_int_equal(parse("-c h --verb read --sq-depth 72 -w 64 --read-completion poll"), 0);
 	assert_int_equal(o.t.signal_interval, 9);
+	/* the room the window leaves at the default's edge: 15 is taken, 16 is
+	 * the default itself */
+	assert_int_equal(parse("-c h --verb read --sq-depth 64 -w 50 --read-completion poll"), 0);
+	assert_int_equal(o.t.signal_interval, 15);
+	assert_int_equal(parse("-c h --verb read --sq-depth 64 -w 49 --read-completion poll"), 0);
+	assert_int_equal(o.t.signal_interval, 16);
 }
 
 /* The READ slots: one per outstanding READ per thread, after the QP regions. */
@@ -1235,10 +1241,18 @@ static void every_limit_accepts_its_edge_and_refuses_one_beyond(void **state)
 	/* the buffer: 32 QPs of 2 x 2^30 bytes is exactly 64 GiB */
 	EDGE((t_.threads = 32, t_.signal_interval = 1), size, (UINT64_C(1) << 30) - 64,
 	     (UINT64_C(1) << 30) - 63, "buffer of about");
+	/* 33 QPs of 2 x (1041204129 + 64) bytes is 64 GiB + 2: each QP's 64 bytes
+	 * of padding (send and receive) count, one byte less each would pass */
+	EDGE((t_.threads = 33, t_.signal_interval = 1), size, 1041204128, 1041204129,
+	     "buffer of about");
 	/* with --read-completion poll, plus a (size + 64)-byte READ slot per
 	 * outstanding READ: 2^31 + 62 x 2^30 is exactly 64 GiB */
 	EDGE((t_.verb = RB_VERB_READ, t_.read_completion = RB_READ_POLL, t_.signal_interval = 1,
 	      t_.size = (UINT64_C(1) << 30) - 64), window, 62, 63, "READ slot per outstanding op");
+	/* 2 + 64 slots of (1041204129 + 64) bytes is 64 GiB + 2: each READ
+	 * slot's 64 bytes count, one byte less each would pass */
+	EDGE((t_.verb = RB_VERB_READ, t_.read_completion = RB_READ_POLL, t_.signal_interval = 1,
+	      t_.window = 64), size, 1041204128, 1041204129, "READ slot per outstanding op");
 }
 
 static struct rb_caps caps(void)
