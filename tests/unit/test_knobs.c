@@ -124,6 +124,65 @@ static void every_range_is_enforced_on_the_command_line_and_the_wire(void **stat
 	assert_true(checked > 30);
 }
 
+/* knob_arg: row k's value v as its option takes it (seconds for a SECS row) */
+static void knob_arg(const struct rb_knob *k, uint64_t v, char *buf, size_t len)
+{
+	/* the point where the row applies (a row that needs a verb) */
+	static const char *const at[][2] = {
+		{ "atomic-counters", "-c h --verb fetch_add" },
+		{ "recv-batch", "-c h --verb send" },
+	};
+	const char *role = k->flags & RB_KF_SERVER ? "-s" : "-c h";
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++)
+		if (strcmp(k->name, at[i][0]) == 0)
+			role = at[i][1];
+	if (k->type == RB_KT_SECS)
+		snprintf(buf, len, "%s --%s %.3f", role, k->name, (double)v / 1000.0);
+	else
+		snprintf(buf, len, "%s --%s %llu", role, k->name, (unsigned long long)v);
+}
+
+/* The bottom of every row's range: lo itself is taken on the command line,
+ * lo - 1 is refused naming the option, on the command line and in a TEST
+ * (where an RB_KF_ZERO row takes 0: automatic). */
+static void every_lower_bound_is_taken_and_one_below_refused(void **state)
+{
+	(void)state;
+	size_t n, checked = 0;
+	const struct rb_knob *k = opts_knobs(&n);
+	struct rb_opts o;
+
+	for (size_t i = 0; i < n; i++) {
+		char line[256], name[64];
+		bool secs = k[i].type == RB_KT_SECS;
+		if ((k[i].flags & (RB_KF_HELP2 | RB_KF_NOWIRE)) || k[i].act ||
+		    !(k[i].type == RB_KT_NUM || secs || k[i].type == RB_KT_SIZE))
+			continue;
+		snprintf(name, sizeof(name), "--%s", k[i].name);
+		knob_arg(&k[i], k[i].lo, line, sizeof(line));
+		if (parse(line, &o) != 0)
+			fail_msg("'%s' (the bottom of the row's range) refused: %s", line, err);
+		checked++;
+		if (k[i].lo == 0)
+			continue;
+		knob_arg(&k[i], k[i].lo - 1, line, sizeof(line));
+		if (parse(line, &o) != -1 || !strstr(err, name))
+			fail_msg("'%s' (below the row's range) not refused by name: \"%s\"", line, err);
+		if (!owns_test_field(&k[i]) || (k[i].lo == 1 && (k[i].flags & RB_KF_ZERO)))
+			continue;
+		struct rb_test t;
+		uint64_t bad = k[i].lo - 1;
+		test_defaults(&t);
+		t.iters = 100;
+		test_resolve_defaults(&t, NULL);
+		memcpy((char *)&t + k[i].off, &bad, 8);
+		if (test_validate(&t, err, sizeof(err)) != -1 || !strstr(err, name))
+			fail_msg("a TEST with %s %llu not refused by name: \"%s\"", name,
+				 (unsigned long long)bad, err);
+	}
+	assert_true(checked > 30);
+}
+
 /* A row whose range is a rule of test_validate (RB_KF_NOWIRE) lists the
  * range that rule enforces (--list-knobs prints lo..hi from the row): lo
  * and hi pass, one below lo and one above hi are refused naming the option.
@@ -250,6 +309,7 @@ int main(void)
 		cmocka_unit_test(defaults_are_the_rows_defaults),
 		cmocka_unit_test(every_range_is_enforced_on_the_command_line_and_the_wire),
 		cmocka_unit_test(every_nowire_range_is_the_one_test_validate_enforces),
+		cmocka_unit_test(every_lower_bound_is_taken_and_one_below_refused),
 		cmocka_unit_test(every_knob_column_is_in_the_row),
 		cmocka_unit_test(help_and_list_come_from_the_table),
 	};
