@@ -157,8 +157,10 @@ const char *verb_names_on(uint64_t tr, char *buf, size_t len)
 	for (unsigned v = 0; v < RB_VERB_COUNT && len; v++)
 		if (verb_on_transport(v, tr)) {
 			int k = snprintf(buf + n, len - n, "%s%s", n ? "|" : "", rb_verb_rows[v].name);
-			if (k < 0 || (size_t)k >= len - n)
+			if (k < 0 || (size_t)k >= len - n) {
+				buf[n] = '\0'; /* cut at a name: no part of one */
 				break;
+			}
 			n += (size_t)k;
 		}
 	return buf;

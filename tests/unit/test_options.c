@@ -1121,6 +1121,9 @@ static void repeated_options_take_the_last_and_say_so(void **state)
 	assert_non_null(strstr(o.repeated, "-n/--iters 5 then 6, -m/--size 64,128 then 32, "
 				   "--timeout 3 then 4: given more than once; the last value of "
 				   "each is used"));
+	/* two repeated options: "of each" too */
+	assert_int_equal(parse("-c h -n 5 -n 6 --timeout 3 --timeout 4"), 0);
+	assert_non_null(strstr(o.repeated, "the last value of each is used"));
 	/* a flag twice contradicts nothing */
 	assert_int_equal(parse("-c h --validate --validate"), 0);
 	assert_string_equal(o.repeated, "");

@@ -49,6 +49,8 @@ static void rows_match_the_spec_verb_transport_matrix(void **state)
 	assert_string_equal(verb_names_on(RB_TR_RC, buf, sizeof(buf)),
 			    "read|write|write_imm|send|send_imm|fetch_add|cmp_swap");
 	assert_string_equal(verb_names_on(RB_TR_UD, buf, 5), "send");   /* cut at a name */
+	assert_string_equal(verb_names_on(RB_TR_UD, buf, 10), "send");  /* not "send|send" */
+	assert_string_equal(verb_names_on(RB_TR_UD, buf, 14), "send|send_imm");
 	assert_string_equal(verb_names_on(RB_TR_COUNT, buf, sizeof(buf)), "");
 }
 
