@@ -275,6 +275,19 @@ static void defaults_fill_only_what_is_zero(void **state)
 	guard_limits_defaults(&l, why, sizeof(why));
 	assert_true(l.max_mem > 0);
 	assert_true(strstr(why, "memory") != NULL);
+	/* one address's threads: half the server's, at least 4, at most all */
+	l = (struct rb_limits){ .max_mem = 1ull << 30, .max_threads = 10 };
+	guard_limits_defaults(&l, NULL, 0);
+	assert_int_equal(l.max_peer_threads, 5);
+	l = (struct rb_limits){ .max_mem = 1ull << 30, .max_threads = 7 };
+	guard_limits_defaults(&l, NULL, 0);
+	assert_int_equal(l.max_peer_threads, 4);
+	l = (struct rb_limits){ .max_mem = 1ull << 30, .max_threads = 3 };
+	guard_limits_defaults(&l, NULL, 0);
+	assert_int_equal(l.max_peer_threads, 3);
+	l = (struct rb_limits){ .max_mem = 1ull << 30, .max_threads = 64, .max_peer_threads = 9 };
+	guard_limits_defaults(&l, NULL, 0);
+	assert_int_equal(l.max_peer_threads, 9);
 }
 
 /* --max-session-mem above --max-mem is refused, naming both (not clamped). */
