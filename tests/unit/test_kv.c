@@ -193,6 +193,18 @@ static void kv_option_list_parses_and_describes(void **state)
 	assert_int_equal(kv_parse_opts("get=2", &c, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "--kv get=2 is outside 0..1"));
 	assert_int_equal(kv_parse_opts("theta=0", &c, err, sizeof(err)), -1);
+	/* the list's limit, 255 characters: keys=7 repeated up to it is taken,
+	 * one more character is refused by length */
+	char list[300] = "keys=7";
+	while (strlen(list) + 7 <= 255)
+		strcat(list, ",keys=7");
+	while (strlen(list) < 255)
+		strcat(list, ",");
+	assert_int_equal(kv_parse_opts(list, &c, err, sizeof(err)), 0);
+	assert_true(c.keys == 7);
+	strcat(list, ",");
+	assert_int_equal(kv_parse_opts(list, &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--kv: the list is longer than 255 characters"));
 }
 
 int main(void)

@@ -229,6 +229,7 @@ static void test_sum_threads(void **state)
 	b.value[PC_CYCLES] = 0;
 	strcpy(b.reason[PC_CYCLES], "cycles: gone");
 	b.scaled[PC_INSTRUCTIONS] = 1;
+	b.user_only[PC_PAGE_FAULTS] = 1;
 	pc_sample_zero(&sum);
 	pc_sample_add(&sum, &a);
 	pc_sample_add(&sum, &b);
@@ -237,6 +238,10 @@ static void test_sum_threads(void **state)
 	assert_int_equal(sum.valid[PC_CYCLES], 0);
 	assert_string_equal(sum.reason[PC_CYCLES], "cycles: gone");
 	assert_int_equal(sum.scaled[PC_INSTRUCTIONS], 1);
+	assert_int_equal(sum.scaled[PC_TASK_CLOCK], 0);
+	/* one thread counted user space only: so does the sum */
+	assert_int_equal(sum.user_only[PC_PAGE_FAULTS], 1);
+	assert_int_equal(sum.user_only[PC_TASK_CLOCK], 0);
 	struct pc_per_op po;
 	pc_per_op(&sum, 0, &po);
 	assert_true(isnan(po.cpu_ns_per_op));
