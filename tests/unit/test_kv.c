@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <string.h>
 
 #include "kv.h"
@@ -182,6 +183,14 @@ static void kv_option_list_parses_and_describes(void **state)
 	/* each knob keeps its value unless named */
 	assert_int_equal(kv_parse_opts("dist=uniform", &c, err, sizeof(err)), 0);
 	assert_true(!c.zipf && c.keys == 1000);
+	/* an errno left by an earlier call is not this number's error */
+	errno = ERANGE;
+	assert_int_equal(kv_parse_opts("keys=5000", &c, err, sizeof(err)), 0);
+	assert_true(c.keys == 5000);
+	errno = ERANGE;
+	assert_int_equal(kv_parse_opts("get=0.5", &c, err, sizeof(err)), 0);
+	assert_true(c.get_fraction == 0.5);
+	assert_int_equal(kv_parse_opts("keys=99999999999999999999", &c, err, sizeof(err)), -1);
 	assert_int_equal(kv_parse_opts("keys=-1", &c, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "--kv keys: '-1' is not a whole number"));
 	assert_int_equal(kv_parse_opts("dist=pareto", &c, err, sizeof(err)), -1);
