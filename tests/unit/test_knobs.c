@@ -78,6 +78,11 @@ static void defaults_are_the_rows_defaults(void **state)
 				 (unsigned long long)v, (unsigned long long)k[i].def);
 	}
 	assert_int_equal(o.t.ack_timeout, 14);
+	/* the field no row owns starts at 0: a point's first repetition */
+	struct rb_test t;
+	memset(&t, 0xa5, sizeof(t));
+	test_defaults(&t);
+	assert_int_equal(t.rep, 0);
 	assert_int_equal(o.port, RB_DEFAULT_PORT);
 	assert_int_equal(o.gid_index, -1);
 	assert_int_equal(o.lim.max_qps, RB_DEFAULT_MAX_QPS);
