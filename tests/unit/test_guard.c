@@ -402,6 +402,12 @@ static void cidr_typos_are_refused(void **state)
 	assert_int_equal(guard_cidr_parse("1.0.0.0/8,2.0.0.0/8,3.0.0.0/8,4.0.0.0/8,5.0.0.0/8", l, 4,
 					  &n, err, sizeof(err)), -1);
 	assert_err_has(err, "more than 4 networks");
+	/* an item of 128 characters is refused by its length, which is named */
+	char big[160];
+	memset(big, '1', 128);
+	big[128] = '\0';
+	assert_int_equal(guard_cidr_parse(big, l, 4, &n, err, sizeof(err)), -1);
+	assert_err_has(err, "item longer than 127 characters");
 }
 
 static void control_bytes_are_found_and_escaped(void **state)

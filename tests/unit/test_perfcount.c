@@ -253,6 +253,14 @@ static void test_sum_threads(void **state)
 	/* one thread counted user space only: so does the sum */
 	assert_int_equal(sum.user_only[PC_PAGE_FAULTS], 1);
 	assert_int_equal(sum.user_only[PC_TASK_CLOCK], 0);
+	/* a third thread without it too: the first reason stays */
+	struct pc_sample c3 = b;
+	strcpy(c3.reason[PC_CYCLES], "cycles: other");
+	pc_sample_add(&sum, &c3);
+	assert_int_equal(sum.value[PC_TASK_CLOCK], 74);
+	assert_string_equal(sum.reason[PC_CYCLES], "cycles: gone");
+	/* a valid event keeps its empty reason */
+	assert_string_equal(sum.reason[PC_TASK_CLOCK], "");
 	struct pc_per_op po;
 	pc_per_op(&sum, 0, &po);
 	assert_true(isnan(po.cpu_ns_per_op));
