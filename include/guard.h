@@ -174,7 +174,9 @@ int guard_str_bad_byte(const char *s, size_t len);
 void guard_str_escape(char *s);
 
 /*
- * a and b (NUL-terminated, each at most cap bytes) are the same string.
+ * a and b (NUL-terminated, each at most cap bytes) are the same string;
+ * bytes 0..cap are compared, so a longer string is never equal to its
+ * cap-byte prefix.
  * The time taken depends on cap only, never on where they differ (a peer
  * cannot find the token byte by byte by timing its refusals).
  */

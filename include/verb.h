@@ -114,7 +114,7 @@ const char *verb_name(uint64_t v);
 bool verb_on_transport(uint64_t v, uint64_t tr);
 
 /* The names of the verbs transport tr has, in table order, joined by '|'
- * ("send|send_imm" for UD), into buf (cut to len); returns buf. */
+ * ("send|send_imm" for UD), into buf (cut after the last name that fits in len); returns buf. */
 const char *verb_names_on(uint64_t tr, char *buf, size_t len);
 
 /* Remote access this side's MR and QPs grant (IB spec 10.6.3.2 memory

@@ -124,6 +124,10 @@ const struct rb_verb_row rb_verb_rows[RB_VERB_COUNT] = {
 
 /* ---- lookups -------------------------------------------------------------- */
 
+/* Each lookup goes through verb_row, the one bound check of the table: a verb
+ * code from the wire or a caller past the table is "no such verb", never a
+ * read past its end. */
+
 int verb_by_name(const char *name)
 {
 	for (int v = 0; v < RB_VERB_COUNT; v++)
@@ -134,12 +138,14 @@ int verb_by_name(const char *name)
 
 const char *verb_name(uint64_t v)
 {
-	return v < RB_VERB_COUNT ? rb_verb_rows[v].name : "?";
+	const struct rb_verb_row *r = verb_row(v);
+	return r ? r->name : "?";
 }
 
 bool verb_on_transport(uint64_t v, uint64_t tr)
 {
-	return v < RB_VERB_COUNT && tr < RB_TR_COUNT && rb_verb_rows[v].on[tr];
+	const struct rb_verb_row *r = verb_row(v);
+	return r && tr < RB_TR_COUNT && r->on[tr];
 }
 
 const char *verb_names_on(uint64_t tr, char *buf, size_t len)
@@ -151,8 +157,10 @@ const char *verb_names_on(uint64_t tr, char *buf, size_t len)
 	for (unsigned v = 0; v < RB_VERB_COUNT && len; v++)
 		if (verb_on_transport(v, tr)) {
 			int k = snprintf(buf + n, len - n, "%s%s", n ? "|" : "", rb_verb_rows[v].name);
-			if (k < 0 || (size_t)k >= len - n)
+			if (k < 0 || (size_t)k >= len - n) {
+				buf[n] = '\0'; /* cut at a name: no part of one */
 				break;
+			}
 			n += (size_t)k;
 		}
 	return buf;
@@ -160,11 +168,12 @@ const char *verb_names_on(uint64_t tr, char *buf, size_t len)
 
 int verb_access(uint64_t v, bool server, bool lat)
 {
-	if (v >= RB_VERB_COUNT)
+	const struct rb_verb_row *r = verb_row(v);
+	if (!r)
 		return 0;
 	if (server)
-		return rb_verb_rows[v].server_access;
-	return lat ? rb_verb_rows[v].client_lat_access : 0;
+		return r->server_access;
+	return lat ? r->client_lat_access : 0;
 }
 
 bool verb_has_recv(uint64_t v, bool server, bool lat)
@@ -174,26 +183,30 @@ bool verb_has_recv(uint64_t v, bool server, bool lat)
 
 bool verb_server_works(uint64_t v, bool lat)
 {
-	if (v >= RB_VERB_COUNT)
+	const struct rb_verb_row *r = verb_row(v);
+	if (!r)
 		return false;
-	return rb_verb_rows[v].serve == RB_SERVE_RECVS || (lat && rb_verb_rows[v].serve == RB_SERVE_PONG_LAT);
+	return r->serve == RB_SERVE_RECVS || (lat && r->serve == RB_SERVE_PONG_LAT);
 }
 
 bool verb_needs_recv(uint64_t v)
 {
-	return v < RB_VERB_COUNT && rb_verb_rows[v].consumes_recv;
+	const struct rb_verb_row *r = verb_row(v);
+	return r && r->consumes_recv;
 }
 
 bool verb_is_rdma(uint64_t v)
 {
-	return v < RB_VERB_COUNT && rb_verb_rows[v].rdma;
+	const struct rb_verb_row *r = verb_row(v);
+	return r && r->rdma;
 }
 
 const char *verb_lat_kind(uint64_t v)
 {
-	if (v >= RB_VERB_COUNT)
+	const struct rb_verb_row *r = verb_row(v);
+	if (!r)
 		return "?";
-	return rb_verb_rows[v].lat == RB_LAT_RTT ? "rtt" : "one_way";
+	return r->lat == RB_LAT_RTT ? "rtt" : "one_way";
 }
 
 /* ---- --list-verbs --------------------------------------------------------- */

@@ -510,6 +510,15 @@ static void cpu_round_trip_and_refusals(void **state)
 	n = ctrl_encode_cpu(buf, sizeof(buf), &c);
 	assert_int_equal(decode(n), -1);
 	assert_err_has(err, "event 0 state 9 unknown");
+	/* all three bits at once (counted, scaled, user only) is a state; 8 is not */
+	c.state[PC_TASK_CLOCK] = 7;
+	n = ctrl_encode_cpu(buf, sizeof(buf), &c);
+	assert_int_equal(decode(n), 0);
+	assert_int_equal(m.u.cpu.state[PC_TASK_CLOCK], 7);
+	c.state[PC_TASK_CLOCK] = 8;
+	n = ctrl_encode_cpu(buf, sizeof(buf), &c);
+	assert_int_equal(decode(n), -1);
+	assert_err_has(err, "event 0 state 8 unknown");
 	c.state[PC_TASK_CLOCK] = 1;
 	/* thread count: 0 and above the workers' cap + the control thread */
 	c.threads = 0;

@@ -62,6 +62,9 @@ static void items_are_laid_out_and_checked(void **state)
 	drtm_value_fill(buf + drtm_item_offset(2) + DRTM_VALUE_OFF, 2, 5);
 	memcpy(buf + drtm_item_offset(2), &(uint64_t){ drtm_hdr(5, 0) }, 8);
 	drtm_item_view(buf + drtm_item_offset(2), &v);
+	assert_int_equal(v.hdr, drtm_hdr(5, 0));
+	assert_int_equal(v.stamp_key, 2);
+	assert_int_equal(v.stamp_version, 5);
 	assert_true(drtm_get_ok(&v, 2, true));
 	assert_false(drtm_get_ok(&v, 2, false));          /* without put-writes the stamp stays 0 */
 	v.stamp_version = 4;                              /* older than its header: refused */
@@ -118,6 +121,13 @@ static void knobs_parse_describe_and_round_trip(void **state)
 					 "validate", &c, err, sizeof(err)), 0);
 	assert_string_equal(drtm_describe(&c, buf, sizeof(buf)),
 			    "put=0.25,items=4096,dist=zipf,theta=0.9,put-writes,validate");
+	/* an errno left by an earlier call is not these numbers' error */
+	errno = ERANGE;
+	assert_int_equal(drtm_parse_opts("put=0.5", &c, err, sizeof(err)), 0);
+	errno = ERANGE;
+	assert_int_equal(drtm_parse_opts("items=100", &c, err, sizeof(err)), 0);
+	assert_true(c.put_fraction == 0.5 && c.items == 100);
+	assert_int_equal(drtm_parse_opts("put=0.25,items=4096", &c, err, sizeof(err)), 0);
 	struct seq_cfg s, s2;
 	seq_cfg_defaults(&s);
 	s.drtm = c;

@@ -302,6 +302,20 @@ static void the_clock_offset_ignores_the_wait_at_the_barrier(void **state)
 	assert_int_equal(gate_clock_offset(10, 7, 6, 20, &off, &e), -1);
 	assert_int_equal(gate_clock_offset(10, 100, 200, 15, &off, &e), 0);
 	assert_int_equal(e, 0);
+	/* a coarse clock reads the same on send and receive: a zero round trip
+	 * and hold are a sample (offset exact, bound 0), not clocks going back */
+	assert_int_equal(gate_clock_offset(10, 40, 40, 10, &off, &e), 0);
+	assert_int_equal(off, 30);
+	assert_int_equal(e, 0);
+	/* odd halves: the offset is (there + back) / 2 exactly, no half ns
+	 * dropped from each side: out 1001 ns and back 999 ns (sum 2000),
+	 * out 1001 and back -999 (server 1 ns ahead), both negative */
+	assert_int_equal(gate_clock_offset(0, 1001, 2000, 1001, &off, &e), 0);
+	assert_int_equal(off, 1000);
+	assert_int_equal(gate_clock_offset(0, 1001, 1001, 2000, &off, &e), 0);
+	assert_int_equal(off, 1);
+	assert_int_equal(gate_clock_offset(3000, 1999, 2002, 3001, &off, &e), 0);
+	assert_int_equal(off, -1000);
 }
 
 /* A reused offset sample's bound grows by the drift rate for its age. */

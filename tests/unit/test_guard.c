@@ -275,6 +275,19 @@ static void defaults_fill_only_what_is_zero(void **state)
 	guard_limits_defaults(&l, why, sizeof(why));
 	assert_true(l.max_mem > 0);
 	assert_true(strstr(why, "memory") != NULL);
+	/* one address's threads: half the server's, at least 4, at most all */
+	l = (struct rb_limits){ .max_mem = 1ull << 30, .max_threads = 10 };
+	guard_limits_defaults(&l, NULL, 0);
+	assert_int_equal(l.max_peer_threads, 5);
+	l = (struct rb_limits){ .max_mem = 1ull << 30, .max_threads = 7 };
+	guard_limits_defaults(&l, NULL, 0);
+	assert_int_equal(l.max_peer_threads, 4);
+	l = (struct rb_limits){ .max_mem = 1ull << 30, .max_threads = 3 };
+	guard_limits_defaults(&l, NULL, 0);
+	assert_int_equal(l.max_peer_threads, 3);
+	l = (struct rb_limits){ .max_mem = 1ull << 30, .max_threads = 64, .max_peer_threads = 9 };
+	guard_limits_defaults(&l, NULL, 0);
+	assert_int_equal(l.max_peer_threads, 9);
 }
 
 /* --max-session-mem above --max-mem is refused, naming both (not clamped). */
@@ -389,6 +402,12 @@ static void cidr_typos_are_refused(void **state)
 	assert_int_equal(guard_cidr_parse("1.0.0.0/8,2.0.0.0/8,3.0.0.0/8,4.0.0.0/8,5.0.0.0/8", l, 4,
 					  &n, err, sizeof(err)), -1);
 	assert_err_has(err, "more than 4 networks");
+	/* an item of 128 characters is refused by its length, which is named */
+	char big[160];
+	memset(big, '1', 128);
+	big[128] = '\0';
+	assert_int_equal(guard_cidr_parse(big, l, 4, &n, err, sizeof(err)), -1);
+	assert_err_has(err, "item longer than 127 characters");
 }
 
 static void control_bytes_are_found_and_escaped(void **state)
@@ -419,6 +438,11 @@ static void token_compare_is_exact(void **state)
 	assert_false(guard_token_equal("0123456789abcde", "0123456789abcdef", 64));
 	assert_false(guard_token_equal("0123456789abcdef", "", 64));
 	assert_true(guard_token_equal("", "", 64));
+	/* byte cap (the NUL of a cap-byte token) is compared too: a string one
+	 * byte longer than cap is not its cap-byte prefix (fails closed) */
+	assert_true(guard_token_equal("abcd", "abcd", 4));
+	assert_false(guard_token_equal("abcde", "abcd", 4));
+	assert_false(guard_token_equal("abcd", "abcde", 4));
 }
 
 static void write_file(const char *path, const char *text, mode_t mode)

@@ -78,9 +78,62 @@ static void defaults_are_the_rows_defaults(void **state)
 				 (unsigned long long)v, (unsigned long long)k[i].def);
 	}
 	assert_int_equal(o.t.ack_timeout, 14);
+	/* the field no row owns starts at 0: a point's first repetition */
+	struct rb_test t;
+	memset(&t, 0xa5, sizeof(t));
+	test_defaults(&t);
+	assert_int_equal(t.rep, 0);
 	assert_int_equal(o.port, RB_DEFAULT_PORT);
 	assert_int_equal(o.gid_index, -1);
 	assert_int_equal(o.lim.max_qps, RB_DEFAULT_MAX_QPS);
+}
+
+/* knob_arg: row k's value v as its option takes it (seconds for a SECS row) */
+static void knob_arg(const struct rb_knob *k, uint64_t v, char *buf, size_t len)
+{
+	/* the point where the row applies (a row that needs a verb) */
+	static const char *const at[][2] = {
+		{ "atomic-counters", "-c h --verb fetch_add" },
+		{ "recv-batch", "-c h --verb send" },
+	};
+	const char *role = k->flags & RB_KF_SERVER ? "-s" : "-c h";
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++)
+		if (strcmp(k->name, at[i][0]) == 0)
+			role = at[i][1];
+	if (k->type == RB_KT_SECS)
+		snprintf(buf, len, "%s --%s %.3f", role, k->name, (double)v / 1000.0);
+	else
+		snprintf(buf, len, "%s --%s %llu", role, k->name, (unsigned long long)v);
+}
+
+/* Does the command line check row k's range (a number, not a rule of test_validate)? */
+static bool ranged(const struct rb_knob *k)
+{
+	return !(k->flags & (RB_KF_HELP2 | RB_KF_NOWIRE)) && !k->act &&
+	       (k->type == RB_KT_NUM || k->type == RB_KT_SECS || k->type == RB_KT_SIZE);
+}
+
+/* The command line refuses row k at v naming the option; so does
+ * test_validate for a TEST with v in the row's field (a sent row). */
+static void assert_refused_everywhere(const struct rb_knob *k, uint64_t v, const char *why)
+{
+	char line[256], name[64];
+	struct rb_opts o;
+
+	snprintf(name, sizeof(name), "--%s", k->name);
+	knob_arg(k, v, line, sizeof(line));
+	if (parse(line, &o) != -1 || !strstr(err, name))
+		fail_msg("'%s' (%s) not refused by name: \"%s\"", line, why, err);
+	if (!owns_test_field(k) || (v == 0 && (k->flags & RB_KF_ZERO)))
+		return; /* a ZERO row takes 0 from the wire: automatic */
+	struct rb_test t;
+	test_defaults(&t);
+	t.iters = 100;
+	test_resolve_defaults(&t, NULL);
+	memcpy((char *)&t + k->off, &v, 8);
+	if (test_validate(&t, err, sizeof(err)) != -1 || !strstr(err, name))
+		fail_msg("a TEST with %s %llu (%s) not refused by name: \"%s\"", name,
+			 (unsigned long long)v, why, err);
 }
 
 /* The row's range is the one the parser and the wire check enforce: one
@@ -91,37 +144,85 @@ static void every_range_is_enforced_on_the_command_line_and_the_wire(void **stat
 	(void)state;
 	size_t n, checked = 0;
 	const struct rb_knob *k = opts_knobs(&n);
+
+	for (size_t i = 0; i < n; i++) {
+		if (k[i].hi == UINT64_MAX || !ranged(&k[i]))
+			continue;
+		assert_refused_everywhere(&k[i], k[i].hi + 1, "above the row's range");
+		checked++;
+	}
+	assert_true(checked > 30);
+}
+
+/* The bottom of every row's range: lo itself is taken on the command line,
+ * lo - 1 is refused naming the option, on the command line and in a TEST
+ * (where an RB_KF_ZERO row takes 0: automatic). A moved bound is caught
+ * where another rule disagrees (--mtu's powers of two), not where the row
+ * alone decides. */
+static void every_lower_bound_is_taken_and_one_below_refused(void **state)
+{
+	(void)state;
+	size_t n, checked = 0;
+	const struct rb_knob *k = opts_knobs(&n);
 	struct rb_opts o;
 
 	for (size_t i = 0; i < n; i++) {
-		char line[256], name[64];
-		uint64_t bad = k[i].hi + 1;
-		bool secs = k[i].type == RB_KT_SECS;
-		if (k[i].hi == UINT64_MAX || (k[i].flags & (RB_KF_HELP2 | RB_KF_NOWIRE)) ||
-		    !(k[i].type == RB_KT_NUM || secs || k[i].type == RB_KT_SIZE))
+		char line[256];
+		if (!ranged(&k[i]))
 			continue;
-		snprintf(name, sizeof(name), "--%s", k[i].name);
-		if (secs)
-			snprintf(line, sizeof(line), "%s %s %.3f",
-				 k[i].flags & RB_KF_SERVER ? "-s" : "-c h", name, (double)bad / 1000.0);
-		else
-			snprintf(line, sizeof(line), "%s %s %llu",
-				 k[i].flags & RB_KF_SERVER ? "-s" : "-c h", name, (unsigned long long)bad);
-		if (parse(line, &o) != -1 || !strstr(err, name))
-			fail_msg("'%s' not refused by name: \"%s\"", line, err);
+		knob_arg(&k[i], k[i].lo, line, sizeof(line));
+		if (parse(line, &o) != 0)
+			fail_msg("'%s' (the bottom of the row's range) refused: %s", line, err);
 		checked++;
-		if (!owns_test_field(&k[i]))
-			continue;
-		struct rb_test t;
-		test_defaults(&t);
-		t.iters = 100;
-		test_resolve_defaults(&t, NULL);
-		memcpy((char *)&t + k[i].off, &bad, 8);
-		if (test_validate(&t, err, sizeof(err)) != -1 || !strstr(err, name))
-			fail_msg("a TEST with %s %llu not refused by name: \"%s\"", name,
-				 (unsigned long long)bad, err);
+		if (k[i].lo > 0)
+			assert_refused_everywhere(&k[i], k[i].lo - 1, "below the row's range");
 	}
 	assert_true(checked > 30);
+}
+
+/* A row whose range is a rule of test_validate (RB_KF_NOWIRE) lists the
+ * range that rule enforces (--list-knobs prints lo..hi from the row): lo
+ * and hi pass, one below lo and one above hi are refused naming the option.
+ * The point each row is tried at: --stride needs an atomic verb (8-byte
+ * payload), --size a WRITE. */
+static void every_nowire_range_is_the_one_test_validate_enforces(void **state)
+{
+	(void)state;
+	size_t n, checked = 0;
+	const struct rb_knob *k = opts_knobs(&n);
+
+	for (size_t i = 0; i < n; i++) {
+		if (!(k[i].flags & RB_KF_NOWIRE) || !owns_test_field(&k[i]))
+			continue;
+		char name[64];
+		bool stride = strcmp(k[i].name, "stride") == 0;
+		if (!stride && strcmp(k[i].name, "size") != 0)
+			fail_msg("--%s: a RB_KF_NOWIRE row this test has no point for", k[i].name);
+		snprintf(name, sizeof(name), "--%s", k[i].name);
+		uint64_t try[4] = { k[i].lo, k[i].hi, k[i].lo - 1, k[i].hi + 1 };
+		for (int j = 0; j < 4; j++) {
+			struct rb_test t;
+			test_defaults(&t);
+			t.verb = stride ? RB_VERB_FETCH_ADD : RB_VERB_WRITE;
+			t.size = 8;
+			t.iters = 100;
+			test_resolve_defaults(&t, NULL);
+			if (j == 2 && k[i].lo == 0)
+				continue; /* nothing below 0 */
+			memcpy((char *)&t + k[i].off, &try[j], 8);
+			int rc = test_validate(&t, err, sizeof(err));
+			if (j < 2 && rc != 0)
+				fail_msg("%s %llu (the row's range %llu..%llu) refused: %s", name,
+					 (unsigned long long)try[j], (unsigned long long)k[i].lo,
+					 (unsigned long long)k[i].hi, err);
+			if (j >= 2 && (rc != -1 || !strstr(err, name)))
+				fail_msg("%s %llu (outside the row's range %llu..%llu) not refused by "
+					 "name: \"%s\"", name, (unsigned long long)try[j],
+					 (unsigned long long)k[i].lo, (unsigned long long)k[i].hi, err);
+		}
+		checked++;
+	}
+	assert_int_equal(checked, 2);
 }
 
 /* Every knob with a column names a column of the row report_build_row
@@ -204,6 +305,8 @@ int main(void)
 		cmocka_unit_test(each_sent_knob_round_trips_through_test),
 		cmocka_unit_test(defaults_are_the_rows_defaults),
 		cmocka_unit_test(every_range_is_enforced_on_the_command_line_and_the_wire),
+		cmocka_unit_test(every_nowire_range_is_the_one_test_validate_enforces),
+		cmocka_unit_test(every_lower_bound_is_taken_and_one_below_refused),
 		cmocka_unit_test(every_knob_column_is_in_the_row),
 		cmocka_unit_test(help_and_list_come_from_the_table),
 	};

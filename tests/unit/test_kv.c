@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <string.h>
 
 #include "kv.h"
@@ -182,6 +183,14 @@ static void kv_option_list_parses_and_describes(void **state)
 	/* each knob keeps its value unless named */
 	assert_int_equal(kv_parse_opts("dist=uniform", &c, err, sizeof(err)), 0);
 	assert_true(!c.zipf && c.keys == 1000);
+	/* an errno left by an earlier call is not this number's error */
+	errno = ERANGE;
+	assert_int_equal(kv_parse_opts("keys=5000", &c, err, sizeof(err)), 0);
+	assert_true(c.keys == 5000);
+	errno = ERANGE;
+	assert_int_equal(kv_parse_opts("get=0.5", &c, err, sizeof(err)), 0);
+	assert_true(c.get_fraction == 0.5);
+	assert_int_equal(kv_parse_opts("keys=99999999999999999999", &c, err, sizeof(err)), -1);
 	assert_int_equal(kv_parse_opts("keys=-1", &c, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "--kv keys: '-1' is not a whole number"));
 	assert_int_equal(kv_parse_opts("dist=pareto", &c, err, sizeof(err)), -1);
@@ -193,6 +202,18 @@ static void kv_option_list_parses_and_describes(void **state)
 	assert_int_equal(kv_parse_opts("get=2", &c, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "--kv get=2 is outside 0..1"));
 	assert_int_equal(kv_parse_opts("theta=0", &c, err, sizeof(err)), -1);
+	/* the list's limit, 255 characters: keys=7 repeated up to it is taken,
+	 * one more character is refused by length */
+	char list[300] = "keys=7";
+	while (strlen(list) + 7 <= 255)
+		strcat(list, ",keys=7");
+	while (strlen(list) < 255)
+		strcat(list, ",");
+	assert_int_equal(kv_parse_opts(list, &c, err, sizeof(err)), 0);
+	assert_true(c.keys == 7);
+	strcat(list, ",");
+	assert_int_equal(kv_parse_opts(list, &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--kv: the list is longer than 255 characters"));
 }
 
 int main(void)

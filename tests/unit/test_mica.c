@@ -307,6 +307,18 @@ static void zipf_matches_expected_frequencies(void **state)
 	for (int i = 0; i < DRAWS; i++)
 		scount[zipf_next(&z, &rng)]++;
 	assert_true(chi_square(scount, sp, 10, DRAWS) < 35);
+	/* theta = 1 exactly: H is log, the series branch of both helpers
+	 * (10^5 draws: the rarest key expects ~190) */
+	uint64_t ocount[N] = { 0 };
+	double op[N], osum = 0;
+	assert_int_equal(zipf_init(&z, N, 1.0), 0);
+	for (int k = 0; k < N; k++)
+		osum += op[k] = 1.0 / (k + 1);
+	for (int k = 0; k < N; k++)
+		op[k] /= osum;
+	for (int i = 0; i < DRAWS / 10; i++)
+		ocount[zipf_next(&z, &rng)]++;
+	assert_true(chi_square(ocount, op, N, DRAWS / 10) < 183);
 	/* a large keyspace stays in range; bad parameters are refused */
 	assert_int_equal(zipf_init(&z, UINT64_C(8) << 20, 0.99), 0);
 	for (int i = 0; i < 10000; i++)

@@ -647,6 +647,12 @@ static void read_poll_defaults_fit_the_sq_rule(void **state)
 	assert_int_equal(o.t.window, 25);
 	assert_int_equal(parse("-c h --verb read --sq-depth 72 -w 64 --read-completion poll"), 0);
 	assert_int_equal(o.t.signal_interval, 9);
+	/* the room the window leaves at the default's edge: 15 is taken, 16 is
+	 * the default itself */
+	assert_int_equal(parse("-c h --verb read --sq-depth 64 -w 50 --read-completion poll"), 0);
+	assert_int_equal(o.t.signal_interval, 15);
+	assert_int_equal(parse("-c h --verb read --sq-depth 64 -w 49 --read-completion poll"), 0);
+	assert_int_equal(o.t.signal_interval, 16);
 }
 
 /* The READ slots: one per outstanding READ per thread, after the QP regions. */
@@ -1096,6 +1102,11 @@ static void repeated_options_take_the_last_and_say_so(void **state)
 	assert_int_equal(parse("-c h --run-id a --run-id b"), 0);
 	assert_string_equal(o.run_id, "b");
 	assert_non_null(strstr(o.repeated, "--run-id a then b"));
+	/* text options compare by text: the same text again says nothing */
+	assert_int_equal(parse("-c h --run-id a --run-id a"), 0);
+	assert_string_equal(o.repeated, "");
+	assert_int_equal(parse("-c h -m 64,4K -m 64,4K"), 0);
+	assert_string_equal(o.repeated, "");
 	assert_int_equal(parse("-c h -m 64 -m 128"), 0);
 	assert_non_null(strstr(o.repeated, "64 then 128"));
 	assert_int_equal(parse("-c h --verb read --verb write"), 0);
@@ -1110,6 +1121,9 @@ static void repeated_options_take_the_last_and_say_so(void **state)
 	assert_non_null(strstr(o.repeated, "-n/--iters 5 then 6, -m/--size 64,128 then 32, "
 				   "--timeout 3 then 4: given more than once; the last value of "
 				   "each is used"));
+	/* two repeated options: "of each" too */
+	assert_int_equal(parse("-c h -n 5 -n 6 --timeout 3 --timeout 4"), 0);
+	assert_non_null(strstr(o.repeated, "the last value of each is used"));
 	/* a flag twice contradicts nothing */
 	assert_int_equal(parse("-c h --validate --validate"), 0);
 	assert_string_equal(o.repeated, "");
@@ -1230,10 +1244,18 @@ static void every_limit_accepts_its_edge_and_refuses_one_beyond(void **state)
 	/* the buffer: 32 QPs of 2 x 2^30 bytes is exactly 64 GiB */
 	EDGE((t_.threads = 32, t_.signal_interval = 1), size, (UINT64_C(1) << 30) - 64,
 	     (UINT64_C(1) << 30) - 63, "buffer of about");
+	/* 33 QPs of 2 x (1041204129 + 64) bytes is 64 GiB + 2: each QP's 64 bytes
+	 * of padding (send and receive) count, one byte less each would pass */
+	EDGE((t_.threads = 33, t_.signal_interval = 1), size, 1041204128, 1041204129,
+	     "buffer of about");
 	/* with --read-completion poll, plus a (size + 64)-byte READ slot per
 	 * outstanding READ: 2^31 + 62 x 2^30 is exactly 64 GiB */
 	EDGE((t_.verb = RB_VERB_READ, t_.read_completion = RB_READ_POLL, t_.signal_interval = 1,
 	      t_.size = (UINT64_C(1) << 30) - 64), window, 62, 63, "READ slot per outstanding op");
+	/* 2 + 64 slots of (1041204129 + 64) bytes is 64 GiB + 2: each READ
+	 * slot's 64 bytes count, one byte less each would pass */
+	EDGE((t_.verb = RB_VERB_READ, t_.read_completion = RB_READ_POLL, t_.signal_interval = 1,
+	      t_.window = 64), size, 1041204128, 1041204129, "READ slot per outstanding op");
 }
 
 static struct rb_caps caps(void)

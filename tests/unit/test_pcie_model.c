@@ -68,6 +68,10 @@ static void run_bad(const struct pm_config *c, const struct pm_link *l, const ch
 		print_error("message \"%s\" lacks \"%s\"\n", err, needle);
 		fail();
 	}
+	/* pm_check alone refuses it too, with -1 (pcie_model.h) and the same words */
+	err[0] = '\0';
+	assert_int_equal(pm_check(c, l, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, needle));
 }
 
 /* 5.2.1's UD SENDs: 4 B inline, selectively signaled, batched by a

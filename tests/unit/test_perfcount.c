@@ -160,6 +160,17 @@ static void test_paranoid_retry(void **state)
 	assert_int_equal(s.user_only[PC_CACHE_MISSES], 1);
 	assert_int_equal(s.valid[PC_INSTRUCTIONS], 0);
 	assert_has(s.reason[PC_INSTRUCTIONS], "not permitted (kernel.perf_event_paranoid=");
+	/* the level is this host's (-1 where /proc does not say) */
+	int level = -1;
+	char want[64];
+	FILE *pf = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	if (pf != NULL) {
+		if (fscanf(pf, "%d", &level) != 1)
+			level = -1;
+		fclose(pf);
+	}
+	snprintf(want, sizeof(want), "perf_event_paranoid=%d;", level);
+	assert_has(s.reason[PC_INSTRUCTIONS], want);
 	pc_close(&p);
 }
 
@@ -229,6 +240,7 @@ static void test_sum_threads(void **state)
 	b.value[PC_CYCLES] = 0;
 	strcpy(b.reason[PC_CYCLES], "cycles: gone");
 	b.scaled[PC_INSTRUCTIONS] = 1;
+	b.user_only[PC_PAGE_FAULTS] = 1;
 	pc_sample_zero(&sum);
 	pc_sample_add(&sum, &a);
 	pc_sample_add(&sum, &b);
@@ -237,6 +249,18 @@ static void test_sum_threads(void **state)
 	assert_int_equal(sum.valid[PC_CYCLES], 0);
 	assert_string_equal(sum.reason[PC_CYCLES], "cycles: gone");
 	assert_int_equal(sum.scaled[PC_INSTRUCTIONS], 1);
+	assert_int_equal(sum.scaled[PC_TASK_CLOCK], 0);
+	/* one thread counted user space only: so does the sum */
+	assert_int_equal(sum.user_only[PC_PAGE_FAULTS], 1);
+	assert_int_equal(sum.user_only[PC_TASK_CLOCK], 0);
+	/* a third thread without it too: the first reason stays */
+	struct pc_sample c3 = b;
+	strcpy(c3.reason[PC_CYCLES], "cycles: other");
+	pc_sample_add(&sum, &c3);
+	assert_int_equal(sum.value[PC_TASK_CLOCK], 74);
+	assert_string_equal(sum.reason[PC_CYCLES], "cycles: gone");
+	/* a valid event keeps its empty reason */
+	assert_string_equal(sum.reason[PC_TASK_CLOCK], "");
 	struct pc_per_op po;
 	pc_per_op(&sum, 0, &po);
 	assert_true(isnan(po.cpu_ns_per_op));

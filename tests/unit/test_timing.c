@@ -96,6 +96,28 @@ static void hpet_warning_names_value_effect_and_fix(void **state)
 	/* "tsc" must be a whole word of the list, not part of one */
 	assert_int_equal(timing_clock_warning("hpet", "notsc hpet", 900.0, 1, w, sizeof(w)), 1);
 	assert_has(w, "tsc=reliable");
+	/* nor a longer word it begins, nor another word of its length */
+	assert_int_equal(timing_clock_warning("hpet", "tsc_early hpet", 900.0, 1, w, sizeof(w)), 1);
+	assert_has(w, "tsc=reliable");
+	assert_int_equal(timing_clock_warning("hpet", "pit hpet", 900.0, 1, w, sizeof(w)), 1);
+	assert_has(w, "tsc=reliable");
+}
+
+/* The probe of this host's clock: a read costs more than 0 and less than a
+ * millisecond; the smallest step between two reads is at least the
+ * resolution the kernel states and at least 2 ns (two back-to-back reads
+ * are never 1 ns apart: one read alone costs more), and below a second
+ * (the smallest of thousands of steps). */
+static void the_probe_measures_this_hosts_clock(void **state)
+{
+	(void)state;
+	struct timing_clock_info ci;
+	char err[160];
+	assert_int_equal(timing_probe(&ci, err, sizeof(err)), 0);
+	assert_true(ci.read_ns > 0 && ci.read_ns < 1e6);
+	assert_true(ci.res_ns >= 1);
+	assert_true(ci.step_ns >= ci.res_ns && ci.step_ns >= 2);
+	assert_true(ci.step_ns < UINT64_C(1000000000));
 }
 
 static void other_clocksources_warn_without_x86_advice_off_x86(void **state)
@@ -194,6 +216,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(tsc_is_the_fast_x86_clocksource),
+		cmocka_unit_test(the_probe_measures_this_hosts_clock),
 		cmocka_unit_test(vdso_counters_of_other_platforms_are_fast),
 		cmocka_unit_test(device_clocksources_are_slow),
 		cmocka_unit_test(unlisted_and_missing_names),

@@ -49,6 +49,15 @@ static void rows_match_the_spec_verb_transport_matrix(void **state)
 	assert_string_equal(verb_names_on(RB_TR_RC, buf, sizeof(buf)),
 			    "read|write|write_imm|send|send_imm|fetch_add|cmp_swap");
 	assert_string_equal(verb_names_on(RB_TR_UD, buf, 5), "send");   /* cut at a name */
+	assert_string_equal(verb_names_on(RB_TR_UD, buf, 10), "send");  /* not "send|send" */
+	assert_string_equal(verb_names_on(RB_TR_UD, buf, 14), "send|send_imm");
+	/* nothing is written past len */
+	char fence[32];
+	memset(fence, 'x', sizeof(fence));
+	verb_names_on(RB_TR_UD, fence, 10);
+	assert_string_equal(fence, "send");
+	for (size_t i = 10; i < sizeof(fence); i++)
+		assert_int_equal(fence[i], 'x');
 	assert_string_equal(verb_names_on(RB_TR_COUNT, buf, sizeof(buf)), "");
 }
 
