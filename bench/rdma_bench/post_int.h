@@ -219,6 +219,51 @@ int post_one(struct rb_worker *w, struct rb_qp *q, unsigned flags, const char *w
 	return 0;
 }
 
+/* The lat loop's WR 0 of q, set once per phase (lat_arm) rather than per op:
+ * signaled and a list of one (the chain of ctx.c cut after it); lat_disarm
+ * puts the chain and the point's flags back. Between the two, WR 0 may be
+ * posted only by post_armed. */
+static inline void lat_arm(struct rb_qp *q, unsigned flags)
+{
+	q->swr[0].send_flags = flags | IBV_SEND_SIGNALED;
+	q->swr[0].next = NULL;
+}
+
+static inline void lat_disarm(struct rb_qp *q, unsigned flags, unsigned postlist)
+{
+	q->swr[0].send_flags = flags;
+	q->swr[0].next = postlist > 1 ? &q->swr[1] : NULL;  /* as ctx.c chains them */
+	q->sig_left = 1;  /* every WR signaled, as post_one leaves it */
+}
+
+/* post_one for the lat loop, on a QP armed by lat_arm: the same work
+ * without the per-op flag and chain stores (8 user instructions per op
+ * fewer, callgrind on the null device). 0, or -1 with w->err. */
+static inline __attribute__((always_inline))
+int post_armed(struct rb_worker *w, struct rb_qp *q, const char *what)
+{
+	const struct rb_test *t = &w->ctx->t;
+
+	while (q->posted - q->completed >= t->sq_depth) {
+		if (reap_sends(w, what))
+			return -1;
+		if (stopped(w->ctx))
+			return post_wstopped(w, "thread %u: stopped while waiting for SQ room", w->index);
+	}
+	struct ibv_send_wr *const wr = &q->swr[0];
+	struct ibv_send_wr *bad = NULL;
+	const uint64_t seq = q->posted;
+
+	if (w->row->atomic)
+		prep_atomic(w, q, 0, seq);
+	wr->wr_id = plan_send_id(q->index, seq);
+	int rc = ibv_post_send(q->qp, wr, &bad);
+	if (rc)
+		return post_failed(w, q, 1, rc);
+	q->posted = seq + 1;
+	return 0;
+}
+
 /* Check one received payload against the peer's pattern; counts mismatches. */
 static inline void check_recv(struct rb_worker *w, struct rb_qp *q, const struct ibv_wc *wc,
 			      enum rb_role peer)

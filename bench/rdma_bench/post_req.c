@@ -545,8 +545,8 @@ static inline int wait_one(struct rb_worker *w, struct rb_qp *q, struct ibv_cq *
 /* WRITE ping-pong, one op on q: write our tag into the server's last byte,
  * spin until its WRITE brings the tag back into ours (no CQE). *t0, *t1:
  * post and reply times. */
-static inline int lat_write_pp(struct rb_worker *w, struct rb_qp *q, unsigned flags, bool measure,
-			       uint64_t *t0, uint64_t *t1)
+static inline int lat_write_pp(struct rb_worker *w, struct rb_qp *q, bool measure, uint64_t *t0,
+			       uint64_t *t1)
 {
 	const struct rb_test *t = &w->ctx->t;
 	const uint64_t timeout_ns = t->timeout_ms * 1000000ull;
@@ -556,7 +556,7 @@ static inline int lat_write_pp(struct rb_worker *w, struct rb_qp *q, unsigned fl
 	q->tag = tag;
 	q->send[t->size - 1] = tag;
 	*t0 = timing_now_ns();
-	if (post_one(w, q, flags, what))
+	if (post_armed(w, q, what))
 		return -1;
 	volatile uint8_t *flag = q->recv + t->size - 1;
 	uint64_t spins = 0;
@@ -577,12 +577,12 @@ static inline int lat_write_pp(struct rb_worker *w, struct rb_qp *q, unsigned fl
 /* One timed op on q: *t0, post it, wait for one completion on cq (*wc;
  * waitfor names it in the timeout message), *t1. 0, or -1 (w->err set). */
 static inline __attribute__((always_inline))
-int post_wait_timed(struct rb_worker *w, struct rb_qp *q, unsigned flags, struct ibv_cq *cq,
-		    const char *waitfor, bool measure, struct ibv_wc *wc, uint64_t *t0,
+int post_wait_timed(struct rb_worker *w, struct rb_qp *q, struct ibv_cq *cq, const char *waitfor,
+		    bool measure, struct ibv_wc *wc, uint64_t *t0,
 		    uint64_t *t1)
 {
 	*t0 = timing_now_ns();
-	if (post_one(w, q, flags, w->row->name) ||
+	if (post_armed(w, q, w->row->name) ||
 	    wait_one(w, q, cq, wc, waitfor, measure))
 		return -1;
 	*t1 = timing_now_ns();
@@ -591,12 +591,12 @@ int post_wait_timed(struct rb_worker *w, struct rb_qp *q, unsigned flags, struct
 
 /* READ or atomic, one op on q: post it and wait for its own CQE (the
  * response is the round trip). */
-static inline int lat_rtt(struct rb_worker *w, struct rb_qp *q, unsigned flags, bool measure,
+static inline int lat_rtt(struct rb_worker *w, struct rb_qp *q, bool measure,
 			  uint64_t *t0, uint64_t *t1)
 {
 	struct ibv_wc wc;
 
-	if (post_wait_timed(w, q, flags, w->scq, w->row->name, measure, &wc, t0, t1))
+	if (post_wait_timed(w, q, w->scq, w->row->name, measure, &wc, t0, t1))
 		return -1;
 	q->completed = plan_send_id_upto(wc.wr_id);
 	if (w->row->atomic)
@@ -606,13 +606,13 @@ static inline int lat_rtt(struct rb_worker *w, struct rb_qp *q, unsigned flags, 
 
 /* SEND / WRITE_IMM ping-pong, one op on q: post it and wait for the
  * server's reply to consume one of our receives (checked, reposted). */
-static inline int lat_recv_pp(struct rb_worker *w, struct rb_qp *q, unsigned flags, bool measure,
+static inline int lat_recv_pp(struct rb_worker *w, struct rb_qp *q, bool measure,
 			      uint64_t *t0, uint64_t *t1)
 {
 	const char *what = w->row->name;
 	struct ibv_wc wc;
 
-	if (post_wait_timed(w, q, flags, w->rcq, "the ping-pong reply (receive)", measure, &wc,
+	if (post_wait_timed(w, q, w->rcq, "the ping-pong reply (receive)", measure, &wc,
 			    t0, t1))
 		return -1;
 	struct rb_qp *rq = &w->qps[plan_recv_id_qp(wc.wr_id)];
@@ -654,27 +654,27 @@ static int lat_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool 
 	const unsigned nqp = w->nqp;
 	uint64_t done = 0, win = 0, t_start, t_end, deadline;
 	unsigned cursor = 0;
+	int rc = 0;
 
 	for (unsigned k = 0; k < nqp; k++) {
 		qps[k].posted = qps[k].completed = 0;
-		qps[k].sig_left = 1;  /* post_one: every WR signaled */
+		lat_arm(&qps[k], flags);  /* WR 0 signaled, alone: post_armed */
 	}
 	t_start = t_end = timing_now_ns();
 	deadline = phase_deadline(c, measure, t_start, dur_ns);
 	while (iters ? done < iters : true) {
 		struct rb_qp *q = &qps[cursor];
 		uint64_t t0 = 0, t1 = 0;
-		int rc;
 
 		cursor = (unsigned)plan_ring_next(cursor, nqp);
 		if (polls_byte)
-			rc = lat_write_pp(w, q, flags, measure, &t0, &t1);
+			rc = lat_write_pp(w, q, measure, &t0, &t1);
 		else if (rtt)
-			rc = lat_rtt(w, q, flags, measure, &t0, &t1);
+			rc = lat_rtt(w, q, measure, &t0, &t1);
 		else
-			rc = lat_recv_pp(w, q, flags, measure, &t0, &t1);
+			rc = lat_recv_pp(w, q, measure, &t0, &t1);
 		if (rc)
-			return -1;
+			break;
 		if (measure)
 			hist_add(w->hist, t1 - t0);
 		q->ops++;
@@ -683,11 +683,17 @@ static int lat_phase(struct rb_worker *w, uint64_t iters, uint64_t dur_ns, bool 
 		t_end = t1;
 		if (dur_ns && t1 >= deadline)
 			break;
-		if (stopped(c)) /* an interrupt or the session: one relaxed load per op */
-			return post_wstopped(w, "thread %u: stopped by the session (interrupt, peer failure "
-				    "or timeout)", w->index);
+		if (stopped(c)) { /* an interrupt or the session: one relaxed load per op */
+			rc = post_wstopped(w, "thread %u: stopped by the session (interrupt, peer "
+					   "failure or timeout)", w->index);
+			break;
+		}
 	}
-	if (lat_drain(w, measure))
+	if (!rc)
+		rc = lat_drain(w, measure);
+	for (unsigned k = 0; k < nqp; k++)
+		lat_disarm(&qps[k], flags, (unsigned)c->t.postlist);
+	if (rc)
 		return -1;
 	phase_record(w, measure, t_start, t_end, win, done);
 	return 0;
