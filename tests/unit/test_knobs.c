@@ -9,6 +9,7 @@
 #include "ctrl.h"
 #include "options.h"
 #include "report.h"
+#include "seq_opts.h"
 
 static char err[1024];
 
@@ -299,6 +300,55 @@ static void help_and_list_come_from_the_table(void **state)
 	free(list);
 }
 
+/* list_equals_file: the --list-knobs output of cli equals the file at path
+ * (relative to RB_SRCDIR, default the working directory: the tree's root
+ * under make unit and tests/mutate); else fails naming the first line that
+ * differs. */
+static void list_equals_file(const struct rb_cli *cli, const char *path)
+{
+	char *list = NULL, *want = NULL, full[4096];
+	size_t len = 0, wlen = 0;
+	const char *dir = getenv("RB_SRCDIR");
+	FILE *f = open_memstream(&list, &len);
+
+	assert_non_null(f);
+	opts_list_knobs_cli(cli, f);
+	fclose(f);
+	snprintf(full, sizeof(full), "%s/%s", dir && *dir ? dir : ".", path);
+	FILE *in = fopen(full, "r");
+	if (!in)
+		fail_msg("%s: cannot open (%s): run the unit tests from the tree's root or set "
+			 "RB_SRCDIR", full, strerror(errno));
+	f = open_memstream(&want, &wlen);
+	assert_non_null(f);
+	for (int ch; (ch = getc(in)) != EOF;)
+		putc(ch, f);
+	fclose(in);
+	fclose(f);
+	size_t line = 1, i = 0;
+	while (list[i] && list[i] == want[i]) {
+		line += list[i] == '\n';
+		i++;
+	}
+	if (list[i] || want[i])
+		fail_msg("%s line %zu differs from the table's --list-knobs line (a range, default or "
+			 "name changed: the runner's copy is written by make; review the diff)",
+			 full, line);
+	free(list);
+	free(want);
+}
+
+/* The runner's copies of the knob tables (experiments/lib/knobs.tsv,
+ * knobs-rdma_seq.tsv: the runner maps and range-checks a sweep's values
+ * with them) are the tables the code was built with: a row's range,
+ * default or name changed without its copy is caught here. */
+static void runner_copies_are_the_tables(void **state)
+{
+	(void)state;
+	list_equals_file(opts_cli(), "experiments/lib/knobs.tsv");
+	list_equals_file(seq_cli(), "experiments/lib/knobs-rdma_seq.tsv");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -309,6 +359,7 @@ int main(void)
 		cmocka_unit_test(every_lower_bound_is_taken_and_one_below_refused),
 		cmocka_unit_test(every_knob_column_is_in_the_row),
 		cmocka_unit_test(help_and_list_come_from_the_table),
+		cmocka_unit_test(runner_copies_are_the_tables),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
