@@ -1074,6 +1074,16 @@ static void contradictions_are_refused(void **state)
 	assert_int_equal(parse_words(4, rid), -1);
 	assert_non_null(strstr(err, "--run-id '': an empty value; give a value (--run-id ID), "
 				    "or leave --run-id out"));
+	/* --run-id fits in 63 characters (options.h run_id[64]); one more refused */
+	char id64[65], line[128];
+	memset(id64, 'r', 64);
+	id64[64] = '\0';
+	snprintf(line, sizeof(line), "-c h --run-id %s", id64);
+	assert_int_equal(parse(line), -1);
+	assert_non_null(strstr(err, "--run-id: value longer than 63 characters"));
+	id64[63] = '\0';
+	snprintf(line, sizeof(line), "-c h --run-id %s", id64);
+	assert_int_equal(parse(line), 0);
 	static const char *const dev[] = { "-c", "h", "-d", "" };
 	assert_int_equal(parse_words(4, dev), -1);
 	assert_non_null(strstr(err, "-d/--ib-dev '': an empty value"));
