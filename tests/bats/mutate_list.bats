@@ -74,3 +74,19 @@ EOC
   run "$ROOT/tests/mutate" --list --seed 'x y' --max 40
   [ "$status" -eq 2 ]
 }
+
+@test "tests/mutate --per-file K: K mutants of each file named, drawn by the seed" {
+  run "$ROOT/tests/mutate" --list --per-file 3 --seed 11 bench/rdma_bench/post.c bench/apps/seq/seq.c bench/lib/units.c
+  [ "$status" -eq 0 ]
+  [[ $output == *"running "*"--per-file 3"* ]] || { echo "$output"; false; }
+  # 3 of each, the pinned ones apart
+  for f in bench/rdma_bench/post.c bench/apps/seq/seq.c bench/lib/units.c; do
+    [ "$(grep -v ' (pinned)' <<< "$output" | grep -c "^$f:")" -eq 3 ] || { echo "$f: $output"; false; }
+  done
+  local a=$output
+  run "$ROOT/tests/mutate" --list --per-file 3 --seed 12 bench/rdma_bench/post.c bench/apps/seq/seq.c bench/lib/units.c
+  [ "$output" != "$a" ]
+  run "$ROOT/tests/mutate" --list --per-file x bench/lib/units.c
+  [ "$status" -eq 2 ]
+  [[ $output == *"'x' is not a whole number"* ]]
+}
