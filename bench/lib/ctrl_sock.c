@@ -84,8 +84,8 @@ int ctrl_connect(const char *host, uint16_t port, unsigned timeout_s, char *err,
 			    attempts, timeout_s);
 	return rb_fail(err, errlen,
 		    "cannot connect to the server at %s:%u after %u attempts in %u s (--connect-timeout): "
-		    "%s; is 'rdma_bench -s' running there and the port open?",
-		    host, port, attempts, timeout_s, last);
+		    "%s; is '%s -s' running there and the port open?",
+		    host, port, attempts, timeout_s, last, program_invocation_short_name);
 }
 
 int ctrl_bind_check(const char *bind_addr, char *err, size_t errlen)

@@ -362,12 +362,14 @@ int dev_open_hint(struct rb_dev *d, const char *name, unsigned port, int gid_ind
 	memset(d, 0, sizeof(*d));
 	list = ibv_get_device_list(&n);
 	if (!list)
-		return rb_fail(err, errlen, "cannot look for device %s: ibv_get_device_list failed: "
-			    "%s (no RDMA stack? load rdma_rxe / the NIC driver, see env/)",
-			    name && *name ? name : "(first found)", strerror(errno));
+		return rb_fail(err, errlen, "no RDMA stack on this host (ibv_get_device_list: %s): "
+			    "load the NIC's driver (mlx5_ib ...), or without RDMA hardware run inside "
+			    "the soft-RoCE VM bed: ci/vm run -- ./%s ... (README.md; env/check says what this "
+			    "host has)", strerror(errno), program_invocation_short_name);
 	if (n == 0) {
 		rb_fail(err, errlen, "no RDMA devices found (for soft-RoCE: rdma link add rxe0 type rxe "
-		     "netdev IF)");
+		     "netdev IF, or the VM bed: ci/vm run -- ./%s ...; env/check says what this host "
+		     "has)", program_invocation_short_name);
 		goto clean_list;
 	}
 	if (name && *name) {

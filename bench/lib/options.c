@@ -742,7 +742,8 @@ static const struct rb_knob knobs[] = {
 	  .help = "%E (%D)" },
 	{ .name = "size", .shortopt = 'm', .arg = "LIST", SIZE, T(size), .hi = RB_MAX_SIZE,
 	  .def = 64, .flags = RB_KF_NOWIRE, G(size), .col = "size_bytes", .act = act_sizes,
-	  .help = "payload bytes, e.g. 8,64,4K (env MSG_SIZES; default %D, atomics 8)" },
+	  .help = "payload bytes 0..1G, e.g. 0,8,64,4K (0: a header-only WR,\n"
+		  "no SGE; env MSG_SIZES; default %D, atomics 8)" },
 	{ .name = "iters", .shortopt = 'n', .arg = "N", NUM, T(iters), .lo = 1,
 	  .hi = UINT64_C(1) << 48, .flags = RB_KF_ZERO | RB_KF_AUTO, G(iters), .col = "iters",
 	  .help = "ops per thread in the measured window" },
@@ -1572,8 +1573,11 @@ int opts_parse_cli(const struct rb_cli *cli, int argc, char **argv, struct rb_op
 	while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
 		const struct rb_knob *k = knob_of_code(cli, c);
 		int rc;
-		if (c == ':')
-			return rb_fail(err, errlen, "option %s needs a value (see --help)", argv[optind - 1]);
+		if (c == ':') {
+			const struct rb_knob *mk = knob_of_code(cli, optopt);
+			return rb_fail(err, errlen, "option %s needs a value: %s %s (see --help)",
+				       argv[optind - 1], argv[optind - 1], mk && mk->arg ? mk->arg : "VALUE");
+		}
 		if (!k)
 			return rb_fail(err, errlen, "unknown option '%s' (see --help)", argv[optind - 1]);
 		if (!ps.client_opt && !(k->flags & (RB_KF_SERVER | RB_KF_BOTH)))
