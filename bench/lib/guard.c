@@ -175,7 +175,7 @@ static bool may_lock_any(void)
 	bool found = false;
 
 	if (!f)
-		return false;
+		return false; /* no /proc/self/status: RLIMIT_MEMLOCK applies */
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "CapEff: %llx", &cap) == 1) {
 			found = true;

@@ -167,6 +167,7 @@ static void bad_knobs_are_refused_with_the_fix(void **state)
 		{ "items=-3", "--drtm items=-3: not a whole number" },
 		{ "dist=pareto", "--drtm dist=pareto: use uniform or zipf" },
 		{ "theta=0", "--drtm theta=0: give a number in (0, 10)" },
+		{ "theta=10", "--drtm theta=10: give a number in (0, 10)" },
 		{ "size=3", "--drtm size: unknown knob; use put, items, dist, theta" },
 		{ "put", "--drtm put: give NAME=VALUE" },
 	};
@@ -178,6 +179,8 @@ static void bad_knobs_are_refused_with_the_fix(void **state)
 	}
 	struct drtm_cfg c;
 	drtm_cfg_defaults(&c);
+	assert_int_equal(drtm_parse_opts("theta=9.5", &c, err, sizeof(err)), 0); /* inside (0, 10) */
+	assert_true(c.theta == 9.5);
 	c.items = 0;
 	assert_int_equal(drtm_cfg_validate(&c, 1, err, sizeof(err)), -1);
 	assert_err_has(err, "--drtm items=0: the store needs at least 1 item; use items=1..");

@@ -187,6 +187,8 @@ static void per_point_limits_name_value_and_flag(void **state)
 	t.warmup_ms = 5001;
 	assert_int_equal(guard_check_point(&t, true, MAXCQE, &l, err, sizeof(err)), -1);
 	assert_err_has(err, "--warmup 5.001 s above the server's --max-warmup 5.000 s");
+	t.warmup_ms = 5000; /* exactly at the limit: taken */
+	assert_int_equal(guard_check_point(&t, true, MAXCQE, &l, err, sizeof(err)), 0);
 
 	t = point();
 	t.size = 64ull << 20;
