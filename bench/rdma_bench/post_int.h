@@ -183,9 +183,10 @@ static inline int reap_sends(struct rb_worker *w, const char *what)
 	return 0;
 }
 
-/* Post one signaled WR (ping-pong or rtt op), waiting for SQ room if needed. */
+/* Wait until q's SQ has room for one more WR (its completions reaped).
+ * 0, or -1 with w->err (a failed poll, or the session stopped). */
 static inline __attribute__((always_inline))
-int post_one(struct rb_worker *w, struct rb_qp *q, unsigned flags, const char *what)
+int sq_room_one(struct rb_worker *w, struct rb_qp *q, const char *what)
 {
 	const struct rb_test *t = &w->ctx->t;
 
@@ -195,6 +196,15 @@ int post_one(struct rb_worker *w, struct rb_qp *q, unsigned flags, const char *w
 		if (stopped(w->ctx))
 			return post_wstopped(w, "thread %u: stopped while waiting for SQ room", w->index);
 	}
+	return 0;
+}
+
+/* Post one signaled WR (ping-pong or rtt op), waiting for SQ room if needed. */
+static inline __attribute__((always_inline))
+int post_one(struct rb_worker *w, struct rb_qp *q, unsigned flags, const char *what)
+{
+	if (sq_room_one(w, q, what))
+		return -1;
 	/* a list of one, signaled (signal interval 1 signals every WR), no
 	 * time stamp (the lat and reply paths time around it): post_batch's
 	 * work for n = 1, sig = 1 without its loops over the list (~30 user
@@ -242,14 +252,8 @@ static inline void lat_disarm(struct rb_qp *q, unsigned flags, unsigned postlist
 static inline __attribute__((always_inline))
 int post_armed(struct rb_worker *w, struct rb_qp *q, const char *what)
 {
-	const struct rb_test *t = &w->ctx->t;
-
-	while (q->posted - q->completed >= t->sq_depth) {
-		if (reap_sends(w, what))
-			return -1;
-		if (stopped(w->ctx))
-			return post_wstopped(w, "thread %u: stopped while waiting for SQ room", w->index);
-	}
+	if (sq_room_one(w, q, what))
+		return -1;
 	struct ibv_send_wr *const wr = &q->swr[0];
 	struct ibv_send_wr *bad = NULL;
 	const uint64_t seq = q->posted;
