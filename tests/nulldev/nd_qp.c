@@ -451,6 +451,7 @@ static void stats_write(FILE *f)
 	for (int i = 0; i < nd_ndevs; i++)
 		left += atomic_load(&nd_devs[i].open_ctx);
 	fprintf(f, "contexts_opened=%d\ncontexts_left=%d\n", atomic_load(&nd_opened), left);
+	fprintf(f, "cqs_on_pd=%d\n", atomic_load(&nd_cqs_on_pd));
 }
 
 /* At exit: the live QPs' and CQs' counters folded, the inboxes unlinked,
