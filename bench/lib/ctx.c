@@ -269,13 +269,49 @@ static void doorbell_result(struct rb_ctx *c)
 			c->dev->name, c->nw - k, c->nw, c->doorbell);
 }
 
-/* Worker w's send CQ and (recv) receive CQ on its context w->vctx, with a
- * completion channel for a bw server's receive CQ. 0, or -1 with err. */
+/*
+ * A CQ of depth entries for worker w (ch: its completion channel or NULL).
+ * With a parent domain (--doorbell td) on it, single-threaded (rdma-core's
+ * ibv_create_cq_ex(3): IBV_CQ_INIT_ATTR_MASK_PD, IBV_CREATE_CQ_ATTR_SINGLE_THREADED:
+ * on mlx5 no lock on the CQ; each CQ is polled by its worker alone, the
+ * atomics self-test before the workers start); where the device refuses,
+ * an INFO line (once per process) names the call and errno and the CQ goes
+ * on the context, as every CQ does without a parent domain.
+ */
+static struct ibv_cq *worker_cq(struct rb_worker *w, unsigned depth, struct ibv_comp_channel *ch)
+{
+	static atomic_flag said = ATOMIC_FLAG_INIT;
+
+	if (w->dom) {
+		struct ibv_cq_init_attr_ex a = {
+			.cqe = depth,
+			.channel = ch,
+			.comp_vector = 0,
+			.wc_flags = IBV_WC_STANDARD_FLAGS,
+			.comp_mask = IBV_CQ_INIT_ATTR_MASK_PD |
+				     IBV_CQ_INIT_ATTR_MASK_FLAGS,
+			.flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED,
+			.parent_domain = w->dom,
+		};
+		struct ibv_cq_ex *x = ibv_create_cq_ex(w->vctx, &a);
+		if (x)
+			return ibv_cq_ex_to_cq(x);
+		if (!atomic_flag_test_and_set(&said))
+			rb_info("--doorbell td: ibv_create_cq_ex(parent domain, single-threaded) "
+				"failed: %s; the workers' CQs go on the device context",
+				strerror(errno));
+	}
+	return ibv_create_cq(w->vctx, (int)depth, NULL, ch, 0);
+}
+
+/* Worker w's send CQ and (recv) receive CQ (worker_cq: on its parent
+ * domain or its context w->vctx), with a completion channel for a bw
+ * server's receive CQ. 0, or -1 with err. */
 static int worker_cqs(struct rb_ctx *c, struct rb_worker *w, bool recv, char *err, size_t errlen)
 {
 	const struct rb_test *t = &c->t;
 
-	w->scq = ibv_create_cq(w->vctx, (int)c->cq_depth_s, NULL, NULL, 0);
+	w->scq = worker_cq(w, c->cq_depth_s, NULL);
 	if (!w->scq)
 		return rb_fail(err, errlen,
 			    "ibv_create_cq(send, %u entries) for thread %u failed: %s (device max_cqe %d; "
@@ -296,7 +332,7 @@ static int worker_cqs(struct rb_ctx *c, struct rb_worker *w, bool recv, char *er
 			return rb_fail(err, errlen, "ibv_create_comp_channel for thread %u "
 				       "failed: %s", w->index, strerror(errno));
 	}
-	w->rcq = ibv_create_cq(w->vctx, (int)c->cq_depth_r, NULL, w->rch, 0);
+	w->rcq = worker_cq(w, c->cq_depth_r, w->rch);
 	if (!w->rcq)
 		return rb_fail(err, errlen,
 			    "ibv_create_cq(recv, %u entries) for thread %u failed: %s (device "

@@ -175,11 +175,14 @@ selftest() { case $1 in fetch_add|cmp_swap) echo 2 ;; *) echo 0 ;; esac; }
   run python3 -c 'import csv, sys
 print(" ".join(r["cpus_used"] for r in csv.DictReader(open(sys.argv[1])) if r["thread"] != "all"))' "$CSV"
   [ "$output" = "$(col cpus_used | awk '{ print $1, ($2 == "" ? $1 : $2) }')" ]
-  # a device with thread domains: each worker's QPs on its own
+  # a device with thread domains: each worker's QPs on its own, and its
+  # (send) CQ on its parent domain (ibv_create_cq_ex)
   point "td=on" -- --verb write -n 200 --threads 2
   [ "$(col doorbell)" = td ]
+  [ "$(stat cqs_on_pd)" = 2 ]
   point "td=on" -- --verb write -n 200 --doorbell shared
   [ "$(col doorbell)" = shared ]
+  [ "$(stat cqs_on_pd)" = 0 ]
   point "" -- --verb read -n 200 --cpus none
   [ "$(col cpu_source)" = none ]
   [ -z "$(col cpus_used)" ]
