@@ -96,9 +96,21 @@ struct rb_worker {
 	                                  atomic), looked up once (verb_name per op:
 	                                  16 instructions of a READ latency op's ~550,
 	                                  callgrind) */
-	struct ibv_td *td;             /* --doorbell td: its thread domain, and */
-	struct ibv_pd *pd;             /* the parent domain its QPs are created on
-	                                  (NULL: the context's PD) */
+	/* what its CQs, QPs and SGEs use, set once by ctx_create (the data path
+	 * reads these, never the shared objects of c): */
+	struct ibv_context *vctx;      /* its CQs' and channel's context: c->dev->ctx,
+	                                  or (--doorbell ctx) octx */
+	struct ibv_pd *pd;             /* its QPs' and AHs' PD: c->pd, the parent
+	                                  domain dom, or opd */
+	uint32_t lkey;                 /* its SGEs' lkey: c->mr's, or omr's */
+	/* owned: --doorbell td: its thread domain and a parent domain over c->pd */
+	struct ibv_td *td;
+	struct ibv_pd *dom;
+	/* owned: --doorbell ctx (client): a device context of its own, a PD on
+	 * it and the point's buffer registered there (local access) */
+	struct ibv_context *octx;
+	struct ibv_pd *opd;
+	struct ibv_mr *omr;
 	struct ibv_cq *scq, *rcq;
 	struct ibv_comp_channel *rch;  /* rcq's completion channel: a bw server's receive
 	                                  thread blocks on it when idle (post.c
@@ -190,9 +202,13 @@ struct rb_ctx {
 	struct cs_reading *cs_before;   /* /proc/stat read there too when non-NULL (cpustat.h) */
 	const struct rb_placement *pl; /* the process's placement (ctx_create's) */
 	struct rb_buf mem;           /* the mapping of buf: its pages (topo.h) */
-	char doorbell[40];           /* the doorbell mode the QPs got: "td", "shared", or
-				      * "shared:no-td" (--doorbell td, ibv_alloc_td or
-				      * ibv_alloc_parent_domain refused: doorbell_why) */
+	char doorbell[40];           /* the doorbell mode the QPs got: "td", "shared",
+				      * "ctx", "shared:no-td" (--doorbell td, ibv_alloc_td
+				      * or ibv_alloc_parent_domain refused: doorbell_why),
+				      * "shared:no-ctx" (--doorbell ctx, a worker's
+				      * context, PD or MR refused, or a point whose peer
+				      * writes into this side), "td:K/N" or "ctx:K/N"
+				      * (K of N workers got theirs) */
 	char doorbell_why[96];
 	bool atomic_swap;            /* atomic replies come byte-swapped: the workers swap
 				      * them back (ctx_atomic_selftest) */
@@ -233,7 +249,8 @@ int ctx_placement(const struct rb_opts *o, const char *dev, struct rb_placement 
  * Build c for test t on dev: the buffer (mapped and first touched by this
  * thread while it runs on pl's CPUs, so its pages land on their node;
  * --hugepages as topo_buf_map), PD, MR, and per worker its thread domain
- * and parent domain (pl->doorbell td, where the device has them), CQs and
+ * and parent domain (pl->doorbell td, where the device has them) or its
+ * own device context, PD and MR (pl->doorbell ctx, client), CQs and
  * QPs. pl is kept (c->pl) for workers_start's pinning. 0, or -1 with err
  * (c->refused when a value of the point was refused).
  */

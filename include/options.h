@@ -200,8 +200,12 @@ struct rb_opts {
 
 /* --doorbell: each worker's QPs on a thread domain of their own (a parent
  * domain over the PD with an ibv_alloc_td thread domain: on mlx5 a doorbell
- * register (UAR) of its own, no doorbell lock), or all on the shared PD. */
-enum rb_doorbell { RB_DOORBELL_TD, RB_DOORBELL_SHARED, RB_DOORBELL_COUNT };
+ * register (UAR) of its own, no doorbell lock), all on the shared PD, or
+ * (client) each worker on a device context of its own (ibv_open_device per
+ * thread, as the original artifact's libhrd does: its own PD, MR, CQs and
+ * QPs, so its doorbells are its context's; the server keeps one context and
+ * takes ctx as td, since the client was sent the one rkey of its MR). */
+enum rb_doorbell { RB_DOORBELL_TD, RB_DOORBELL_SHARED, RB_DOORBELL_CTX, RB_DOORBELL_COUNT };
 /* --atomic-order: when the startup self-test sees an atomic reply in the
  * other byte order (post_req.c atomic_selftest): swap it back, or refuse. */
 enum rb_atomic_order { RB_AORDER_SWAP, RB_AORDER_REFUSE, RB_AORDER_COUNT };

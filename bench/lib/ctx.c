@@ -17,7 +17,11 @@
  * while it maps and zeroes the buffer and allocates the workers' arrays
  * (first touch puts their pages on that node), then moves back; workers
  * are pinned when they start (workers_start). With --doorbell td each worker's
- * QPs are created on a parent domain of its own thread domain.
+ * QPs are created on a parent domain of its own thread domain; with
+ * --doorbell ctx (client) each worker opens a device context of its own,
+ * with its own PD and MR of the buffer, and its CQs and QPs go there. A
+ * worker's context, PD and lkey (w->vctx, w->pd, w->lkey) are set once at
+ * its creation; nothing after reads the shared ones for its objects.
  */
 #include <errno.h>
 #include <limits.h>
@@ -67,7 +71,7 @@ static void prebuild_send(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q
 		*sge = (struct ibv_sge){
 			.addr = (uintptr_t)(row->slot == RB_SLOT_RECV ? q->recv : q->send),
 			.length = atomic ? 8u : (uint32_t)t->size,
-			.lkey = c->mr->lkey,
+			.lkey = w->lkey,
 		};
 		*wr = (struct ibv_send_wr){
 			.wr_id = 0,
@@ -77,11 +81,10 @@ static void prebuild_send(struct rb_ctx *c, struct rb_worker *w, struct rb_qp *q
 			.opcode = row->opcode,
 			.imm_data = q->imm,
 		};
-		(void)w;
 	}
 }
 
-static void prebuild_recv(struct rb_ctx *c, struct rb_qp *q)
+static void prebuild_recv(struct rb_ctx *c, const struct rb_worker *w, struct rb_qp *q)
 {
 	const struct rb_layout *l = &c->lay;
 
@@ -89,7 +92,7 @@ static void prebuild_recv(struct rb_ctx *c, struct rb_qp *q)
 		q->rsge[k] = (struct ibv_sge){
 			.addr = (uintptr_t)(q->recv + k * l->recv_slot),
 			.length = (uint32_t)l->recv_slot,
-			.lkey = c->mr->lkey,
+			.lkey = w->lkey,
 		};
 		q->rwr[k] = (struct ibv_recv_wr){
 			.wr_id = plan_recv_id(q->index, k),
@@ -151,7 +154,7 @@ static int worker_qp_create(struct rb_ctx *c, struct rb_worker *w, unsigned q, b
 	}
 	prebuild_send(c, w, qp);
 	if (recv)
-		prebuild_recv(c, qp);
+		prebuild_recv(c, w, qp);
 	return 0;
 }
 
@@ -179,9 +182,11 @@ static void worker_domain(struct rb_ctx *c, struct rb_worker *w)
 		.td = w->td,
 		.comp_mask = 0,
 	};
-	w->pd = ibv_alloc_parent_domain(c->dev->ctx, &pa);
-	if (w->pd)
+	w->dom = ibv_alloc_parent_domain(c->dev->ctx, &pa);
+	if (w->dom) {
+		w->pd = w->dom;
 		return;
+	}
 	snprintf(c->doorbell_why, sizeof(c->doorbell_why), "ibv_alloc_parent_domain: %s",
 		 strerror(errno));
 	if (ibv_dealloc_td(w->td))
@@ -189,31 +194,151 @@ static void worker_domain(struct rb_ctx *c, struct rb_worker *w)
 	w->td = NULL;
 }
 
-/* c->doorbell after every worker: "td" when each got its domain,
- * "shared:no-td" when none did (a WARN naming the refused call, once per
- * process), "td:K/N"
- * when K of N did. */
+/*
+ * --doorbell ctx (client): worker w's own device context (ibv_open_device
+ * on the device of c->dev, as the original artifact's libhrd opens one per
+ * thread: on mlx5 each context maps doorbell registers (UARs) of its own),
+ * a PD on it, and the point's whole buffer registered on that PD with
+ * local access only (its SGEs' lkey; the peer is sent the rkey of c->mr,
+ * and a point where the peer writes into this side keeps the shared
+ * context: ctx_build). Its CQs and QPs then go on that context. When a
+ * call is refused, w stays on the shared context and doorbell_why names
+ * the call and errno. c->doorbell "ctx" already.
+ */
+static void worker_own_ctx(struct rb_ctx *c, struct rb_worker *w)
+{
+	const char *call = "ibv_open_device";
+	int e;
+
+	w->octx = ibv_open_device(c->dev->ctx->device);
+	if (!w->octx)
+		goto fail;
+	call = "ibv_alloc_pd";
+	w->opd = ibv_alloc_pd(w->octx);
+	if (!w->opd)
+		goto clean_ctx;
+	call = "ibv_reg_mr";
+	w->omr = ibv_reg_mr(w->opd, c->buf, c->lay.total, IBV_ACCESS_LOCAL_WRITE);
+	if (w->omr) {
+		w->vctx = w->octx;
+		w->pd = w->opd;
+		w->lkey = w->omr->lkey;
+		return;
+	}
+	e = errno;
+	if (ibv_dealloc_pd(w->opd))
+		rb_warn("ibv_dealloc_pd(thread %u's own) failed: %s", w->index, strerror(errno));
+	w->opd = NULL;
+	errno = e;
+clean_ctx:
+	e = errno;
+	if (ibv_close_device(w->octx))
+		rb_warn("ibv_close_device(thread %u's own) failed: %s", w->index, strerror(errno));
+	w->octx = NULL;
+	errno = e;
+fail:
+	snprintf(c->doorbell_why, sizeof(c->doorbell_why), "%s: %s", call, strerror(errno));
+}
+
+/* c->doorbell after every worker, for --doorbell td (ctx): "td" ("ctx")
+ * when each got its thread domain (context), "shared:no-td"
+ * ("shared:no-ctx") when none did, "td:K/N" ("ctx:K/N") when K of N did;
+ * a WARN names the refused call once per process. */
 static void doorbell_result(struct rb_ctx *c)
 {
+	bool ctx = strcmp(c->doorbell, "ctx") == 0;
+	const char *mode = ctx ? "ctx" : "td";
 	unsigned k = 0;
 
-	if (strcmp(c->doorbell, "td") != 0)
+	if (!ctx && strcmp(c->doorbell, "td") != 0)
 		return;
 	for (unsigned i = 0; i < c->nw; i++)
-		k += c->w[i].pd != NULL;
+		k += ctx ? c->w[i].octx != NULL : c->w[i].dom != NULL;
 	if (k == c->nw)
 		return;
 	if (k == 0)
-		snprintf(c->doorbell, sizeof(c->doorbell), "shared:no-td");
+		snprintf(c->doorbell, sizeof(c->doorbell), "shared:no-%s", mode);
 	else
-		snprintf(c->doorbell, sizeof(c->doorbell), "td:%u/%u", k, c->nw);
-	static atomic_flag warned = ATOMIC_FLAG_INIT;  /* once per process: every point
-							* of a device is refused alike */
+		snprintf(c->doorbell, sizeof(c->doorbell), "%s:%u/%u", mode, k, c->nw);
+	static atomic_flag warned = ATOMIC_FLAG_INIT;  /* once per process: the doorbell
+							* column says it for each point */
 	if (!atomic_flag_test_and_set(&warned))
-		rb_warn("--doorbell td: %s on %s; %u of %u workers' QPs share the context's PD "
-			"and doorbells, here and in every later point the same (--doorbell "
-			"shared says so without this warning)", c->doorbell_why, c->dev->name,
-			c->nw - k, c->nw);
+		rb_warn("--doorbell %s: %s on %s; %u of %u workers' QPs share the context's PD "
+			"and doorbells (doorbell %s; later points: their doorbell column; "
+			"--doorbell shared says so without this warning)", mode, c->doorbell_why,
+			c->dev->name, c->nw - k, c->nw, c->doorbell);
+}
+
+/*
+ * A CQ of depth entries for worker w (ch: its completion channel or NULL).
+ * With a parent domain (--doorbell td) on it, single-threaded (rdma-core's
+ * ibv_create_cq_ex(3): IBV_CQ_INIT_ATTR_MASK_PD, IBV_CREATE_CQ_ATTR_SINGLE_THREADED:
+ * on mlx5 no lock on the CQ; each CQ is polled by its worker alone, the
+ * atomics self-test before the workers start); where the device refuses,
+ * an INFO line (once per process) names the call and errno and the CQ goes
+ * on the context, as every CQ does without a parent domain.
+ */
+static struct ibv_cq *worker_cq(struct rb_worker *w, unsigned depth, struct ibv_comp_channel *ch)
+{
+	static atomic_flag said = ATOMIC_FLAG_INIT;
+
+	if (w->dom) {
+		struct ibv_cq_init_attr_ex a = {
+			.cqe = depth,
+			.channel = ch,
+			.comp_vector = 0,
+			.wc_flags = IBV_WC_STANDARD_FLAGS,
+			.comp_mask = IBV_CQ_INIT_ATTR_MASK_PD |
+				     IBV_CQ_INIT_ATTR_MASK_FLAGS,
+			.flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED,
+			.parent_domain = w->dom,
+		};
+		struct ibv_cq_ex *x = ibv_create_cq_ex(w->vctx, &a);
+		if (x)
+			return ibv_cq_ex_to_cq(x);
+		if (!atomic_flag_test_and_set(&said))
+			rb_info("--doorbell td: ibv_create_cq_ex(parent domain, single-threaded) "
+				"failed: %s; the workers' CQs go on the device context",
+				strerror(errno));
+	}
+	return ibv_create_cq(w->vctx, (int)depth, NULL, ch, 0);
+}
+
+/* Worker w's send CQ and (recv) receive CQ (worker_cq: on its parent
+ * domain or its context w->vctx), with a completion channel for a bw
+ * server's receive CQ. 0, or -1 with err. */
+static int worker_cqs(struct rb_ctx *c, struct rb_worker *w, bool recv, char *err, size_t errlen)
+{
+	const struct rb_test *t = &c->t;
+
+	w->scq = worker_cq(w, c->cq_depth_s, NULL);
+	if (!w->scq)
+		return rb_fail(err, errlen,
+			    "ibv_create_cq(send, %u entries) for thread %u failed: %s (device max_cqe %d; "
+			    "lower -w or --cq-depth)", c->cq_depth_s, w->index, strerror(errno),
+			    c->dev->attr.max_cqe);
+	if (!recv)
+		return 0;
+	/* a bw server's receive thread sleeps on this channel between
+	 * windows (post.c recv_idle) */
+	if (c->role == RB_ROLE_SERVER && t->test == RB_TEST_BW) {
+		if (c->stop_fd < 0)
+			c->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (c->stop_fd < 0)
+			return rb_fail(err, errlen, "eventfd for the receive threads' stop "
+				       "failed: %s", strerror(errno));
+		w->rch = ibv_create_comp_channel(w->vctx);
+		if (!w->rch)
+			return rb_fail(err, errlen, "ibv_create_comp_channel for thread %u "
+				       "failed: %s", w->index, strerror(errno));
+	}
+	w->rcq = worker_cq(w, c->cq_depth_r, w->rch);
+	if (!w->rcq)
+		return rb_fail(err, errlen,
+			    "ibv_create_cq(recv, %u entries) for thread %u failed: %s (device "
+			    "max_cqe %d; lower --rq-depth or QPs)", c->cq_depth_r, w->index,
+			    strerror(errno), c->dev->attr.max_cqe);
+	return 0;
 }
 
 static int worker_create(struct rb_ctx *c, struct rb_worker *w, unsigned index, char *err,
@@ -249,35 +374,16 @@ static int worker_create(struct rb_ctx *c, struct rb_worker *w, unsigned index, 
 					  ((uint64_t)index * t->window + i) * c->lay.poll_slot;
 	}
 
+	/* the shared objects, unless its own domain or context replaces them */
+	w->vctx = c->dev->ctx;
+	w->pd = c->pd;
+	w->lkey = c->mr->lkey;
 	if (strcmp(c->doorbell, "td") == 0)
 		worker_domain(c, w);
-	w->scq = ibv_create_cq(c->dev->ctx, (int)c->cq_depth_s, NULL, NULL, 0);
-	if (!w->scq)
-		return rb_fail(err, errlen,
-			    "ibv_create_cq(send, %u entries) for thread %u failed: %s (device max_cqe %d; "
-			    "lower -w or --cq-depth)", c->cq_depth_s, index, strerror(errno),
-			    c->dev->attr.max_cqe);
-	if (recv) {
-		/* a bw server's receive thread sleeps on this channel between
-		 * windows (post.c recv_idle) */
-		if (c->role == RB_ROLE_SERVER && t->test == RB_TEST_BW) {
-			if (c->stop_fd < 0)
-				c->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-			if (c->stop_fd < 0)
-				return rb_fail(err, errlen, "eventfd for the receive threads' stop "
-					       "failed: %s", strerror(errno));
-			w->rch = ibv_create_comp_channel(c->dev->ctx);
-			if (!w->rch)
-				return rb_fail(err, errlen, "ibv_create_comp_channel for thread %u "
-					       "failed: %s", index, strerror(errno));
-		}
-		w->rcq = ibv_create_cq(c->dev->ctx, (int)c->cq_depth_r, NULL, w->rch, 0);
-		if (!w->rcq)
-			return rb_fail(err, errlen,
-				    "ibv_create_cq(recv, %u entries) for thread %u failed: %s (device "
-				    "max_cqe %d; lower --rq-depth or QPs)", c->cq_depth_r, index,
-				    strerror(errno), c->dev->attr.max_cqe);
-	}
+	else if (strcmp(c->doorbell, "ctx") == 0)
+		worker_own_ctx(c, w);
+	if (worker_cqs(c, w, recv, err, errlen))
+		return -1;
 	for (unsigned q = 0; q < nqp; q++)
 		if (worker_qp_create(c, w, q, recv, err, errlen))
 			return -1;
@@ -311,10 +417,16 @@ static void worker_destroy(struct rb_worker *w)
 		rb_warn("ibv_destroy_cq(send) failed: %s", strerror(errno));
 	if (w->rch && ibv_destroy_comp_channel(w->rch))
 		rb_warn("ibv_destroy_comp_channel failed: %s", strerror(errno));
-	if (w->pd && ibv_dealloc_pd(w->pd))
+	if (w->dom && ibv_dealloc_pd(w->dom))
 		rb_warn("ibv_dealloc_pd(parent domain) failed: %s", strerror(errno));
 	if (w->td && ibv_dealloc_td(w->td))
 		rb_warn("ibv_dealloc_td failed: %s", strerror(errno));
+	if (w->omr && ibv_dereg_mr(w->omr))
+		rb_warn("ibv_dereg_mr(thread %u's own) failed: %s", w->index, strerror(errno));
+	if (w->opd && ibv_dealloc_pd(w->opd))
+		rb_warn("ibv_dealloc_pd(thread %u's own) failed: %s", w->index, strerror(errno));
+	if (w->octx && ibv_close_device(w->octx))
+		rb_warn("ibv_close_device(thread %u's own) failed: %s", w->index, strerror(errno));
 	free(w->qps);
 	free(w->hist);
 	free(w->expect);
@@ -398,6 +510,31 @@ static void stop_fd_close(struct rb_ctx *c)
 	c->stop_fd = -1;
 }
 
+/*
+ * c->doorbell as asked (pl->doorbell), before the workers: the server
+ * keeps one context and takes ctx as td (the client was sent the one rkey
+ * of c->mr); a client point whose peer writes into it (the WRITE
+ * ping-pong's replies, ctx_qp_access) keeps the shared context too, as
+ * that rkey is valid on c->pd's QPs only (IB spec 10.6, memory management: an R_Key is
+ * checked against the QP's PD): "shared:no-ctx" with the reason.
+ */
+static void doorbell_mode(struct rb_ctx *c)
+{
+	uint64_t m = c->pl ? c->pl->doorbell : RB_DOORBELL_SHARED;
+
+	if (m == RB_DOORBELL_CTX && c->role == RB_ROLE_SERVER)
+		m = RB_DOORBELL_TD;
+	snprintf(c->doorbell, sizeof(c->doorbell), "%s", doorbell_name(m));
+	if (m == RB_DOORBELL_CTX && ctx_qp_access(c)) {
+		snprintf(c->doorbell, sizeof(c->doorbell), "shared:no-ctx");
+		snprintf(c->doorbell_why, sizeof(c->doorbell_why), "the peer's WRITE replies "
+			 "carry the one rkey this side sent, its MR's on the shared PD");
+		rb_info("--doorbell ctx with --verb %s --test lat: %s; the workers stay on the "
+			"shared context (doorbell %s)", verb_name(c->t.verb), c->doorbell_why,
+			c->doorbell);
+	}
+}
+
 /* ctx_create's verbs objects and memory: buffer, PD, MR, workers. */
 static int ctx_build(struct rb_ctx *c, char *err, size_t errlen)
 {
@@ -406,8 +543,7 @@ static int ctx_build(struct rb_ctx *c, char *err, size_t errlen)
 
 	if (buffer_create(c, err, errlen))
 		return -1;
-	snprintf(c->doorbell, sizeof(c->doorbell), "%s",
-		 doorbell_name(c->pl ? c->pl->doorbell : RB_DOORBELL_SHARED));
+	doorbell_mode(c);
 	c->pd = ibv_alloc_pd(dev->ctx);
 	if (!c->pd) {
 		rb_fail(err, errlen, "ibv_alloc_pd(%s) failed: %s", dev->name, strerror(errno));

@@ -22,7 +22,7 @@ struct rb_qp_attr ctx_qp_attr(const struct rb_ctx *c, const struct rb_worker *w,
 	const struct rb_test *t = &c->t;
 
 	return (struct rb_qp_attr){
-		.pd = w && w->pd ? w->pd : c->pd, /* --doorbell td: the parent domain */
+		.pd = w && w->pd ? w->pd : c->pd, /* the worker's (ctx.h: parent domain, own PD) */
 		.dev = c->dev,
 		.scq = w ? w->scq : NULL,
 		.rcq = w ? w->rcq : NULL,
@@ -212,16 +212,16 @@ int ctx_atomic_order(uint64_t sent, uint64_t got)
 	return -1;
 }
 
-/* One signaled fetch-and-add of add on QP q to the peer's address raddr,
- * its reply into *res; the completion polled on q's worker's send CQ
- * within timeout_ms. 0, or -1 with err. */
-static int faa_once(struct rb_ctx *c, struct rb_qp *q, struct ibv_cq *cq, uint64_t raddr,
+/* One signaled fetch-and-add of add on QP q of worker w to the peer's
+ * address raddr, its reply into *res (w's lkey); the completion polled on
+ * w's send CQ within timeout_ms. 0, or -1 with err. */
+static int faa_once(struct rb_ctx *c, const struct rb_worker *w, struct rb_qp *q, uint64_t raddr,
 		    uint64_t add, uint64_t *res, int timeout_ms, char *err, size_t errlen)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)res,
 		.length = 8,
-		.lkey = c->mr->lkey,
+		.lkey = w->lkey,
 	};
 	struct ibv_send_wr wr = {
 		.wr_id = UINT64_MAX,
@@ -238,7 +238,7 @@ static int faa_once(struct rb_ctx *c, struct rb_qp *q, struct ibv_cq *cq, uint64
 	if (rc)
 		return rb_fail(err, errlen, "atomic self-test: ibv_post_send(fetch_add, qpn 0x%x) "
 			       "failed: %s", q->qp->qp_num, strerror(rc));
-	while ((rc = ibv_poll_cq(cq, 1, &wc)) == 0)
+	while ((rc = ibv_poll_cq(w->scq, 1, &wc)) == 0)
 		if (timing_now_ns() > until)
 			return rb_fail(err, errlen, "atomic self-test: no completion of its "
 				       "fetch_add on qpn 0x%x within %d ms; raise --timeout",
@@ -264,8 +264,8 @@ int ctx_atomic_selftest(struct rb_ctx *c, bool refuse, char *order, size_t olen,
 	/* the peer's send slot of QP 0: zeroed at its creation and never an
 	 * atomic's target; the first add returns 0 in either order, the
 	 * second returns k as this host or the device orders it */
-	if (faa_once(c, q, c->w[0].scq, q->remote_send, k, (uint64_t *)res, ms, err, errlen) ||
-	    faa_once(c, q, c->w[0].scq, q->remote_send, k, (uint64_t *)res, ms, err, errlen))
+	if (faa_once(c, &c->w[0], q, q->remote_send, k, (uint64_t *)res, ms, err, errlen) ||
+	    faa_once(c, &c->w[0], q, q->remote_send, k, (uint64_t *)res, ms, err, errlen))
 		return -1;
 	got = *res;
 	*res = 0;

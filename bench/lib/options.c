@@ -45,7 +45,7 @@ const char *inline_name(uint64_t m) { return NAME_OF(inline_names, m); }
 const char *access_name(uint64_t a) { return NAME_OF(access_names, a); }
 const char *read_completion_name(uint64_t m) { return NAME_OF(read_completion_names, m); }
 const char *perf_mode_name(uint64_t m) { return NAME_OF(perf_mode_names, m); }
-static const char *const doorbell_names[RB_DOORBELL_COUNT] = { "td", "shared" };
+static const char *const doorbell_names[RB_DOORBELL_COUNT] = { "td", "shared", "ctx" };
 const char *doorbell_name(uint64_t m) { return NAME_OF(doorbell_names, m); }
 static const char *const aorder_names[RB_AORDER_COUNT] = { "swap", "refuse" };
 const char *atomic_order_name(uint64_t m) { return NAME_OF(aorder_names, m); }
@@ -853,7 +853,10 @@ static const struct rb_knob knobs[] = {
 	  .def = RB_DOORBELL_TD, .col = "doorbell_mode",
 	  .help = "%E: each worker's QPs on a thread domain of their\n"
 		  "own (ibv_alloc_td; %D; shared where the device has none:\n"
-		  "the doorbell column says) or all on one PD" },
+		  "the doorbell column says), all on one PD, or (client) each\n"
+		  "worker on a device context of its own (ibv_open_device,\n"
+		  "its own PD, MR, CQs; the server keeps one context, whose\n"
+		  "rkey the client was sent: ctx acts as td there)" },
 	{ .name = "atomic-order", .arg = "MODE", E(aorder_names), O(atomic_order),
 	  .def = RB_AORDER_SWAP, .col = "atomic_order_mode",
 	  .help = "%E an atomic reply the startup self-test finds in\n"
@@ -1491,6 +1494,10 @@ static int client_combinations(const struct rb_opts *o, const struct rb_parse *p
 		return rb_fail(err, errlen,
 			    "--recv-batch applies to verbs that consume receives (send, send_imm, "
 			    "write_imm); --verb is %s", verb_name(t->verb));
+	if (o->doorbell == RB_DOORBELL_CTX && t->use_cm)
+		return rb_fail(err, errlen, "--doorbell ctx with -R/--rdma-cm: rdma_cm creates each "
+			    "QP on the device context of its id, not on one a worker opened; use "
+			    "--doorbell td or shared with -R, or drop -R");
 	if (o->procs > 1 && !g->duration)
 		return rb_fail(err, errlen, "--procs %u needs -D SECS: the processes share one "
 			    "measured window of that length (with -n each would end at its own time)",

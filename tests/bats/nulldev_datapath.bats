@@ -175,15 +175,85 @@ selftest() { case $1 in fetch_add|cmp_swap) echo 2 ;; *) echo 0 ;; esac; }
   run python3 -c 'import csv, sys
 print(" ".join(r["cpus_used"] for r in csv.DictReader(open(sys.argv[1])) if r["thread"] != "all"))' "$CSV"
   [ "$output" = "$(col cpus_used | awk '{ print $1, ($2 == "" ? $1 : $2) }')" ]
-  # a device with thread domains: each worker's QPs on its own
+  # a device with thread domains: each worker's QPs on its own, and its
+  # (send) CQ on its parent domain (ibv_create_cq_ex)
   point "td=on" -- --verb write -n 200 --threads 2
   [ "$(col doorbell)" = td ]
+  [ "$(stat cqs_on_pd)" = 2 ]
   point "td=on" -- --verb write -n 200 --doorbell shared
   [ "$(col doorbell)" = shared ]
+  [ "$(stat cqs_on_pd)" = 0 ]
   point "" -- --verb read -n 200 --cpus none
   [ "$(col cpu_source)" = none ]
   [ -z "$(col cpus_used)" ]
   [ "$(col cpus)" = none ]
+}
+
+# thread_ops: "THREAD OPS" of each per-thread row
+thread_ops() {
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+           $c["thread"] ~ /^[0-9]+$/ { print $c["thread"], $c["ops"] }' "$CSV"
+}
+
+@test "--doorbell ctx: a device context per worker (2-thread WRITE and READ, --validate), each worker's lkey of its own context, every context closed" {
+  # WRITE not inline: the device checks the lkey of a non-inline SGE against
+  # the QP's context (a worker posting the shared MR's lkey fails loc_prot)
+  for v in "write --inline off" read; do
+    # shellcheck disable=SC2086  # the verb and its flag
+    point "" -- --verb $v -n 1000 --threads 2 --validate --doorbell ctx
+    [ "$(col doorbell_mode)" = ctx ]
+    [ "$(col doorbell)" = ctx ]
+    [ "$(col check)" = pass ]
+    [ "$(col ops)" = 2000 ]
+    [ "$(thread_ops)" = "0 1000
+1 1000" ]
+    [ "$(stat send_wrs)" = 2000 ]
+    [ "$(stat errors)" = 0 ]
+    # the device's context, and one per worker; all closed at exit
+    [ "$(stat contexts_opened)" = 3 ]
+    [ "$(stat contexts_left)" = 0 ]
+  done
+  # a failing point (an error completion) closes every context too
+  rm -f "$STATS" "$CSV"
+  run "$PAIR" --client-env "RB_NULLDEV_STATS=$STATS" --client-env "RB_NULLDEV_FAULTS=err_wr=700" \
+    -- --csv "$CSV" --verb read -n 1000 --threads 2 --doorbell ctx
+  [ "$status" = 1 ]
+  [ "$(col status)" = failed ]
+  [ "$(stat contexts_opened)" = 3 ]
+  [ "$(stat contexts_left)" = 0 ]
+  # the device lets one context more be opened: worker 1 stays on the shared
+  # one, the row and a WARN say so
+  point "max_ctx=2" -- --verb read -n 1000 --threads 2 --validate --doorbell ctx
+  [ "$(col doorbell)" = ctx:1/2 ]
+  [ "$(col doorbell_mode)" = ctx ]
+  [ "$(col check)" = pass ]
+  [ "$(col ops)" = 2000 ]
+  grep -q "WARN --doorbell ctx: ibv_open_device: Cannot allocate memory on null0; 1 of 2 workers" <<< "$output"
+  [ "$(stat contexts_left)" = 0 ]
+  # a WRITE ping-pong's replies carry the one rkey the client sent: the
+  # workers keep the shared context, by name
+  point "" -- --verb write --test lat -n 200 --threads 2 --doorbell ctx
+  [ "$(col doorbell)" = shared:no-ctx ]
+  grep -q "INFO --doorbell ctx with --verb write --test lat: the peer's WRITE replies" <<< "$output"
+  [ "$(stat contexts_opened)" = 1 ]
+}
+
+@test "--doorbell shared and ctx: the same ops accounting (WRITE, READ, SEND, fetch-and-add; 2 threads x 2 QPs)" {
+  local v mode a b
+  for v in write read send fetch_add; do
+    for mode in shared ctx; do
+      point "" -- --verb "$v" -n 400 --threads 2 -q 2 --doorbell "$mode"
+      [ "$(col doorbell)" = "$mode" ]
+      # the row's ops, each thread's, the device's WRs and CQEs, per QP
+      # (its number apart: each run has its own)
+      printf '%s\n' "ops=$(col ops)" "$(thread_ops)" "$(grep -E '^(send_wrs|signaled|unsignaled|cqes|errors)=' "$STATS")" \
+        "$(qps | sed 's/^qp=[0-9]* //; s/ max_outstanding=[0-9]*//' | sort)" > "$BATS_TEST_TMPDIR/$mode"
+    done
+    a=$(cat "$BATS_TEST_TMPDIR/shared") b=$(cat "$BATS_TEST_TMPDIR/ctx")
+    [ "$a" = "$b" ] || { diff "$BATS_TEST_TMPDIR/shared" "$BATS_TEST_TMPDIR/ctx"; false; }
+    grep -qx "ops=800" <<< "$a"
+    grep -qx "send_wrs=$((800 + $(selftest "$v")))" <<< "$a"
+  done
 }
 
 @test "--hugepages: hugetlb, else transparent huge pages, else base pages, each named (a WARN for a fallback)" {

@@ -49,6 +49,9 @@ struct nd_devcfg {
 				   * count: WRITE/READ counted, atomics on shadow words */
 	bool td;                  /* td=on: an extended context with thread and parent
 				   * domains (ibv_alloc_td, ibv_alloc_parent_domain) */
+	int max_ctx;              /* contexts open at once; beyond: ibv_open_device fails
+				   * ENOMEM (0: no limit) */
+	_Atomic int open_ctx;     /* contexts of this device open now */
 };
 
 /* Faults (RB_NULLDEV_FAULTS); 0 = off. */
@@ -133,7 +136,11 @@ struct nd_cq_entry {
 };
 
 struct nd_cq {
-	struct ibv_cq cq;
+	union {                   /* ibv_cq_ex begins with ibv_cq's fields */
+		struct ibv_cq cq;
+		struct ibv_cq_ex cqx; /* td=on, ibv_create_cq_ex: its extended poll
+				       * calls stay NULL (ibv_poll_cq only) */
+	};
 	pthread_spinlock_t lock;
 	struct nd_cq_entry *ring;
 	uint32_t mask;            /* ring entries - 1 (a power of 2 above cqe) */
@@ -182,7 +189,8 @@ extern struct nd_devcfg nd_devs[ND_MAX_DEVS];
 extern int nd_ndevs;
 extern struct nd_faults nd_fault;
 extern bool nd_faults_on;
-extern _Atomic int nd_opened;
+extern _Atomic int nd_opened;          /* ibv_open_device calls that succeeded */
+extern _Atomic int nd_cqs_on_pd;       /* CQs ibv_create_cq_ex made on a parent domain */
 extern _Atomic uint64_t nd_wr_seq, nd_post_seq, nd_recv_post_seq, nd_arrival_seq;
 extern struct nd_qp *_Atomic nd_qps[ND_MAX_QPS];
 extern struct nd_mr *_Atomic nd_mrs[ND_MAX_MRS];

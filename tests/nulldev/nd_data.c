@@ -465,6 +465,26 @@ static enum ibv_wc_status wr_fault(struct nd_qp *q)
 	return IBV_WC_SUCCESS;
 }
 
+/* IB spec 10.6, memory management (a QP uses only MRs of its own PD): every SGE of
+ * a WR not posted inline names an MR of the QP's device context, else the WR
+ * completes IBV_WC_LOC_PROT_ERR (a context's keys mean nothing to another
+ * context's QPs). Zero-length SGEs are skipped, as mlx5 skips them. The
+ * null device keeps no per-PD state (a parent domain is a PD of its own
+ * there), so the check is by context, not by PD. */
+static enum ibv_wc_status lkeys_check(const struct nd_qp *q, const struct ibv_send_wr *wr)
+{
+	if (wr->send_flags & IBV_SEND_INLINE)
+		return IBV_WC_SUCCESS;
+	for (int i = 0; i < wr->num_sge; i++) {
+		if (!wr->sg_list[i].length)
+			continue;
+		const struct nd_mr *m = nd_mr_by_rkey(wr->sg_list[i].lkey);
+		if (!m || m->mr.context != q->qp.context)
+			return IBV_WC_LOC_PROT_ERR;
+	}
+	return IBV_WC_SUCCESS;
+}
+
 static int check_wr(struct nd_qp *q, const struct ibv_send_wr *wr, uint64_t len)
 {
 	if (q->sq_posted - atomic_load_explicit(&q->sq_done, memory_order_relaxed) >= q->cap.max_send_wr)
@@ -518,6 +538,8 @@ int nd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr
 		enum ibv_wc_status st = IBV_WC_WR_FLUSH_ERR;
 		if (q->attr.qp_state == IBV_QPS_RTS) {
 			st = nd_faults_on ? wr_fault(q) : IBV_WC_SUCCESS;
+			if (st == IBV_WC_SUCCESS)
+				st = lkeys_check(q, wr);
 			if (st == IBV_WC_SUCCESS)
 				st = execute(q, wr, len);
 		} else {

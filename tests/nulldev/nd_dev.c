@@ -147,6 +147,8 @@ static void dev_set(struct nd_devcfg *d, const char *k, const char *v)
 		a->max_qp_rd_atom = a->max_qp_init_rd_atom = (int)num(k, v);
 	else if (!strcmp(k, "poll_delay"))
 		d->poll_delay = (uint32_t)num(k, v);
+	else if (!strcmp(k, "max_ctx"))
+		d->max_ctx = (int)num(k, v);
 	else if (!strcmp(k, "td")) {
 		if (strcmp(v, "on") && strcmp(v, "off"))
 			nd_die("RB_NULLDEV: td=%s%s: use on or off", v, "");
@@ -312,8 +314,19 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 		errno = ENODEV;
 		return NULL;
 	}
+	/* max_ctx: a device whose contexts ran out (mlx5 fails ENOMEM when
+	 * no UAR is left for another context) */
+	if (atomic_fetch_add(&nd_devs[i].open_ctx, 1) >= nd_devs[i].max_ctx &&
+	    nd_devs[i].max_ctx) {
+		atomic_fetch_sub(&nd_devs[i].open_ctx, 1);
+		nd_log("ibv_open_device(%s): %d contexts open, its max_ctx", nd_devs[i].name,
+		       nd_devs[i].max_ctx);
+		errno = ENOMEM;
+		return NULL;
+	}
 	struct nd_ctx *c = calloc(1, sizeof(*c));
 	if (!c) {
+		atomic_fetch_sub(&nd_devs[i].open_ctx, 1);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -341,6 +354,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 
 int ibv_close_device(struct ibv_context *context)
 {
+	atomic_fetch_sub(&nd_devs[ND_CTX(context)->dev].open_ctx, 1);
 	pthread_mutex_destroy(&context->mutex);
 	free(ND_CTX(context));
 	return 0;

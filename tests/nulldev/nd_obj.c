@@ -66,8 +66,44 @@ static struct ibv_pd *nd_alloc_parent_domain(struct ibv_context *context,
 	return ibv_alloc_pd(context);
 }
 
+_Atomic int nd_cqs_on_pd;
+
+/* td=on: ibv_create_cq_ex as ibv_create_cq, the attributes checked as a
+ * provider would (rdma-core's ibv_create_cq_ex(3)): comp_mask bits
+ * FLAGS and PD only, flags SINGLE_THREADED and IGNORE_OVERRUN only, a
+ * parent domain of this context with PD (the null device cannot tell a
+ * parent domain from a PD). The CQ's extended poll calls are not given:
+ * ibv_poll_cq polls it. */
+static struct ibv_cq_ex *nd_create_cq_ex(struct ibv_context *context,
+					 struct ibv_cq_init_attr_ex *a)
+{
+	const char *bad = NULL;
+	if (a->comp_mask & ~(uint32_t)(IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD))
+		bad = "comp_mask";
+	else if ((a->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+		 (a->flags & ~(uint32_t)(IBV_CREATE_CQ_ATTR_SINGLE_THREADED |
+					 IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN)))
+		bad = "flags";
+	else if ((a->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) &&
+		 (!a->parent_domain || a->parent_domain->context != context))
+		bad = "parent_domain (NULL or of another context)";
+	if (bad) {
+		nd_log("ibv_create_cq_ex: %s refused", bad);
+		errno = EINVAL;
+		return NULL;
+	}
+	struct ibv_cq *cq = ibv_create_cq(context, (int)a->cqe, a->cq_context, a->channel,
+					  (int)a->comp_vector);
+	if (!cq)
+		return NULL;
+	if (a->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD)
+		atomic_fetch_add(&nd_cqs_on_pd, 1);
+	return &((struct nd_cq *)cq)->cqx;
+}
+
 void nd_td_ops(struct verbs_context *v)
 {
+	v->create_cq_ex = nd_create_cq_ex;
 	v->alloc_td = nd_alloc_td;
 	v->dealloc_td = nd_dealloc_td;
 	v->alloc_parent_domain = nd_alloc_parent_domain;

@@ -144,6 +144,14 @@ static int cap_check(struct ibv_pd *pd, const struct ibv_qp_init_attr *a)
 		what = "send_cq/recv_cq (NULL)";
 	else if (a->srq)
 		what = "srq (not modelled)";
+	if (!what && (a->send_cq->context != pd->context || a->recv_cq->context != pd->context)) {
+		/* a CQ is an object of its context (a provider finds it by its
+		 * handle in the context's table, the kernel answers EINVAL) */
+		nd_log("ibv_create_qp: its %s CQ is of another device context than its PD",
+		       a->send_cq->context != pd->context ? "send" : "receive");
+		errno = EINVAL;
+		return -1;
+	}
 	if (!what)
 		return 0;
 	nd_log("ibv_create_qp: %s %u above the device's %u", what, v, lim);
@@ -439,6 +447,11 @@ static void stats_write(FILE *f)
 	for (int i = 0; i < nqp_lines; i++)
 		fprintf(f, "%s\n", qp_lines[i]);
 	fprintf(f, "doorbells=%llu\n", (unsigned long long)c->post_send_calls);
+	int left = 0;
+	for (int i = 0; i < nd_ndevs; i++)
+		left += atomic_load(&nd_devs[i].open_ctx);
+	fprintf(f, "contexts_opened=%d\ncontexts_left=%d\n", atomic_load(&nd_opened), left);
+	fprintf(f, "cqs_on_pd=%d\n", atomic_load(&nd_cqs_on_pd));
 }
 
 /* At exit: the live QPs' and CQs' counters folded, the inboxes unlinked,

@@ -280,7 +280,18 @@ static void cpu_lists_parse_ranges(void **state)
 	assert_int_equal(parse("-s --cpus 0 --numa 0 --hugepages --doorbell td"), 0);
 	assert_int_equal(o.ncpus, 1);
 	assert_int_equal(parse("-c h --numa 4096"), -1);
-	assert_int_equal(parse("-c h --doorbell ctx"), -1);
+	/* ctx: a context per client worker; the server takes it too (as td) */
+	assert_int_equal(parse("-c h --doorbell ctx"), 0);
+	assert_int_equal(o.doorbell, RB_DOORBELL_CTX);
+	assert_string_equal(doorbell_name(o.doorbell), "ctx");
+	assert_int_equal(parse("-s --doorbell ctx"), 0);
+	assert_int_equal(o.doorbell, RB_DOORBELL_CTX);
+	/* a name outside the table: refused with the list of names */
+	assert_refused("-c h --doorbell uar", "--doorbell", "'uar'", "td|shared|ctx");
+	assert_refused("-c h --doorbell 2", "'2'", "td|shared|ctx");
+	/* rdma_cm makes the QPs on its own id's context */
+	assert_refused("-c h -R --doorbell ctx", "--doorbell ctx", "-R", "--doorbell td");
+	assert_int_equal(parse("-c h -R --doorbell td"), 0);
 }
 
 static void validate_needs_an_op_per_qp(void **state)
