@@ -60,6 +60,8 @@ static void get_put_and_overwrite(void **state)
 	uint64_t ver;
 	assert_int_equal(mica_init(&m, 1024, 1 << 20, 7, err, sizeof(err)), 0);
 	assert_int_equal(m.nbuckets, 256);
+	/* what the server is charged: the index's 256 x 8 entries of 8 bytes, the log */
+	assert_int_equal(mica_bytes(1024, 1 << 20), 256 * MICA_WAYS * 8 + (1 << 20));
 	for (uint64_t id = 0; id < 200; id++)
 		put_id(&m, id, 1, MICA_DEF_VALUE);
 	assert_int_equal(m.st.index_evictions, 0);   /* 200 keys in 2048 entries */

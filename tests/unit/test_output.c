@@ -290,6 +290,10 @@ static void row_set_double_rounds_and_maps_nan_to_na(void **state)
 	assert_string_equal(row_get(r, "x"), "0.10000000000000001");
 	row_set_double(r, "x", 1e300, 3);  /* too wide for %f: %.17g */
 	assert_string_equal(row_get(r, "x"), "1.0000000000000001e+300");
+	/* exactly as wide as a value (ROW_VAL_LEN 96 digits with no room for
+	 * the NUL): %.17g too, not 95 digits cut off */
+	row_set_double(r, "x", 2e95, 0);
+	assert_string_equal(row_get(r, "x"), "2e+95");
 	assert_int_equal(r->ncols, 1);
 }
 

@@ -282,6 +282,9 @@ static void units_parse_u64_rejects_non_digits(void **state)
 		assert_err_has(err, "--qps");
 		assert_err_has(err, bad[i]);
 		assert_err_has(err, "from 0 to 1000");
+		/* named as what it is: not a number, not a number too large */
+		if (bad[i][0] != '\0')
+			assert_err_has(err, "is not a non-negative decimal integer");
 	}
 }
 
