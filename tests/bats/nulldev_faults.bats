@@ -77,6 +77,10 @@ passes_check() {
   validated atomic_skip=100 fetch_add
   fails_check
   grep -q "counter sum 990 != 1000 fetch_adds completed" <<< "$output"
+  # the server sums every counter, --stride apart: 3 of them, 128 B apart,
+  # 1000 adds spread 334/333/333 (a sum of one counter three times is 1002)
+  validated "" fetch_add --atomic-counters 3 --stride 128
+  passes_check
 }
 
 @test "a wrong compare-and-swap original value: --validate reports check=fail" {
