@@ -91,6 +91,26 @@ selftest() { case $1 in fetch_add|cmp_swap) echo 2 ;; *) echo 0 ;; esac; }
   done
 }
 
+@test "ops in the row, appended: a second point adds its row under the CSV's one header; a CSV of other columns is refused before any test" {
+  point "" -- --verb write -n 100
+  run "$PAIR" -- --csv "$CSV" --verb read -n 100
+  [ "$status" = 0 ] || { echo "$output"; false; }
+  [ "$(wc -l < "$CSV")" = 3 ]                         # one header, two rows
+  [ "$(grep -c '^schema_version,' "$CSV")" = 1 ]
+  [ "$(cut -d, -f8 "$CSV" | tail -n 2 | paste -sd ' ')" = "write read" ]
+  # another program's file: refused by name before a point runs (exit 2)
+  printf 'when,what\n1,2\n' > "$CSV"
+  run "$PAIR" -- --csv "$CSV" --verb write -n 100
+  [ "$status" = 2 ] || { echo "$output"; false; }
+  [[ $output == *"its header differs from this rdma_bench's columns at column 1 (file: 'when'"* ]] || { echo "$output"; false; }
+  [ "$(wc -l < "$CSV")" = 2 ]                         # left as it was
+  # an empty file is written from its first line
+  : > "$CSV"
+  run "$PAIR" -- --csv "$CSV" --verb write -n 100
+  [ "$status" = 0 ] || { echo "$output"; false; }
+  [ "$(wc -l < "$CSV")" = 2 ]
+}
+
 @test "per-thread and per-QP accounting: 2 threads x 2 QPs, 1000 ops per thread" {
   point "" -- --verb write -n 1000 --threads 2 -q 2
   [ "$(col ops)" = 2000 ]

@@ -168,6 +168,13 @@ passes_check() {
   grep -q "write completion error on qpn 0x[0-9a-f]*: remote access error (status 10" <<< "$output"
   grep -q "(remote access refused: rkey or address outside the peer's MR)" <<< "$output"
   [ "$(col status)" = failed ]
+  # READ with --read-completion poll: the SQ's error completion is reaped
+  # while the loop watches the slots, and ends the point the same way
+  run "$PAIR" --client-env RB_NULLDEV_FAULTS=err_wr=50,err_status=rem_access -- \
+    --verb read -w 16 --read-completion poll -n 1000 --csv "$CSV"
+  echo "$output"
+  [ "$status" = 1 ]
+  grep -q "read completion error on qpn 0x[0-9a-f]*: remote access error (status 10" <<< "$output"
 }
 
 @test "an error status given by name (retry_exc) reaches the message with its hint" {
