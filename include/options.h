@@ -390,6 +390,8 @@ bool opts_given(const struct rb_parse *ps, const char *name);
 /* The shared rows' own parsers (role, run id, and the printing options). */
 extern rb_knob_act opts_act_server, opts_act_client, opts_act_run_id, opts_act_help,
 	opts_act_version, opts_act_list;
+/* --cpus: LIST (opts_parse_cpus into o->cpus, o->ncpus), spread or none */
+extern rb_knob_act opts_act_cpus;
 
 /* A row's field: of struct rb_opts (shared rows) or struct rb_test. */
 #define RB_AT_OPTS(f) .where = RB_KW_OPTS, .off = offsetof(struct rb_opts, f), \
@@ -479,6 +481,23 @@ extern rb_knob_act opts_act_server, opts_act_client, opts_act_run_id, opts_act_h
 #define RB_ROW_LIST_KNOBS(...) { .name = "list-knobs", .type = RB_KT_FLAG, .hi = 1, \
 	.flags = RB_KF_BOTH, .act = opts_act_list, \
 	.help = "every option as one tab-separated line (docs/rdma_bench.md)", __VA_ARGS__ }
+/*
+ * Where a program's worker threads run and its buffers live (topo.h, the
+ * rules; ctx.h, ctx_placement): the same rows in rdma_bench and rdma_seq,
+ * read by each side for its own threads (a server pins its threads too).
+ */
+#define RB_ROW_CPUS(...) { .name = "cpus", .arg = "LIST|spread|none", .type = RB_KT_STR, \
+	RB_AT_OPTS(cpus), .flags = RB_KF_BOTH, .col = "cpus", .act = opts_act_cpus, \
+	.help = "pin worker i to LIST[i % n] (e.g. 0,2-3), spread (all\n" \
+		"online CPUs) or none (default: the device's local CPUs,\n" \
+		"local_cpulist or its NUMA node's, SMT siblings last)", __VA_ARGS__ }
+#define RB_ROW_NUMA(...) { .name = "numa", .arg = "NODE", .type = RB_KT_NUM, RB_AT_OPTS(numa), \
+	.lo = 0, .hi = 4095, .def = (uint64_t)-1, .flags = RB_KF_BOTH | RB_KF_AUTO, \
+	.help = "workers on this NUMA node's CPUs (default: the device's)", __VA_ARGS__ }
+#define RB_ROW_HUGEPAGES(...) { .name = "hugepages", .type = RB_KT_FLAG, .hi = 1, \
+	RB_AT_OPTS(hugepages), .flags = RB_KF_BOTH, \
+	.help = "the buffer on 2 MiB pages: MAP_HUGETLB, else transparent\n" \
+		"huge pages (page_source says which; a WARN when neither)", __VA_ARGS__ }
 /*
  * The rows of an RDMA operation's configuration that rdma_bench and the
  * PCIe model (rb_model) both take: one spelling, letter and range; each

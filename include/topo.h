@@ -83,6 +83,14 @@ int topo_place(const char *sysroot, const char *dev, enum rb_pin_mode mode, cons
  * max), their count; 0 when unknown. */
 int topo_allowed(int *out, int max);
 
+/*
+ * --cpus LIST (cpus[0..n-1]) against the CPUs this process may run on
+ * (sched_getaffinity), before any resource exists: 0 (also when n is 0 or
+ * the mask is unknown), or -1 with err naming the first CPU outside the
+ * mask, the allowed set and the fix.
+ */
+int topo_check_cpus(const int *cpus, int n, char *err, size_t errlen);
+
 /* The calling thread onto p's CPUs (while it first touches memory that its
  * workers use: the pages land on their node), the affinity before into
  * *saved; 1 when moved, 0 when not (no CPUs, or the call failed). Back

@@ -652,7 +652,7 @@ struct rb_parse {
 };
 
 /* the rows' own parsers (rb_knob_act), defined after the table */
-static rb_knob_act act_sizes, act_cpus, act_list_verbs;
+static rb_knob_act act_sizes, act_list_verbs;
 
 /* Where a row's value lives: a field of struct rb_test (sent to the
  * server), of struct rb_opts, or of its struct rb_limits. */
@@ -838,17 +838,9 @@ static const struct rb_knob knobs[] = {
 	  .help = "receive WRs re-posted per ibv_post_recv (%D)" },
 	{ .name = "validate", FLAG, T(validate), .col = "validate",
 	  .help = "check payloads end to end; atomics: counter sum" },
-	{ .name = "cpus", .arg = "LIST|spread|none", STR, O(cpus), BOTH, .col = "cpus",
-	  .act = act_cpus,
-	  .help = "pin worker i to LIST[i % n] (e.g. 0,2-3), spread (all\n"
-		  "online CPUs) or none (default: the device's local CPUs,\n"
-		  "local_cpulist or its NUMA node's, SMT siblings last)" },
-	{ .name = "numa", .arg = "NODE", NUM, O(numa), .lo = 0, .hi = 4095, .def = (uint64_t)-1,
-	  .flags = RB_KF_BOTH | RB_KF_AUTO,
-	  .help = "workers on this NUMA node's CPUs (default: the device's)" },
-	{ .name = "hugepages", FLAG, O(hugepages), BOTH,
-	  .help = "the buffer on 2 MiB pages: MAP_HUGETLB, else transparent\n"
-		  "huge pages (page_source says which; a WARN when neither)" },
+	RB_ROW_CPUS(),
+	RB_ROW_NUMA(),
+	RB_ROW_HUGEPAGES(),
 	{ .name = "doorbell", .arg = "MODE", E(doorbell_names), O(doorbell), BOTH,
 	  .def = RB_DOORBELL_TD, .col = "doorbell_mode",
 	  .help = "%E: each worker's QPs on a thread domain of their\n"
@@ -1226,8 +1218,8 @@ static int act_sizes(const char *a, struct rb_opts *o, struct rb_parse *ps, char
 	return 0;
 }
 
-static int act_cpus(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
-		    size_t errlen)
+int opts_act_cpus(const char *a, struct rb_opts *o, struct rb_parse *ps, char *err,
+		  size_t errlen)
 {
 	(void)ps;
 	o->cpus_spread = strcmp(a, "spread") == 0;

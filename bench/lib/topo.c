@@ -220,6 +220,29 @@ int topo_allowed(int *out, int max)
 	return n;
 }
 
+int topo_check_cpus(const int *cpus, int n, char *err, size_t errlen)
+{
+	cpu_set_t set;
+
+	if (n <= 0 || sched_getaffinity(0, sizeof(set), &set) != 0)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		if (cpus[i] >= 0 && cpus[i] < CPU_SETSIZE && CPU_ISSET(cpus[i], &set))
+			continue;
+		char allowed[256] = "";
+		size_t len = 0;
+		for (int c = 0; c < CPU_SETSIZE && len + 8 < sizeof(allowed); c++)
+			if (CPU_ISSET(c, &set))
+				len += (size_t)snprintf(allowed + len, sizeof(allowed) - len, "%s%d",
+							len ? "," : "", c);
+		snprintf(err, errlen,
+			 "--cpus: CPU %d is not available to this process (allowed: %s); "
+			 "give CPUs from that list, or --cpus spread", cpus[i], allowed);
+		return -1;
+	}
+	return 0;
+}
+
 int topo_pin_self(const struct rb_place *p, cpu_set_t *saved)
 {
 	cpu_set_t set;

@@ -1262,34 +1262,6 @@ static int check_outputs(struct client *cl, char *err, size_t errlen)
 	return 0;
 }
 
-/*
- * --cpus LIST against the CPUs this process may run on (sched_getaffinity),
- * before any resource exists: 0, or -1 with err naming the CPU, the allowed
- * set and the fix.
- */
-static int check_cpus(const struct rb_opts *o, char *err, size_t errlen)
-{
-	cpu_set_t set;
-
-	if (o->ncpus == 0 || sched_getaffinity(0, sizeof(set), &set) != 0)
-		return 0;
-	for (int i = 0; i < o->ncpus; i++) {
-		if (o->cpus[i] < CPU_SETSIZE && CPU_ISSET(o->cpus[i], &set))
-			continue;
-		char allowed[256] = "";
-		size_t n = 0;
-		for (int c = 0; c < CPU_SETSIZE && n + 8 < sizeof(allowed); c++)
-			if (CPU_ISSET(c, &set))
-				n += (size_t)snprintf(allowed + n, sizeof(allowed) - n, "%s%d",
-						      n ? "," : "", c);
-		snprintf(err, errlen,
-			 "--cpus: CPU %d is not available to this process (allowed: %s); "
-			 "give CPUs from that list, or --cpus spread", o->cpus[i], allowed);
-		return -1;
-	}
-	return 0;
-}
-
 /* Start the client: --token-file, --cpus, signals, the device, the output
  * files, then the banner. 0, or -1 (logged; the device closed). */
 static int client_start(struct client *cl)
@@ -1309,7 +1281,7 @@ static int client_start(struct client *cl)
 		rb_error("--run-key-file: %s", err);
 		return -1;
 	}
-	if (check_cpus(o, err, sizeof(err))) {
+	if (topo_check_cpus(o->cpus, o->ncpus, err, sizeof(err))) {
 		rb_error("%s", err);
 		return -1;
 	}

@@ -178,6 +178,46 @@ selftest() { case $1 in fetch_add|cmp_swap) echo 2 ;; *) echo 0 ;; esac; }
   [ "$(col resp_per_doorbell)" = 1.000 ]
 }
 
+@test "rdma_seq placement: --cpus 0 pins its threads to CPU 0 and its row says so, with the buffer's page size; --hugepages names the pages it got" {
+  local pg
+  pg=$(getconf PAGESIZE)
+  rm -f "$CSV"
+  RB_BIN=$ROOT/rdma_seq run "$PAIR" -- --variant atomics --threads 2 -D 0.2 --warmup 0.02 \
+    --cpus 0 --csv "$CSV"
+  echo "$output"
+  [ "$status" = 0 ]
+  [ "$(col status)" = ok ]
+  [ "$(col cpus)" = 0 ]
+  [ "$(col cpus_used)" = 0 ]
+  [ "$(col cpu_source)" = cpus ]
+  [ "$(col page_size)" = "$pg" ]
+  [ "$(col page_source)" = base ]
+  # the null device has no sysfs entry: its node is unknown (NA)
+  [ -z "$(col numa_node)" ]
+  # --hugepages: 2 MiB pages (hugetlb, or THP seen in smaps), else the
+  # base page and a WARN naming why
+  rm -f "$CSV"
+  RB_BIN=$ROOT/rdma_seq run "$PAIR" -- --variant herd-rpc -D 0.2 --warmup 0.02 --hugepages \
+    --csv "$CSV"
+  [ "$status" = 0 ]
+  case "$(col page_source)" in
+    hugetlb|thp) [ "$(col page_size)" = 2097152 ] ;;
+    base-fallback) [ "$(col page_size)" = "$pg" ]; grep -q "WARN --hugepages" <<< "$output" ;;
+    *) echo "page_source '$(col page_source)'"; false ;;
+  esac
+}
+
+@test "rdma_seq refuses a --cpus list naming a CPU this process may not use, on either side, by its number" {
+  local bad
+  bad=$(nproc --all)
+  run "$ROOT/rdma_seq" -c 127.0.0.1 --variant atomics --cpus "0,$bad"
+  [ "$status" = 2 ]
+  grep -q "error: --cpus: CPU $bad is not available to this process (allowed: " <<< "$output"
+  run "$ROOT/rdma_seq" -s --cpus "$bad" --once
+  [ "$status" = 2 ]
+  grep -q "CPU $bad is not available to this process" <<< "$output"
+}
+
 @test "placement columns: workers' CPUs, pages and doorbells in every row; thread domains where the device has them" {
   local pg cpu
   pg=$(getconf PAGESIZE)

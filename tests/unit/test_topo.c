@@ -3,8 +3,8 @@
  * fake sysfs tree: kernel CPU lists parsed and refused, SMT siblings put
  * after every core's first thread, the device's local_cpulist before its
  * NUMA node's CPUs before every allowed CPU (the cpu_source column says
- * which), --numa and --cpus overriding, and --hugepages' mapping naming
- * what it got.
+ * which), --numa and --cpus overriding, a --cpus CPU outside the
+ * affinity mask refused, and --hugepages' mapping naming what it got.
  */
 #include "unit.h"
 
@@ -230,6 +230,27 @@ static void buffers_name_their_pages(void **state)
 	topo_buf_unmap(&b);
 }
 
+/* --cpus LIST against the affinity mask (topo_check_cpus): the CPUs this
+ * process may use pass, one beyond the mask is refused by its number with
+ * the allowed list; an empty list passes. */
+static void cpus_outside_the_mask_are_refused_by_number(void **state)
+{
+	(void)state;
+	int allowed[RB_MAX_CPUS], n = topo_allowed(allowed, RB_MAX_CPUS);
+	char err[512] = "", want[64];
+
+	assert_true(n > 0);
+	assert_int_equal(topo_check_cpus(allowed, n, err, sizeof(err)), 0);
+	assert_int_equal(topo_check_cpus(NULL, 0, err, sizeof(err)), 0);
+	int list[2] = { allowed[0], CPU_SETSIZE + 3 };
+	assert_int_equal(topo_check_cpus(list, 2, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want), "--cpus: CPU %d is not available", CPU_SETSIZE + 3);
+	assert_err_has(err, want);
+	snprintf(want, sizeof(want), "(allowed: %d", allowed[0]);
+	assert_err_has(err, want);
+	assert_err_has(err, "--cpus spread");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -239,6 +260,7 @@ int main(void)
 		cmocka_unit_test(only_allowed_cpus_are_taken),
 		cmocka_unit_test(numa_and_cpus_override),
 		cmocka_unit_test(buffers_name_their_pages),
+		cmocka_unit_test(cpus_outside_the_mask_are_refused_by_number),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

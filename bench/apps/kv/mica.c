@@ -1,7 +1,8 @@
 /*
  * mica.c - the MICA-style partition of case study 2 (bench/apps/kv/mica.h says
  * the layout and the lossy rules; MICA, Lim et al. NSDI 2014, Section 4.3,
- * cache mode). Pure: no verbs, no I/O, no locks (one thread per partition).
+ * cache mode). Pure: no verbs, no I/O, no locks (one thread per partition);
+ * its index and log are anonymous mappings (topo_buf_map, --hugepages).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -32,6 +33,12 @@ uint64_t mica_bytes(uint64_t keys, uint64_t log_bytes)
 int mica_init(struct mica *m, uint64_t keys, uint64_t log_bytes, uint64_t seed, char *err,
 	      size_t errlen)
 {
+	return mica_init_map(m, keys, log_bytes, seed, false, err, errlen);
+}
+
+int mica_init_map(struct mica *m, uint64_t keys, uint64_t log_bytes, uint64_t seed, bool huge,
+		  char *err, size_t errlen)
+{
 	uint64_t min_log = 2 * mica_item_bytes(MICA_MAX_VALUE);
 	uint64_t nb;
 
@@ -44,8 +51,10 @@ int mica_init(struct mica *m, uint64_t keys, uint64_t log_bytes, uint64_t seed, 
 			       "..2^47 (two items of the largest value at least; offsets are 48 "
 			       "bits): give a log size in that range", log_bytes, min_log);
 	nb = mica_buckets(keys);
-	m->index = calloc(nb * MICA_WAYS, sizeof(*m->index));
-	m->log = calloc(1, log_bytes);
+	if (topo_buf_map(&m->index_mem, nb * MICA_WAYS * sizeof(*m->index), huge) == 0)
+		m->index = (uint64_t *)(void *)m->index_mem.p;
+	if (topo_buf_map(&m->log_mem, log_bytes, huge) == 0)
+		m->log = m->log_mem.p;
 	if (!m->index || !m->log) {
 		mica_free(m);
 		return rb_fail(err, errlen, "out of memory for a partition of %" PRIu64
@@ -60,8 +69,8 @@ int mica_init(struct mica *m, uint64_t keys, uint64_t log_bytes, uint64_t seed, 
 
 void mica_free(struct mica *m)
 {
-	free(m->index);
-	free(m->log);
+	topo_buf_unmap(&m->index_mem);
+	topo_buf_unmap(&m->log_mem);
 	m->index = NULL;
 	m->log = NULL;
 }

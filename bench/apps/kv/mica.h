@@ -43,6 +43,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "topo.h"
+
 #define MICA_WAYS           8u           /* entries per bucket (one cache line) */
 #define MICA_KEY_BYTES      16u          /* HERD's and MICA's key size */
 #define MICA_MAX_VALUE      64u          /* value bytes at most (fits a request slot) */
@@ -79,9 +81,10 @@ struct mica_stats {
 };
 
 struct mica {
-	uint64_t *index;             /* nbuckets * MICA_WAYS entries */
+	uint64_t *index;             /* nbuckets * MICA_WAYS entries (= index_mem.p) */
 	uint64_t nbuckets;           /* power of two */
-	uint8_t *log;
+	uint8_t *log;                /* = log_mem.p */
+	struct rb_buf index_mem, log_mem; /* their mappings and pages (topo_buf_map) */
 	uint64_t log_bytes;
 	uint64_t head;               /* next append offset (grows; % log_bytes in the log) */
 	uint64_t seed;               /* the hash's key */
@@ -104,6 +107,12 @@ uint64_t mica_bytes(uint64_t keys, uint64_t log_bytes);
  */
 int mica_init(struct mica *m, uint64_t keys, uint64_t log_bytes, uint64_t seed, char *err,
 	      size_t errlen);
+/* mica_init with the index and the log on 2 MiB pages when huge
+ * (topo_buf_map: hugetlb, else THP, else base pages; m->log_mem.source
+ * says which, m->log_mem.why why not more); both mapped zero-filled and
+ * first touched by the calling thread (their NUMA node is its CPU's). */
+int mica_init_map(struct mica *m, uint64_t keys, uint64_t log_bytes, uint64_t seed, bool huge,
+		  char *err, size_t errlen);
 void mica_free(struct mica *m);
 
 /* XXH64 of the 16 key bytes with seed. */

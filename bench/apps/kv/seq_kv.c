@@ -34,6 +34,7 @@
 
 #include "errbuf.h"
 #include "kv.h"
+#include "log.h"
 #include "mica.h"
 #include "seq_rt.h"
 #include "timing.h"
@@ -82,7 +83,9 @@ static void client_free(void *p)
 	free(k);
 }
 
-/* Every key thread t owns, version 0. */
+/* Server thread t's MICA partition (index and log mapped by topo_buf_map,
+ * --hugepages honoured, first touched on the placement's CPUs), charged
+ * first, then every key thread t owns put at version 0. 0, or -1 with err. */
 static int populate(struct seq_run *r, struct kv_server *s, const struct seq_cfg *c, unsigned t,
 		    char *err, size_t errlen)
 {
@@ -99,8 +102,19 @@ static int populate(struct seq_run *r, struct kv_server *s, const struct seq_cfg
 		 (unsigned long long)c->kv.value_bytes);
 	if (seq_run_charge(r, mica_bytes(per, log), what, err, errlen))
 		return -1;
-	if (mica_init(&s->m, per, log, HASH_SEED, err, errlen))
+	bool huge = r->pl && r->pl->hugepages;
+	cpu_set_t saved;
+	/* mapped and first touched (zeroed, then filled) while this thread
+	 * runs on the server threads' CPUs: the partition's pages land on
+	 * their node */
+	int moved = topo_pin_self(r->pl ? &r->pl->place : NULL, &saved);
+	if (mica_init_map(&s->m, per, log, HASH_SEED, huge, err, errlen)) {
+		topo_unpin_self(moved, &saved);
 		return -1;
+	}
+	if (huge && s->m.log_mem.why[0] && t == 0)
+		rb_warn("--hugepages: the MICA partitions' logs on %s pages: %s",
+			s->m.log_mem.source, s->m.log_mem.why);
 	for (uint64_t id = 0; id < keys; id++) {
 		struct mica_key k = mica_key_of(id);
 		if (mica_thread_of(mica_hash(&k, HASH_SEED), (unsigned)c->server_threads) != t)
@@ -108,6 +122,7 @@ static int populate(struct seq_run *r, struct kv_server *s, const struct seq_cfg
 		mica_value_fill(v, (uint32_t)c->kv.value_bytes, id, 0);
 		mica_put(&s->m, &k, v, (uint32_t)c->kv.value_bytes);
 	}
+	topo_unpin_self(moved, &saved);
 	return 0;
 }
 

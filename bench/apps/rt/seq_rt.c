@@ -153,23 +153,15 @@ int seq_run_alloc(struct seq_run *r, uint64_t len, int access, char *err, size_t
 {
 	long page = sysconf(_SC_PAGESIZE);
 	uint64_t pg = page > 0 ? (uint64_t)page : 4096;
+	bool huge = r->pl && r->pl->hugepages;
 	char what[160];
-	int allowed[RB_MAX_CPUS], nallowed = topo_allowed(allowed, RB_MAX_CPUS);
 	cpu_set_t saved;
-	char list[256];
 
-	if (len > UINT64_MAX - pg)
+	if (len > UINT64_MAX - RB_HUGE_PAGE)
 		return rb_fail(err, errlen, "%sa buffer of %llu bytes", RB_REFUSED_PREFIX,
 			       (unsigned long long)len);
-
-	/* the threads on the device's local CPUs, as rdma_bench's default;
-	 * the buffer mapped and registered (first touched) while this thread
-	 * runs there */
-	if (topo_place(topo_sysroot(), r->dev->name, RB_PIN_AUTO, NULL, 0, -1, allowed, nallowed,
-		       &r->place, err, errlen))
-		return -1;
-	topo_cpus_text(&r->place, list, sizeof(list));
-	rb_info("threads pinned to CPUs %s (%s of %s)", list, r->place.source, r->dev->name);
+	/* charged as mapped: whole pages (2 MiB ones with --hugepages) */
+	pg = huge ? RB_HUGE_PAGE : pg;
 	r->buf_len = (len + pg - 1) / pg * pg;
 	snprintf(what, sizeof(what), "the %s's registered buffer (%s, --server-threads %llu, "
 		 "clients x window %llu, --drtm items %llu)", seq_variant_name(r->cfg.variant),
@@ -182,14 +174,20 @@ int seq_run_alloc(struct seq_run *r, uint64_t len, int access, char *err, size_t
 	r->pd = ibv_alloc_pd(r->dev->ctx);
 	if (!r->pd)
 		return rb_fail(err, errlen, "ibv_alloc_pd(%s) failed: %s", r->dev->name, strerror(errno));
-	int moved = topo_pin_self(&r->place, &saved);
-	r->buf = mmap(NULL, r->buf_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (r->buf == MAP_FAILED) {
+	/* mapped, first touched and registered while this thread runs on the
+	 * threads' CPUs (the placement's), so the pages land on their node */
+	int moved = topo_pin_self(r->pl ? &r->pl->place : NULL, &saved);
+	if (topo_buf_map(&r->mem, r->buf_len, huge)) {
+		int e = errno;
 		topo_unpin_self(moved, &saved);
-		r->buf = NULL;
 		return rb_fail(err, errlen, "mmap(%llu bytes) for the sequencer buffer failed: %s",
-			       (unsigned long long)r->buf_len, strerror(errno));
+			       (unsigned long long)r->buf_len, strerror(e));
 	}
+	if (huge && r->mem.why[0])
+		rb_warn("--hugepages: the %s's buffer (%llu bytes) on %s pages: %s",
+			r->role == RB_ROLE_SERVER ? "server" : "client",
+			(unsigned long long)r->buf_len, r->mem.source, r->mem.why);
+	r->buf = r->mem.p;
 	r->mr = ibv_reg_mr(r->pd, r->buf, r->buf_len, IBV_ACCESS_LOCAL_WRITE | access);
 	topo_unpin_self(moved, &saved);
 	if (!r->mr)
@@ -441,8 +439,7 @@ void seq_run_destroy(struct seq_run *r)
 	free(r->th);
 	if (r->mr)
 		ibv_dereg_mr(r->mr);
-	if (r->buf)
-		munmap(r->buf, r->buf_len);
+	topo_buf_unmap(&r->mem);
 	if (r->pd)
 		ibv_dealloc_pd(r->pd);
 	free(r->eps);

@@ -77,10 +77,12 @@ struct seq_run {
 	struct seq_cfg cfg;
 	enum rb_role role;
 	struct rb_dev *dev;
-	struct rb_place place;        /* the threads' CPUs: the device's local ones
-				       * (topo.h; seq_run_alloc), thread i on the i-th */
+	const struct rb_placement *pl; /* the process's placement (ctx_placement, once per
+				       * process: --cpus, --numa, --hugepages): thread i
+				       * on pl->place.cpus[i % ncpus]; NULL: not pinned */
 	struct ibv_pd *pd;
-	uint8_t *buf;
+	struct rb_buf mem;            /* the mapping of buf and its pages (topo_buf_map) */
+	uint8_t *buf;                 /* = mem.p */
 	uint64_t buf_len;
 	struct ibv_mr *mr;
 	/* QPs with no thread (server side of herd-rpc's UC request QPs, atomics' RC QPs) */
@@ -146,8 +148,12 @@ int drtm_client_done(const struct seq_run *r, const struct ctrl_done *srv,
  */
 int seq_run_charge(struct seq_run *r, uint64_t bytes, const char *what, char *err,
 		   size_t errlen);
-/* PD, buffer of len bytes (page aligned, zeroed) and its MR with access;
- * on the server the buffer is charged first (seq_run_charge). */
+/* PD, buffer of len bytes (rounded up to whole pages: 2 MiB ones with
+ * r->pl->hugepages; zeroed) and its MR with access: mapped by topo_buf_map
+ * (--hugepages: hugetlb, else THP, else base pages with a WARN naming
+ * why) and first touched while this thread runs on r->pl's CPUs; on the
+ * server the mapped length is charged first (seq_run_charge). 0, or -1
+ * with err. */
 int seq_run_alloc(struct seq_run *r, uint64_t len, int access, char *err, size_t errlen);
 /* nth threads; each gets its CQs (send CQ scq_depth, receive CQ rcq_depth or
  * none for 0), nqp QPs, its area and the result storage. */

@@ -157,11 +157,13 @@ static int threads_start(struct seq_run *r, void *(*fn)(void *), char *err, size
 	for (unsigned i = 0; i < r->nth; i++) {
 		pthread_attr_t attr;
 		pthread_attr_init(&attr);
-		/* thread i on the i-th of the device's local CPUs (seq_run_alloc) */
-		if (r->place.ncpus > 0) {
+		/* thread i on the placement's CPU i (mod their count: topo.h),
+		 * as rdma_bench's workers (post.c) */
+		const struct rb_place *pl = r->pl ? &r->pl->place : NULL;
+		if (pl && pl->ncpus > 0) {
 			cpu_set_t set;
 			CPU_ZERO(&set);
-			CPU_SET(r->place.cpus[i % (unsigned)r->place.ncpus], &set);
+			CPU_SET(pl->cpus[i % (unsigned)pl->ncpus], &set);
 			pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
 		}
 		int rc = pthread_create(&r->th[i].tid, &attr, fn, &r->th[i]);
@@ -189,16 +191,33 @@ static int threads_join(struct seq_run *r, char *err, size_t errlen)
 	return rc;
 }
 
+/* The device (-d, -i, -x) and, once per process, the placement on it
+ * (ctx_placement: --cpus, --numa, --hugepages) every point's threads and
+ * buffers take. 0, or -1 with err (the device closed). */
+static int open_placed(const struct seq_opts *o, struct rb_dev *dev, struct rb_placement *pl,
+		       char *err, size_t errlen)
+{
+	if (dev_open(dev, o->rb.dev_name, o->rb.ib_port, o->rb.gid_index, err, errlen))
+		return -1;
+	if (ctx_placement(&o->rb, dev->name, pl, err, errlen)) {
+		dev_close(dev);
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- server ------------------------------------------------------------- */
 
 /* One point on fd, whose HELLO (and token) admission took (admit_next);
  * mem_cap: --max-mem, what the point's MR, stores and stacks may take
- * (seq_run_charge; one point at a time, so all of it). */
-static int serve_point(int fd, struct rb_dev *dev, uint64_t mem_cap, char *err, size_t errlen)
+ * (seq_run_charge; one point at a time, so all of it); pl: the process's
+ * placement (the threads' CPUs, --hugepages). */
+static int serve_point(int fd, struct rb_dev *dev, const struct rb_placement *pl,
+		       uint64_t mem_cap, char *err, size_t errlen)
 {
 	struct ctrl_rbuf rb = { 0 };
 	struct ctrl_msg m;
-	struct seq_run r = { .role = RB_ROLE_SERVER, .dev = dev, .mem_cap = mem_cap };
+	struct seq_run r = { .role = RB_ROLE_SERVER, .dev = dev, .pl = pl, .mem_cap = mem_cap };
 	const struct seq_variant_ops *ops;
 	int rc = -1, tmo = 10000;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -314,6 +333,7 @@ static void server_signals(void)
 
 static int server_main(const struct seq_opts *o)
 {
+	static struct rb_placement pl;
 	struct rb_dev dev;
 	char err[1024];
 	int lfd;
@@ -324,7 +344,7 @@ static int server_main(const struct seq_opts *o)
 		rb_error("%s", err);
 		return 2;
 	}
-	if (dev_open(&dev, o->rb.dev_name, o->rb.ib_port, o->rb.gid_index, err, sizeof(err))) {
+	if (open_placed(o, &dev, &pl, err, sizeof(err))) {
 		rb_error("%s", err);
 		return 2;
 	}
@@ -387,7 +407,7 @@ static int server_main(const struct seq_opts *o)
 		if (r == 0)
 			continue;   /* the loop's test: stopped by a signal? */
 		int fd = ap.fd;
-		if (serve_point(fd, &dev, lim.max_mem, err, sizeof(err))) {
+		if (serve_point(fd, &dev, &pl, lim.max_mem, err, sizeof(err))) {
 			rb_error("point failed, server goes on: %s", err);
 			status = 1;
 		} else {
@@ -423,6 +443,8 @@ struct seq_result {
 	bool have_drtm;            /* drtm-kv: its counts (drtm_client_done) */
 	struct drtm_counts drtm;
 	struct drtm_tally tally;
+	size_t page_size;          /* the client buffer's pages (bytes; 0: not mapped) */
+	const char *page_source;   /* topo_buf_map's source: base, hugetlb, thp, base-fallback */
 };
 
 static void row_lat(struct row *row, const char *name, const struct hist *h, double p)
@@ -603,9 +625,42 @@ static void row_drtm(struct row *row, const struct seq_result *res)
 	}
 }
 
+/* The client's placement, last (rdma_bench's columns of the same names:
+ * docs/csv.md): cpus (--cpus as given: "0 2 3", spread, none, or "": the
+ * device's CPUs), numa_node (NA: unknown), cpus_used (the list, thread i
+ * on the i-th modulo their count), cpu_source, page_size (bytes; NA: no
+ * buffer mapped), page_source. */
+static void row_placement(struct row *row, const struct rb_opts *o,
+			  const struct rb_placement *pl, const struct seq_result *res)
+{
+	char buf[512];
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < o->ncpus && off < 128 - 8; i++)
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%d", i ? " " : "", o->cpus[i]);
+	row_set_text(row, "cpus", o->ncpus > 0 ? buf : o->cpus_spread ? "spread" :
+				  o->cpus_none ? "none" : "");
+	if (pl && pl->place.node >= 0)
+		row_set_u64(row, "numa_node", (uint64_t)pl->place.node);
+	else
+		row_set_na(row, "numa_node");
+	buf[0] = '\0';
+	if (pl)
+		topo_cpus_text(&pl->place, buf, sizeof(buf));
+	row_set_text(row, "cpus_used", buf);
+	row_set_text(row, "cpu_source", pl ? pl->place.source : "");
+	if (res->page_size)
+		row_set_u64(row, "page_size", res->page_size);
+	else
+		row_set_na(row, "page_size");
+	row_set_text(row, "page_source", res->page_source ? res->page_source : "");
+}
+
 /* One row of a point (schema: docs/csv.md, "rdma_seq rows"). */
 static void build_row(struct row *row, const struct seq_opts *o, const struct rb_env *e,
-		      const struct rb_dev *d, unsigned rep, const struct seq_result *res)
+		      const struct rb_dev *d, const struct rb_placement *pl, unsigned rep,
+		      const struct seq_result *res)
 {
 	row_init(row);
 	row_config(row, o, e, rep);
@@ -613,6 +668,7 @@ static void build_row(struct row *row, const struct seq_opts *o, const struct rb
 	row_kv_counts(row, &o->cfg, res);
 	row_drtm(row, res);
 	row_latency_env(row, e, d, res);
+	row_placement(row, &o->rb, pl, res);
 }
 
 /* HELLO: who the client is and the run's token (--token-file; "" = none).
@@ -719,12 +775,14 @@ static int point_collect(struct seq_run *r, int fd, int tmo, struct ctrl_rbuf *r
 	return 0;
 }
 
-/* Run one point; fills res. Returns 0 ok, 1 failed, 2 refused/setup. */
-static int run_point(const struct seq_opts *o, struct rb_dev *dev, struct seq_result *res)
+/* Run one point on the process's placement pl; fills res. Returns 0 ok,
+ * 1 failed, 2 refused/setup. */
+static int run_point(const struct seq_opts *o, struct rb_dev *dev, const struct rb_placement *pl,
+		     struct seq_result *res)
 {
 	struct ctrl_rbuf rb = { 0 };
 	struct ctrl_msg m;
-	struct seq_run r = { .role = RB_ROLE_CLIENT, .dev = dev, .cfg = o->cfg,
+	struct seq_run r = { .role = RB_ROLE_CLIENT, .dev = dev, .pl = pl, .cfg = o->cfg,
 			     .values_cap = o->values_cap };
 	const struct seq_variant_ops *ops = seq_ops(o->cfg.variant);
 	char err[1024] = "";
@@ -761,6 +819,10 @@ out:
 done:
 	if (fd >= 0)
 		close(fd);
+	if (r.mem.p) {
+		res->page_size = r.mem.page_size;
+		res->page_source = r.mem.source;
+	}
 	seq_run_destroy(&r);
 	ctrl_rbuf_free(&rb);
 	return rc;
@@ -776,6 +838,7 @@ static int client_main(const struct seq_opts *o)
 {
 	static struct row rows[SEQ_MAX_ROWS];
 	static struct seq_result res;
+	static struct rb_placement pl;
 	struct rb_dev dev;
 	struct rb_env env;
 	char err[1024];
@@ -791,14 +854,14 @@ static int client_main(const struct seq_opts *o)
 		return 2;
 	}
 	env_collect(&env);
-	if (dev_open(&dev, o->rb.dev_name, o->rb.ib_port, o->rb.gid_index, err, sizeof(err))) {
+	if (open_placed(o, &dev, &pl, err, sizeof(err))) {
 		fprintf(stderr, "rdma_seq: error: %s\n", err);
 		return 2;
 	}
 	for (unsigned rep = 0; rep < o->rb.reps && nrows < (int)SEQ_MAX_ROWS; rep++) {
 		memset(&res, 0, sizeof(res));
-		int rc = run_point(o, &dev, &res);
-		build_row(&rows[nrows], o, &env, &dev, o->rb.rep_first + rep, &res);
+		int rc = run_point(o, &dev, &pl, &res);
+		build_row(&rows[nrows], o, &env, &dev, &pl, o->rb.rep_first + rep, &res);
 		if (rc)
 			rb_error("%s point rep %u %s: %s", seq_variant_name(o->cfg.variant),
 				o->rb.rep_first + rep, res.status, res.reason);
@@ -856,6 +919,10 @@ int main(int argc, char **argv)
 	if (rc == 0 && o.rb.token_file[0])
 		rc = guard_token_load(o.rb.token_file, o.token, sizeof(o.token), RB_TOKEN_CAP, err,
 				      sizeof(err));
+	/* --cpus LIST within this process's CPUs, before any resource (as
+	 * rdma_bench's client refuses it) */
+	if (rc == 0)
+		rc = topo_check_cpus(o.rb.cpus, o.rb.ncpus, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "rdma_seq: error: %s\n", err);
 		return 2;
