@@ -192,8 +192,6 @@ void guard_limits_defaults(struct rb_limits *l, char *why, size_t whylen)
 	struct rlimit rl;
 	char src[160];
 
-	if (why && whylen)
-		why[0] = '\0';
 	if (!l->max_mem) {
 		l->max_mem = phys / 2;
 		snprintf(src, sizeof(src), "half of %.0f MiB of memory", mib(phys));

@@ -401,6 +401,8 @@ static void cidr_typos_are_refused(void **state)
 	assert_err_has(err, "empty item");
 	assert_int_equal(guard_cidr_parse("10.0.0.0/", l, 4, &n, err, sizeof(err)), -1);
 	assert_err_has(err, "no prefix length");
+	assert_int_equal(guard_cidr_parse("/8", l, 4, &n, err, sizeof(err)), -1);
+	assert_err_has(err, "--allow '/8': expected an address or ADDRESS/BITS");
 	assert_int_equal(guard_cidr_parse("1.0.0.0/8,2.0.0.0/8,3.0.0.0/8,4.0.0.0/8,5.0.0.0/8", l, 4,
 					  &n, err, sizeof(err)), -1);
 	assert_err_has(err, "more than 4 networks");
