@@ -194,6 +194,21 @@ static void worker_domain(struct rb_ctx *c, struct rb_worker *w)
 	w->td = NULL;
 }
 
+/* Release what worker_own_ctx made (any of it: NULL ones skipped), in
+ * reverse order: its MR, PD and device context. */
+static void own_ctx_release(struct rb_worker *w)
+{
+	if (w->omr && ibv_dereg_mr(w->omr))
+		rb_warn("ibv_dereg_mr(thread %u's own) failed: %s", w->index, strerror(errno));
+	if (w->opd && ibv_dealloc_pd(w->opd))
+		rb_warn("ibv_dealloc_pd(thread %u's own) failed: %s", w->index, strerror(errno));
+	if (w->octx && ibv_close_device(w->octx))
+		rb_warn("ibv_close_device(thread %u's own) failed: %s", w->index, strerror(errno));
+	w->omr = NULL;
+	w->opd = NULL;
+	w->octx = NULL;
+}
+
 /*
  * --doorbell ctx (client): worker w's own device context (ibv_open_device
  * on the device of c->dev, as the original artifact's libhrd opens one per
@@ -208,7 +223,6 @@ static void worker_domain(struct rb_ctx *c, struct rb_worker *w)
 static void worker_own_ctx(struct rb_ctx *c, struct rb_worker *w)
 {
 	const char *call = "ibv_open_device";
-	int e;
 
 	w->octx = ibv_open_device(c->dev->ctx->device);
 	if (!w->octx)
@@ -216,7 +230,7 @@ static void worker_own_ctx(struct rb_ctx *c, struct rb_worker *w)
 	call = "ibv_alloc_pd";
 	w->opd = ibv_alloc_pd(w->octx);
 	if (!w->opd)
-		goto clean_ctx;
+		goto fail;
 	call = "ibv_reg_mr";
 	w->omr = ibv_reg_mr(w->opd, c->buf, c->lay.total, IBV_ACCESS_LOCAL_WRITE);
 	if (w->omr) {
@@ -225,19 +239,9 @@ static void worker_own_ctx(struct rb_ctx *c, struct rb_worker *w)
 		w->lkey = w->omr->lkey;
 		return;
 	}
-	e = errno;
-	if (ibv_dealloc_pd(w->opd))
-		rb_warn("ibv_dealloc_pd(thread %u's own) failed: %s", w->index, strerror(errno));
-	w->opd = NULL;
-	errno = e;
-clean_ctx:
-	e = errno;
-	if (ibv_close_device(w->octx))
-		rb_warn("ibv_close_device(thread %u's own) failed: %s", w->index, strerror(errno));
-	w->octx = NULL;
-	errno = e;
 fail:
 	snprintf(c->doorbell_why, sizeof(c->doorbell_why), "%s: %s", call, strerror(errno));
+	own_ctx_release(w);
 }
 
 /* c->doorbell after every worker, for --doorbell td (ctx): "td" ("ctx")
@@ -421,12 +425,7 @@ static void worker_destroy(struct rb_worker *w)
 		rb_warn("ibv_dealloc_pd(parent domain) failed: %s", strerror(errno));
 	if (w->td && ibv_dealloc_td(w->td))
 		rb_warn("ibv_dealloc_td failed: %s", strerror(errno));
-	if (w->omr && ibv_dereg_mr(w->omr))
-		rb_warn("ibv_dereg_mr(thread %u's own) failed: %s", w->index, strerror(errno));
-	if (w->opd && ibv_dealloc_pd(w->opd))
-		rb_warn("ibv_dealloc_pd(thread %u's own) failed: %s", w->index, strerror(errno));
-	if (w->octx && ibv_close_device(w->octx))
-		rb_warn("ibv_close_device(thread %u's own) failed: %s", w->index, strerror(errno));
+	own_ctx_release(w);
 	free(w->qps);
 	free(w->hist);
 	free(w->expect);
