@@ -312,7 +312,7 @@ EOF
   [ "$output" = 1 ]
   run grep -cF 'for t in "$build"/tests/test_*' "$ROOT/ci/test-all"
   [ "$output" = 1 ]
-  run grep -c 'make -s -j"[^"]*" all unit BUILD="$build"' "$ROOT/ci/test-all"
+  run grep -c 'make -s -j"[^"]*" all unit-bins BUILD="$build"' "$ROOT/ci/test-all"
   [ "$output" = 1 ]
   run grep -cE "(^|[^$])build/tests" "$ROOT/ci/test-all"
   [ "$output" = 0 ]
