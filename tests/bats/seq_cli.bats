@@ -66,6 +66,21 @@ refused() {
   grep -qF -- "--window given to the server: test options belong to the client (-c)" <<< "$output"
 }
 
+@test "--help: the server synopsis names every option of the Server section (--allow, --max-mem), by its short letter or long name" {
+  run "$SEQ" --help
+  [ "$status" = 0 ]
+  local syn sec opt short long n=0
+  syn=$(sed -n '1,/^$/p' <<< "$output" | grep -e '-s \[' -A 1)
+  sec=$(awk '/^Server:/ { f = 1; next } /^[A-Z]/ { f = 0 } f' <<< "$output")
+  while read -r opt; do
+    short=${opt%%,*} long=${opt##* }
+    [ "$short" != "$opt" ] || short=$long
+    grep -qE -- "(^| |\[)($short|$long)( |\]|$)" <<< "$syn" || { echo "$long not in: $syn"; false; }
+    n=$((n + 1))
+  done < <(grep -oE '^  (-[a-zA-Z], |    )--[a-z-]+' <<< "$sec" | sed 's/^ *//')
+  [ "$n" -ge 6 ] || { echo "$n options in the Server section: $sec"; false; }
+}
+
 @test "-c without --variant is refused (no silent default)" {
   refused -c localhost
   grep -qF -- "-c needs --variant atomics, herd-rpc, spec-s0, herd-kv or drtm-kv" <<< "$output"
