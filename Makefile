@@ -90,12 +90,14 @@ build/nulldev-floor: tests/nulldev/floor/floor.c
 	$(CC) $(filter-out --coverage,$(CFLAGS)) -o $@ $< -libverbs
 
 # The runner's copy of the knob table (experiments/lib/params.sh reads it):
-# rewritten only when rdma_bench --list-knobs prints something else.
+# rewritten only when rdma_bench --list-knobs prints something else, else
+# touched (its words unchanged), so it is not older than the binary and a
+# `make` or `make -n` after `make` has nothing to do.
 experiments/lib/knobs.tsv: rdma_bench
-	@./rdma_bench --list-knobs > $@.tmp && { cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@; }
+	@./rdma_bench --list-knobs > $@.tmp && { cmp -s $@.tmp $@ && rm -f $@.tmp && touch $@ || mv -f $@.tmp $@; }
 # rdma_seq's, for experiments whose [run] bin is rdma_seq
 experiments/lib/knobs-rdma_seq.tsv: rdma_seq
-	@./rdma_seq --list-knobs > $@.tmp && { cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@; }
+	@./rdma_seq --list-knobs > $@.tmp && { cmp -s $@.tmp $@ && rm -f $@.tmp && touch $@ || mv -f $@.tmp $@; }
 
 # The PCIe model's command line (bench/model/model_main.c): pure arithmetic,
 # linked without the verbs libraries, so it runs on any host.
@@ -109,23 +111,32 @@ $(BUILD)/rb_model: $(OBJ)/model/model_main.o $(OBJ)/model/pcie_model.o $(OBJ)/li
 figure-2: $(BUILD)/rb_model
 	figures/figure-2
 
+# the stamp of the BUILD folder the programs were last linked from (below)
+VARIANT := build/variant.$(subst /,_,$(BUILD))
+
 # Relinked when its objects change or when the other build (`make` vs
-# `make debug`) linked it last (build/variant names the BUILD folder of the
-# last link), so ./rdma_bench matches the last `make` or `make debug`; a
-# `make` with nothing changed links nothing.
+# `make debug`) linked it last (the stamp $(VARIANT) names the BUILD folder
+# of the last link), so ./rdma_bench matches the last `make` or `make
+# debug`; a `make` with nothing changed links nothing.
 # Linked to a temporary name and renamed into place, so a program still
 # running the old binary (a test in the VM, a server) is never rewritten.
-rdma_bench: $(OBJ)/rdma_bench/main.o $(RB_OBJ) $(BUILD)/librdmabench.a build/variant
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@.tmp.$$$$ $(filter-out build/variant,$^) $(LDLIBS) && mv -f $@.tmp.$$$$ $@
+rdma_bench: $(OBJ)/rdma_bench/main.o $(RB_OBJ) $(BUILD)/librdmabench.a $(VARIANT)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@.tmp.$$$$ $(filter-out $(VARIANT),$^) $(LDLIBS) && mv -f $@.tmp.$$$$ $@
 
 # the sequencer (bench/apps/seq/seq_main.c): a second program on the same library
-rdma_seq: $(OBJ)/apps/seq/seq_main.o $(APP_OBJ) $(BUILD)/librdmabench.a build/variant
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@.tmp.$$$$ $(filter-out build/variant,$^) $(LDLIBS) && mv -f $@.tmp.$$$$ $@
+rdma_seq: $(OBJ)/apps/seq/seq_main.o $(APP_OBJ) $(BUILD)/librdmabench.a $(VARIANT)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@.tmp.$$$$ $(filter-out $(VARIANT),$^) $(LDLIBS) && mv -f $@.tmp.$$$$ $@
 
-# rewritten only when the BUILD folder differs from the last link's
-build/variant: FORCE
+# The facts a rebuild depends on beyond the sources (the BUILD folder of
+# the last link, the revision) are stamps named by their value, not a
+# rule with a FORCE prerequisite: `make -n` cannot know that such a rule
+# leaves its file unchanged and listed env.o, the library and both links
+# after every `make`; a stamp of the current value exists or is made (the
+# other values' stamps removed), so a change still rebuilds and `make -n`
+# after `make` lists nothing of the bench.
+$(VARIANT):
 	@mkdir -p build
-	@echo '$(BUILD)' | cmp -s - $@ || echo '$(BUILD)' > $@
+	@rm -f build/variant.* && echo '$(BUILD)' > build/variant && touch $@
 
 $(OBJ)/%.o: bench/%.c $(HEADERS) | $(BUILD)
 	@mkdir -p $(dir $@)
@@ -141,12 +152,13 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(RB_OBJ) $(APP_OBJ) $(BUILD)
 $(BUILD):
 	mkdir -p $@
 
-# report.o carries the revision: rebuild it when the revision changes.
-$(BUILD)/git-rev: FORCE | $(BUILD)
-	@echo '$(GIT_REV)' | cmp -s - $@ || echo '$(GIT_REV)' > $@
-$(OBJ)/lib/env.o: $(BUILD)/git-rev
-.PHONY: FORCE
-FORCE:
+# env.o carries the revision (RB_GIT_REV): rebuilt when the revision
+# changes, through the stamp named by it (see $(VARIANT)); $(BUILD)/git-rev
+# holds the revision for tests/mutate's scratch builds.
+REV_STAMP := $(BUILD)/rev.$(GIT_REV)
+$(REV_STAMP): | $(BUILD)
+	@rm -f $(BUILD)/rev.* && echo '$(GIT_REV)' > $(BUILD)/git-rev && touch $@
+$(OBJ)/lib/env.o: $(REV_STAMP)
 
 debug:
 	$(MAKE) OPT="-O0 -g3" BUILD=build/debug all

@@ -417,23 +417,51 @@ void guard_ip_text(const struct sockaddr *sa, char *out, size_t outlen)
 
 /* ---- the token file ------------------------------------------------------ */
 
+/* What a token file is and how to make one at path (docs/rdma_bench.md,
+ * "Running a server on a shared cluster"): the fix every refusal of the
+ * file itself ends with; a format taking the path once. */
+#define TOKEN_MAKE "(a token file is one line of 16 or more printable bytes, mode 600, the " \
+	"same file at both ends; make one with: (umask 077; od -An -tx1 -N16 /dev/urandom | " \
+	"tr -d ' \\n' > %s))"
+
+/* The refusal of a token file open(2) failed on with errno e: the path,
+ * what is wrong and the fix. Returns -1. */
+static int token_open_fail(const char *path, int e, char *err, size_t errlen)
+{
+	if (e == ENOENT)
+		return rb_fail(err, errlen, "--token-file %s: no such file; create it " TOKEN_MAKE,
+			    path, path);
+	if (e == EACCES)
+		return rb_fail(err, errlen, "--token-file %s: permission denied: uid %u may not read "
+			    "it (or search a directory on its path); run as the file's owner, or have "
+			    "the owner hand it over (chown, then chmod 600 %s)", path,
+			    (unsigned)geteuid(), path);
+	if (e == ELOOP)
+		return rb_fail(err, errlen, "--token-file %s: a symbolic link, refused; give the file "
+			    "itself", path);
+	return rb_fail(err, errlen, "--token-file %s: cannot open: %s; give a readable token file "
+		    TOKEN_MAKE, path, strerror(e), path);
+}
+
 int guard_token_load(const char *path, char *out, size_t outlen, size_t max, char *err,
 		     size_t errlen)
 {
 	struct stat st;
 	char buf[256];
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: a FIFO given as the file must not wait for a writer */
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 
 	if (fd < 0)
-		return rb_fail(err, errlen, "--token-file %s: cannot open: %s%s", path,
-			    strerror(errno), errno == ELOOP ? " (a symbolic link: give the file itself)" :
-			    errno == ENOENT ? " (make one, the same file at both ends: one line of 16 "
-					      "or more printable bytes, mode 600; e.g. (umask 077; od -An "
-					      "-tx1 -N16 /dev/urandom | tr -d ' \\n' > FILE))" : "");
+		return token_open_fail(path, errno, err, errlen);
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		bool dir = S_ISDIR(st.st_mode);
+		char in[300];
 		close(fd);
-		return rb_fail(err, errlen, "--token-file %s: not a regular file", path);
+		snprintf(in, sizeof(in), "%s%s", dir ? path : "FILE", dir ? "/token" : "");
+		return rb_fail(err, errlen, "--token-file %s: %s, not a regular file; give the token "
+			    "file's own path " TOKEN_MAKE, path,
+			    dir ? "a directory" : "a device, FIFO or socket", in);
 	}
 	if (st.st_mode & 077) {
 		close(fd);

@@ -207,8 +207,20 @@ int units_parse_u64(const char *s, uint64_t min, uint64_t max, const char *optna
 			 opt, s, max, min, max);
 		return -1;
 	}
+	/* a negative integer ("-5") is a value below the range: said as such,
+	 * as 0 below a minimum of 1 is */
+	if (nd == 0 && s[0] == '-') {
+		uint64_t neg;
+		int nn = units_digits(s + 1, &neg);
+		if (nn < 0 || (nn > 0 && s[1 + nn] == '\0')) {
+			snprintf(err, errlen, "%s: %s is below the minimum %" PRIu64
+				 " (use an integer from %" PRIu64 " to %" PRIu64 ")",
+				 opt, s, min, min, max);
+			return -1;
+		}
+	}
 	if (nd == 0 || s[nd] != '\0') {
-		snprintf(err, errlen, "%s: \"%s\" is not a non-negative decimal integer "
+		snprintf(err, errlen, "%s: \"%s\" is not a decimal integer "
 			 "(use an integer from %" PRIu64 " to %" PRIu64 ", digits only)",
 			 opt, s, min, max);
 		return -1;

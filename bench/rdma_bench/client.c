@@ -1272,45 +1272,45 @@ static int client_start(struct client *cl)
 	log_set_quiet(o->quiet);
 	if (o->token_file[0] && guard_token_load(o->token_file, cl->token, sizeof(cl->token),
 						 CTRL_TOKEN_CAP, err, sizeof(err))) {
-		rb_error("%s", err);
+		rb_fatal("%s", err);
 		return -1;
 	}
 	if (o->run_key_file[0] && guard_token_load(o->run_key_file, cl->run_key,
 						   sizeof(cl->run_key), CTRL_TOKEN_CAP, err,
 						   sizeof(err))) {
-		rb_error("--run-key-file: %s", err);
+		rb_fatal("--run-key-file: %s", err);
 		return -1;
 	}
 	if (topo_check_cpus(o->cpus, o->ncpus, err, sizeof(err))) {
-		rb_error("%s", err);
+		rb_fatal("%s", err);
 		return -1;
 	}
 	/* stdout gets only the table at the end; a reader that went away
 	 * (EPIPE) loses the table, never the CSV/JSON (checked below) */
 	signal(SIGPIPE, SIG_IGN);
 	if (signals_install_interrupt()) {
-		rb_error("sigaction(SIGINT/SIGTERM/SIGHUP) failed: %s", strerror(errno));
+		rb_fatal("sigaction(SIGINT/SIGTERM/SIGHUP) failed: %s", strerror(errno));
 		return -1;
 	}
 	if (check_output_paths(o, err, sizeof(err))) {
-		rb_error("%s", err);
+		rb_fatal("%s", err);
 		return -1;
 	}
 	env_collect(&cl->env);
 	const struct rb_gid_hint hint = { .gid_ip = o->gid_ip, .netdev = o->netdev, .peer = o->host };
 	if (dev_open_hint(&cl->dev, o->dev_name, o->ib_port, o->gid_index, &hint, err,
 			  sizeof(err))) {
-		rb_error("%s", err);
+		rb_fatal("%s", err);
 		return -1;
 	}
 	if (check_outputs(cl, err, sizeof(err))) {
-		rb_error("%s", err);
+		rb_fatal("%s", err);
 		dev_close(&cl->dev);
 		return -1;
 	}
 	dev_log_banner(&cl->dev, o->gid_index < 0);
 	if (ctx_placement(o, cl->dev.name, &cl->pl, err, sizeof(err))) {
-		rb_error("%s", err);
+		rb_fatal("%s", err);
 		dev_close(&cl->dev);
 		return -1;
 	}
@@ -1430,7 +1430,7 @@ int client_run(const struct rb_opts *o)
 		return 2;
 	ts[1] = timing_now_ns();
 	if (client_connect(&cl, err, sizeof(err))) {
-		rb_error("%s", err);
+		rb_fatal("%s", err);
 		rc = 2;
 		if (rb_interrupt_signal) {
 			rc = signals_exit_status(rb_interrupt_signal);

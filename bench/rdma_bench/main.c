@@ -32,7 +32,10 @@ int main(int argc, char **argv)
 {
 	static struct rb_opts o;
 	char err[1024];
-	int rc = opts_parse(argc, argv, &o, err, sizeof(err));
+	int rc;
+
+	log_set_prog("rdma_bench");
+	rc = opts_parse(argc, argv, &o, err, sizeof(err));
 
 	if (rc > 0 && o.version) {
 		char rev[48];
@@ -43,7 +46,7 @@ int main(int argc, char **argv)
 	if (rc > 0)
 		return 0;
 	if (rc < 0) {
-		fprintf(stderr, "rdma_bench: error: %s\n", err);
+		rb_fatal("%s", err);
 		return 2;
 	}
 	if (o.repeated[0])

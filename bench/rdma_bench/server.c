@@ -1020,25 +1020,25 @@ static int server_start(struct server *srv, const struct rb_opts *o)
 	srv->o = o;
 	log_set_quiet(o->quiet);
 	if (server_guard_init(srv, err, sizeof(err))) {
-		rb_error("%s", err);
+		rb_fatal("%s", err);
 		return -1;
 	}
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	if (ctrl_bind_check(o->bind_addr, err, sizeof(err))) {
-		rb_error("%s", err);
+		rb_fatal("%s", err);
 		return -1;
 	}
 	const struct rb_gid_hint hint = { .gid_ip = o->gid_ip, .netdev = o->netdev };
 	if (dev_open_hint(&srv->dev, o->dev_name, o->ib_port, o->gid_index, &hint, err,
 			  sizeof(err))) {
-		rb_error("%s", err);
+		rb_fatal("%s", err);
 		return -1;
 	}
 	dev_log_banner(&srv->dev, o->gid_index < 0);
 	if (ctx_placement(o, srv->dev.name, &srv->pl, err, sizeof(err))) {
-		rb_error("%s", err);
+		rb_fatal("%s", err);
 		dev_close(&srv->dev);
 		return -1;
 	}
@@ -1048,7 +1048,7 @@ static int server_start(struct server *srv, const struct rb_opts *o)
 	env_log_clock(&env);
 	lfd = ctrl_listen(o->bind_addr, o->port, err, sizeof(err));
 	if (lfd < 0) {
-		rb_error("%s", err);
+		rb_fatal("%s", err);
 		dev_close(&srv->dev);
 		return -1;
 	}

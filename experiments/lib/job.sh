@@ -29,7 +29,9 @@ rb_server_ready() {
 # reason, "K=failed=WHY" or "K=skipped=WHY" (RB_PT_MISSING)
 rb_point_outcomes() {
   # a client that left no row: failed, or skipped when rdma_bench refused
-  # the point's knobs up front (exit 2, "rdma_bench: error: ...")
+  # the point's knobs up front (exit 2, "rdma_bench: error: -OPTION ...";
+  # a setup failure, such as no device or no server, has the same prefix
+  # and exit status but names no option first: it stays a failure)
   local pdir=$1 procs=$2 k crc refused said
   RB_PT_FILES=() RB_PT_MISSING=()
   for ((k = 0; k < procs; k++)); do
@@ -39,13 +41,13 @@ rb_point_outcomes() {
     fi
     crc='?'
     { read -r crc < "$pdir/client-$k.rc"; } 2> /dev/null || true
-    refused=$(grep -m 1 '^rdma_bench: error: ' "$pdir/client-$k.log" 2>/dev/null | tr -d ',"\n' || true)
+    refused=$(grep -m 1 -E '^rdma_(bench|seq): error: -' "$pdir/client-$k.log" 2>/dev/null | tr -d ',"\n' || true)
     if [ -f "$pdir/skip" ]; then
       RB_PT_MISSING+=("$k=skipped=$(tr -d ',"\n' < "$pdir/skip")")
     elif [ -f "$pdir/reason" ]; then
       RB_PT_MISSING+=("$k=failed=$(tr -d ',"\n' < "$pdir/reason")")
     elif [ "$crc" = 2 ] && [ -n "$refused" ]; then
-      RB_PT_MISSING+=("$k=skipped=refused by ${refused#rdma_bench: error: }")
+      RB_PT_MISSING+=("$k=skipped=refused by ${refused#*: error: }")
     elif [ "$crc" = 255 ] && [ -s "$pdir/client-$k.host" ] && ! rb_host_is_local "$(cat "$pdir/client-$k.host")"; then
       # ssh's own failure (exit 255), not the client's: name it, with ssh's
       # words where it left them, not the client's last INFO line
@@ -275,7 +277,7 @@ rb_dry_check() {
     rb_job_flags "$size_list" "${vals[@]}"
     if ! out=$("$RB_BIN" -c 127.0.0.1 "${RB_JOB_FLAGS[@]}" --dry-run 2>&1 < /dev/null); then
       nbad=$((nbad + 1))
-      rb_log "dry run: job $n (${RB_JOB_DESC# }): refused: ${out#rdma_bench: error: }"
+      rb_log "dry run: job $n (${RB_JOB_DESC# }): refused: ${out#*: error: }"
     fi
   done < "$RB_RUN_DIR/grid.tsv.args"
   if [ "$nbad" = 0 ]; then

@@ -81,3 +81,13 @@ ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
     esac
   done
 }
+
+@test "make -n after make lists nothing (no FORCE rule); a new revision still lists env.o and the links" {
+  make -C "$ROOT" -s all > /dev/null
+  run make -C "$ROOT" --no-print-directory -n all
+  [ "$status" -eq 0 ] && [ "$output" = "make: Nothing to be done for 'all'." ] || { echo "$output"; false; }
+  # another revision: its stamp is missing, env.o (RB_GIT_REV) and both programs follow
+  run make -C "$ROOT" --no-print-directory -n all GIT_REV=0123456789ab
+  [[ $output == *"-o build/obj/lib/env.o bench/lib/env.c"* ]] || { echo "$output"; false; }
+  [[ $output == *"-o rdma_bench.tmp"*"-o rdma_seq.tmp"* ]] || { echo "$output"; false; }
+}

@@ -5,8 +5,12 @@
 load fixtures/exp/helpers
 
 @test "the grid is the cartesian product of the knobs, first knob outermost" {
-  run_exp "$FIX/tiny" --dry-run
+  # an ACTIVE RDMA port (a sysfs fixture): make's run is local, as shown
+  mkdir -p "$BATS_TEST_TMPDIR/ib/rxe0/ports/1"
+  echo '4: ACTIVE' > "$BATS_TEST_TMPDIR/ib/rxe0/ports/1/state"
+  RB_SYSFS_IB=$BATS_TEST_TMPDIR/ib RB_HOSTS='' RB_TARGET='' HOSTS='' VMS='' run_exp "$FIX/tiny" --dry-run
   [ "$status" -eq 0 ]
+  [[ $output == *"placement: experiments/reproduce tiny runs on this machine too (an RDMA port is ACTIVE: experiments/run tiny --local)"* ]] || { echo "$output"; false; }
   [[ $output == *"grid: 4 points x 2 repetitions, expected 0:08 (8 s)"* ]]
   # points in GNU parallel's order: the last knob varies fastest
   [[ $output == *$'1\tverb=read\ttransport=rc\tsize_bytes=32'* ]]
@@ -24,12 +28,15 @@ load fixtures/exp/helpers
 dry_run_all() {
   local p n q
   local -a flag
-  mkdir -p "$BATS_FILE_TMPDIR/dry"
+  mkdir -p "$BATS_FILE_TMPDIR/dry" "$BATS_FILE_TMPDIR/no-ib"
+  # as on a host without RDMA (an empty sysfs), outside the bed: make
+  # figure-N would run on the VM bed, which the dry run must say
   for p in "$ROOT"/experiments/*/params; do
     n=$(basename "$(dirname "$p")")
     for q in full quick; do
       flag=(); [ "$q" = full ] || flag=(--quick)
-      "$ROOT/experiments/run" "$n" --dry-run "${flag[@]}" --out "$BATS_FILE_TMPDIR/results" \
+      RB_SYSFS_IB=$BATS_FILE_TMPDIR/no-ib RB_HOSTS='' RB_TARGET='' HOSTS='' VMS='' \
+        "$ROOT/experiments/run" "$n" --dry-run "${flag[@]}" --out "$BATS_FILE_TMPDIR/results" \
         --bin "$FIX/fake_rdma_bench" --no-plot > "$BATS_FILE_TMPDIR/dry/$n.$q" 2>&1 &&
         echo 0 > "$BATS_FILE_TMPDIR/dry/$n.$q.rc" || echo $? > "$BATS_FILE_TMPDIR/dry/$n.$q.rc"
     done
@@ -66,6 +73,9 @@ dry() { if [ "$1" = rc ]; then cat "$BATS_FILE_TMPDIR/dry/$2.$3.rc"; else cat "$
   done
   # every experiment was expanded twice (a glob that matched nothing checks nothing)
   [ "$k" -ge 40 ]
+  # with no ACTIVE port the dry run says where make figure-N runs instead
+  [[ $(dry out figure-12 quick) == *"placement: above is experiments/run's own (this machine alone); make figure-12 here runs on the soft-RoCE VM bed instead (no RDMA port is ACTIVE: ci/vm run --vms 2 -- experiments/run figure-12, vm1 serves, vm2 the clients)"* ]] || { dry out figure-12 quick; false; }
+  [[ $(dry out swarm-48b_read full) == *"placement: "*"experiments/reproduce swarm-48b_read here runs on the soft-RoCE VM bed instead"* ]] || { dry out swarm-48b_read full; false; }
 }
 
 @test "every shipped experiment's QUICK grid runs at least 3 repetitions per point" {

@@ -228,6 +228,9 @@ passes_check() {
   run "$PAIR" -- --verb send -n 100 --csv "$CSV"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   [ "$(col srv_foreign_recvs)" = "" ]
+  # a run without -R: the null device's refusal of rdma_cm (the server's
+  # -R listener at start) is not shown
+  ! grep -q "rdma_cm" <<< "$output" || false
 }
 
 @test "rdma_cm is refused by name on the null device" {

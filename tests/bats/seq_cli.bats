@@ -27,6 +27,19 @@ refused() {
   grep -qF -- "--json /nonexistent/dir/x.json: cannot open for writing" <<< "$output"
 }
 
+@test "a fatal error reads 'PROG: error: ...' in both programs, from the parser and after it (no ERROR line)" {
+  [ -z "${SEQ_BIN:-}" ] || skip "SEQ_BIN names another sequencer binary: rdma_bench is checked with the tree's own build"
+  refused -c localhost --variant nope
+  [[ $output == "rdma_seq: error: --variant 'nope': unknown"* ]]
+  refused -c localhost --variant atomics --csv /nonexistent/dir/x.csv
+  [[ $output == "rdma_seq: error: --csv /nonexistent/dir/x.csv: "* ]]
+  run "$ROOT/rdma_bench" -c localhost --csv /nonexistent/dir/x.csv
+  [ "$status" = 2 ] && [[ $output == "rdma_bench: error: --csv /nonexistent/dir/x.csv: "* ]] || { echo "$output"; false; }
+  run "$ROOT/rdma_bench" -s --token-file /nonexistent/token
+  [ "$status" = 2 ] && [[ $output == "rdma_bench: error: --token-file /nonexistent/token: "* ]] || { echo "$output"; false; }
+  ! grep -q '^ERROR' <<< "$output" || false
+}
+
 @test "--csv and --json naming one file are refused before the point, the CSV kept" {
   d=$BATS_TEST_TMPDIR
   printf 'a,b\n1,2\n' > "$d/rows.csv"
@@ -51,6 +64,21 @@ refused() {
   run "$ROOT/rdma_bench" -s -w 4
   [ "$status" -eq 2 ]
   grep -qF -- "--window given to the server: test options belong to the client (-c)" <<< "$output"
+}
+
+@test "--help: the server synopsis names every option of the Server section (--allow, --max-mem), by its short letter or long name" {
+  run "$SEQ" --help
+  [ "$status" = 0 ]
+  local syn sec opt short long n=0
+  syn=$(sed -n '1,/^$/p' <<< "$output" | grep -e '-s \[' -A 1)
+  sec=$(awk '/^Server:/ { f = 1; next } /^[A-Z]/ { f = 0 } f' <<< "$output")
+  while read -r opt; do
+    short=${opt%%,*} long=${opt##* }
+    [ "$short" != "$opt" ] || short=$long
+    grep -qE -- "(^| |\[)($short|$long)( |\]|$)" <<< "$syn" || { echo "$long not in: $syn"; false; }
+    n=$((n + 1))
+  done < <(grep -oE '^  (-[a-zA-Z], |    )--[a-z-]+' <<< "$sec" | sed 's/^ *//')
+  [ "$n" -ge 6 ] || { echo "$n options in the Server section: $sec"; false; }
 }
 
 @test "-c without --variant is refused (no silent default)" {

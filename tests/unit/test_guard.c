@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ctx.h"
@@ -458,6 +459,27 @@ static void write_file(const char *path, const char *text, mode_t mode)
 	assert_int_equal(chmod(path, mode), 0);
 }
 
+/* guard_token_load(path) in a child running as uid/gid 65534: 0 when it
+ * was refused as permission denied naming that uid and the fix, else 1
+ * (3: the child could not drop to 65534). */
+static int token_load_as_nobody(const char *path)
+{
+	int st = 0;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char e[1024], t[65];
+		if (setgid(65534) || setuid(65534))
+			_exit(3);
+		int rc = guard_token_load(path, t, sizeof(t), 64, e, sizeof(e));
+		_exit(rc == -1 && strstr(e, ": permission denied: uid 65534") &&
+		      strstr(e, "run as the file's owner") ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 static void token_file_is_private_and_plain(void **state)
 {
 	(void)state;
@@ -487,6 +509,29 @@ static void token_file_is_private_and_plain(void **state)
 	write_file(path, "0123456789 abcdef0123\n", 0600);
 	assert_int_equal(guard_token_load(path, tok, sizeof(tok), 64, err, sizeof(err)), -1);
 	assert_err_has(err, "not a printable character");
+	/* a directory, a missing file, one this user may not read: each named
+	 * as such, with the path and the command that makes a token file */
+	assert_int_equal(guard_token_load(dir, tok, sizeof(tok), 64, err, sizeof(err)), -1);
+	assert_err_has(err, dir);
+	assert_err_has(err, ": a directory, not a regular file");
+	assert_err_has(err, "/token))");
+	assert_err_has(err, "od -An -tx1 -N16 /dev/urandom");
+	unlink(path);
+	assert_int_equal(guard_token_load(path, tok, sizeof(tok), 64, err, sizeof(err)), -1);
+	assert_err_has(err, ": no such file; create it");
+	assert_err_has(err, "mode 600");
+	assert_err_has(err, path);
+	write_file(path, "0123456789abcdef0123\n", 0600);
+	assert_int_equal(chmod(path, 0), 0);
+	/* root reads a mode-000 file: then the load runs as uid 65534 */
+	if (geteuid() != 0) {
+		assert_int_equal(guard_token_load(path, tok, sizeof(tok), 64, err, sizeof(err)),
+				 -1);
+		assert_err_has(err, ": permission denied: uid");
+		assert_err_has(err, "run as the file's owner");
+	} else {
+		assert_int_equal(token_load_as_nobody(path), 0);
+	}
 	unlink(link);
 	unlink(path);
 	rmdir(dir);

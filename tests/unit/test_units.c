@@ -257,6 +257,12 @@ static void units_parse_u64_range_error_names_option_value_limit_and_fix(void **
 	assert_err_has(err, "0 is below the minimum 1");
 	assert_err_has(err, "from 1 to 4096");
 
+	/* a negative value: the value, the limit and the range, not "digits" */
+	assert_int_equal(units_parse_u64("-5", 1, 4096, "-n", &v, err, sizeof(err)), -1);
+	assert_string_equal(err, "-n: -5 is below the minimum 1 (use an integer from 1 to 4096)");
+	assert_int_equal(units_parse_u64("-5x", 1, 4096, "-n", &v, err, sizeof(err)), -1);
+	assert_err_has(err, "\"-5x\" is not a decimal integer");
+
 	assert_int_equal(units_parse_u64("5000", 1, 4096, "--window", &v, err, sizeof(err)), -1);
 	assert_err_has(err, "--window");
 	assert_err_has(err, "5000 is above the maximum 4096");
@@ -282,9 +288,12 @@ static void units_parse_u64_rejects_non_digits(void **state)
 		assert_err_has(err, "--qps");
 		assert_err_has(err, bad[i]);
 		assert_err_has(err, "from 0 to 1000");
-		/* named as what it is: not a number, not a number too large */
-		if (bad[i][0] != '\0')
-			assert_err_has(err, "is not a non-negative decimal integer");
+		/* named as what it is: a negative number below the minimum, else
+		 * not a number */
+		if (bad[i][0] == '-')
+			assert_err_has(err, " is below the minimum 0");
+		else if (bad[i][0] != '\0')
+			assert_err_has(err, "is not a decimal integer");
 	}
 }
 

@@ -341,16 +341,16 @@ static int server_main(const struct seq_opts *o)
 	signal(SIGPIPE, SIG_IGN);
 	server_signals();
 	if (ctrl_bind_check(o->rb.bind_addr, err, sizeof(err))) {
-		rb_error("%s", err);
+		rb_fatal("%s", err);
 		return 2;
 	}
 	if (open_placed(o, &dev, &pl, err, sizeof(err))) {
-		rb_error("%s", err);
+		rb_fatal("%s", err);
 		return 2;
 	}
 	lfd = ctrl_listen(o->rb.bind_addr, o->rb.port, err, sizeof(err));
 	if (lfd < 0) {
-		rb_error("%s", err);
+		rb_fatal("%s", err);
 		dev_close(&dev);
 		return 2;
 	}
@@ -369,7 +369,7 @@ static int server_main(const struct seq_opts *o)
 	int nallow = 0;
 	if (o->rb.allow[0] && guard_cidr_parse(o->rb.allow, allow, GUARD_MAX_CIDRS, &nallow, err,
 					       sizeof(err))) {
-		rb_error("--allow: %s", err);
+		rb_fatal("--allow: %s", err);
 		close(lfd);
 		dev_close(&dev);
 		return 2;
@@ -383,7 +383,7 @@ static int server_main(const struct seq_opts *o)
 	};
 	guard_limits_defaults(&lim, why, sizeof(why));
 	if (admit_init(&adm, &ac, err, sizeof(err))) {
-		rb_error("%s", err);
+		rb_fatal("%s", err);
 		close(lfd);
 		dev_close(&dev);
 		return 2;
@@ -850,12 +850,12 @@ static int client_main(const struct seq_opts *o)
 	if ((o->rb.csv[0] && output_path_writable("--csv", o->rb.csv, err, sizeof(err))) ||
 	    (o->rb.json[0] && output_path_writable("--json", o->rb.json, err, sizeof(err))) ||
 	    output_paths_distinct(o->rb.csv, o->rb.json, err, sizeof(err))) {
-		fprintf(stderr, "rdma_seq: error: %s\n", err);
+		rb_fatal("%s", err);
 		return 2;
 	}
 	env_collect(&env);
 	if (open_placed(o, &dev, &pl, err, sizeof(err))) {
-		fprintf(stderr, "rdma_seq: error: %s\n", err);
+		rb_fatal("%s", err);
 		return 2;
 	}
 	for (unsigned rep = 0; rep < o->rb.reps && nrows < (int)SEQ_MAX_ROWS; rep++) {
@@ -866,7 +866,7 @@ static int client_main(const struct seq_opts *o)
 			rb_error("%s point rep %u %s: %s", seq_variant_name(o->cfg.variant),
 				o->rb.rep_first + rep, res.status, res.reason);
 		if (o->rb.csv[0] && csv_append(o->rb.csv, &rows[nrows], err, sizeof(err))) {
-			fprintf(stderr, "rdma_seq: error: %s\n", err);
+			rb_fatal("%s", err);
 			status = 2;
 		}
 		nrows++;
@@ -879,7 +879,7 @@ static int client_main(const struct seq_opts *o)
 		table_print(stdout, rows, nrows, table_cols,
 			    (int)(sizeof(table_cols) / sizeof(table_cols[0])));
 	if (o->rb.json[0] && json_write(o->rb.json, rows, nrows, err, sizeof(err))) {
-		fprintf(stderr, "rdma_seq: error: %s\n", err);
+		rb_fatal("%s", err);
 		status = 2;
 	}
 	dev_close(&dev);
@@ -910,8 +910,10 @@ int main(int argc, char **argv)
 {
 	static struct seq_opts o;
 	char err[1024];
-	int rc = seq_opts_parse(argc, argv, &o, err, sizeof(err));
+	int rc;
 
+	log_set_prog("rdma_seq");
+	rc = seq_opts_parse(argc, argv, &o, err, sizeof(err));
 	if (rc > 0 && o.rb.version)
 		print_version();
 	if (rc > 0)
@@ -924,7 +926,7 @@ int main(int argc, char **argv)
 	if (rc == 0)
 		rc = topo_check_cpus(o.rb.cpus, o.rb.ncpus, err, sizeof(err));
 	if (rc < 0) {
-		fprintf(stderr, "rdma_seq: error: %s\n", err);
+		rb_fatal("%s", err);
 		return 2;
 	}
 	if (o.rb.repeated[0])

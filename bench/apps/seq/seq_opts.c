@@ -174,8 +174,8 @@ static const struct rb_cli cli = {
 	.knobs = seq_knobs,
 	.nknobs = sizeof(seq_knobs) / sizeof(seq_knobs[0]),
 	.synopsis =
-		"usage: rdma_seq -s [-p PORT] [--bind ADDR] [--token-file F] [-d DEV] [-i PORT]\n"
-		"                   [-x GID] [--once]\n"
+		"usage: rdma_seq -s [-p PORT] [--bind ADDR] [--allow CIDR,...] [--token-file F]\n"
+		"                   [--max-mem SIZE] [-d DEV] [-i PORT] [-x GID] [--once]\n"
 		"       rdma_seq -c HOST --variant atomics|herd-rpc|spec-s0|herd-kv|drtm-kv "
 		"[options]\n",
 	.epilog =
