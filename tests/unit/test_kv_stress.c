@@ -3,7 +3,8 @@
  * DrTM-KV lock/version protocol (drtm.h) and HERD-KV's request slots in
  * front of MICA partitions (kv.h, mica.h), with C11 atomics standing in for
  * the remote verbs. Several threads run GETs and PUTs on a small key set
- * for STRESS_MS and every GET and the end state are checked:
+ * until each has done enough (at most STRESS_MS) and every GET and the end
+ * state are checked:
  *
  *   DrTM-KV  items in one array as in the server's MR; READ = the item's
  *            eight words loaded in address order (acquire, a yield halfway:
@@ -47,11 +48,14 @@
 #include "mica.h"
 #include "timing.h"
 
-#define STRESS_MS       10000u    /* each correct run at most: it stops once it has done
+#define STRESS_MS       30000u    /* each run at most: a correct one stops once it has done
 				   * STRESS_ENOUGH GETs and PUTs (a count, not a time: a
 				   * loaded host does less in a fixed time; ~0.3 s idle) */
 #define STRESS_ENOUGH   4000u
-#define PLANT_MS        500u      /* each planted run at most (stops at the first fault) */
+#define PLANT_ENOUGH    (4u * STRESS_ENOUGH) /* a planted run stops at its first fault,
+				   * else once GETs and PUTs both reach this count (the
+				   * fault not caught): a count again, not a time (a fixed
+				   * 500 ms missed a planted fault on a host at load 11) */
 #define STRESS_WAIT_MS  300u      /* a lock or a response waited for at most */
 #define STRESS_THREADS  4u
 #define STRESS_KEYS     4u        /* DrTM items: few, so PUTs contend */
@@ -76,7 +80,7 @@ struct outcome {
 	atomic_bool failed;
 	char why[256];
 	atomic_uint_fast64_t gets, puts, validated, contended;
-	uint64_t enough;   /* a correct run stops once GETs and PUTs both reach it (0: no) */
+	uint64_t enough;   /* a run stops once GETs and PUTs both reach it (0: no) */
 };
 
 static void fault(struct outcome *o, const char *fmt, ...)
@@ -297,7 +301,7 @@ static void drtm_stress_run(struct drtm_stress *s, enum plant plant, unsigned ms
 	pthread_t th[STRESS_THREADS];
 
 	memset(s, 0, sizeof(*s));
-	s->out.enough = plant == PLANT_NONE ? STRESS_ENOUGH : 0;
+	s->out.enough = plant == PLANT_NONE ? STRESS_ENOUGH : PLANT_ENOUGH;
 	for (unsigned k = 0; k < STRESS_KEYS; k++) {
 		uint8_t it[DRTM_ITEM_BYTES];
 		drtm_item_init(it, k);
@@ -343,7 +347,7 @@ static void drtm_threads_keep_the_protocol(void **state)
 static void drtm_expect_caught(enum plant plant, const char *a, const char *b)
 {
 	static struct drtm_stress s;
-	drtm_stress_run(&s, plant, PLANT_MS);
+	drtm_stress_run(&s, plant, STRESS_MS);
 	if (!atomic_load(&s.out.failed))
 		fail_msg("planted fault %d was not caught (%" PRIu64 " GETs, %" PRIu64 " PUTs)",
 			 (int)plant, (uint64_t)s.out.gets, (uint64_t)s.out.puts);
@@ -618,7 +622,7 @@ static void kv_stress_run(struct kv_stress *s, enum plant plant, unsigned ms)
 	char err[256];
 
 	memset(s, 0, sizeof(*s));
-	s->out.enough = plant == PLANT_NONE ? STRESS_ENOUGH : 0;
+	s->out.enough = plant == PLANT_NONE ? STRESS_ENOUGH : PLANT_ENOUGH;
 	for (unsigned t = 0; t < KV_SERVERS; t++)
 		if (mica_init(&s->part[t], KV_KEYS, KV_LOG_BYTES, KV_SEED, err, sizeof(err)))
 			fail_msg("%s", err);
@@ -656,7 +660,7 @@ static void kv_planted_mark_first_is_caught(void **state)
 {
 	(void)state;
 	static struct kv_stress s;
-	kv_stress_run(&s, PLANT_MARK_FIRST, PLANT_MS);
+	kv_stress_run(&s, PLANT_MARK_FIRST, STRESS_MS);
 	if (!atomic_load(&s.out.failed))
 		fail_msg("an arrival byte stored before the request was not caught (%" PRIu64
 			 " GETs, %" PRIu64 " PUTs)", (uint64_t)s.out.gets, (uint64_t)s.out.puts);
