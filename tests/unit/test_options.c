@@ -835,6 +835,7 @@ static void procs_needs_a_run_id_and_a_range(void **state)
 	assert_int_equal(o.procs, 4);
 	assert_int_equal(parse("-c h --procs 1"), 0);
 	assert_refused("-c h --procs 4 -D 1", "--procs 4 without --run-id", "same --run-id");
+	assert_refused("-c h --procs 2 -D 1", "--procs 2 without --run-id");  /* the least */
 	assert_refused("-c h --procs 2 --run-id r1 -n 100", "--procs 2 needs -D SECS");
 	assert_refused("-c h --procs 0 --run-id r -D 1", "--procs");
 	assert_refused("-c h --procs 4097 --run-id r -D 1", "--procs", "4096");
