@@ -426,9 +426,9 @@ static void control_bytes_are_found_and_escaped(void **state)
 	assert_int_equal(guard_str_bad_byte("tab\there", 8), 3);
 	/* UTF-8 bytes (>= 0x80) are not control bytes */
 	assert_int_equal(guard_str_bad_byte("n\xc3\xb8" "de", 5), -1);
-	snprintf(s, sizeof(s), "a\r\nb\x1b]0;t\x07\x7f");
+	snprintf(s, sizeof(s), "a\r\nb\x1b]0;t\x07\x7f x~\x1f");
 	guard_str_escape(s);
-	assert_string_equal(s, "a??b?]0;t??");
+	assert_string_equal(s, "a??b?]0;t?? x~?");  /* space and ~ kept; 0x1f, 0x7f not */
 }
 
 static void token_compare_is_exact(void **state)
