@@ -7,7 +7,9 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "ctx.h"
@@ -492,6 +494,54 @@ static void token_file_is_private_and_plain(void **state)
 	rmdir(dir);
 }
 
+/*
+ * Observed getrandom(): this definition takes precedence over the C
+ * library's for guard_random in librdmabench.a. With gr_short > 0 each call
+ * fills at most gr_short bytes with its own number (1, 2, ...) instead of
+ * random ones; gr_eintr > 0 first fails that many calls with EINTR,
+ * gr_errno > 0 fails every call with it.
+ */
+static size_t gr_short;
+static int gr_eintr, gr_errno;
+static uint8_t gr_calls;
+
+ssize_t getrandom(void *buf, size_t n, unsigned int flags)
+{
+	if (gr_eintr > 0 || gr_errno > 0) {
+		errno = gr_eintr > 0 ? EINTR : gr_errno;
+		gr_eintr -= gr_eintr > 0;
+		return -1;
+	}
+	if (gr_short == 0)
+		return syscall(SYS_getrandom, buf, n, flags);
+	n = n < gr_short ? n : gr_short;
+	memset(buf, ++gr_calls, n);
+	return (ssize_t)n;
+}
+
+/* A short read continues where it stopped; EINTR is retried; an error is named. */
+static void random_fills_the_buffer_across_short_reads(void **state)
+{
+	(void)state;
+	uint8_t buf[40] = { 0 };
+
+	gr_short = 16;
+	gr_eintr = 1;
+	gr_calls = 0;
+	int rc = guard_random(buf, sizeof(buf), err, sizeof(err));
+	gr_short = 0;
+	assert_int_equal(rc, 0);
+	assert_int_equal(gr_calls, 3);  /* 16 + 16 + 8 bytes */
+	for (size_t i = 0; i < sizeof(buf); i++)
+		assert_int_equal(buf[i], 1 + i / 16);
+	gr_errno = ENOSYS;
+	rc = guard_random(buf, sizeof(buf), err, sizeof(err));
+	gr_errno = 0;
+	assert_int_equal(rc, -1);
+	assert_err_has(err, "getrandom: ");
+	assert_err_has(err, strerror(ENOSYS));
+}
+
 static void random_bytes_differ(void **state)
 {
 	(void)state;
@@ -524,6 +574,7 @@ int main(void)
 		cmocka_unit_test(token_compare_is_exact),
 		cmocka_unit_test(token_file_is_private_and_plain),
 		cmocka_unit_test(random_bytes_differ),
+		cmocka_unit_test(random_fills_the_buffer_across_short_reads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
