@@ -414,6 +414,42 @@ static void cidr_typos_are_refused(void **state)
 	big[128] = '\0';
 	assert_int_equal(guard_cidr_parse(big, l, 4, &n, err, sizeof(err)), -1);
 	assert_err_has(err, "item longer than 127 characters");
+	/* an address part of 54 characters (INET6_ADDRSTRLEN + 8) is refused
+	 * by its length, one of 53 is read and refused as no address */
+	memset(big, 'a', 54);
+	big[54] = '\0';
+	assert_int_equal(guard_cidr_parse(big, l, 4, &n, err, sizeof(err)), -1);
+	assert_err_has(err, "expected an address or ADDRESS/BITS");
+	big[53] = '\0';
+	assert_int_equal(guard_cidr_parse(big, l, 4, &n, err, sizeof(err)), -1);
+	assert_err_has(err, "is not an IPv4 or IPv6 address");
+}
+
+/*
+ * The servers' limits banner names every limit with its option, the HELLO
+ * time, --allow ("any address" for an empty list, whatever its buffer
+ * holds after the NUL) and whether a token is set.
+ */
+static void limits_banner_names_every_limit(void **state)
+{
+	(void)state;
+	struct rb_limits l = {
+		.max_mem = UINT64_C(1) << 30, .max_session_mem = UINT64_C(1) << 29,
+		.max_threads = 16, .max_peer_threads = 8, .max_qps = 1000,
+		.max_duration_ms = 60000, .max_warmup_ms = 5000, .max_per_peer = 4,
+		.max_handshakes = 64, .handshakes_per_prefix = 12, .prefix_v4 = 24,
+		.prefix_v6 = 56, .client_timeout_s = 30,
+	};
+	char buf[1024], none[4] = "\0x";
+
+	assert_ptr_equal(guard_limits_text(&l, "given", 5, none, false, buf, sizeof(buf)), buf);
+	assert_err_has(buf, "limits: --max-mem 1 GiB (given), per session --max-session-mem "
+		       "512 MiB, --max-threads 16 (all sessions, 8 per address), --max-qps 1000 "
+		       "(all sessions), --max-duration 60 s, --max-warmup 5 s; --max-per-peer 4, "
+		       "--max-handshakes 64 (12 per /24 or /56 source prefix), HELLO within 5 s, "
+		       "--client-timeout 30 s; --allow any address; --token-file none");
+	guard_limits_text(&l, "given", 5, "10.0.0.0/8", true, buf, sizeof(buf));
+	assert_err_has(buf, "--allow 10.0.0.0/8; --token-file set");
 }
 
 static void control_bytes_are_found_and_escaped(void **state)
@@ -574,6 +610,7 @@ int main(void)
 		cmocka_unit_test(token_compare_is_exact),
 		cmocka_unit_test(token_file_is_private_and_plain),
 		cmocka_unit_test(random_bytes_differ),
+		cmocka_unit_test(limits_banner_names_every_limit),
 		cmocka_unit_test(random_fills_the_buffer_across_short_reads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
