@@ -535,10 +535,11 @@ static void token_file_is_private_and_plain(void **state)
  * library's for guard_random in librdmabench.a. With gr_short > 0 each call
  * fills at most gr_short bytes with its own number (1, 2, ...) instead of
  * random ones; gr_eintr > 0 first fails that many calls with EINTR,
- * gr_errno > 0 fails every call with it.
+ * gr_zero > 0 then returns 0 bytes that many times, gr_errno > 0 fails
+ * every call with it.
  */
 static size_t gr_short;
-static int gr_eintr, gr_errno;
+static int gr_eintr, gr_zero, gr_errno;
 static uint8_t gr_calls;
 
 ssize_t getrandom(void *buf, size_t n, unsigned int flags)
@@ -548,6 +549,10 @@ ssize_t getrandom(void *buf, size_t n, unsigned int flags)
 		gr_eintr -= gr_eintr > 0;
 		return -1;
 	}
+	if (gr_zero > 0) {
+		gr_zero--;
+		return 0;
+	}
 	if (gr_short == 0)
 		return syscall(SYS_getrandom, buf, n, flags);
 	n = n < gr_short ? n : gr_short;
@@ -555,7 +560,8 @@ ssize_t getrandom(void *buf, size_t n, unsigned int flags)
 	return (ssize_t)n;
 }
 
-/* A short read continues where it stopped; EINTR is retried; an error is named. */
+/* A short read continues where it stopped; EINTR and 0 bytes are retried;
+ * an error is named. */
 static void random_fills_the_buffer_across_short_reads(void **state)
 {
 	(void)state;
@@ -563,6 +569,7 @@ static void random_fills_the_buffer_across_short_reads(void **state)
 
 	gr_short = 16;
 	gr_eintr = 1;
+	gr_zero = 1;
 	gr_calls = 0;
 	int rc = guard_random(buf, sizeof(buf), err, sizeof(err));
 	gr_short = 0;
