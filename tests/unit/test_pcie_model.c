@@ -583,6 +583,17 @@ static void test_bad_input(void **state)
 				fail_msg("%s %u: pm_check gave %d (%s)", pw[i].name, v[k], rc, err);
 		}
 	}
+	/* a CQE of 16..4096 bytes */
+	unsigned cqe[4] = { 15, 16, 4096, 4097 };
+	for (int k = 0; k < 4; k++) {
+		char err[320] = "";
+		l = pm_link_paper();
+		l.cqe_bytes = cqe[k];
+		l.cqe_inline_bytes = 0;
+		int rc = pm_check(&c, &l, err, sizeof(err));
+		if (rc != (k == 1 || k == 2 ? 0 : -1) || (rc && strstr(err, "CQE") == NULL))
+			fail_msg("CQE %u bytes: pm_check gave %d (%s)", cqe[k], rc, err);
+	}
 	l = pm_link_paper();
 	/* combinations that would be ignored or impossible are refused */
 	l = pm_link_paper();
