@@ -987,7 +987,7 @@ static void opts_defaults(const struct rb_cli *cli, struct rb_opts *o, void *app
 
 const char *knob_col(enum rb_knob_where where, size_t off)
 {
-	for (size_t i = 0; i < NKNOBS; i++)
+	for (size_t i = 0; i < NKNOBS; i++) /* knobs[0], -s/--server, has no field */
 		if (knobs[i].where == where && knobs[i].off == off && knobs[i].col &&
 		    !(knobs[i].flags & (RB_KF_ALIAS | RB_KF_HELP2)))
 			return knobs[i].col;

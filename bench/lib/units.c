@@ -259,7 +259,7 @@ int units_parse_size_list(const char *s, uint64_t max_bytes, uint64_t *out, int 
 			  char *err, size_t errlen)
 {
 	char item[64];
-	char why[320];
+	char why[320]; /* size_parse on an item of 63 characters: 295 at most */
 	char q[96];
 	int count = 0;
 

@@ -360,6 +360,10 @@ static void strings_over_their_cap_are_refused(void **state)
 	buf[CTRL_HDR_LEN + 3] = '\0';
 	assert_int_equal(decode(n), -1);
 	assert_err_has(err, "NUL");
+	n = ctrl_encode_error(buf, sizeof(buf), "abc");
+	buf[CTRL_HDR_LEN + 2] = '\0';  /* as its first byte */
+	assert_int_equal(decode(n), -1);
+	assert_err_has(err, "NUL");
 }
 
 /* GATE, GO and TIME (protocol 2): round trips, and the decoder's refusals. */

@@ -227,6 +227,10 @@ static void mismatched_counts_are_refused(void **state)
 	assert_err_has(err, "one process more than --procs 2");
 	assert_int_equal(arrive("R", 5, 1, S, &c, &rel), GATE_ERR);
 	assert_err_has(err, "--procs 1");
+	assert_int_equal(arrive("M", 0, CTRL_MAX_PROCS + 1, S, &c, &rel), GATE_ERR);
+	assert_err_has(err, "--procs 4097: must be 2..4096");
+	assert_int_equal(arrive("M", 0, CTRL_MAX_PROCS, S, &c, &rel), GATE_WAIT);  /* the most */
+	gate_leave(&t, c);
 	assert_int_equal(arrive("", 5, 2, S, &c, &rel), GATE_ERR);
 	assert_err_has(err, "--run-id");
 }

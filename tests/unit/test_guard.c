@@ -7,7 +7,9 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -413,6 +415,42 @@ static void cidr_typos_are_refused(void **state)
 	big[128] = '\0';
 	assert_int_equal(guard_cidr_parse(big, l, 4, &n, err, sizeof(err)), -1);
 	assert_err_has(err, "item longer than 127 characters");
+	/* an address part of 54 characters (INET6_ADDRSTRLEN + 8) is refused
+	 * by its length, one of 53 is read and refused as no address */
+	memset(big, 'a', 54);
+	big[54] = '\0';
+	assert_int_equal(guard_cidr_parse(big, l, 4, &n, err, sizeof(err)), -1);
+	assert_err_has(err, "expected an address or ADDRESS/BITS");
+	big[53] = '\0';
+	assert_int_equal(guard_cidr_parse(big, l, 4, &n, err, sizeof(err)), -1);
+	assert_err_has(err, "is not an IPv4 or IPv6 address");
+}
+
+/*
+ * The servers' limits banner names every limit with its option, the HELLO
+ * time, --allow ("any address" for an empty list, whatever its buffer
+ * holds after the NUL) and whether a token is set.
+ */
+static void limits_banner_names_every_limit(void **state)
+{
+	(void)state;
+	struct rb_limits l = {
+		.max_mem = UINT64_C(1) << 30, .max_session_mem = UINT64_C(1) << 29,
+		.max_threads = 16, .max_peer_threads = 8, .max_qps = 1000,
+		.max_duration_ms = 60000, .max_warmup_ms = 5000, .max_per_peer = 4,
+		.max_handshakes = 64, .handshakes_per_prefix = 12, .prefix_v4 = 24,
+		.prefix_v6 = 56, .client_timeout_s = 30,
+	};
+	char buf[1024], none[4] = "\0x";
+
+	assert_ptr_equal(guard_limits_text(&l, "given", 5, none, false, buf, sizeof(buf)), buf);
+	assert_err_has(buf, "limits: --max-mem 1 GiB (given), per session --max-session-mem "
+		       "512 MiB, --max-threads 16 (all sessions, 8 per address), --max-qps 1000 "
+		       "(all sessions), --max-duration 60 s, --max-warmup 5 s; --max-per-peer 4, "
+		       "--max-handshakes 64 (12 per /24 or /56 source prefix), HELLO within 5 s, "
+		       "--client-timeout 30 s; --allow any address; --token-file none");
+	guard_limits_text(&l, "given", 5, "10.0.0.0/8", true, buf, sizeof(buf));
+	assert_err_has(buf, "--allow 10.0.0.0/8; --token-file set");
 }
 
 static void control_bytes_are_found_and_escaped(void **state)
@@ -427,9 +465,9 @@ static void control_bytes_are_found_and_escaped(void **state)
 	assert_int_equal(guard_str_bad_byte("tab\there", 8), 3);
 	/* UTF-8 bytes (>= 0x80) are not control bytes */
 	assert_int_equal(guard_str_bad_byte("n\xc3\xb8" "de", 5), -1);
-	snprintf(s, sizeof(s), "a\r\nb\x1b]0;t\x07\x7f");
+	snprintf(s, sizeof(s), "a\r\nb\x1b]0;t\x07\x7f x~\x1f");
 	guard_str_escape(s);
-	assert_string_equal(s, "a??b?]0;t??");
+	assert_string_equal(s, "a??b?]0;t?? x~?");  /* space and ~ kept; 0x1f, 0x7f not */
 }
 
 static void token_compare_is_exact(void **state)
@@ -537,6 +575,61 @@ static void token_file_is_private_and_plain(void **state)
 	rmdir(dir);
 }
 
+/*
+ * Observed getrandom(): this definition takes precedence over the C
+ * library's for guard_random in librdmabench.a. With gr_short > 0 each call
+ * fills at most gr_short bytes with its own number (1, 2, ...) instead of
+ * random ones; gr_eintr > 0 first fails that many calls with EINTR,
+ * gr_zero > 0 then returns 0 bytes that many times, gr_errno > 0 fails
+ * every call with it.
+ */
+static size_t gr_short;
+static int gr_eintr, gr_zero, gr_errno;
+static uint8_t gr_calls;
+
+ssize_t getrandom(void *buf, size_t n, unsigned int flags)
+{
+	if (gr_eintr > 0 || gr_errno > 0) {
+		errno = gr_eintr > 0 ? EINTR : gr_errno;
+		gr_eintr -= gr_eintr > 0;
+		return -1;
+	}
+	if (gr_zero > 0) {
+		gr_zero--;
+		return 0;
+	}
+	if (gr_short == 0)
+		return syscall(SYS_getrandom, buf, n, flags);
+	n = n < gr_short ? n : gr_short;
+	memset(buf, ++gr_calls, n);
+	return (ssize_t)n;
+}
+
+/* A short read continues where it stopped; EINTR and 0 bytes are retried;
+ * an error is named. */
+static void random_fills_the_buffer_across_short_reads(void **state)
+{
+	(void)state;
+	uint8_t buf[40] = { 0 };
+
+	gr_short = 16;
+	gr_eintr = 1;
+	gr_zero = 1;
+	gr_calls = 0;
+	int rc = guard_random(buf, sizeof(buf), err, sizeof(err));
+	gr_short = 0;
+	assert_int_equal(rc, 0);
+	assert_int_equal(gr_calls, 3);  /* 16 + 16 + 8 bytes */
+	for (size_t i = 0; i < sizeof(buf); i++)
+		assert_int_equal(buf[i], 1 + i / 16);
+	gr_errno = ENOSYS;
+	rc = guard_random(buf, sizeof(buf), err, sizeof(err));
+	gr_errno = 0;
+	assert_int_equal(rc, -1);
+	assert_err_has(err, "getrandom: ");
+	assert_err_has(err, strerror(ENOSYS));
+}
+
 static void random_bytes_differ(void **state)
 {
 	(void)state;
@@ -569,6 +662,8 @@ int main(void)
 		cmocka_unit_test(token_compare_is_exact),
 		cmocka_unit_test(token_file_is_private_and_plain),
 		cmocka_unit_test(random_bytes_differ),
+		cmocka_unit_test(limits_banner_names_every_limit),
+		cmocka_unit_test(random_fills_the_buffer_across_short_reads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

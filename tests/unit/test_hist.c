@@ -366,6 +366,8 @@ static void hist_merge_equals_adding_every_sample(void **state)
 		hist_add(i % 2 ? a : b, x);
 		hist_add(all, x);
 	}
+	hist_add(b, 0);  /* bucket 0 is merged too */
+	hist_add(all, 0);
 	hist_merge(a, b);
 	assert_true(hist_count(a) == hist_count(all));
 	assert_true(a->min == all->min && a->max == all->max);

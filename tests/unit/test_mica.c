@@ -175,6 +175,13 @@ static void log_wrap_evicts_overwritten_items(void **state)
 	assert_int_equal(get_id(&e, 1, &ver), MICA_OK);
 	mica_free(&e);
 	mica_free(&m);
+	/* one bucket: the PUT whose item overwrote item 0 finds that entry stale */
+	assert_int_equal(mica_init(&m, 4, 200, 3, err, sizeof(err)), 0);
+	assert_int_equal(m.nbuckets, 1);
+	for (uint64_t id = 0; id < 4; id++)
+		put_id(&m, id, 1, 32);
+	assert_int_equal(m.st.log_evictions, 1);  /* before any GET */
+	mica_free(&m);
 }
 
 /* Random PUTs and GETs against a model: a hit returns the newest version. */

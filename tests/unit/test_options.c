@@ -835,6 +835,7 @@ static void procs_needs_a_run_id_and_a_range(void **state)
 	assert_int_equal(o.procs, 4);
 	assert_int_equal(parse("-c h --procs 1"), 0);
 	assert_refused("-c h --procs 4 -D 1", "--procs 4 without --run-id", "same --run-id");
+	assert_refused("-c h --procs 2 -D 1", "--procs 2 without --run-id");  /* the least */
 	assert_refused("-c h --procs 2 --run-id r1 -n 100", "--procs 2 needs -D SECS");
 	assert_refused("-c h --procs 0 --run-id r -D 1", "--procs");
 	assert_refused("-c h --procs 4097 --run-id r -D 1", "--procs", "4096");
@@ -1452,6 +1453,9 @@ static void numeric_options_at_the_edges_of_their_range(void **state)
 	} e[] = {
 		{ "-c h", "-p", "-p/--port", "from 1 to 65535", "0", "1", "65535", "65536" },
 		{ "-s", "--max-sessions", "--max-sessions", "from 1 to 4096", "0", "1", "4096", "4097" },
+		{ "-s", "--max-handshakes", "--max-handshakes", "from 1 to 4096", "0", "1", "4096", "4097" },
+		{ "-s", "--prefix-v4", "--prefix-v4", "from 8 to 32", "7", "8", "32", "33" },
+		{ "-s", "--prefix-v6", "--prefix-v6", "from 16 to 128", "15", "16", "128", "129" },
 		{ "-c h", "-i", "-i/--ib-port", "from 1 to 255", "0", "1", "255", "256" },
 		{ "-c h", "-x", "-x/--gid-index", "from 0 to 65535", "", "0", "65535", "65536" },
 		{ "-c h", "-n", "-n/--iters", "from 1 to 281474976710656", "0", "1", "281474976710656", "281474976710657" },

@@ -57,6 +57,39 @@ ssize_t write(int fd, const void *buf, size_t n)
 	return syscall(SYS_write, fd, buf, n);
 }
 
+/*
+ * Observed close(): with cl_errno > 0, the next close of an fd > 2 releases
+ * the descriptor (as close does on an NFS write-back error) and fails with it.
+ */
+static int cl_errno;
+
+int close(int fd)
+{
+	long rc = syscall(SYS_close, fd);
+
+	if (rc == 0 && cl_errno > 0 && fd > 2) {
+		errno = cl_errno;
+		cl_errno = 0;
+		return -1;
+	}
+	return (int)rc;
+}
+
+/*
+ * Observed realloc(): with rl_on, the largest size asked for is kept in
+ * rl_max (the output buffers grow by realloc; glibc's own is __libc_realloc).
+ */
+void *__libc_realloc(void *p, size_t n);
+static int rl_on;
+static size_t rl_max;
+
+void *realloc(void *p, size_t n)
+{
+	if (rl_on && n > rl_max)
+		rl_max = n;
+	return __libc_realloc(p, n);
+}
+
 static void wr_start(void)
 {
 	wr_on = 1;
@@ -68,6 +101,8 @@ static void wr_start(void)
 
 static void wr_stop(void)
 {
+	cl_errno = 0;
+	rl_on = 0;
 	wr_on = 0;
 	wr_short = 0;
 	wr_errno = 0;
@@ -615,6 +650,66 @@ static void csv_writes_each_line_with_one_write_call(void **state)
 		       CSV_ROW);
 }
 
+/*
+ * A line of exactly 1024 bytes (the buffer's first capacity) gets a buffer
+ * with room for its terminating NUL as well: 16 values of 63 characters,
+ * 15 commas and the LF.
+ */
+static void csv_buffer_holds_a_line_of_its_first_capacity_and_the_nul(void **state)
+{
+	struct fx *fx = *state;
+	char err[256], val[64];
+	static char names[16][8];
+	struct row *r = &fx->rows[0];
+
+	memset(val, 'v', sizeof(val) - 1);
+	val[sizeof(val) - 1] = '\0';
+	for (int i = 0; i < 16; i++) {
+		snprintf(names[i], sizeof(names[i]), "c%d", i);
+		row_set_str(r, names[i], val);
+	}
+	fx_path(fx, "1024.csv");
+	wr_start();
+	rl_on = 1;
+	rl_max = 0;
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), 0);
+	rl_on = 0;
+	assert_int_equal(wr_n, 2);
+	assert_int_equal(wr_len[1], 1024);
+	wr_stop();
+	assert_true(rl_max >= 1025);
+}
+
+/*
+ * --csv and --json naming one file are found by spelling (a file not yet
+ * there: its directory resolved), by device and inode (a hard link), at the
+ * root ("/") and in the working directory ("."); two files, or an empty
+ * path, pass.
+ */
+static void output_paths_distinct_finds_one_file_named_twice(void **state)
+{
+	struct fx *fx = *state;
+	char a[256], b[256], err[1024];
+
+	snprintf(a, sizeof(a), "%s/new.out", fx->dir);
+	snprintf(b, sizeof(b), "%s/./new.out", fx->dir);
+	assert_int_equal(output_paths_distinct(a, b, err, sizeof(err)), -1);
+	assert_err_has(err, "are the same file");
+	assert_err_has(err, b);
+	assert_int_equal(output_paths_distinct(a, a, err, sizeof(err)), -1);
+	snprintf(b, sizeof(b), "%s/new.json", fx->dir);
+	assert_int_equal(output_paths_distinct(a, b, err, sizeof(err)), 0);
+	assert_int_equal(output_paths_distinct("", b, err, sizeof(err)), 0);
+	assert_int_equal(output_paths_distinct(a, "", err, sizeof(err)), 0);
+	spill(a, "x\n");
+	assert_int_equal(link(a, b), 0);
+	assert_int_equal(output_paths_distinct(a, b, err, sizeof(err)), -1);
+	assert_int_equal(output_paths_distinct("/rb_x.csv", "//rb_x.csv", err, sizeof(err)), -1);
+	assert_int_equal(output_paths_distinct("/rb_x.csv", "/rb_y.csv", err, sizeof(err)), 0);
+	assert_int_equal(output_paths_distinct("rb_x.csv", "./rb_x.csv", err, sizeof(err)), -1);
+	assert_int_equal(output_paths_distinct("rb_x.csv", "rb_y.csv", err, sizeof(err)), 0);
+}
+
 static void csv_writes_a_maximal_row_with_one_write_call(void **state)
 {
 	struct fx *fx = *state;
@@ -710,6 +805,12 @@ static void csv_names_a_failed_write_and_leaves_the_file(void **state)
 	assert_file_is(fx->path,
 		       CSV_HEAD
 		       CSV_ROW);
+
+	cl_errno = EIO;  /* the row written, its close fails: named, not a success */
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), -1);
+	assert_int_equal(cl_errno, 0);
+	assert_err_has(err, "close failed");
+	assert_err_has(err, strerror(EIO));
 }
 
 /*
@@ -779,6 +880,10 @@ static void csv_refuses_a_file_with_a_torn_last_line(void **state)
 	spill(fx->path, "schema_version,verb,si");  /* header itself cut */
 	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), -1);
 	assert_err_has(err, "complete header");
+
+	spill(fx->path, "\n");  /* a complete, empty header line of one byte */
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), -1);
+	assert_err_has(err, "column 1 is \"\" in the file");
 }
 
 static void csv_accepts_a_header_with_crlf(void **state)
@@ -1183,6 +1288,8 @@ int main(void)
 		T(csv_quotes_values_per_rfc_4180),
 		T(csv_writes_each_line_with_one_write_call),
 		T(csv_writes_a_maximal_row_with_one_write_call),
+		T(csv_buffer_holds_a_line_of_its_first_capacity_and_the_nul),
+		T(output_paths_distinct_finds_one_file_named_twice),
 		T(csv_removes_a_partial_row_after_a_short_write),
 		T(csv_refuses_a_file_with_a_torn_last_line),
 		T(csv_accepts_a_header_with_crlf),

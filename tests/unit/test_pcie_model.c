@@ -564,6 +564,37 @@ static void test_bad_input(void **state)
 	l = pm_link_paper();
 	l.cacheline = 48;
 	run_bad(&c, &l, "cache line 48");
+	/* the power-of-two sizes at both ends of their ranges pass, one step out does not */
+	static const struct { size_t off; unsigned lo, hi; const char *name; } pw[] = {
+		{ offsetof(struct pm_link, mps), 128, 4096, "MPS" },
+		{ offsetof(struct pm_link, mrrs), 128, 4096, "MRRS" },
+		{ offsetof(struct pm_link, rcb), 64, 4096, "C_rc" },
+		{ offsetof(struct pm_link, cacheline), 16, 256, "cache line" },
+	};
+	for (size_t i = 0; i < sizeof(pw) / sizeof(pw[0]); i++) {
+		unsigned v[4] = { pw[i].lo / 2, pw[i].lo, pw[i].hi, pw[i].hi * 2 };
+		for (int k = 0; k < 4; k++) {
+			char err[320] = "";
+			l = pm_link_paper();
+			memcpy((char *)&l + pw[i].off, &v[k], sizeof(unsigned));
+			int rc = pm_check(&c, &l, err, sizeof(err));
+			if (rc != (k == 1 || k == 2 ? 0 : -1) ||
+			    (rc && strstr(err, pw[i].name) == NULL))
+				fail_msg("%s %u: pm_check gave %d (%s)", pw[i].name, v[k], rc, err);
+		}
+	}
+	/* a CQE of 16..4096 bytes */
+	unsigned cqe[4] = { 15, 16, 4096, 4097 };
+	for (int k = 0; k < 4; k++) {
+		char err[320] = "";
+		l = pm_link_paper();
+		l.cqe_bytes = cqe[k];
+		l.cqe_inline_bytes = 0;
+		int rc = pm_check(&c, &l, err, sizeof(err));
+		if (rc != (k == 1 || k == 2 ? 0 : -1) || (rc && strstr(err, "CQE") == NULL))
+			fail_msg("CQE %u bytes: pm_check gave %d (%s)", cqe[k], rc, err);
+	}
+	l = pm_link_paper();
 	/* combinations that would be ignored or impossible are refused */
 	l = pm_link_paper();
 	c = pm_config_default();

@@ -508,6 +508,8 @@ static void size_text_keeps_what_a_whole_unit_would_round_away(void **state)
 
 	assert_string_equal(units_size_text(512u << 10, b, sizeof(b)), "512 KiB");
 	assert_string_equal(units_size_text(1u << 20, b, sizeof(b)), "1 MiB");
+	/* TiB is the largest unit: 2^50 bytes are 1024 TiB */
+	assert_string_equal(units_size_text(UINT64_C(1) << 50, b, sizeof(b)), "1024 TiB");
 	assert_string_equal(units_size_text(3u << 29, b, sizeof(b)), "1.5 GiB");
 	assert_string_equal(units_size_text(1536u << 10, b, sizeof(b)), "1.5 MiB");
 	assert_string_equal(units_size_text((1u << 20) + 1, b, sizeof(b)), "1.0 MiB");
