@@ -288,7 +288,7 @@ rb_dry_check() {
 
 # rb_point_run: the processes of one job (uses rb_point's locals)
 rb_point_run() {
-  local srv port server_proc server_pid slog own=1 log_fd=""
+  local srv port server_proc server_pid slog own=1 log_fd="" part=""
   rb_host_index_v srv "${RB_CONF[roles.server]:-1}"
   port=${RB_CONF[run.port]:-18515}
 
@@ -298,9 +298,8 @@ rb_point_run() {
   if rb_shared_server_v server_proc; then
     own=0
     slog=${server_proc#*:*:}
-    # this job's part of its log is what the server writes from now on: a
-    # descriptor on the log, read to its end now, is read on at the job's
-    # end (no stat and tail processes per job)
+    # the job's part of its log: what follows its end now (a descriptor
+    # read to the end, read on at the job's end: no stat and tail per job)
     { exec {log_fd}< "$slog"; } 2> /dev/null || log_fd=""
     [ -z "$log_fd" ] || IFS= read -r -d '' -u "$log_fd" _ || true
   else
@@ -380,7 +379,6 @@ rb_point_run() {
     # this job's part of the sweep server's log, beside its other logs
     # (all of it if it could not be opened at the job's start)
     [ -n "$log_fd" ] || { exec {log_fd}< "$slog"; } 2> /dev/null || log_fd=""
-    local part=""
     [ -z "$log_fd" ] || IFS= read -r -d '' -u "$log_fd" part || true
     printf '%s' "$part" > "$pdir/server.log" 2> /dev/null || true
     [ -z "$log_fd" ] || exec {log_fd}<&-
