@@ -95,7 +95,9 @@ rb_token_make() {
   rm -f "$RB_RUN_DIR/token"
   (umask 077 && od -An -tx1 -N16 /dev/urandom | tr -d ' \n' > "$RB_RUN_DIR/token") ||
     rb_die "cannot write the run's token to $RB_RUN_DIR/token"
-  [ "$(wc -c < "$RB_RUN_DIR/token")" -eq 32 ] || rb_die "the run's token in $RB_RUN_DIR/token is not 32 hex digits"
+  local tok=""
+  IFS= read -r -d '' tok < "$RB_RUN_DIR/token" || true
+  [ "${#tok}" -eq 32 ] || rb_die "the run's token in $RB_RUN_DIR/token is not 32 hex digits"
 }
 
 # rb_remote_dir_make HOST_INDEX: make, check and record the host's folder,

@@ -20,12 +20,24 @@
 #
 # Portable to the soft-RoCE VM's busybox (no process substitution).
 
+# rb_dir_v VAR PATH: the folder of PATH into VAR as dirname prints it (.
+# for a bare name, / for a name in /), for a path without a trailing slash;
+# in this shell (no dirname process, no subshell)
+rb_dir_v() {
+  case $2 in
+    */*) printf -v "$1" '%s' "${2%/*}"; [ -n "${!1}" ] || printf -v "$1" / ;;
+    *) printf -v "$1" . ;;
+  esac
+}
+
 # rb_prog_name: the running script's path from the checkout's top (the folder
 # two levels above this file), or its base name when it runs from elsewhere
 rb_prog_name() {
   local top dir
-  top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." 2> /dev/null && pwd -P) || top=
-  dir=$(cd "$(dirname "$0")" 2> /dev/null && pwd -P) || dir=
+  rb_dir_v top "${BASH_SOURCE[0]}"
+  rb_dir_v dir "$0"
+  top=$(cd "$top/../.." 2> /dev/null && pwd -P) || top=
+  dir=$(cd "$dir" 2> /dev/null && pwd -P) || dir=
   case $dir/ in
     "$top"/?*) printf '%s' "${dir#"$top"/}/${0##*/}" ;;
     *) printf '%s' "${0##*/}" ;;

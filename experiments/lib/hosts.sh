@@ -202,13 +202,28 @@ rb_alive() {
   [ "${line%% *}" != Z ]
 }
 
+# rb_remote_pid_v VAR LOG: the PID a remote process printed first in its
+# LOG (the line "RB_PID N" of rb_spawn and rb_spawn_rows) into VAR, empty
+# if there is none; read in this shell (no sed and head per stop)
+rb_remote_pid_v() {
+  local line
+  printf -v "$1" '%s' ""
+  while IFS= read -r line || [ -n "$line" ]; do
+    if [[ $line =~ ^RB_PID\ ([0-9]+)$ ]]; then
+      printf -v "$1" '%s' "${BASH_REMATCH[1]}"
+      return 0
+    fi
+  done 2> /dev/null < "$2"
+  return 0
+}
+
 # rb_stop "host:pid:log": stop one started process by its PID (remote: the
 # PID it printed; local: ours), TERM first, KILL after a grace period.
 rb_stop() {
   local h pid log rpid=""
   IFS=: read -r h pid log <<< "$1"
   if ! rb_host_is_local "$h"; then
-    rpid=$(sed -n 's/^RB_PID \([0-9][0-9]*\)$/\1/p' "$log" 2>/dev/null | head -n 1)
+    rb_remote_pid_v rpid "$log"
     if [ -n "$rpid" ] && rb_alive "$pid"; then
       rb_on "$h" kill -TERM "$rpid" > /dev/null 2>&1 || true
     fi
@@ -250,7 +265,7 @@ rb_reap_pidfile() {
     [[ $h =~ ^[0-9]+$ && $pid =~ ^[0-9]+$ ]] || continue
     [ "$h" -lt "${#RB_H_ADDR[@]}" ] || continue
     if ! rb_host_is_local "$h"; then
-      rpid=$(sed -n 's/^RB_PID \([0-9][0-9]*\)$/\1/p' "$log" 2>/dev/null | head -n 1)
+      rb_remote_pid_v rpid "$log"
       if [ -n "$rpid" ] && rb_on "$h" grep -q "$base" "/proc/$rpid/cmdline" > /dev/null 2>&1; then
         rb_on "$h" kill -KILL "$rpid" > /dev/null 2>&1 && n=$((n + 1))
       fi

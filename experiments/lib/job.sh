@@ -290,7 +290,7 @@ rb_dry_check() {
 
 # rb_point_run: the processes of one job (uses rb_point's locals)
 rb_point_run() {
-  local srv port server_proc server_pid slog own=1 log_off=0
+  local srv port server_proc server_pid slog own=1 log_fd="" part=""
   rb_host_index_v srv "${RB_CONF[roles.server]:-1}"
   port=${RB_CONF[run.port]:-18515}
 
@@ -300,7 +300,10 @@ rb_point_run() {
   if rb_shared_server_v server_proc; then
     own=0
     slog=${server_proc#*:*:}
-    log_off=$(stat -c %s "$slog" 2> /dev/null || echo 0)
+    # the job's part of its log: what follows its end now (a descriptor
+    # read to the end, read on at the job's end: no stat and tail per job)
+    { exec {log_fd}< "$slog"; } 2> /dev/null || log_fd=""
+    [ -z "$log_fd" ] || IFS= read -r -d '' -u "$log_fd" _ || true
   else
     slog=$pdir/server.log
     rb_server_start "$srv" "$port" "$slog" "$pdir/reason" || { rb_log "job $seq: $(cat "$pdir/reason")"; return 1; }
@@ -376,7 +379,11 @@ rb_point_run() {
     rb_stop "$server_proc"
   else
     # this job's part of the sweep server's log, beside its other logs
-    tail -c +"$((log_off + 1))" "$slog" > "$pdir/server.log" 2> /dev/null || true
+    # (all of it if it could not be opened at the job's start)
+    [ -n "$log_fd" ] || { exec {log_fd}< "$slog"; } 2> /dev/null || log_fd=""
+    [ -z "$log_fd" ] || IFS= read -r -d '' -u "$log_fd" part || true
+    printf '%s' "$part" > "$pdir/server.log" 2> /dev/null || true
+    [ -z "$log_fd" ] || exec {log_fd}<&-
   fi
   rb_stop_all
   return "$rc"

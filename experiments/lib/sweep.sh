@@ -9,7 +9,7 @@ rb_merge() {
   local files=() seq d
   while read -r seq; do
     [ -f "$RB_RUN_DIR/points/$seq/rows.csv" ] && files+=("$RB_RUN_DIR/points/$seq/rows.csv")
-  done <<< "$(for d in "$RB_RUN_DIR"/points/*/; do [ -d "$d" ] && basename "$d"; done | sort -n)"
+  done <<< "$(for d in "$RB_RUN_DIR"/points/*/; do [ -d "$d" ] && d=${d%/} && echo "${d##*/}"; done | sort -n)"
   # killed jobs without rows: a row from the joblog
   awk -f "$RB_LIB/csv.awk" -f "$RB_LIB/joblog_failed.awk" -v run_dir="$RB_RUN_DIR" \
     -v exp_name="$RB_EXP" -v run_id="$RB_RUN_ID" -v timeout_s="$(rb_timeout_s)" \
@@ -135,8 +135,8 @@ rb_jobs_write() {
 # replacement strings {2} {3} ... in RB_JOB_REPL
 rb_job_args() {
   local reps=$1 i grouped
-  local -a rep_list sz
-  mapfile -t rep_list <<< "$(seq "$reps")"
+  local -a rep_list=() sz
+  for ((i = 1; i <= reps; i++)); do rep_list+=("$i"); done
   RB_JOB_ARGS=(::: "${rep_list[@]}") RB_JOB_REPL=()
   grouped=$(rb_group_sizes)
   for i in "${!RB_KNOB_NAMES[@]}"; do
@@ -155,7 +155,9 @@ rb_job_args() {
 
 # rb_jobs_per_rep: jobs of one repetition (grid points, or jobs.tsv lines)
 rb_jobs_per_rep() {
-  if [ -s "$RB_RUN_DIR/jobs.tsv" ]; then wc -l < "$RB_RUN_DIR/jobs.tsv"; else wc -l < "$RB_RUN_DIR/grid.tsv"; fi
+  local n
+  if [ -s "$RB_RUN_DIR/jobs.tsv" ]; then rb_count_lines n "$RB_RUN_DIR/jobs.tsv"; else rb_count_lines n "$RB_RUN_DIR/grid.tsv"; fi
+  echo "$n"
 }
 
 # rb_joblog_drop_interrupted TIMEOUT: before --resume, forget the jobs that
@@ -258,7 +260,7 @@ rb_sweep() {
   [[ $reps =~ ^[1-9][0-9]*$ ]] || rb_die "repetitions must be a positive number, got $reps"
   rb_grid_write "$RB_RUN_DIR/grid.tsv"
   rb_jobs_write
-  npoints=$(wc -l < "$RB_RUN_DIR/grid.tsv")
+  rb_count_lines npoints "$RB_RUN_DIR/grid.tsv"
   njobs=$(( $(rb_jobs_per_rep) * reps ))
   echo "$njobs" > "$RB_RUN_DIR/njobs"
   timeout=$(rb_timeout_s)
@@ -315,7 +317,7 @@ rb_sweep() {
   local actual=$(( EPOCHSECONDS - t0 ))
   echo "$actual" > "$RB_RUN_DIR/actual_s"
   local failed
-  failed=$(awk -F'\t' 'NR > 1 && ($7 != 0 || $8 != 0)' "$RB_RUN_DIR/joblog" | wc -l)
+  failed=$(awk -F'\t' 'NR > 1 && ($7 != 0 || $8 != 0) { n++ } END { print n + 0 }' "$RB_RUN_DIR/joblog")
   rb_log "sweep: done in $(rb_fmt_time "$actual") (expected $(rb_fmt_time "$expected") for the whole grid); $failed job(s) did not end ok in the job log (failed, or skipped: the summary says which)"
   rb_overhead_report
   return 0
