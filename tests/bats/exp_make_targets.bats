@@ -83,6 +83,9 @@ ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 }
 
 @test "make -n after make lists nothing (no FORCE rule); a new revision still lists env.o and the links" {
+  # a top-level make's words and flags also when this runs under make test
+  # (a nested make says "make[1]:" and inherits the jobserver's MAKEFLAGS)
+  unset MAKELEVEL MAKEFLAGS MFLAGS
   make -C "$ROOT" -s all > /dev/null
   run make -C "$ROOT" --no-print-directory -n all
   [ "$status" -eq 0 ] && [ "$output" = "make: Nothing to be done for 'all'." ] || { echo "$output"; false; }
