@@ -56,7 +56,7 @@
 				   * else once GETs and PUTs both reach this count (the
 				   * fault not caught): a count again, not a time (a fixed
 				   * 500 ms missed a planted fault on a host at load 11) */
-#define STRESS_WAIT_MS  3000u     /* a lock or a response waited for at most (300 ms
+#define STRESS_WAIT_MS  1000u     /* a lock or a response waited for at most (300 ms
 				   * failed correct runs at load ~17: a thread not
 				   * scheduled in time is no hang) */
 #define STRESS_THREADS  4u
