@@ -17,7 +17,7 @@ vm_funcs() {
   mkdir -p "$run"
   # shellcheck disable=SC1090
   source <(sed -n -e '/^log() {/p' -e '/^bed_failure() {/,/^}/p' -e '/^vm_exit() {/,/^}/p' \
-    -e '/^show_console_tail() {/,/^}/p' "$ROOT/ci/vm")
+    -e '/^show_console_tail() {/,/^}/p' -e '/^boot_froze() {/,/^}/p' "$ROOT/ci/vm")
 }
 
 @test "bed_failure finds each sign of a broken guest kernel, and nothing on a clean console" {
@@ -36,6 +36,34 @@ vm_funcs() {
     [ "$status" -eq 0 ]
     [ "$output" = "[   32.7] $sign (console-vm2.log)" ] || { echo "$output"; false; }
   done
+}
+
+@test "boot_froze: a node that said ready, answers no ssh and wrote no heartbeat for RB_VM_HEARTBEAT_S froze (exit 123); a live or unready one did not" {
+  vm_funcs
+  local -a ready_seen=()
+  export RB_VM_HEARTBEAT_S=60
+  # not ready yet: nothing to judge
+  printf '[    1.0] Linux version 6.1\n' > "$run/console-vm1.log"
+  run boot_froze 1
+  [ "$status" -eq 0 ] && [ -z "$output" ]
+  # ready, its heartbeat written 2 s ago: alive
+  printf 'rb-vm: ready\n' >> "$run/console-vm1.log"
+  date +%s > "$run/heartbeat-vm1"
+  touch -d '-2 seconds' "$run/heartbeat-vm1"
+  run boot_froze 1
+  [ "$status" -eq 0 ] && [ -z "$output" ]
+  # ready, its heartbeat file created 90 s ago and never written since
+  : > "$run/heartbeat-vm1"
+  touch -d '-90 seconds' "$run/heartbeat-vm1"
+  ready_seen[1]=$(( $(date +%s) - 90 ))
+  run boot_froze 1
+  [ "$status" -eq 123 ]
+  [[ ${lines[0]} == "ci/vm: vm1 said ready but answers no ssh, and its heartbeat ($run/heartbeat-vm1) is 9"*" s old (limit RB_VM_HEARTBEAT_S=60): the guest froze while it booted; the bed's failure" ]] || { echo "$output"; false; }
+  # ready 30 s ago, no heartbeat file at all: not yet
+  rm -f "$run/heartbeat-vm1"
+  ready_seen[1]=$(( $(date +%s) - 30 ))
+  run boot_froze 1
+  [ "$status" -eq 0 ]
 }
 
 @test "vm_exit: a run whose guest panicked exits 121 saying the bed failed, whatever the command's status; else the status" {
