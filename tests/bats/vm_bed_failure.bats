@@ -45,13 +45,15 @@ vm_funcs() {
   # not ready yet: nothing to judge
   printf '[    1.0] Linux version 6.1\n' > "$run/console-vm1.log"
   run boot_froze 1
-  [ "$status" -eq 0 ] && [ -z "$output" ]
+  [ "$status" -eq 0 ]
+  [ -z "$output" ]
   # ready, its heartbeat written 2 s ago: alive
   printf 'rb-vm: ready\n' >> "$run/console-vm1.log"
   date +%s > "$run/heartbeat-vm1"
   touch -d '-2 seconds' "$run/heartbeat-vm1"
   run boot_froze 1
-  [ "$status" -eq 0 ] && [ -z "$output" ]
+  [ "$status" -eq 0 ]
+  [ -z "$output" ]
   # ready, its heartbeat file created 90 s ago and never written since
   : > "$run/heartbeat-vm1"
   touch -d '-90 seconds' "$run/heartbeat-vm1"
