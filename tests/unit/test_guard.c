@@ -5,9 +5,11 @@
  */
 #include "unit.h"
 #include <arpa/inet.h>
+#include <linux/capability.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -293,6 +295,67 @@ static void defaults_fill_only_what_is_zero(void **state)
 	l = (struct rb_limits){ .max_mem = 1ull << 30, .max_threads = 64, .max_peer_threads = 9 };
 	guard_limits_defaults(&l, NULL, 0);
 	assert_int_equal(l.max_peer_threads, 9);
+}
+
+/* The effective capability set of this process with bit CAP_ON set and bit
+ * CAP_OFF cleared (each within the permitted set, as capset(2) requires);
+ * 0, or -1 when the kernel refuses. */
+static int caps_effective(int cap_on, int cap_off)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d) != 0)
+		return -1;
+	d[cap_on / 32].effective |= 1u << (cap_on % 32);
+	d[cap_off / 32].effective &= ~(1u << (cap_off % 32));
+	return syscall(SYS_capset, &h, d) == 0 ? 0 : -1;
+}
+
+/* 0 when the default --max-mem follows RLIMIT_MEMLOCK (1 MiB here) exactly
+ * when CAP_IPC_LOCK (14) is not effective, tried with CAP_IPC_OWNER (15),
+ * its neighbour, in the opposite state; run in a child (the capabilities
+ * and the limit stay changed), its exit status the step that failed. */
+static int memlock_follows_cap_ipc_lock(void)
+{
+	struct rlimit rl = { 1 << 20, 1 << 20 };
+	struct rb_limits l = { 0 };
+	char why[160];
+
+	if (setrlimit(RLIMIT_MEMLOCK, &rl) != 0 || caps_effective(CAP_IPC_OWNER, CAP_IPC_LOCK) != 0)
+		return 1;
+	guard_limits_defaults(&l, why, sizeof(why));
+	if (l.max_mem != 1 << 20 || strstr(why, "RLIMIT_MEMLOCK") == NULL)
+		return 2;
+	if (caps_effective(CAP_IPC_LOCK, CAP_IPC_OWNER) != 0)
+		return 3;
+	l = (struct rb_limits){ 0 };
+	guard_limits_defaults(&l, why, sizeof(why));
+	if (l.max_mem <= 1 << 20 || strstr(why, "half of") != why)
+		return 4;
+	return 0;
+}
+
+/* CAP_IPC_LOCK lifts RLIMIT_MEMLOCK (capabilities(7)): without it the
+ * default --max-mem is the lock limit, with it half of memory. Needs
+ * CAP_IPC_LOCK and CAP_IPC_OWNER in the permitted set (root). */
+static void default_max_mem_follows_cap_ipc_lock(void **state)
+{
+	(void)state;
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+	int st = 0;
+
+	assert_int_equal(syscall(SYS_capget, &h, d), 0);
+	if (!(d[0].permitted & (1u << CAP_IPC_LOCK)) || !(d[0].permitted & (1u << CAP_IPC_OWNER)))
+		skip(); /* not root: cannot take CAP_IPC_LOCK in and out */
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(memlock_follows_cap_ipc_lock());
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
 /* --max-session-mem above --max-mem is refused, naming both (not clamped). */
@@ -655,6 +718,7 @@ int main(void)
 		cmocka_unit_test(admit_refuses_with_the_flag_first),
 		cmocka_unit_test(mem_reserve_stops_at_max_mem),
 		cmocka_unit_test(defaults_fill_only_what_is_zero),
+		cmocka_unit_test(default_max_mem_follows_cap_ipc_lock),
 		cmocka_unit_test(cidr_lists_match_v4_v6_and_mapped),
 		cmocka_unit_test(cidr_typos_are_refused),
 		cmocka_unit_test(same_ip_ignores_ports_and_v4_mapping),

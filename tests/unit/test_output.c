@@ -78,8 +78,17 @@ int close(int fd)
 /*
  * Observed realloc(): with rl_on, the largest size asked for is kept in
  * rl_max (the output buffers grow by realloc; glibc's own is __libc_realloc).
+ * Built with AddressSanitizer (tests/mutate, make sanitize) the heap is
+ * ASan's: its realloc is __interceptor_realloc (realloc is its weak alias),
+ * and glibc's would refuse ASan's pointers ("realloc(): invalid pointer").
  */
+#if defined(__SANITIZE_ADDRESS__)
+void *__interceptor_realloc(void *p, size_t n);
+#define REAL_REALLOC __interceptor_realloc
+#else
 void *__libc_realloc(void *p, size_t n);
+#define REAL_REALLOC __libc_realloc
+#endif
 static int rl_on;
 static size_t rl_max;
 
@@ -87,7 +96,7 @@ void *realloc(void *p, size_t n)
 {
 	if (rl_on && n > rl_max)
 		rl_max = n;
-	return __libc_realloc(p, n);
+	return REAL_REALLOC(p, n);
 }
 
 static void wr_start(void)
