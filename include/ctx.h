@@ -234,6 +234,7 @@ struct rb_placement {
 	struct rb_place place;
 	bool hugepages;
 	uint64_t doorbell;           /* enum rb_doorbell */
+	bool doorbell_given;         /* --doorbell on the command line (else the default) */
 };
 
 /*

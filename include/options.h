@@ -110,6 +110,7 @@ struct rb_given {
 	bool window, signal_interval, postlist, size, inline_mode;
 	bool atomic_counters, stride, access, recv_batch, mtu, iters, duration;
 	bool warmup_iters, warmup;
+	bool doorbell;   /* --doorbell: a fallback from it is a WARN, from the default an INFO */
 };
 
 enum rb_role { RB_ROLE_NONE = 0, RB_ROLE_SERVER, RB_ROLE_CLIENT };

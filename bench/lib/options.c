@@ -842,7 +842,7 @@ static const struct rb_knob knobs[] = {
 	RB_ROW_NUMA(),
 	RB_ROW_HUGEPAGES(),
 	{ .name = "doorbell", .arg = "MODE", E(doorbell_names), O(doorbell), BOTH,
-	  .def = RB_DOORBELL_TD, .col = "doorbell_mode",
+	  .def = RB_DOORBELL_TD, G(doorbell), .col = "doorbell_mode",
 	  .help = "%E: each worker's QPs on a thread domain of their\n"
 		  "own (ibv_alloc_td; %D; shared where the device has none:\n"
 		  "the doorbell column says), all on one PD, or (client) each\n"
