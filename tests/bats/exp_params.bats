@@ -397,14 +397,17 @@ H
   [[ $output == *"error: --reps needs a number (see --help)"* ]] || { echo "$output"; false; }
 }
 
-@test "no NAME, or an empty one, is refused with an error line (exit 2), not a shell error" {
+@test "no NAME, or an empty one, is refused with an error line and a one-line usage (exit 2)" {
   run "$ROOT/experiments/run" '' --dry-run
   [ "$status" -eq 2 ]
   [[ $output != *"bad array subscript"* ]] || { echo "$output"; false; }
   [[ $output == *"experiments/run: error: no experiment NAME given"*"make experiments-list"* ]] || { echo "$output"; false; }
-  run "$ROOT/experiments/run" --dry-run
+  run "$ROOT/experiments/run"
   [ "$status" -eq 2 ]
-  [[ $output == *"experiments/run: error: no experiment NAME given"* ]] || { echo "$output"; false; }
+  # the error first, then the usage in one line, not the whole --help
+  [ "${lines[0]}" = "experiments/run: error: no experiment NAME given (an empty one neither); \`make experiments-list\` lists them" ]
+  [ "${lines[1]}" = "usage: experiments/run NAME [options]   (every option: experiments/run --help)" ]
+  [ "${#lines[@]}" -eq 2 ] || { echo "$output"; false; }
 }
 
 @test "the dry run asks rdma_bench --dry-run about every job: a refused job is named, all refused exits 2" {
