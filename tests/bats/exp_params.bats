@@ -234,7 +234,11 @@ H
   [[ $output == *"--clients 2,7: line 7 is past the end"* ]]
   run_exp "$FIX/tiny" --dry-run --server 2
   [ "$status" -eq 2 ]
-  [[ $output == *"--server 2: this machine alone (no --hosts, no RB_HOSTS) is host 1"* ]]
+  [[ $output == *"--server 2: this machine alone (no --hosts, no RB_HOSTS, no HOSTS) is host 1"* ]]
+  # HOSTS in the environment (HOSTS=F experiments/run NAME, as make figure-N HOSTS=F has it) is the hosts file
+  HOSTS=$ROOT/experiments/hosts.example RB_HOSTS='' run_exp "$FIX/tiny" --dry-run --server 4
+  [ "$status" -eq 2 ]
+  [[ $output == *"--server 4: HOSTS $ROOT/experiments/hosts.example has 3 host line(s)"* ]] || { echo "$output"; false; }
 }
 
 @test "bad values are refused before anything is written, dry run or not" {
@@ -397,7 +401,7 @@ H
   [[ $output == *"error: --reps needs a number (see --help)"* ]] || { echo "$output"; false; }
 }
 
-@test "no NAME, or an empty one, is refused with an error line and a one-line usage (exit 2)" {
+@test "no NAME, or an empty one, is refused with an error line and a one-line usage (exit 2); make's VAR=VALUE is refused naming the option" {
   run "$ROOT/experiments/run" '' --dry-run
   [ "$status" -eq 2 ]
   [[ $output != *"bad array subscript"* ]] || { echo "$output"; false; }
@@ -408,6 +412,10 @@ H
   [ "${lines[0]}" = "experiments/run: error: no experiment NAME given (an empty one neither); \`make experiments-list\` lists them" ]
   [ "${lines[1]}" = "usage: experiments/run NAME [options]   (every option: experiments/run --help)" ]
   [ "${#lines[@]}" -eq 2 ] || { echo "$output"; false; }
+  # HOSTS=F after the name is make's spelling, not a second experiment
+  run "$ROOT/experiments/run" figure-12 HOSTS=my-hosts
+  [ "$status" -eq 2 ]
+  [ "$output" = "experiments/run: error: HOSTS=my-hosts: VAR=VALUE is make's syntax (make NAME HOSTS=my-hosts), not an experiment name; give --hosts my-hosts (or HOSTS=my-hosts before the command: HOSTS=my-hosts experiments/run figure-12)" ]
 }
 
 @test "the dry run asks rdma_bench --dry-run about every job: a refused job is named, all refused exits 2" {
