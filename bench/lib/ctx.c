@@ -643,6 +643,13 @@ int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, str
 	return rc;
 }
 
+int ctx_placement_check(const struct rb_opts *o, char *err, size_t errlen)
+{
+	if (topo_check_cpus(o->cpus, o->ncpus, err, errlen))
+		return -1;
+	return topo_check_numa(topo_sysroot(), o->numa, err, errlen);
+}
+
 int ctx_placement(const struct rb_opts *o, const char *dev, struct rb_placement *pl, char *err,
 		  size_t errlen)
 {

@@ -207,8 +207,8 @@ selftest() { case $1 in fetch_add|cmp_swap) echo 2 ;; *) echo 0 ;; esac; }
   esac
 }
 
-@test "rdma_seq refuses a --cpus list naming a CPU this process may not use, on either side, by its number" {
-  local bad
+@test "rdma_seq refuses a --cpus list naming a CPU this process may not use, on either side, by its number; both programs refuse a --numa node the host lacks before opening a device" {
+  local bad node
   bad=$(nproc --all)
   run "$ROOT/rdma_seq" -c 127.0.0.1 --variant atomics --cpus "0,$bad"
   [ "$status" = 2 ]
@@ -216,6 +216,15 @@ selftest() { case $1 in fetch_add|cmp_swap) echo 2 ;; *) echo 0 ;; esac; }
   run "$ROOT/rdma_seq" -s --cpus "$bad" --once
   [ "$status" = 2 ]
   grep -q "CPU $bad is not available to this process" <<< "$output"
+  # no null device here: a device opened first would say "no RDMA stack"
+  # (or name the host's device) instead of the node
+  node=$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' | wc -l)
+  for argv in "rdma_bench -c 127.0.0.1" "rdma_bench -s --once" "rdma_seq -c 127.0.0.1 --variant atomics"; do
+    # shellcheck disable=SC2086  # the program and its words
+    run "$ROOT"/$argv --numa "$node"
+    [ "$status" = 2 ]
+    [ "${lines[0]}" = "${argv%% *}: error: --numa $node: no such NUMA node (/sys/devices/system/node/node$node/cpulist unreadable); give a node of /sys/devices/system/node (lscpu lists them)" ] || { echo "$argv: $output"; false; }
+  done
 }
 
 @test "placement columns: workers' CPUs, pages and doorbells in every row; thread domains where the device has them; a fallback from the default doorbell is no WARN" {
