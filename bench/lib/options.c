@@ -1581,6 +1581,13 @@ int opts_parse_cli(const struct rb_cli *cli, int argc, char **argv, struct rb_op
 			return rb_fail(err, errlen, "unknown option '%s' (see --help)", argv[optind - 1]);
 		if (!ps.client_opt && !(k->flags & (RB_KF_SERVER | RB_KF_BOTH)))
 			ps.client_opt = k->name;
+		/* -m=64: getopt gives a short option everything after its letter,
+		 * '=' included; only the long form takes '=' */
+		if (k->shortopt && optarg && optarg[0] == '=' && strncmp(argv[optind - 1], "--", 2))
+			return rb_fail(err, errlen, "-%c%s%s: the value of -%c is '%s' ('=' included); "
+				       "write -%c %s or --%s=%s", k->shortopt,
+				       argv[optind - 1] == optarg ? " " : "", optarg, k->shortopt,
+				       optarg, k->shortopt, optarg + 1, k->name, optarg + 1);
 		if ((rc = parse_knob(k, optarg, o, &ps, err, errlen)) != 0)
 			return rc;
 	}

@@ -155,6 +155,16 @@ static void zero_negative_and_non_numeric_are_refused(void **state)
 	assert_refused("-c h --retry-cnt 8", "--retry-cnt");
 	assert_refused("-c h --mtu 1000", "--mtu 1000", "256 512 1024 2048 4096");
 	assert_refused("-c h --stride 12 --verb fetch_add", "--stride 12", "multiple of 8");
+	/* a short option with '=' (getopt_long gives it "=64"): the value and both
+	 * right spellings named, for every short option of the table */
+	assert_refused("-c h -m=64", "-m=64: the value of -m is '=64' ('=' included); "
+		       "write -m 64 or --size=64");
+	assert_refused("-c h -n=5", "write -n 5 or --iters=5");
+	assert_refused("-c h -D =1", "-D =1: the value of -D is '=1'", "write -D 1 or --duration=1");
+	assert_refused("-c=h", "write -c h or --client=h");
+	/* the long form's own '=' stays the value's separator */
+	assert_int_equal(parse("-c h --size=64"), 0);
+	assert_int_equal(o.sizes[0], 64);
 }
 
 static void window_is_bounded_by_sq_depth(void **state)
