@@ -328,8 +328,8 @@ H
   for c in "verb:transport=frob:rc|verb = frob: rdma_bench accepts read|write|write_imm|send|send_imm|fetch_add|cmp_swap (--verb)" \
            "verb:transport=read:xx|transport = xx: rdma_bench accepts rc|uc|ud (--transport)" \
            "window=0|window = 0: rdma_bench accepts 1..4294967296 (-w/--window)" \
-           "duration_s=0|duration_s = 0: rdma_bench accepts 0.001..4294967.296 (-D/--duration)" \
-           "duration_s=5000000|duration_s = 5000000: rdma_bench accepts 0.001..4294967.296" \
+           "duration_s=0|duration_s = 0: rdma_bench accepts 0.001..86400.000 (-D/--duration)" \
+           "duration_s=5000000|duration_s = 5000000: rdma_bench accepts 0.001..86400.000" \
            "size_bytes=32,99999999999|size_bytes = 99999999999: rdma_bench accepts 0..1073741824 (-m/--size)" \
            "seed=18446744073709551616|seed = 18446744073709551616: rdma_bench accepts 0..18446744073709551615"; do
     local d
@@ -347,7 +347,7 @@ H
   # is checked as well (rdma_bench's --retry-cnt takes 0..7)
   d=$(tiny_copy)
   sed -i 's/^\[knobs\]/[knobs]\nwindow = 1\nseed = 0\n--retry-cnt = 7/' "$d/params"
-  run "$ROOT/experiments/run" "$d" --dry-run --set window=1,4294967296 --set duration_s=0.001,4294967.296 \
+  run "$ROOT/experiments/run" "$d" --dry-run --set window=1,4294967296 --set duration_s=0.001,86400 \
     --set seed=0,18446744073709551615 --set size_bytes=0,1073741824 --out "$out"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   run "$ROOT/experiments/run" "$d" --dry-run --set --retry-cnt=8 --out "$out"
