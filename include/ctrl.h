@@ -409,8 +409,10 @@ void ctrl_nodelay(int fd);
 
 /*
  * Connect to host:port, retrying refused/unreachable attempts every 200 ms
- * for up to timeout_s seconds. Returns the socket or -1 with err saying what
- * was tried and the last error.
+ * for up to timeout_s seconds (a server that is still starting: a runner
+ * starts both ends at once); after the first failed attempt an INFO line
+ * names host:port, the error and the wait. Returns the socket or -1 with
+ * err saying what was tried and the last error.
  */
 int ctrl_connect(const char *host, uint16_t port, unsigned timeout_s, char *err, size_t errlen);
 

@@ -234,7 +234,16 @@ struct rb_placement {
 	struct rb_place place;
 	bool hugepages;
 	uint64_t doorbell;           /* enum rb_doorbell */
+	bool doorbell_given;         /* --doorbell on the command line (else the default) */
 };
+
+/*
+ * --cpus and --numa of options o checked before any device is opened
+ * (topo_check_cpus, topo_check_numa: a bad CPU or node is named on a host
+ * with no RDMA device too; ctx_placement then places on the device). 0, or
+ * -1 with err naming the value, the limit and the fix.
+ */
+int ctx_placement_check(const struct rb_opts *o, char *err, size_t errlen);
 
 /*
  * The placement of options o on device dev (topo_place: --cpus, --numa, or

@@ -52,6 +52,8 @@ enum rb_perf_mode { RB_PERF_AUTO = 0, RB_PERF_ON, RB_PERF_OFF, RB_PERF_COUNT };
 
 /* Limits of the command line (not of a device). */
 #define RB_MAX_SIZE        (UINT64_C(1) << 30) /* 1 GiB per message */
+#define RB_MAX_SECS_MS     UINT64_C(86400000)  /* 24 h, in ms: -D, --warmup, --timeout and
+						 * the server's --max-duration, --max-warmup */
 #define RB_MAX_THREADS     256u
 #define RB_MAX_QPS_THREAD  65536u   /* qps_per_thread * emulated_peers */
 #define RB_MAX_QPS_TOTAL   262144u  /* over all threads of one process */
@@ -110,6 +112,7 @@ struct rb_given {
 	bool window, signal_interval, postlist, size, inline_mode;
 	bool atomic_counters, stride, access, recv_batch, mtu, iters, duration;
 	bool warmup_iters, warmup;
+	bool doorbell;   /* --doorbell: a fallback from it is a WARN, from the default an INFO */
 };
 
 enum rb_role { RB_ROLE_NONE = 0, RB_ROLE_SERVER, RB_ROLE_CLIENT };
@@ -457,7 +460,7 @@ extern rb_knob_act opts_act_cpus;
 	RB_AT_OPTS(connect_timeout_s), .lo = 1, .hi = 3600, .def = 10, \
 	.help = "retry the control connection for S s (%D)", __VA_ARGS__ }
 #define RB_ROW_TIMEOUT(...) { .name = "timeout", .arg = "S", .type = RB_KT_SECS, .lo = 1000, \
-	.hi = UINT64_C(86400000), .def = 120000, \
+	.hi = RB_MAX_SECS_MS, .def = 120000, \
 	.help = "limit of every wait once connected, and of a point beyond its -D and\n" \
 		"--warmup (%D; the connection itself: --connect-timeout)", __VA_ARGS__ }
 #define RB_ROW_CSV(...) { .name = "csv", .arg = "FILE", .type = RB_KT_STR, RB_AT_OPTS(csv), \

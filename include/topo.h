@@ -91,6 +91,15 @@ int topo_allowed(int *out, int max);
  */
 int topo_check_cpus(const int *cpus, int n, char *err, size_t errlen);
 
+/*
+ * --numa NODE against sysroot's NUMA nodes and the CPUs this process may
+ * run on, before any device is opened (topo_place's own check, so that a
+ * bad node is named on a host with no RDMA device too): 0 (also for
+ * numa < 0: the device's node, known only once it is open), or -1 with err
+ * naming the node, what is missing and the fix.
+ */
+int topo_check_numa(const char *sysroot, int numa, char *err, size_t errlen);
+
 /* The calling thread onto p's CPUs (while it first touches memory that its
  * workers use: the pages land on their node), the affinity before into
  * *saved; 1 when moved, 0 when not (no CPUs, or the call failed). Back

@@ -24,8 +24,12 @@
 
 #include "errbuf.h"
 #include "ctrl.h"
+#include "log.h"
 #include "signals.h"
 #include "timing.h"
+
+/* ctrl_connect's pause between two attempts */
+#define CONNECT_RETRY_MS 200
 
 void ctrl_nodelay(int fd)
 {
@@ -72,10 +76,16 @@ int ctrl_connect(const char *host, uint16_t port, unsigned timeout_s, char *err,
 			freeaddrinfo(res);
 		if (timing_now_ns() >= deadline)
 			break;
+		/* the retry is for a server that is still starting (a runner
+		 * starts both ends at once): say so at once, not after the wait */
+		if (attempts == 1)
+			rb_info("no server at %s:%u yet (%s): retrying every %d ms for up to %u s "
+				"(--connect-timeout), for a server that is still starting", host, port,
+				last, CONNECT_RETRY_MS, timeout_s);
 		if (rb_interrupt_signal) /* Ctrl-C while waiting for a server: stop now */
 			return rb_fail(err, errlen, "interrupted by %s while connecting to %s:%u",
 				    signals_name(rb_interrupt_signal), host, port);
-		struct timespec ts = { .tv_sec = 0, .tv_nsec = 200 * 1000 * 1000 };
+		struct timespec ts = { .tv_sec = 0, .tv_nsec = CONNECT_RETRY_MS * 1000L * 1000L };
 		nanosleep(&ts, NULL);
 	}
 	if (unresolved)

@@ -247,7 +247,9 @@ fail:
 /* c->doorbell after every worker, for --doorbell td (ctx): "td" ("ctx")
  * when each got its thread domain (context), "shared:no-td"
  * ("shared:no-ctx") when none did, "td:K/N" ("ctx:K/N") when K of N did;
- * a WARN names the refused call once per process. */
+ * one line per process names the refused call: a WARN when the user gave
+ * --doorbell (the QPs are not what was asked for), an INFO when the mode
+ * is the default td (nothing was asked; the doorbell column says it). */
 static void doorbell_result(struct rb_ctx *c)
 {
 	bool ctx = strcmp(c->doorbell, "ctx") == 0;
@@ -264,13 +266,20 @@ static void doorbell_result(struct rb_ctx *c)
 		snprintf(c->doorbell, sizeof(c->doorbell), "shared:no-%s", mode);
 	else
 		snprintf(c->doorbell, sizeof(c->doorbell), "%s:%u/%u", mode, k, c->nw);
-	static atomic_flag warned = ATOMIC_FLAG_INIT;  /* once per process: the doorbell
-							* column says it for each point */
-	if (!atomic_flag_test_and_set(&warned))
+	static atomic_flag said = ATOMIC_FLAG_INIT;  /* once per process: the doorbell
+						      * column says it for each point */
+	if (atomic_flag_test_and_set(&said))
+		return;
+	if (c->pl && c->pl->doorbell_given)
 		rb_warn("--doorbell %s: %s on %s; %u of %u workers' QPs share the context's PD "
 			"and doorbells (doorbell %s; later points: their doorbell column; "
 			"--doorbell shared says so without this warning)", mode, c->doorbell_why,
 			c->dev->name, c->nw - k, c->nw, c->doorbell);
+	else
+		rb_info("doorbell %s: the default --doorbell td falls back (%s on %s): %u of %u "
+			"workers' QPs share the context's PD and doorbells; the doorbell column "
+			"says so per point", c->doorbell, c->doorbell_why, c->dev->name, c->nw - k,
+			c->nw);
 }
 
 /*
@@ -634,6 +643,13 @@ int ctx_create(struct rb_ctx *c, const struct rb_test *t, enum rb_role role, str
 	return rc;
 }
 
+int ctx_placement_check(const struct rb_opts *o, char *err, size_t errlen)
+{
+	if (topo_check_cpus(o->cpus, o->ncpus, err, errlen))
+		return -1;
+	return topo_check_numa(topo_sysroot(), o->numa, err, errlen);
+}
+
 int ctx_placement(const struct rb_opts *o, const char *dev, struct rb_placement *pl, char *err,
 		  size_t errlen)
 {
@@ -644,6 +660,7 @@ int ctx_placement(const struct rb_opts *o, const char *dev, struct rb_placement 
 
 	pl->hugepages = o->hugepages;
 	pl->doorbell = o->doorbell;
+	pl->doorbell_given = o->given.doorbell;
 	if (topo_place(topo_sysroot(), dev, mode, o->cpus, o->ncpus, o->numa, allowed, nallowed,
 		       &pl->place, err, errlen))
 		return -1;

@@ -479,12 +479,38 @@ static int parse_num(const char *arg, uint64_t min, uint64_t max, const char *na
 }
 
 /* Seconds with up to 3 decimals ("2", "0.5") into milliseconds. */
+/* "LO..HI s" of a seconds option's range in ms, each number as short as
+ * it is exact (0.001, 86400), and HI in hours beside it from 1 h up
+ * ("0.001..86400 s (24 h)"): a limit a reader takes in at once. */
+static const char *secs_range(uint64_t lo_ms, uint64_t hi_ms, char *buf, size_t len)
+{
+	uint64_t v[2] = { lo_ms, hi_ms };
+	char num[2][24];
+
+	for (int i = 0; i < 2; i++) {
+		if (v[i] % 1000)
+			snprintf(num[i], sizeof(num[i]), "%llu.%03llu", (unsigned long long)(v[i] / 1000),
+				 (unsigned long long)(v[i] % 1000));
+		else
+			snprintf(num[i], sizeof(num[i]), "%llu", (unsigned long long)(v[i] / 1000));
+	}
+	if (hi_ms < 3600000)
+		snprintf(buf, len, "%s..%s s", num[0], num[1]);
+	else if (hi_ms % 3600000 == 0)
+		snprintf(buf, len, "%s..%s s (%llu h)", num[0], num[1],
+			 (unsigned long long)(hi_ms / 3600000));
+	else
+		snprintf(buf, len, "%s..%s s (%.1f h)", num[0], num[1], (double)hi_ms / 3600000.0);
+	return buf;
+}
+
 static int parse_secs(const char *arg, uint64_t min_ms, uint64_t max_ms, const char *name,
 		      uint64_t *out_ms, char *err, size_t errlen)
 {
 	const char *p = arg;
 	uint64_t whole = 0, frac = 0;
 	int fdigits = 0;
+	char range[96];
 
 	if (!*p)
 		return rb_fail(err, errlen, "%s '': expected seconds, e.g. 2 or 0.5", name);
@@ -494,8 +520,8 @@ static int parse_secs(const char *arg, uint64_t min_ms, uint64_t max_ms, const c
 	while (*p >= '0' && *p <= '9') {
 		whole = whole * 10 + (uint64_t)(*p - '0');
 		if (whole > UINT64_C(1) << 40)
-			return rb_fail(err, errlen, "%s '%s': too large; must be %.3f..%.3f s", name,
-				    arg, (double)min_ms / 1000.0, (double)max_ms / 1000.0);
+			return rb_fail(err, errlen, "%s '%s': too large; must be %s", name, arg,
+				    secs_range(min_ms, max_ms, range, sizeof(range)));
 		p++;
 	}
 	if (p == arg && *p != '.')
@@ -509,8 +535,8 @@ static int parse_secs(const char *arg, uint64_t min_ms, uint64_t max_ms, const c
 				fdigits++;
 			} else if (*p != '0') {
 				return rb_fail(err, errlen, "%s '%s': at most millisecond precision "
-					    "(3 decimals); must be %.3f..%.3f s", name, arg,
-					    (double)min_ms / 1000.0, (double)max_ms / 1000.0);
+					    "(3 decimals); must be %s", name, arg,
+					    secs_range(min_ms, max_ms, range, sizeof(range)));
 			}
 			p++;
 		}
@@ -527,8 +553,8 @@ static int parse_secs(const char *arg, uint64_t min_ms, uint64_t max_ms, const c
 	}
 	uint64_t ms = whole * 1000 + frac;
 	if (ms < min_ms || ms > max_ms)
-		return rb_fail(err, errlen, "%s %s: must be %.3f..%.3f s", name, arg,
-			    (double)min_ms / 1000.0, (double)max_ms / 1000.0);
+		return rb_fail(err, errlen, "%s %s: must be %s", name, arg,
+			    secs_range(min_ms, max_ms, range, sizeof(range)));
 	*out_ms = ms;
 	return 0;
 }
@@ -718,10 +744,10 @@ static const struct rb_knob knobs[] = {
 	{ .name = "max-qps", .arg = "N", NUM, O(lim.max_qps), .lo = 1, .hi = RB_MAX_QPS_TOTAL,
 	  .def = RB_DEFAULT_MAX_QPS, LIMIT, .help = "QPs, all sessions (%D)" },
 	{ .name = "max-duration", .arg = "SECS", SECS, O(lim.max_duration_ms), .lo = 1,
-	  .hi = UINT64_C(1) << 32, .def = RB_DEFAULT_MAX_DURATION, LIMIT,
+	  .hi = RB_MAX_SECS_MS, .def = RB_DEFAULT_MAX_DURATION, LIMIT,
 	  .help = "-D of a point (%D)" },
 	{ .name = "max-warmup", .arg = "SECS", SECS, O(lim.max_warmup_ms), .lo = 0,
-	  .hi = UINT64_C(1) << 32, .def = RB_DEFAULT_MAX_WARMUP, LIMIT,
+	  .hi = RB_MAX_SECS_MS, .def = RB_DEFAULT_MAX_WARMUP, LIMIT,
 	  .help = "--warmup of a point (%D)" },
 	{ .name = "client-timeout", .arg = "S", NUM, O(lim.client_timeout_s), .lo = 1,
 	  .hi = 86400, .def = RB_DEFAULT_CLIENT_TIMEOUT, LIMIT,
@@ -748,13 +774,13 @@ static const struct rb_knob knobs[] = {
 	  .hi = UINT64_C(1) << 48, .flags = RB_KF_ZERO | RB_KF_AUTO, G(iters), .col = "iters",
 	  .help = "ops per thread in the measured window" },
 	{ .name = "duration", .shortopt = 'D', .arg = "SECS", SECS, T(duration_ms), .lo = 1,
-	  .hi = UINT64_C(1) << 32, .flags = RB_KF_ZERO, G(duration), .col = "duration_req_s",
+	  .hi = RB_MAX_SECS_MS, .flags = RB_KF_ZERO, G(duration), .col = "duration_req_s",
 	  .knob = "duration_s",
 	  .help = "measured window length (instead of -n); default -n 1000" },
 	{ .name = "warmup-iters", .arg = "N", NUM, T(warmup_iters), .hi = UINT64_C(1) << 48,
 	  G(warmup_iters), .col = "warmup_iters",
 	  .help = "ops per thread before the window (default %D)" },
-	{ .name = "warmup", .arg = "SECS", SECS, T(warmup_ms), .hi = UINT64_C(1) << 32, G(warmup),
+	{ .name = "warmup", .arg = "SECS", SECS, T(warmup_ms), .hi = RB_MAX_SECS_MS, G(warmup),
 	  .col = "warmup_s", .help = "warm-up time instead of --warmup-iters" },
 	RB_ROW_REPS(),
 	RB_ROW_REP_FIRST(),
@@ -842,7 +868,7 @@ static const struct rb_knob knobs[] = {
 	RB_ROW_NUMA(),
 	RB_ROW_HUGEPAGES(),
 	{ .name = "doorbell", .arg = "MODE", E(doorbell_names), O(doorbell), BOTH,
-	  .def = RB_DOORBELL_TD, .col = "doorbell_mode",
+	  .def = RB_DOORBELL_TD, G(doorbell), .col = "doorbell_mode",
 	  .help = "%E: each worker's QPs on a thread domain of their\n"
 		  "own (ibv_alloc_td; %D; shared where the device has none:\n"
 		  "the doorbell column says), all on one PD, or (client) each\n"
@@ -1581,6 +1607,13 @@ int opts_parse_cli(const struct rb_cli *cli, int argc, char **argv, struct rb_op
 			return rb_fail(err, errlen, "unknown option '%s' (see --help)", argv[optind - 1]);
 		if (!ps.client_opt && !(k->flags & (RB_KF_SERVER | RB_KF_BOTH)))
 			ps.client_opt = k->name;
+		/* -m=64: getopt gives a short option everything after its letter,
+		 * '=' included; only the long form takes '=' */
+		if (k->shortopt && optarg && optarg[0] == '=' && strncmp(argv[optind - 1], "--", 2))
+			return rb_fail(err, errlen, "-%c%s%s: the value of -%c is '%s' ('=' included); "
+				       "write -%c %s or --%s=%s", k->shortopt,
+				       argv[optind - 1] == optarg ? " " : "", optarg, k->shortopt,
+				       optarg, k->shortopt, optarg + 1, k->name, optarg + 1);
 		if ((rc = parse_knob(k, optarg, o, &ps, err, errlen)) != 0)
 			return rc;
 	}

@@ -162,6 +162,28 @@ static void place_auto(const char *sysroot, const char *dev, const int *allowed,
 	}
 }
 
+/* --numa NODE (>= 0): the node's CPUs that this process may use into p
+ * (source "numa"); -1 with err when the node does not exist under sysroot
+ * or none of its CPUs is allowed. */
+static int numa_place(const char *sysroot, int numa, const int *allowed, int nallowed,
+		      struct rb_place *p, char *err, size_t errlen)
+{
+	char path[512];
+
+	snprintf(p->source, sizeof(p->source), "numa");
+	snprintf(path, sizeof(path), "%s/devices/system/node/node%d/cpulist", sysroot, numa);
+	if (list_file(path, p))
+		return rb_fail(err, errlen, "--numa %d: no such NUMA node (%s unreadable); "
+			       "give a node of %s/devices/system/node (lscpu lists them)",
+			       numa, path, sysroot);
+	keep_allowed(p, allowed, nallowed);
+	if (p->ncpus == 0)
+		return rb_fail(err, errlen, "--numa %d: none of the node's CPUs is allowed "
+			       "to this process (taskset/cgroup); give another node or --cpus",
+			       numa);
+	return 0;
+}
+
 int topo_place(const char *sysroot, const char *dev, enum rb_pin_mode mode, const int *list,
 	       int nlist, int numa, const int *allowed, int nallowed, struct rb_place *p,
 	       char *err, size_t errlen)
@@ -189,17 +211,8 @@ int topo_place(const char *sysroot, const char *dev, enum rb_pin_mode mode, cons
 		return 0;
 	}
 	if (numa >= 0) {
-		snprintf(p->source, sizeof(p->source), "numa");
-		snprintf(path, sizeof(path), "%s/devices/system/node/node%d/cpulist", sysroot, numa);
-		if (list_file(path, p))
-			return rb_fail(err, errlen, "--numa %d: no such NUMA node (%s unreadable); "
-				       "give a node of %s/devices/system/node (lscpu lists them)",
-				       numa, path, sysroot);
-		keep_allowed(p, allowed, nallowed);
-		if (p->ncpus == 0)
-			return rb_fail(err, errlen, "--numa %d: none of the node's CPUs is allowed "
-				       "to this process (taskset/cgroup); give another node or --cpus",
-				       numa);
+		if (numa_place(sysroot, numa, allowed, nallowed, p, err, errlen))
+			return -1;
 	} else {
 		place_auto(sysroot, dev, allowed, nallowed, p);
 	}
@@ -241,6 +254,17 @@ int topo_check_cpus(const int *cpus, int n, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
+}
+
+int topo_check_numa(const char *sysroot, int numa, char *err, size_t errlen)
+{
+	int allowed[RB_MAX_CPUS], nallowed = topo_allowed(allowed, RB_MAX_CPUS);
+	static struct rb_place p;  /* 4 KiB: off the stack; start-up only, one thread */
+
+	if (numa < 0)
+		return 0;
+	memset(&p, 0, sizeof(p));
+	return numa_place(sysroot, numa, allowed, nallowed, &p, err, errlen);
 }
 
 int topo_pin_self(const struct rb_place *p, cpu_set_t *saved)

@@ -1281,7 +1281,7 @@ static int client_start(struct client *cl)
 		rb_fatal("--run-key-file: %s", err);
 		return -1;
 	}
-	if (topo_check_cpus(o->cpus, o->ncpus, err, sizeof(err))) {
+	if (ctx_placement_check(o, err, sizeof(err))) {
 		rb_fatal("%s", err);
 		return -1;
 	}

@@ -1030,6 +1030,11 @@ static int server_start(struct server *srv, const struct rb_opts *o)
 		rb_fatal("%s", err);
 		return -1;
 	}
+	/* --cpus and --numa before the device: named on a host without one */
+	if (ctx_placement_check(o, err, sizeof(err))) {
+		rb_fatal("%s", err);
+		return -1;
+	}
 	const struct rb_gid_hint hint = { .gid_ip = o->gid_ip, .netdev = o->netdev };
 	if (dev_open_hint(&srv->dev, o->dev_name, o->ib_port, o->gid_index, &hint, err,
 			  sizeof(err))) {

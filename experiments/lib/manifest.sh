@@ -193,6 +193,7 @@ rb_manifest_write() {
     rb_jrec cwd s "$PWD"
     rb_jrec env.QUICK s "${QUICK:-}"
     rb_jrec env.RB_HOSTS s "${RB_HOSTS:-}"
+    rb_jrec env.HOSTS s "${HOSTS:-}"
     rb_jrec env.RB_ACCEL s "${RB_ACCEL:-}"
     rb_jrec env.RB_VM_RUN s "${RB_VM_RUN:-}"
     # the NIC providers' tuning variables (rdma-core's mlx5/mlx4: doorbell and

@@ -234,7 +234,11 @@ H
   [[ $output == *"--clients 2,7: line 7 is past the end"* ]]
   run_exp "$FIX/tiny" --dry-run --server 2
   [ "$status" -eq 2 ]
-  [[ $output == *"--server 2: this machine alone (no --hosts, no RB_HOSTS) is host 1"* ]]
+  [[ $output == *"--server 2: this machine alone (no --hosts, no RB_HOSTS, no HOSTS) is host 1"* ]]
+  # HOSTS in the environment (HOSTS=F experiments/run NAME, as make figure-N HOSTS=F has it) is the hosts file
+  HOSTS=$ROOT/experiments/hosts.example RB_HOSTS='' run_exp "$FIX/tiny" --dry-run --server 4
+  [ "$status" -eq 2 ]
+  [[ $output == *"--server 4: HOSTS $ROOT/experiments/hosts.example has 3 host line(s)"* ]] || { echo "$output"; false; }
 }
 
 @test "bad values are refused before anything is written, dry run or not" {
@@ -324,8 +328,8 @@ H
   for c in "verb:transport=frob:rc|verb = frob: rdma_bench accepts read|write|write_imm|send|send_imm|fetch_add|cmp_swap (--verb)" \
            "verb:transport=read:xx|transport = xx: rdma_bench accepts rc|uc|ud (--transport)" \
            "window=0|window = 0: rdma_bench accepts 1..4294967296 (-w/--window)" \
-           "duration_s=0|duration_s = 0: rdma_bench accepts 0.001..4294967.296 (-D/--duration)" \
-           "duration_s=5000000|duration_s = 5000000: rdma_bench accepts 0.001..4294967.296" \
+           "duration_s=0|duration_s = 0: rdma_bench accepts 0.001..86400.000 (-D/--duration)" \
+           "duration_s=5000000|duration_s = 5000000: rdma_bench accepts 0.001..86400.000" \
            "size_bytes=32,99999999999|size_bytes = 99999999999: rdma_bench accepts 0..1073741824 (-m/--size)" \
            "seed=18446744073709551616|seed = 18446744073709551616: rdma_bench accepts 0..18446744073709551615"; do
     local d
@@ -343,7 +347,7 @@ H
   # is checked as well (rdma_bench's --retry-cnt takes 0..7)
   d=$(tiny_copy)
   sed -i 's/^\[knobs\]/[knobs]\nwindow = 1\nseed = 0\n--retry-cnt = 7/' "$d/params"
-  run "$ROOT/experiments/run" "$d" --dry-run --set window=1,4294967296 --set duration_s=0.001,4294967.296 \
+  run "$ROOT/experiments/run" "$d" --dry-run --set window=1,4294967296 --set duration_s=0.001,86400 \
     --set seed=0,18446744073709551615 --set size_bytes=0,1073741824 --out "$out"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   run "$ROOT/experiments/run" "$d" --dry-run --set --retry-cnt=8 --out "$out"
@@ -397,14 +401,21 @@ H
   [[ $output == *"error: --reps needs a number (see --help)"* ]] || { echo "$output"; false; }
 }
 
-@test "no NAME, or an empty one, is refused with an error line (exit 2), not a shell error" {
+@test "no NAME, or an empty one, is refused with an error line and a one-line usage (exit 2); make's VAR=VALUE is refused naming the option" {
   run "$ROOT/experiments/run" '' --dry-run
   [ "$status" -eq 2 ]
   [[ $output != *"bad array subscript"* ]] || { echo "$output"; false; }
   [[ $output == *"experiments/run: error: no experiment NAME given"*"make experiments-list"* ]] || { echo "$output"; false; }
-  run "$ROOT/experiments/run" --dry-run
+  run "$ROOT/experiments/run"
   [ "$status" -eq 2 ]
-  [[ $output == *"experiments/run: error: no experiment NAME given"* ]] || { echo "$output"; false; }
+  # the error first, then the usage in one line, not the whole --help
+  [ "${lines[0]}" = "experiments/run: error: no experiment NAME given (an empty one neither); \`make experiments-list\` lists them" ]
+  [ "${lines[1]}" = "usage: experiments/run NAME [options]   (every option: experiments/run --help)" ]
+  [ "${#lines[@]}" -eq 2 ] || { echo "$output"; false; }
+  # HOSTS=F after the name is make's spelling, not a second experiment
+  run "$ROOT/experiments/run" figure-12 HOSTS=my-hosts
+  [ "$status" -eq 2 ]
+  [ "$output" = "experiments/run: error: HOSTS=my-hosts: VAR=VALUE is make's syntax (make NAME HOSTS=my-hosts), not an experiment name; give --hosts my-hosts (or HOSTS=my-hosts before the command: HOSTS=my-hosts experiments/run figure-12)" ]
 }
 
 @test "the dry run asks rdma_bench --dry-run about every job: a refused job is named, all refused exits 2" {

@@ -19,18 +19,26 @@ copy12() {
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   # every experiment (a folder with params; experiments/search is a tool)
   [ "$(grep -c 'README agrees with params' <<< "$output")" -eq "$(ls "$ROOT"/experiments/*/params | wc -l)" ]
+  # the main job's estimate in the project's README is the dry run's
+  grep -q "^experiments/readme-facts: figure-12: $ROOT/README.md's make figure-12 line agrees (sweep expected [0-9]*:[0-9][0-9], QUICK=1 [0-9]*:[0-9][0-9])$" <<< "$output"
 }
 
 @test "a README whose point count disagrees with its params fails the check, naming both; writing it again fixes it" {
   local d
   d=$(copy12)
+  # a project README whose main-job line has another estimate than the dry run's
+  export RB_README=$BATS_TEST_TMPDIR/README.md
+  echo 'make copy-12   # the main job (sweep expected 9:59, QUICK=1 0:01, from the dry run)' > "$RB_README"
   # the copy's block still names figure-12: the check says so, writing fixes it
   run "$ROOT/experiments/readme-facts" --check "$d"
   [ "$status" -eq 1 ]
   [[ $output == *"experiments/run copy-12 --dry-run"*"the block says '- full grid: 18 points x 3 repetitions; sweep expected 3:21 (201 s; \`experiments/run figure-12 --dry-run"* ]]
+  [[ $output == *"the make copy-12 line of $RB_README says 'sweep expected 9:59, QUICK=1 0:01'; experiments/run copy-12 --dry-run gives 'sweep expected 3:21, QUICK=1 0:48'"* ]] || { echo "$output"; false; }
   "$ROOT/experiments/readme-facts" "$d"
+  [ "$(cat "$RB_README")" = 'make copy-12   # the main job (sweep expected 3:21, QUICK=1 0:48, from the dry run)' ]
   run "$ROOT/experiments/readme-facts" --check "$d"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
+  unset RB_README
   # a hand-written count in the text that is neither grid's
   echo "The QUICK grid runs 4 points." >> "$d/README.md"
   run "$ROOT/experiments/readme-facts" --check "$d"

@@ -21,7 +21,7 @@ knob_field() { awk -F'\t' -v f="$1" '$f != "-" { print $f }' "$BATS_TEST_TMPDIR/
   [ "$(knob_field 1 | wc -l)" -gt 60 ]
   grep -q $'^--ack-timeout\t-\tV\tnum\t14\t0..31\tack_timeout\tack_timeout\tsent\tclient$' \
     "$BATS_TEST_TMPDIR/knobs.tsv"
-  grep -q $'^--duration\t-D\tSECS\tsecs\t0\t0.001..4294967.296\tduration_req_s\tduration_s\tsent\tclient$' \
+  grep -q $'^--duration\t-D\tSECS\tsecs\t0\t0.001..86400.000\tduration_req_s\tduration_s\tsent\tclient$' \
     "$BATS_TEST_TMPDIR/knobs.tsv"
 }
 

@@ -207,8 +207,8 @@ selftest() { case $1 in fetch_add|cmp_swap) echo 2 ;; *) echo 0 ;; esac; }
   esac
 }
 
-@test "rdma_seq refuses a --cpus list naming a CPU this process may not use, on either side, by its number" {
-  local bad
+@test "rdma_seq refuses a --cpus list naming a CPU this process may not use, on either side, by its number; both programs refuse a --numa node the host lacks before opening a device" {
+  local bad node
   bad=$(nproc --all)
   run "$ROOT/rdma_seq" -c 127.0.0.1 --variant atomics --cpus "0,$bad"
   [ "$status" = 2 ]
@@ -216,9 +216,18 @@ selftest() { case $1 in fetch_add|cmp_swap) echo 2 ;; *) echo 0 ;; esac; }
   run "$ROOT/rdma_seq" -s --cpus "$bad" --once
   [ "$status" = 2 ]
   grep -q "CPU $bad is not available to this process" <<< "$output"
+  # no null device here: a device opened first would say "no RDMA stack"
+  # (or name the host's device) instead of the node
+  node=$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' | wc -l)
+  for argv in "rdma_bench -c 127.0.0.1" "rdma_bench -s --once" "rdma_seq -c 127.0.0.1 --variant atomics"; do
+    # shellcheck disable=SC2086  # the program and its words
+    run "$ROOT"/$argv --numa "$node"
+    [ "$status" = 2 ]
+    [ "${lines[0]}" = "${argv%% *}: error: --numa $node: no such NUMA node (/sys/devices/system/node/node$node/cpulist unreadable); give a node of /sys/devices/system/node (lscpu lists them)" ] || { echo "$argv: $output"; false; }
+  done
 }
 
-@test "placement columns: workers' CPUs, pages and doorbells in every row; thread domains where the device has them" {
+@test "placement columns: workers' CPUs, pages and doorbells in every row; thread domains where the device has them; a fallback from the default doorbell is no WARN" {
   local pg cpu
   pg=$(getconf PAGESIZE)
   # the null device has no sysfs entry: no locality known, every allowed CPU
@@ -231,6 +240,10 @@ selftest() { case $1 in fetch_add|cmp_swap) echo 2 ;; *) echo 0 ;; esac; }
   [ "$(col page_source)" = base ]
   [ "$(col doorbell)" = shared:no-td ]
   [ "$(col doorbell_mode)" = td ]
+  # the default td where the device has no thread domains: an INFO on each
+  # side (neither user typed --doorbell), no WARN
+  [ "$(grep -c "INFO doorbell shared:no-td: the default --doorbell td falls back (ibv_alloc_td: " <<< "$output")" = 2 ]
+  [ "$(grep -c "WARN --doorbell" <<< "$output")" = 0 ]
   # thread rows: each worker's own CPU, the first two of the list
   run python3 -c 'import csv, sys
 print(" ".join(r["cpus_used"] for r in csv.DictReader(open(sys.argv[1])) if r["thread"] != "all"))' "$CSV"
@@ -243,7 +256,9 @@ print(" ".join(r["cpus_used"] for r in csv.DictReader(open(sys.argv[1])) if r["t
   point "td=on" -- --verb write -n 200 --doorbell shared
   [ "$(col doorbell)" = shared ]
   [ "$(stat cqs_on_pd)" = 0 ]
-  point "" -- --verb read -n 200 --cpus none
+  # --doorbell td typed: the client's user asked for it, a WARN says it is not had
+  point "" -- --verb read -n 200 --cpus none --doorbell td
+  grep -q "^WARN --doorbell td: ibv_alloc_td: Operation not supported on null0; 1 of 1 workers" <<< "$output"
   [ "$(col cpu_source)" = none ]
   [ -z "$(col cpus_used)" ]
   [ "$(col cpus)" = none ]

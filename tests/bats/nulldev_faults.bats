@@ -233,6 +233,21 @@ passes_check() {
   ! grep -q "rdma_cm" <<< "$output" || false
 }
 
+@test "no server at the port: the client says at once whom it waits for and how long (one INFO line), and retries" {
+  local log=$BATS_TEST_TMPDIR/client.log c rc=0
+  # port 1: nothing listens; --connect-timeout 30 s, stopped after the line
+  LD_PRELOAD=$ROOT/build/libnulldev.so "$ROOT/rdma_bench" -c 127.0.0.1 -p 1 --connect-timeout 30 \
+    -n 10 > "$log" 2>&1 &
+  c=$!
+  for _ in $(seq 40); do grep -q "^INFO no server" "$log" && break; sleep 0.05; done
+  kill -TERM "$c"
+  wait "$c" || rc=$?
+  cat "$log"
+  [ "$rc" = 143 ]
+  [ "$(grep -c '^INFO no server at 127.0.0.1:1 yet (connect: Connection refused): retrying every 200 ms for up to 30 s (--connect-timeout), for a server that is still starting$' "$log")" = 1 ]
+  grep -q "interrupted by SIGTERM while connecting to 127.0.0.1:1" "$log"
+}
+
 @test "rdma_cm is refused by name on the null device" {
   run "$PAIR" -- --verb write -n 10 -R
   echo "$output"

@@ -155,6 +155,16 @@ static void zero_negative_and_non_numeric_are_refused(void **state)
 	assert_refused("-c h --retry-cnt 8", "--retry-cnt");
 	assert_refused("-c h --mtu 1000", "--mtu 1000", "256 512 1024 2048 4096");
 	assert_refused("-c h --stride 12 --verb fetch_add", "--stride 12", "multiple of 8");
+	/* a short option with '=' (getopt_long gives it "=64"): the value and both
+	 * right spellings named, for every short option of the table */
+	assert_refused("-c h -m=64", "-m=64: the value of -m is '=64' ('=' included); "
+		       "write -m 64 or --size=64");
+	assert_refused("-c h -n=5", "write -n 5 or --iters=5");
+	assert_refused("-c h -D =1", "-D =1: the value of -D is '=1'", "write -D 1 or --duration=1");
+	assert_refused("-c=h", "write -c h or --client=h");
+	/* the long form's own '=' stays the value's separator */
+	assert_int_equal(parse("-c h --size=64"), 0);
+	assert_int_equal(o.sizes[0], 64);
 }
 
 static void window_is_bounded_by_sq_depth(void **state)
@@ -1010,13 +1020,13 @@ static void server_limits_and_cpus_at_their_edges(void **state)
 	assert_int_equal(parse("-s --max-mem 1125899906842624 --max-session-mem 1125899906842624"), 0);
 	assert_refused("-s --max-mem 1125899906842625", "--max-mem");
 	assert_refused("-s --max-session-mem 1125899906842625", "--max-session-mem");
-	/* --max-duration: 1 ms .. 2^32 ms, given in seconds */
+	/* --max-duration: 1 ms .. 24 h, given in seconds */
 	assert_int_equal(parse("-s --max-duration 0.001"), 0);
 	assert_true(o.lim.max_duration_ms == 1);
 	assert_refused("-s --max-duration 0", "--max-duration");
-	assert_int_equal(parse("-s --max-duration 4294967.296"), 0);
-	assert_true(o.lim.max_duration_ms == UINT64_C(1) << 32);
-	assert_refused("-s --max-duration 4294967.297", "--max-duration");
+	assert_int_equal(parse("-s --max-duration 86400"), 0);
+	assert_true(o.lim.max_duration_ms == UINT64_C(86400000));
+	assert_refused("-s --max-duration 86400.001", "--max-duration 86400.001: must be 0.001..86400 s (24 h)");
 	/* --max-per-peer: 1 .. 4096 */
 	assert_int_equal(parse("-s --max-per-peer 1"), 0);
 	assert_int_equal(o.lim.max_per_peer, 1);
@@ -1209,9 +1219,9 @@ static void every_limit_accepts_its_edge_and_refuses_one_beyond(void **state)
 	(void)state;
 	const uint64_t G48 = UINT64_C(1) << 48, G32 = UINT64_C(1) << 32;
 	EDGE((void)0, iters, G48, G48 + 1, "-n/--iters");
-	EDGE(t_.iters = 0, duration_ms, G32, G32 + 1, "-D/--duration");
+	EDGE(t_.iters = 0, duration_ms, RB_MAX_SECS_MS, RB_MAX_SECS_MS + 1, "-D/--duration");
 	EDGE((void)0, warmup_iters, G48, G48 + 1, "--warmup-iters");
-	EDGE((void)0, warmup_ms, G32, G32 + 1, "--warmup");
+	EDGE((void)0, warmup_ms, RB_MAX_SECS_MS, RB_MAX_SECS_MS + 1, "--warmup");
 	EDGE((void)0, timeout_ms, 1000, 999, "--timeout");
 	EDGE((void)0, timeout_ms, UINT64_C(86400000), UINT64_C(86400001), "--timeout");
 	EDGE((void)0, threads, RB_MAX_THREADS, RB_MAX_THREADS + 1, "--threads");
@@ -1413,7 +1423,9 @@ static void seconds_parse_to_milliseconds(void **state)
 	assert_refused("-c h -D 0.0011", "-D", "millisecond precision", "must be 0.001..");
 	/* 2^40 s passes the digit loop and is refused by the range; one more is too large */
 	assert_refused("-c h -D 1099511627776", "must be");
-	assert_refused("-c h -D 1099511627777", "too large; must be 0.001..4294967.296 s");
+	assert_refused("-c h -D 1099511627777", "too large; must be 0.001..86400 s (24 h)");
+	/* the limit in seconds and hours, not 4294967.296 s (2^32 ms, 49.7 days) */
+	assert_refused("-c h -D 5000000", "-D/--duration 5000000: must be 0.001..86400 s (24 h)");
 	/* a size above the limit is said in the unit it was given in too */
 	assert_refused("-c h --verb read -m 99T", "--size 108851651149824 (99 TiB): above the limit",
 		       "give -m at most 1G");
@@ -1459,10 +1471,10 @@ static void numeric_options_at_the_edges_of_their_range(void **state)
 		{ "-c h", "-i", "-i/--ib-port", "from 1 to 255", "0", "1", "255", "256" },
 		{ "-c h", "-x", "-x/--gid-index", "from 0 to 65535", "", "0", "65535", "65536" },
 		{ "-c h", "-n", "-n/--iters", "from 1 to 281474976710656", "0", "1", "281474976710656", "281474976710657" },
-		{ "-c h", "-D", "-D/--duration", "must be 0.001..4294967.296 s", "0", "0.001", "4294967.296", "4294967.297" },
+		{ "-c h", "-D", "-D/--duration", "must be 0.001..86400 s (24 h)", "0", "0.001", "86400", "86400.001" },
 		{ "-c h", "--warmup-iters", "--warmup-iters", "from 0 to 281474976710656", "", "0", "281474976710656",
 		  "281474976710657" },
-		{ "-c h", "--warmup", "--warmup", "must be 0.000..4294967.296 s", "", "0", "4294967.296", "4294967.297" },
+		{ "-c h", "--warmup", "--warmup", "must be 0..86400 s (24 h)", "", "0", "86400", "86400.001" },
 		{ "-c h", "--reps", "--reps", "from 1 to 100000", "0", "1", "100000", "100001" },
 		{ "-c h", "-l", "-l/--postlist", "from 1 to 65536", "0", "1", "", "65537" },
 		{ "-c h", "--signal-interval", "--signal-interval", "from 1 to 65536", "0", "1", "", "65537" },
@@ -1482,7 +1494,7 @@ static void numeric_options_at_the_edges_of_their_range(void **state)
 		{ "-c h --verb read", "--max-rd-atomic", "--max-rd-atomic", "from 1 to 255", "0", "1", "255", "256" },
 		{ "-c h", "--proc-index", "--proc-index", "from 0 to 1000000", "", "0", "1000000", "1000001" },
 		{ "-c h", "--connect-timeout", "--connect-timeout", "from 1 to 3600", "0", "1", "3600", "3601" },
-		{ "-c h", "--timeout", "--timeout", "must be 1.000..86400.000 s", "0.999", "1", "86400", "86400.001" },
+		{ "-c h", "--timeout", "--timeout", "must be 1..86400 s (24 h)", "0.999", "1", "86400", "86400.001" },
 		{ "-c h --verb fetch_add", "--atomic-counters", "--atomic-counters", "from 1 to 16777216", "0", "1",
 		  "16777216", "16777217" },
 		{ "-c h --verb send", "--recv-batch", "--recv-batch", "from 1 to 65536", "0", "1", "", "65537" },

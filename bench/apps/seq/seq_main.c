@@ -921,10 +921,10 @@ int main(int argc, char **argv)
 	if (rc == 0 && o.rb.token_file[0])
 		rc = guard_token_load(o.rb.token_file, o.token, sizeof(o.token), RB_TOKEN_CAP, err,
 				      sizeof(err));
-	/* --cpus LIST within this process's CPUs, before any resource (as
-	 * rdma_bench's client refuses it) */
+	/* --cpus LIST within this process's CPUs and --numa NODE a node of
+	 * this host, before any resource (as rdma_bench refuses them) */
 	if (rc == 0)
-		rc = topo_check_cpus(o.rb.cpus, o.rb.ncpus, err, sizeof(err));
+		rc = ctx_placement_check(&o.rb, err, sizeof(err));
 	if (rc < 0) {
 		rb_fatal("%s", err);
 		return 2;

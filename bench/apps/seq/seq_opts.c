@@ -69,10 +69,10 @@ static const struct rb_knob seq_knobs[] = {
 	  .help = "the counter's first value (default %D; e.g. 4294967200\n"
 		  "to cross 2^32 with spec-s0's 32-bit immediates)" },
 	{ .name = "duration", .shortopt = 'D', .arg = "SECS", .type = RB_KT_SECS,
-	  A(cfg.duration_ms), .lo = 1, .hi = UINT64_C(86400000), .def = 1000, SENT,
+	  A(cfg.duration_ms), .lo = 1, .hi = RB_MAX_SECS_MS, .def = 1000, SENT,
 	  .knob = "duration_s", .help = "measured window (default %D)" },
 	{ .name = "warmup", .arg = "SECS", .type = RB_KT_SECS, A(cfg.warmup_ms),
-	  .hi = UINT64_C(86400000), .def = 200, SENT, .knob = "warmup_s",
+	  .hi = RB_MAX_SECS_MS, .def = 200, SENT, .knob = "warmup_s",
 	  .help = "before the window (default %D)" },
 	RB_ROW_TIMEOUT(A(cfg.timeout_ms), SENT),
 	RB_ROW_CONNECT_TIMEOUT(),
