@@ -1161,6 +1161,18 @@ static void repeated_options_take_the_last_and_say_so(void **state)
 	assert_string_equal(o.repeated, "");
 	/* an alias pair stays refused, whatever came between */
 	assert_refused("-c h -q 2 -n 5 --qps-per-thread 3", "-q/--qps 2 and --qps-per-thread 3");
+	/* four repeated options fill 479 of the 512 bytes: the closing words
+	 * (53) are cut at the buffer's end, not written past it */
+	char line[600], x[61], y[61], a[31], b[31];
+	memset(x, 'x', 60), memset(y, 'y', 60), memset(a, 'a', 30), memset(b, 'b', 30);
+	x[60] = y[60] = a[30] = b[30] = '\0';
+	snprintf(line, sizeof(line), "-c h --csv %s --csv %s --json %s --json %s --bind %s --bind %s "
+		 "--run-id %s --run-id %s", x, y, x, y, x, y, a, b);
+	assert_int_equal(parse(line), 0);
+	assert_int_equal(o.repeated[sizeof(o.repeated) - 1], '\0');
+	assert_int_equal(strlen(o.repeated), sizeof(o.repeated) - 1);
+	assert_non_null(strstr(o.repeated, "--run-id aaa"));
+	assert_non_null(strstr(o.repeated, ": given more than once"));
 }
 
 /* --proc-index numbers the --procs processes of a run from 0. */
