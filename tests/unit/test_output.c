@@ -28,6 +28,7 @@ static int wr_on;              /* record calls on fds > 2 */
 static size_t wr_short;        /* > 0: the next recorded call writes only this much */
 static int wr_errno;           /* > 0: the next wr_fails recorded calls fail with it */
 static int wr_fails;
+static int wr_zero;            /* 1: the next recorded call after the failures writes nothing, returns 0 */
 static int wr_n;               /* calls recorded */
 static char *wr_data[WR_MAX];  /* copy of each recorded buffer (NUL-terminated) */
 static size_t wr_len[WR_MAX];
@@ -48,6 +49,10 @@ ssize_t write(int fd, const void *buf, size_t n)
 			wr_fails--;
 			errno = wr_errno;
 			return -1;
+		}
+		if (wr_zero) {
+			wr_zero = 0;
+			return 0;
 		}
 		if (wr_short > 0 && wr_short < n) {
 			n = wr_short;
@@ -99,6 +104,19 @@ void *realloc(void *p, size_t n)
 	return REAL_REALLOC(p, n);
 }
 
+/* fsync() failing with fs_errno when it is not 0 (a disk that reports an
+ * I/O error when the data is forced out). */
+static int fs_errno;
+
+int fsync(int fd)
+{
+	if (fs_errno) {
+		errno = fs_errno;
+		return -1;
+	}
+	return (int)syscall(SYS_fsync, fd);
+}
+
 static void wr_start(void)
 {
 	wr_on = 1;
@@ -106,6 +124,7 @@ static void wr_start(void)
 	wr_short = 0;
 	wr_errno = 0;
 	wr_fails = 0;
+	wr_zero = 0;
 }
 
 static void wr_stop(void)
@@ -507,6 +526,34 @@ static void json_replaces_a_link_not_its_target(void **state)
 	assert_int_equal(n, 0);
 }
 
+/* --json whose data cannot be forced to the disk (fsync fails): -1 naming
+ * the temporary file and the error, the file written before unchanged,
+ * no temporary file left (and, under the sanitizers, nothing leaked). */
+static void json_write_failing_fsync_keeps_the_old_file(void **state)
+{
+	struct fx *fx = *state;
+	char err[512];
+
+	sample_row(&fx->rows[0], 64, 1.5);
+	fx_path(fx, "kept.json");
+	spill(fx->path, "[]\n");
+	fs_errno = EIO;
+	int rc = json_write(fx->path, fx->rows, 1, err, sizeof(err));
+	fs_errno = 0;
+	assert_int_equal(rc, -1);
+	assert_err_has(err, "kept.json.tmp.");
+	assert_err_has(err, strerror(EIO));
+	assert_file_is(fx->path, "[]\n");
+	DIR *d = opendir(fx->dir);
+	struct dirent *e;
+	int n = 0;
+	while (d && (e = readdir(d)) != NULL)
+		n += strstr(e->d_name, ".tmp.") != NULL;
+	if (d)
+		closedir(d);
+	assert_int_equal(n, 0);
+}
+
 /* output_path_writable, the check made before the device is opened: a
  * missing directory and a directory given as the file are refused naming
  * the option, the path and the fix; a new file in a writable directory is
@@ -782,6 +829,28 @@ static void csv_retries_a_write_interrupted_by_a_signal(void **state)
 	assert_file_is(fx->path,
 		       CSV_HEAD
 		       CSV_ROW
+		       CSV_ROW);
+}
+
+/* A write() that returns 0 after an interrupted one (errno still EINTR) is
+ * a write that made no progress: named, not retried (retrying it could
+ * spin), nothing left. */
+static void csv_does_not_retry_a_write_of_nothing(void **state)
+{
+	struct fx *fx = *state;
+	char err[256];
+	struct row *r = fx_csv_one_row(fx);
+
+	wr_start();
+	wr_errno = EINTR;
+	wr_fails = 1;
+	wr_zero = 1;
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), -1);
+	assert_int_equal(wr_n, 2);
+	wr_stop();
+	assert_err_has(err, "wrote only 0 of");
+	assert_file_is(fx->path,
+		       CSV_HEAD
 		       CSV_ROW);
 }
 
@@ -1289,6 +1358,7 @@ int main(void)
 		T(csv_writes_header_once_then_appends_rows),
 		T(csv_refuses_a_symbolic_link),
 		T(json_replaces_a_link_not_its_target),
+		T(json_write_failing_fsync_keeps_the_old_file),
 		T(json_write_leaves_no_descriptor_open),
 		T(json_and_csv_refuse_a_fifo_by_name),
 		T(output_path_writable_refuses_a_directory_and_a_missing_one),
@@ -1312,6 +1382,7 @@ int main(void)
 		T(csv_header_diff_reads_a_quoted_first_field),
 		T(csv_header_messages_cut_names_at_80_characters),
 		T(csv_retries_a_write_interrupted_by_a_signal),
+		T(csv_does_not_retry_a_write_of_nothing),
 		T(csv_names_a_failed_write_and_leaves_the_file),
 		T(json_and_csv_refuse_a_device_by_name_and_leave_it),
 		T(values_at_the_length_limit_and_empty_rows),
