@@ -152,6 +152,9 @@ static void qps_and_threads_count_across_sessions(void **state)
 	t = point();
 	t.emulated_peers = 600;
 	assert_int_equal(guard_admit_point(&t, false, MAXCQE, &l, &used, &g1, err, sizeof(err)), 0);
+	/* no server worker threads for a point the server only answers */
+	assert_int_equal(g1.threads, 0);
+	assert_int_equal(used.threads, 0);
 	assert_int_equal(guard_admit_point(&t, false, MAXCQE, &l, &used, &g2, err, sizeof(err)), -1);
 	assert_err_has(err, "600 QPs above what the server's --max-qps 1000 leaves free (600 in use");
 	assert_int_equal(used.qps, 600);
@@ -461,6 +464,11 @@ static void cidr_typos_are_refused(void **state)
 	assert_err_has(err, "bits set beyond the /8 prefix");
 	assert_int_equal(guard_cidr_parse("10.0.0.0/33", l, 4, &n, err, sizeof(err)), -1);
 	assert_err_has(err, "above 32 bits");
+	/* the full lengths, one host, are prefixes too */
+	assert_int_equal(guard_cidr_parse("10.0.0.1/32", l, 4, &n, err, sizeof(err)), 0);
+	assert_int_equal(guard_cidr_parse("fd00::1/128", l, 4, &n, err, sizeof(err)), 0);
+	assert_int_equal(guard_cidr_parse("fd00::1/129", l, 4, &n, err, sizeof(err)), -1);
+	assert_err_has(err, "above 128 bits");
 	assert_int_equal(guard_cidr_parse("cluster.example", l, 4, &n, err, sizeof(err)), -1);
 	assert_err_has(err, "not an IPv4 or IPv6 address");
 	assert_int_equal(guard_cidr_parse("10.0.0.0/8,", l, 4, &n, err, sizeof(err)), -1);
@@ -592,6 +600,8 @@ static void token_file_is_private_and_plain(void **state)
 	snprintf(link, sizeof(link), "%s/link", dir);
 
 	write_file(path, "0123456789abcdef0123\n", 0600);
+	memset(tok, 'X', sizeof(tok) - 1); /* the token ends with its own NUL */
+	tok[sizeof(tok) - 1] = '\0';
 	assert_int_equal(guard_token_load(path, tok, sizeof(tok), 64, err, sizeof(err)), 0);
 	assert_string_equal(tok, "0123456789abcdef0123");
 	/* readable by others */
