@@ -193,6 +193,13 @@ static void a_missing_process_times_out_with_the_count(void **state)
 	int late;
 	assert_int_equal(arrive("run-7", 2, 4, 32 * S, &late, &rel), GATE_ERR);
 	assert_err_has(err, "already failed");
+	/* with no poll in between, the timeout is found by the late arrival
+	 * itself: it fails the barrier, it does not complete it */
+	int first, second;
+	assert_int_equal(arrive("run-8", 0, 2, S, &first, &rel), GATE_WAIT);
+	assert_int_equal(arrive("run-8", 0, 2, 32 * S, &second, &rel), GATE_ERR);
+	assert_err_has(err, "already failed");
+	assert_int_equal(gate_poll(&t, first, 32 * S, &rel, err, sizeof(err)), GATE_ERR);
 }
 
 /* The second process to take the table's lock may carry an earlier clock

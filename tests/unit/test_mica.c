@@ -80,6 +80,7 @@ static void get_put_and_overwrite(void **state)
 	assert_int_equal(m.st.index_evictions, 0);
 	assert_int_equal(m.st.hits, 201);
 	assert_int_equal(m.st.misses, 1);
+	assert_int_equal(m.st.gets, 202);
 	/* a value longer than the store takes, a GET buffer shorter than the value */
 	uint8_t big[MICA_MAX_VALUE + 1] = { 0 };
 	struct mica_key k = mica_key_of(42);
@@ -181,6 +182,14 @@ static void log_wrap_evicts_overwritten_items(void **state)
 	for (uint64_t id = 0; id < 4; id++)
 		put_id(&m, id, 1, 32);
 	assert_int_equal(m.st.log_evictions, 1);  /* before any GET */
+	/* a stale entry is freed for the PUT that finds it, and counted once:
+	 * nine keys through a log of three items leave six stale entries
+	 * freed, no way of the one bucket taken from a live key */
+	for (uint64_t id = 4; id < 9; id++)
+		put_id(&m, id, 1, 32);
+	assert_int_equal(m.st.log_evictions, 6);
+	assert_int_equal(m.st.index_evictions, 0);
+	assert_int_equal(live_entries(&m), 3);
 	mica_free(&m);
 }
 

@@ -594,6 +594,19 @@ static void test_bad_input(void **state)
 		if (rc != (k == 1 || k == 2 ? 0 : -1) || (rc && strstr(err, "CQE") == NULL))
 			fail_msg("CQE %u bytes: pm_check gave %d (%s)", cqe[k], rc, err);
 	}
+	/* a message of 2^30 bytes at most, the model's limit, and not one byte less */
+	{
+		struct pm_config big = pm_config_default();
+		char err[320] = "";
+		big.inline_payload = 0;
+		big.size_bytes = 1ul << 30;
+		l = pm_link_paper();
+		if (pm_check(&big, &l, err, sizeof(err)) != 0)
+			fail_msg("size 2^30: pm_check refused it (%s)", err);
+		big.size_bytes++;
+		assert_int_equal(pm_check(&big, &l, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "above the maximum 1073741824"));
+	}
 	l = pm_link_paper();
 	/* combinations that would be ignored or impossible are refused */
 	l = pm_link_paper();
