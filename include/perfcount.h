@@ -60,6 +60,13 @@ struct pc_source {
 /* The real source: perf_event_open(2) on the calling thread, any CPU. */
 extern const struct pc_source pc_source_kernel;
 
+struct perf_event_attr;
+/* The attributes pc_source_kernel opens event ev with (perf_event_open(2)):
+ * its type and config, value with time enabled and running (to scale a
+ * multiplexed counter), the hypervisor excluded, the kernel excluded when
+ * exclude_kernel (a paranoid host); *attr is overwritten. */
+void pc_event_attr(enum pc_event ev, int exclude_kernel, struct perf_event_attr *attr);
+
 struct pc_sample {
 	uint64_t value[PC_NEVENTS];      /* the window's count (scaled if multiplexed) */
 	int valid[PC_NEVENTS];           /* 1: value holds a count */

@@ -40,17 +40,24 @@ int pc_event_is_hw(enum pc_event ev)
 	return (unsigned)ev < PC_NEVENTS && events[ev].type == PERF_TYPE_HARDWARE;
 }
 
-static int kernel_open(void *ctx, enum pc_event ev, int exclude_kernel)
+void pc_event_attr(enum pc_event ev, int exclude_kernel, struct perf_event_attr *attr)
 {
-	(void)ctx;
-	struct perf_event_attr attr = {
-		.size = sizeof(attr),
+	*attr = (struct perf_event_attr){
+		.size = sizeof(*attr),
 		.type = events[ev].type,
 		.config = events[ev].config,
 		.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING,
 		.exclude_kernel = exclude_kernel ? 1 : 0,
 		.exclude_hv = 1,
 	};
+}
+
+static int kernel_open(void *ctx, enum pc_event ev, int exclude_kernel)
+{
+	(void)ctx;
+	struct perf_event_attr attr;
+
+	pc_event_attr(ev, exclude_kernel, &attr);
 	long fd = syscall(SYS_perf_event_open, &attr, 0 /* this thread */, -1 /* any CPU */,
 			  -1 /* no group */, PERF_FLAG_FD_CLOEXEC);
 	return fd < 0 ? -errno : (int)fd;

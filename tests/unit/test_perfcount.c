@@ -5,6 +5,7 @@
  */
 #include "unit.h"
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <time.h>
 
 #include "options.h"
@@ -401,10 +402,40 @@ static void test_row_columns(void **state)
 	assert_string_equal(row_get(&r, "perf_counted"), "none");
 }
 
+/* What the real source asks the kernel for (pc_event_attr): each event's
+ * type and config, value with time enabled and running (scaling), the
+ * hypervisor's time never counted, the kernel's only when permitted. */
+static void test_kernel_attributes(void **state)
+{
+	(void)state;
+	struct perf_event_attr a;
+
+	memset(&a, 0xff, sizeof(a)); /* every field written, none left over */
+	pc_event_attr(PC_CYCLES, 0, &a);
+	assert_int_equal(a.size, sizeof(a));
+	assert_int_equal(a.type, PERF_TYPE_HARDWARE);
+	assert_int_equal(a.config, PERF_COUNT_HW_CPU_CYCLES);
+	assert_int_equal(a.read_format,
+			 PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING);
+	assert_int_equal(a.exclude_hv, 1);
+	assert_int_equal(a.exclude_kernel, 0);
+	assert_int_equal(a.exclude_user, 0);
+	assert_int_equal(a.disabled, 0);
+	assert_int_equal(a.inherit, 0);
+	pc_event_attr(PC_TASK_CLOCK, 1, &a);
+	assert_int_equal(a.type, PERF_TYPE_SOFTWARE);
+	assert_int_equal(a.config, PERF_COUNT_SW_TASK_CLOCK);
+	assert_int_equal(a.exclude_kernel, 1);
+	assert_int_equal(a.exclude_hv, 1);
+	pc_event_attr(PC_CACHE_MISSES, 0, &a);
+	assert_int_equal(a.config, PERF_COUNT_HW_CACHE_MISSES);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_all_events_counted),
+		cmocka_unit_test(test_kernel_attributes),
 		cmocka_unit_test(test_no_pmu),
 		cmocka_unit_test(test_paranoid_retry),
 		cmocka_unit_test(test_multiplex_scaling),
