@@ -6,7 +6,8 @@ that was most of a figure's cost).
 
     plotfacts.py inputs SUMMARY SORTX-OUT [-v NAME=VALUE]...
         settings: raw (the run's raw.csv), ref (the reference summary),
-        x, keys (rbcsv.py sortx's), manifest (manifest_line.py's input)
+        x, keys (rbcsv.py sortx's), manifest (manifest_line.py's input),
+        name and judge (experiments/compare NAME JUDGE --verdicts)
     plotfacts.py sorted SUMMARY REF XVALS-OUT REFMOPS-OUT [-v NAME=VALUE]...
         settings: x, s, p (the x, series and panels columns), hostlim
 
@@ -19,7 +20,8 @@ it replaced printed, byte for byte:
     pcienum (1: some pcie_rd_per_op_median is a number), why (the most
     frequent pcie_counted of raw.csv but "", uncore and "process row
     only"; of equally frequent ones the first in byte order), bed
-    (manifest_line.py's line); SORTX-OUT gets rbcsv.py sortx's lines of
+    (manifest_line.py's line), verdicts (experiments/compare's exit
+    status, a tab, its output: the claims' verdicts); SORTX-OUT gets rbcsv.py sortx's lines of
     SUMMARY, each after "s<TAB>", then the reference's after "r<TAB>".
   sorted: svals, pvals (the distinct values of the s and p columns in
     both files, as `sort -n -u | tr '\\n' ' '` gives them), hostlink (the
@@ -121,6 +123,28 @@ def manifest_bed(path):
         return ""
 
 
+def verdicts(name, judged):
+    """experiments/compare NAME JUDGED --verdicts, run in this process (its
+    stderr dropped): its exit status and its stdout, trailing newlines
+    removed, as "STATUS<TAB>TEXT"."""
+    import io
+    import runpy
+    argv, out, err = sys.argv, sys.stdout, sys.stderr
+    sys.argv = [os.path.join(os.path.dirname(HERE), "experiments", "compare"), name, judged, "--verdicts"]
+    sys.stdout, sys.stderr = io.StringIO(), open(os.devnull, "w", encoding="utf-8")
+    try:
+        status = runpy.run_path(sys.argv[0], run_name="compare")["main"]()
+    except SystemExit as e:
+        status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    except Exception:  # noqa: BLE001  (a traceback: python3 exits 1)
+        status = 1
+    finally:
+        text = sys.stdout.getvalue()
+        sys.stderr.close()
+        sys.argv, sys.stdout, sys.stderr = argv, out, err
+    return "%d\t%s" % (status or 0, text.rstrip("\n"))
+
+
 def inputs(opts, summary, sortx_out):
     facts = {}
     names = sorted({b(v) for v in col(summary, "exp_name")})
@@ -134,6 +158,8 @@ def inputs(opts, summary, sortx_out):
     counted = optional(col, raw, "pcie_counted") if raw else None
     facts["why"] = most_frequent(v for v in counted or [] if v not in ("", "uncore", "process row only"))
     facts["bed"] = manifest_bed(opts.get("manifest", ""))
+    if opts.get("judge"):
+        facts["verdicts"] = verdicts(opts.get("name", ""), opts["judge"])
     with open(sortx_out, "w", encoding="utf-8", errors="surrogateescape") as out:
         sortx_lines("s", summary, opts.get("x", ""), opts.get("keys", ""), out)
         sortx_lines("r", opts.get("ref", ""), opts.get("x", ""), opts.get("keys", ""), out)
