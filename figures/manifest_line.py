@@ -41,8 +41,10 @@ def host(h, roles):
     return s + (" (" + ", ".join(extra) + ")" if extra else "")
 
 
-def main():
-    m = json.load(open(sys.argv[1]))
+def line(path):
+    """The subtitle's line for the manifest at PATH (figures/plotfacts.py
+    calls it in its own process)."""
+    m = json.load(open(path))
     hosts = m.get("hosts") or []
     bed = m.get("vm_bed")
     parts = []
@@ -59,7 +61,11 @@ def main():
     if hosts:
         roles = m.get("roles") or {}
         parts.append("hosts at start: " + ", ".join(host(h, roles) for h in hosts))
-    print("; ".join(parts))
+    return "; ".join(parts)
+
+
+def main():
+    print(line(sys.argv[1]))
 
 
 if __name__ == "__main__":

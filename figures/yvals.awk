@@ -4,9 +4,10 @@
 # under -v per=process (sweep.gp's per-process values, as the original
 # artifact's per-machine averages). With -v top=1 the tops of the min..max
 # bars instead (mops_max; rdma_seq's summaries, which have mrps_max: that), for the tick
-# format of a linear axis (common.gp: linfmt). Run with experiments/lib/csv.awk.
-NR == 1 {
-    n = csv_split($0, h); for (i = 1; i <= n; i++) c[h[i]] = i
+# format of a linear axis (common.gp: linfmt). Several files: each its own
+# header. Run with experiments/lib/csv.awk.
+FNR == 1 {
+    split("", c); split("", f); n = csv_split($0, h); for (i = 1; i <= n; i++) c[h[i]] = i
     col = top ? (("mrps_max" in c) ? "mrps_max" : "mops_max") : "mops_median"
     next
 }
