@@ -94,3 +94,21 @@ ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
   [[ $output == *"-o build/obj/lib/env.o bench/lib/env.c"* ]] || { echo "$output"; false; }
   [[ $output == *"-o rdma_bench.tmp"*"-o rdma_seq.tmp"* ]] || { echo "$output"; false; }
 }
+
+@test "reproduce --help prints its usage; --dry-run (make DRY_RUN=1) dry-runs on this host with the VM bed's boot time, no VM" {
+  for h in --help -h; do
+    run "$ROOT/experiments/reproduce" "$h"
+    [ "$status" -eq 0 ] || { echo "$h: $output"; false; }
+    [[ $output == *"experiments/reproduce NAME [experiments/run options...]"*"--dry-run (make NAME DRY_RUN=1)"* ]] || { echo "$h: $output"; false; }
+  done
+  # the bed chosen (RB_TARGET=vm): the dry run on the host, then the bed's cost
+  RB_TARGET=vm QUICK=1 run "$ROOT/experiments/reproduce" figure-12 --dry-run
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [[ $output == *"grid: "*"expected "*"VM bed: + "*"docs/vm-bed.md"*"VM bed: + about 19 s to boot 2 VMs under TCG, docs/vm-bed.md"* ]] || { echo "$output"; false; }
+  [[ $output != *"soft-RoCE VM bed (2 VMs; expected"* ]] || { echo "$output"; false; }
+  run make -C "$ROOT" --no-print-directory -n figure-12 DRY_RUN=1
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [[ $output == *"experiments/reproduce figure-12 --dry-run"* && $output != *"install-deps"* ]] || { echo "$output"; false; }
+  run make -C "$ROOT" --no-print-directory -n figure-12 DRY_RUN=maybe
+  [ "$status" -eq 2 ] && [[ $output == *"DRY_RUN=maybe: not a yes/no value"* ]] || { echo "$output"; false; }
+}
