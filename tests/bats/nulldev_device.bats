@@ -73,3 +73,14 @@ selftest() {
   [ "$status" = 2 ]
   [[ $output == *"RB_NULLDEV_FAULTS: unknown key 'bogus'"* ]]
 }
+
+@test "run-pair --help prints its own usage; a client usage error (exit 2) stops the server at once" {
+  run "$ROOT/tests/nulldev/run-pair" --help
+  [ "$status" = 0 ]
+  [[ $output == "tests/nulldev/run-pair: one rdma_bench server and client"*"run-pair [--server-env VAR=VAL]"* ]] || { echo "$output"; false; }
+  local t0=$SECONDS
+  run "$ROOT/tests/nulldev/run-pair" -- --verb foo
+  [ "$status" = 2 ] && [[ $output == *"--verb 'foo': unknown"* ]] || { echo "$output"; false; }
+  # the server used to be given 5 s to exit by itself
+  [ $(( SECONDS - t0 )) -le 3 ] || { echo "took $(( SECONDS - t0 )) s"; false; }
+}
