@@ -84,3 +84,10 @@ selftest() {
   # the server used to be given 5 s to exit by itself
   [ $(( SECONDS - t0 )) -le 3 ] || { echo "took $(( SECONDS - t0 )) s"; false; }
 }
+
+@test "run-pair says first that it runs on the null device; --explain names the null device, not just 'no PCI device'" {
+  run "$ROOT/tests/nulldev/run-pair" -- --verb write -n 10 --explain
+  [ "$status" = 0 ] || { echo "$output"; false; }
+  [ "${lines[0]}" = "run-pair: the null device (no RDMA hardware): the rates below are this host's software cost, not a network's; see tests/nulldev/README.md" ] || { echo "$output"; false; }
+  [[ $output == *"EXPLAIN write rc bw 64 B rep 0: "*" Mops; the null device (no RDMA hardware): the rate is this host's software cost, not a network's; no PCI device: CPU/software-bound"* ]] || { echo "$output"; false; }
+}
