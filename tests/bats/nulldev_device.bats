@@ -91,3 +91,19 @@ selftest() {
   [ "${lines[0]}" = "run-pair: the null device (no RDMA hardware): the rates below are this host's software cost, not a network's; see tests/nulldev/README.md" ] || { echo "$output"; false; }
   [[ $output == *"EXPLAIN write rc bw 64 B rep 0: "*" Mops; the null device (no RDMA hardware): the rate is this host's software cost, not a network's; no PCI device: CPU/software-bound"* ]] || { echo "$output"; false; }
 }
+
+@test "rdma_seq's no-hardware hint runs as given: run-pair --bin rdma_seq; its doc's -q agrees with rdma_seq" {
+  # no RDMA stack here (no LD_PRELOAD): the hint names the command to try
+  run "$ROOT/rdma_seq" -c 127.0.0.1 --variant atomics
+  [ "$status" != 0 ]
+  local hint=${output##*try the options on the null device: }
+  hint=${hint%% -- ARGS*}
+  [ "$hint" = "tests/nulldev/run-pair --bin rdma_seq" ] || { echo "$output"; false; }
+  # shellcheck disable=SC2086  # the hint's words
+  run $ROOT/$hint -- --variant atomics -D 0.2
+  [ "$status" = 0 ] && [[ $output == *"atomics "*" exact   ok"* ]] || { echo "$output"; false; }
+  # rdma_seq refuses -q: docs/rdma_seq.md must not call it --quiet
+  run "$ROOT/rdma_seq" -q
+  [ "$status" = 2 ] && [[ $output == *"unknown option '-q'"* ]] || { echo "$output"; false; }
+  ! grep -q '`-q` is `--quiet`' "$ROOT/docs/rdma_seq.md"
+}
