@@ -118,8 +118,16 @@ figures-reference:
 $(EXP_COMPARE): compare-%:
 	@experiments/compare $(if $(filter figure-$*,$(EXP_FIGURES)),figure-$*,$*) $(if $(filter 1,$(RB_QUICK)),--quick)
 
+# the names make knows, in one place: experiments-list, make help and the
+# unknown figure-N/table-N/compare-N message read these
+RB_EXP_PAPER  := figure-2 $(filter figure-%,$(EXP_FIGURES)) table-1 table-2 $(filter table-%,$(EXP_FIGURES))
+RB_EXP_BEYOND := figure-loss search
+RB_EXP_KNOWN  := $(RB_EXP_PAPER) $(RB_EXP_BEYOND) $(EXP_PRESETS)
 experiments-list:
-	@echo "figures: $(EXP_FIGURES)"; echo "presets: $(EXP_PRESETS)"
+	@echo "the paper's figures and tables: $(RB_EXP_PAPER)"; \
+	 echo "beyond the paper: $(RB_EXP_BEYOND)"; \
+	 echo "the original artifact's presets: $(EXP_PRESETS)"; \
+	 echo "compare-N for: $(patsubst compare-%,%,$(EXP_COMPARE))"
 
 # figure-, table- or compare- with no number (the pattern rule below needs
 # a stem, so make would look for figure-.o): the valid numbers, exit 2
@@ -148,6 +156,14 @@ report:
 	experiments/report
 
 # figure-N, table-N or compare-N of a name with no experiment: say which
-# exist (as experiments/run NAME does) instead of make's "No rule", exit 2
-figure-% table-% compare-%:
-	@echo "make: no experiment for '$@'; known: figure-2 figure-loss $(EXP_ALL) table-1 table-2; compare-N for: $(patsubst compare-%,%,$(EXP_COMPARE)) (make experiments-list)" >&2; exit 2
+# exist (as experiments/run NAME does) instead of make's "No rule", exit 2.
+# Three rules, not one with three patterns: such a rule makes all three
+# targets at once, so `make table-9` would first make figure-9 (a sweep's
+# install-deps and build) before refusing
+RB_EXP_UNKNOWN = @echo "make: no experiment for '$@'; known: $(RB_EXP_KNOWN); compare-N for: $(patsubst compare-%,%,$(EXP_COMPARE)) (make experiments-list)" >&2; exit 2
+figure-%:
+	$(RB_EXP_UNKNOWN)
+table-%:
+	$(RB_EXP_UNKNOWN)
+compare-%:
+	$(RB_EXP_UNKNOWN)
