@@ -120,3 +120,18 @@ ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
   run make -C "$ROOT" --no-print-directory -n figure-12 DRY_RUN=maybe
   [ "$status" -eq 2 ] && [[ $output == *"DRY_RUN=maybe: not a yes/no value"* ]] || { echo "$output"; false; }
 }
+
+@test "make help: the paper's names as experiments-list has them, and every 'make X' it names is a target" {
+  run make -C "$ROOT" --no-print-directory help
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  local help=$output paper t
+  run make -C "$ROOT" --no-print-directory experiments-list
+  paper=$(sed -n "s/^the paper's figures and tables: //p" <<< "$output")
+  [[ $help == *"figure-N, table-N  $paper"* && $help == *"DRY_RUN=1"* ]] || { echo "$help"; false; }
+  # make's database of explicit targets, read once
+  local targets
+  targets=$(make -C "$ROOT" --no-print-directory -pRrq : 2> /dev/null | sed -n 's/^\([a-z][a-z0-9_-]*\):.*/\1/p' | sort -u)
+  for t in $(grep -o 'make [a-z][a-z0-9_-]*' <<< "$help" | cut -d' ' -f2 | sort -u); do
+    [ "$t" = help ] || grep -qx -- "$t" <<< "$targets" || { echo "help names make $t, which is no target"; false; }
+  done
+}
