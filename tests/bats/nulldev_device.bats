@@ -77,7 +77,7 @@ selftest() {
 @test "run-pair --help prints its own usage; a client usage error (exit 2) stops the server at once" {
   run "$ROOT/tests/nulldev/run-pair" --help
   [ "$status" = 0 ]
-  [[ $output == "tests/nulldev/run-pair: one rdma_bench server and client"*"run-pair [--server-env VAR=VAL]"* ]] || { echo "$output"; false; }
+  [[ $output == "tests/nulldev/run-pair: one rdma_bench server and client"*"run-pair [--bin PROG] [--server-env VAR=VAL]"* ]] || { echo "$output"; false; }
   local t0=$SECONDS
   run "$ROOT/tests/nulldev/run-pair" -- --verb foo
   [ "$status" = 2 ] && [[ $output == *"--verb 'foo': unknown"* ]] || { echo "$output"; false; }
