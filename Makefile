@@ -10,6 +10,7 @@
 #   make coverage   gcov line/branch coverage of bench/: unit tests + VM smoke
 #                   (tests/coverage; SMOKE=0 host only, COVERAGE_SMOKE=words)
 #   make clean      remove build outputs (keeps the VM cache; see ci/vm clean)
+#   make help       the targets a user needs, on one screen
 #
 #   make model      build/rb_model: the PCIe model (no RDMA device needed)
 #   make figure-2   Figure 2 from the model alone -> figures/out/figure-2.{png,pdf}
@@ -254,6 +255,23 @@ bench-harness: all
 
 clean:
 	rm -rf $(BUILD) rdma_bench rdma_seq
+
+# the targets a user needs; the experiment names from the lists that make
+# experiments-list and the unknown figure-N message read (experiments.mk)
+.PHONY: help
+help:
+	@echo "make help: the targets a user needs (more: the heads of Makefile and experiments/experiments.mk)"; \
+	 echo "  set-up     make deps (Debian packages, as root), then make (./rdma_bench, ./rdma_seq, build/rb_model)"; \
+	 echo "  main job   make figure-12 [QUICK=1] [HOSTS=FILE] [VMS=2..4]: hosts, else a local RDMA port, else the soft-RoCE VM bed"; \
+	 echo "             DRY_RUN=1: the grid, its expected time and where it would run (no VM boots)"; \
+	 echo "  no RDMA    tests/nulldev/run-pair -- --verb read -D 1 (the null device: this host's software cost)"; \
+	 echo "  test       make test (unit, shell and null-device tests + the VM smoke matrix, ~25 min); make unit (host unit tests)"; \
+	 echo "  figure-N, table-N  $(RB_EXP_PAPER)"; \
+	 echo "  beyond     $(RB_EXP_BEYOND); the original artifact's presets: make experiments-list"; \
+	 echo "  compare-N  make compare-12 [QUICK=1]: the paper's claims against a run; N: $(patsubst compare-%,%,$(filter-out $(patsubst %,compare-%,$(EXP_PRESETS)),$(EXP_COMPARE)))"; \
+	 echo "  report     make report: one HTML page of every run (results/report/index.html)"; \
+	 echo "  mutate     make mutate (the unit tests' mutation score), make mutate-datapath (the null device's)"; \
+	 echo "  bench      make bench (against perftest in a VM), make bench-null (on the null device), make bench-harness"
 
 # Experiment and figure targets (make figure-N, table-N, figures-reference,
 # compare-N) live beside the experiments they run.

@@ -4,6 +4,8 @@
 #   make figure-12 [QUICK=1] [HOSTS=hosts-file]   run the sweep, draw figures/out/figure-12.{png,pdf}
 #                                                 (QUICK=1|yes|true|on: figure-12-quick.{png,pdf};
 #                                                 0|no|false|off|empty: the full sweep; else refused)
+#   make figure-12 DRY_RUN=1                      the grid, its expected time and where it would run
+#                                                 (experiments/reproduce --dry-run: on this host, no VM)
 #   make figure-7 figure-8 figure-11 figure-13     the same for the other figures
 #   make figure-14 table-3 table-5 figure-10       (figure-7, figure-8, table-3: the sequencer, rdma_seq;
 #                                                 figure-10: emulated DrTM-KV, rdma_seq --variant drtm-kv)
@@ -42,6 +44,14 @@ ifneq ($(filter-out $(RB_QUICK_ON) $(RB_QUICK_OFF),$(QUICK)),)
 $(error QUICK=$(QUICK): not a yes/no value; use QUICK=1 (or yes, true, on) for the reduced grid, or QUICK=0 (or no, false, off, empty) for the full one)
 endif
 RB_QUICK := $(if $(filter $(RB_QUICK_ON),$(QUICK)),1,0)
+# DRY_RUN: the same yes/no values; on = experiments/reproduce NAME
+# --dry-run (the grid, its time, where it would run; no VM boots, nothing
+# is installed: only the binaries are built for their --dry-run check)
+ifneq ($(filter-out $(RB_QUICK_ON) $(RB_QUICK_OFF),$(DRY_RUN)),)
+$(error DRY_RUN=$(DRY_RUN): not a yes/no value; use DRY_RUN=1 (or yes, true, on) to print the run without running it, or DRY_RUN=0 (or no, false, off, empty) to run it)
+endif
+RB_DRY := $(if $(filter $(RB_QUICK_ON),$(DRY_RUN)),--dry-run)
+RB_EXP_DEPS := $(if $(RB_DRY),all,experiments-deps)
 
 EXP_FIGURES := figure-7 figure-8 figure-9 figure-10 figure-11 figure-11b figure-12 figure-13 figure-14 table-3 table-5
 EXP_PRESETS := $(sort $(filter-out $(EXP_FIGURES),$(patsubst experiments/%/params,%,$(wildcard experiments/*/params))))
@@ -74,15 +84,15 @@ experiments-deps:
 	    env/install-deps --vm; else env/install-deps; fi; fi
 	@$(MAKE) --no-print-directory all
 
-$(EXP_ALL): experiments-deps
-	QUICK=$(RB_QUICK) HOSTS=$(HOSTS) VMS=$(VMS) LAUNCHER=$(LAUNCHER) experiments/reproduce $@
+$(EXP_ALL): $(RB_EXP_DEPS)
+	QUICK=$(RB_QUICK) HOSTS=$(HOSTS) VMS=$(VMS) LAUNCHER=$(LAUNCHER) experiments/reproduce $@ $(RB_DRY)
 
 # loss injection: netem on the client's link (experiments/fault-loss); its
 # failed points (RC that gives up) are results, so exit 3 (some points
 # failed, the figure drawn) counts as done
 .PHONY: figure-loss
-figure-loss: experiments-deps
-	QUICK=$(RB_QUICK) HOSTS=$(HOSTS) VMS=$(VMS) experiments/reproduce fault-loss || [ $$? = 3 ]
+figure-loss: $(RB_EXP_DEPS)
+	QUICK=$(RB_QUICK) HOSTS=$(HOSTS) VMS=$(VMS) experiments/reproduce fault-loss $(RB_DRY) || [ $$? = 3 ]
 
 # Tables 1 and 2 of the paper, generated (figures/paper-tables): no RDMA
 # device, no run (table-2 reads a finished run's manifest.json)
@@ -108,8 +118,16 @@ figures-reference:
 $(EXP_COMPARE): compare-%:
 	@experiments/compare $(if $(filter figure-$*,$(EXP_FIGURES)),figure-$*,$*) $(if $(filter 1,$(RB_QUICK)),--quick)
 
+# the names make knows, in one place: experiments-list, make help and the
+# unknown figure-N/table-N/compare-N message read these
+RB_EXP_PAPER  := figure-2 $(filter figure-%,$(EXP_FIGURES)) table-1 table-2 $(filter table-%,$(EXP_FIGURES))
+RB_EXP_BEYOND := figure-loss search
+RB_EXP_KNOWN  := $(RB_EXP_PAPER) $(RB_EXP_BEYOND) $(EXP_PRESETS)
 experiments-list:
-	@echo "figures: $(EXP_FIGURES)"; echo "presets: $(EXP_PRESETS)"
+	@echo "the paper's figures and tables: $(RB_EXP_PAPER)"; \
+	 echo "beyond the paper: $(RB_EXP_BEYOND)"; \
+	 echo "the original artifact's presets: $(EXP_PRESETS)"; \
+	 echo "compare-N for: $(patsubst compare-%,%,$(EXP_COMPARE))"
 
 # figure-, table- or compare- with no number (the pattern rule below needs
 # a stem, so make would look for figure-.o): the valid numbers, exit 2
@@ -138,6 +156,14 @@ report:
 	experiments/report
 
 # figure-N, table-N or compare-N of a name with no experiment: say which
-# exist (as experiments/run NAME does) instead of make's "No rule", exit 2
-figure-% table-% compare-%:
-	@echo "make: no experiment for '$@'; known: figure-2 figure-loss $(EXP_ALL) table-1 table-2; compare-N for: $(patsubst compare-%,%,$(EXP_COMPARE)) (make experiments-list)" >&2; exit 2
+# exist (as experiments/run NAME does) instead of make's "No rule", exit 2.
+# Three rules, not one with three patterns: such a rule makes all three
+# targets at once, so `make table-9` would first make figure-9 (a sweep's
+# install-deps and build) before refusing
+RB_EXP_UNKNOWN = @echo "make: no experiment for '$@'; known: $(RB_EXP_KNOWN); compare-N for: $(patsubst compare-%,%,$(EXP_COMPARE)) (make experiments-list)" >&2; exit 2
+figure-%:
+	$(RB_EXP_UNKNOWN)
+table-%:
+	$(RB_EXP_UNKNOWN)
+compare-%:
+	$(RB_EXP_UNKNOWN)

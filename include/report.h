@@ -113,6 +113,7 @@ int report_trouble(const struct rb_counters *before, const struct rb_counters *a
  * The --explain summary of a point's process row, one line into out: the
  * measured Mops; the PCIe model's limit on this host's link and what binds
  * (or "no PCI device: CPU/software-bound" with the paper's link's limit,
+ * named the null device first when the firmware version ends in "-null",
  * or why the configuration is not modelled); the client's CPU ns per op
  * (perf task-clock; the server's is not counted); the trouble counters
  * that moved (report_trouble). Reads the device's sysfs link

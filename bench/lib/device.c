@@ -365,8 +365,9 @@ int dev_open_hint(struct rb_dev *d, const char *name, unsigned port, int gid_ind
 		return rb_fail(err, errlen, "no RDMA stack on this host (ibv_get_device_list: %s): "
 			    "load the NIC's driver (mlx5_ib ...), or without RDMA hardware run inside "
 			    "the soft-RoCE VM bed: ci/vm run -- ./%s ..., or try the options on the null "
-			    "device: tests/nulldev/run-pair -- ARGS (README.md; env/check says what "
-			    "this host has)", strerror(errno), program_invocation_short_name);
+			    "device: tests/nulldev/run-pair --bin %s -- ARGS (README.md; env/check says "
+			    "what this host has)", strerror(errno), program_invocation_short_name,
+			    program_invocation_short_name);
 	if (n == 0) {
 		rb_fail(err, errlen, "no RDMA devices found (for soft-RoCE: rdma link add rxe0 type rxe "
 		     "netdev IF, or the VM bed: ci/vm run -- ./%s ...; env/check says what this host "

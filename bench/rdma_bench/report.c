@@ -279,6 +279,15 @@ static void explain_cpu(const struct rb_point_info *p, const struct rb_measure *
 	snprintf(out, len, "client CPU %s%s, server CPU %s%s", cns, cb, sns, sb);
 }
 
+/* The null device (tests/nulldev): no RDMA hardware, its firmware version
+ * ends in "-null" (tests/nulldev/nd_dev.c; devices null0, null1, ...). */
+static bool dev_is_null(const struct rb_dev *d)
+{
+	size_t n = d ? strnlen(d->attr.fw_ver, sizeof(d->attr.fw_ver)) : 0;
+
+	return n >= 5 && strcmp(d->attr.fw_ver + n - 5, "-null") == 0;
+}
+
 int report_explain(const struct rb_point_info *p, const struct rb_measure *m, char *out, size_t len)
 {
 	struct model_view v;
@@ -310,8 +319,12 @@ int report_explain(const struct rb_point_info *p, const struct rb_measure *m, ch
 				    100.0 * mops / v.rh.limit_mops);
 	} else {
 		bound_words(&v.rp, bound, sizeof(bound));
-		EXPLAIN_ADD("; no PCI device: CPU/software-bound (on the paper's link, %s: %.4g Mops, "
-			    "bound by %s)", v.wqe_path, v.rp.limit_mops, bound);
+		EXPLAIN_ADD("; %s: CPU/software-bound (on the paper's link, %s: %.4g Mops, "
+			    "bound by %s)",
+			    dev_is_null(p->dev) ? "the null device (no RDMA hardware): the rate is this "
+						  "host's software cost, not a network's; no PCI device"
+						: "no PCI device",
+			    v.wqe_path, v.rp.limit_mops, bound);
 	}
 	char cpu[160];
 	explain_cpu(p, m, meas, cpu, sizeof(cpu));

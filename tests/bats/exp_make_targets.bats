@@ -6,12 +6,20 @@
 
 ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 
-@test "make figure-99 / compare-99 / table-99 name the known experiments, make exits 2" {
-  for t in figure-99 compare-99 table-99; do
+@test "make figure-99 / compare-99 / table-9 name the known experiments, the names of experiments-list, before building anything; make exits 2" {
+  run make -C "$ROOT" --no-print-directory experiments-list
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  local listed
+  listed=$(sed -n 's/^[^:]*: //p' <<< "$output" | sed -n 1,3p | tr '\n' ' ')
+  [[ $listed == "figure-2 figure-7 "*" table-1 table-2 table-3 table-5 figure-loss search "*swarm-32b_read* ]] || { echo "$output"; false; }
+  # table-9 (figure-9 exists) used to install and build first
+  run make -C "$ROOT" --no-print-directory -n table-9
+  [[ $output != *"install-deps"* ]] || { echo "$output"; false; }
+  for t in figure-99 compare-99 table-9; do
     run make -C "$ROOT" --no-print-directory "$t"
     [ "$status" -eq 2 ] || { echo "$output"; false; }
-    [[ $output == *"no experiment for '$t'; known: figure-2 figure-loss figure-7"* ]] || { echo "$output"; false; }
-    [[ $output == *"table-5"* && $output != *"No rule to make target"* ]] || { echo "$output"; false; }
+    [[ $output == *"no experiment for '$t'; known: ${listed% }; compare-N for: "* ]] || { echo "$output"; false; }
+    [[ $output != *"No rule to make target"* ]] || { echo "$output"; false; }
   done
 }
 
@@ -93,4 +101,37 @@ ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
   run make -C "$ROOT" --no-print-directory -n all GIT_REV=0123456789ab
   [[ $output == *"-o build/obj/lib/env.o bench/lib/env.c"* ]] || { echo "$output"; false; }
   [[ $output == *"-o rdma_bench.tmp"*"-o rdma_seq.tmp"* ]] || { echo "$output"; false; }
+}
+
+@test "reproduce --help prints its usage; --dry-run (make DRY_RUN=1) dry-runs on this host with the VM bed's boot time, no VM" {
+  for h in --help -h; do
+    run "$ROOT/experiments/reproduce" "$h"
+    [ "$status" -eq 0 ] || { echo "$h: $output"; false; }
+    [[ $output == *"experiments/reproduce NAME [experiments/run options...]"*"--dry-run (make NAME DRY_RUN=1)"* ]] || { echo "$h: $output"; false; }
+  done
+  # the bed chosen (RB_TARGET=vm): the dry run on the host, then the bed's cost
+  RB_TARGET=vm QUICK=1 run "$ROOT/experiments/reproduce" figure-12 --dry-run
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [[ $output == *"grid: "*"expected "*"VM bed: + "*"docs/vm-bed.md"*"VM bed: + about 19 s to boot 2 VMs under TCG, docs/vm-bed.md"* ]] || { echo "$output"; false; }
+  [[ $output != *"soft-RoCE VM bed (2 VMs; expected"* ]] || { echo "$output"; false; }
+  run make -C "$ROOT" --no-print-directory -n figure-12 DRY_RUN=1
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [[ $output == *"experiments/reproduce figure-12 --dry-run"* && $output != *"install-deps"* ]] || { echo "$output"; false; }
+  run make -C "$ROOT" --no-print-directory -n figure-12 DRY_RUN=maybe
+  [ "$status" -eq 2 ] && [[ $output == *"DRY_RUN=maybe: not a yes/no value"* ]] || { echo "$output"; false; }
+}
+
+@test "make help: the paper's names as experiments-list has them, and every 'make X' it names is a target" {
+  run make -C "$ROOT" --no-print-directory help
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  local help=$output paper t
+  run make -C "$ROOT" --no-print-directory experiments-list
+  paper=$(sed -n "s/^the paper's figures and tables: //p" <<< "$output")
+  [[ $help == *"figure-N, table-N  $paper"* && $help == *"DRY_RUN=1"* ]] || { echo "$help"; false; }
+  # make's database of explicit targets, read once
+  local targets
+  targets=$(make -C "$ROOT" --no-print-directory -pRrq : 2> /dev/null | sed -n 's/^\([a-z][a-z0-9_-]*\):.*/\1/p' | sort -u)
+  for t in $(grep -o 'make [a-z][a-z0-9_-]*' <<< "$help" | cut -d' ' -f2 | sort -u); do
+    [ "$t" = help ] || grep -qx -- "$t" <<< "$targets" || { echo "help names make $t, which is no target"; false; }
+  done
 }

@@ -73,3 +73,37 @@ selftest() {
   [ "$status" = 2 ]
   [[ $output == *"RB_NULLDEV_FAULTS: unknown key 'bogus'"* ]]
 }
+
+@test "run-pair --help prints its own usage; a client usage error (exit 2) stops the server at once" {
+  run "$ROOT/tests/nulldev/run-pair" --help
+  [ "$status" = 0 ]
+  [[ $output == "tests/nulldev/run-pair: one rdma_bench server and client"*"run-pair [--bin PROG] [--server-env VAR=VAL]"* ]] || { echo "$output"; false; }
+  local t0=$SECONDS
+  run "$ROOT/tests/nulldev/run-pair" -- --verb foo
+  [ "$status" = 2 ] && [[ $output == *"--verb 'foo': unknown"* ]] || { echo "$output"; false; }
+  # the server used to be given 5 s to exit by itself
+  [ $(( SECONDS - t0 )) -le 3 ] || { echo "took $(( SECONDS - t0 )) s"; false; }
+}
+
+@test "run-pair says first that it runs on the null device; --explain names the null device, not just 'no PCI device'" {
+  run "$ROOT/tests/nulldev/run-pair" -- --verb write -n 10 --explain
+  [ "$status" = 0 ] || { echo "$output"; false; }
+  [ "${lines[0]}" = "run-pair: the null device (no RDMA hardware): the rates below are this host's software cost, not a network's; see tests/nulldev/README.md" ] || { echo "$output"; false; }
+  [[ $output == *"EXPLAIN write rc bw 64 B rep 0: "*" Mops; the null device (no RDMA hardware): the rate is this host's software cost, not a network's; no PCI device: CPU/software-bound"* ]] || { echo "$output"; false; }
+}
+
+@test "rdma_seq's no-hardware hint runs as given: run-pair --bin rdma_seq; its doc's -q agrees with rdma_seq" {
+  # no RDMA stack here (no LD_PRELOAD): the hint names the command to try
+  run "$ROOT/rdma_seq" -c 127.0.0.1 --variant atomics
+  [ "$status" != 0 ]
+  local hint=${output##*try the options on the null device: }
+  hint=${hint%% -- ARGS*}
+  [ "$hint" = "tests/nulldev/run-pair --bin rdma_seq" ] || { echo "$output"; false; }
+  # shellcheck disable=SC2086  # the hint's words
+  run $ROOT/$hint -- --variant atomics -D 0.2
+  [ "$status" = 0 ] && [[ $output == *"atomics "*" exact   ok"* ]] || { echo "$output"; false; }
+  # rdma_seq refuses -q: docs/rdma_seq.md must not call it --quiet
+  run "$ROOT/rdma_seq" -q
+  [ "$status" = 2 ] && [[ $output == *"unknown option '-q'"* ]] || { echo "$output"; false; }
+  ! grep -q '`-q` is `--quiet`' "$ROOT/docs/rdma_seq.md"
+}
