@@ -469,6 +469,9 @@ static void cidr_typos_are_refused(void **state)
 	assert_int_equal(guard_cidr_parse("fd00::1/128", l, 4, &n, err, sizeof(err)), 0);
 	assert_int_equal(guard_cidr_parse("fd00::1/129", l, 4, &n, err, sizeof(err)), -1);
 	assert_err_has(err, "above 128 bits");
+	/* a long prefix length is named as a length, not as "not digits" */
+	assert_int_equal(guard_cidr_parse("10.0.0.0/10000", l, 4, &n, err, sizeof(err)), -1);
+	assert_err_has(err, "prefix /10000 above 32 bits");
 	assert_int_equal(guard_cidr_parse("cluster.example", l, 4, &n, err, sizeof(err)), -1);
 	assert_err_has(err, "not an IPv4 or IPv6 address");
 	assert_int_equal(guard_cidr_parse("10.0.0.0/8,", l, 4, &n, err, sizeof(err)), -1);

@@ -501,6 +501,20 @@ static void json_write_leaves_no_descriptor_open(void **state)
 	assert_int_equal(open_fds(), before);
 }
 
+/* The --json temporary files (NAME.tmp.XXXXXX) left in dir. */
+static int tmp_files_in(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d)) != NULL)
+		n += strstr(e->d_name, ".tmp.") != NULL;
+	if (d)
+		closedir(d);
+	return n;
+}
+
 static void json_replaces_a_link_not_its_target(void **state)
 {
 	struct fx *fx = *state;
@@ -516,14 +530,7 @@ static void json_replaces_a_link_not_its_target(void **state)
 	assert_file_is(target, "precious\n");
 	assert_int_equal(lstat(fx->path, &st), 0);
 	assert_true(S_ISREG(st.st_mode));
-	DIR *d = opendir(fx->dir);
-	struct dirent *e;
-	int n = 0;
-	while (d && (e = readdir(d)) != NULL)
-		n += strstr(e->d_name, ".tmp.") != NULL;
-	if (d)
-		closedir(d);
-	assert_int_equal(n, 0);
+	assert_int_equal(tmp_files_in(fx->dir), 0);
 }
 
 /* --json whose data cannot be forced to the disk (fsync fails): -1 naming
@@ -544,14 +551,7 @@ static void json_write_failing_fsync_keeps_the_old_file(void **state)
 	assert_err_has(err, "kept.json.tmp.");
 	assert_err_has(err, strerror(EIO));
 	assert_file_is(fx->path, "[]\n");
-	DIR *d = opendir(fx->dir);
-	struct dirent *e;
-	int n = 0;
-	while (d && (e = readdir(d)) != NULL)
-		n += strstr(e->d_name, ".tmp.") != NULL;
-	if (d)
-		closedir(d);
-	assert_int_equal(n, 0);
+	assert_int_equal(tmp_files_in(fx->dir), 0);
 }
 
 /* output_path_writable, the check made before the device is opened: a
@@ -1186,6 +1186,11 @@ static void table_without_cols_prints_every_column_of_the_first_row(void **state
 	free(t);
 	t = table_text(fx->rows, 0, NULL, 0);
 	assert_true(t == NULL || t[0] == '\0');
+	free(t);
+	/* a control character shows as '?', a space as itself */
+	row_set_str(&fx->rows[0], "a", "x y\tz\x7f");
+	t = table_text(fx->rows, 1, NULL, 0);
+	assert_string_equal(t, "a       b\nx y?z?  7\n");
 	free(t);
 }
 

@@ -262,6 +262,9 @@ static void units_parse_u64_range_error_names_option_value_limit_and_fix(void **
 	assert_string_equal(err, "-n: -5 is below the minimum 1 (use an integer from 1 to 4096)");
 	assert_int_equal(units_parse_u64("-5x", 1, 4096, "-n", &v, err, sizeof(err)), -1);
 	assert_err_has(err, "\"-5x\" is not a decimal integer");
+	/* a lone minus sign has no digits: not a number, not a negative value */
+	assert_int_equal(units_parse_u64("-", 1, 4096, "-n", &v, err, sizeof(err)), -1);
+	assert_err_has(err, "\"-\" is not a decimal integer");
 
 	assert_int_equal(units_parse_u64("5000", 1, 4096, "--window", &v, err, sizeof(err)), -1);
 	assert_err_has(err, "--window");
