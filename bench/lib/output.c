@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #define CSV_HEADER_MAX (1u << 20)  /* longest first line read back from a CSV file */
@@ -595,7 +596,9 @@ static void json_put_rows(FILE *f, const struct row *rows, int nrows)
  * What is at path already, looked at without following a symbolic link and
  * without waiting (O_NOFOLLOW | O_NONBLOCK, then fstat: no window between
  * a check and an open, and a FIFO planted at path cannot hang the client):
- * 1 /dev/null (nothing to write), 0 nothing, a regular file or a symbolic
+ * 1 the null device (nothing to write: character device 1,3, /dev/null
+ * by its number, Linux's devices.txt, wherever its node is), 0 nothing, a
+ * regular file or a symbolic
  * link (json_write's rename replaces the name itself, never its target),
  * -1 anything else, refused with err naming the kind (a FIFO or a device
  * would block the client or be written in place).
@@ -616,7 +619,7 @@ static int json_target_kind(const char *path, char *err, size_t errlen)
 			       strerror(errno));
 	if (S_ISREG(st.st_mode))
 		return 0;
-	if (strcmp(path, "/dev/null") == 0 && S_ISCHR(st.st_mode))
+	if (S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 && minor(st.st_rdev) == 3)
 		return 1;
 	return rb_fail(err, errlen, "--json file \"%s\" is a %s, not a regular file: refused (a "
 		       "reader that never comes would hang the client); give the path of a file",

@@ -37,6 +37,21 @@ static struct rb_test base(void)
 	return t;
 }
 
+/* The enum names: the last of each table by its name, one past it "?"
+ * (a value read off the wire or a table is never indexed past its end). */
+static void enum_names_stop_at_their_tables_end(void **state)
+{
+	(void)state;
+	assert_string_equal(access_name(RB_ACCESS_RANDOM), "random");
+	assert_string_equal(access_name(RB_ACCESS_COUNT), "?");
+	assert_string_equal(read_completion_name(RB_READ_POLL), "poll");
+	assert_string_equal(read_completion_name(RB_READ_COUNT), "?");
+	assert_string_equal(perf_mode_name(RB_PERF_OFF), "off");
+	assert_string_equal(perf_mode_name(RB_PERF_COUNT), "?");
+	assert_string_equal(transport_name(RB_TR_COUNT), "?");
+	assert_string_equal(transport_name(UINT64_MAX), "?");
+}
+
 static void client_defaults_are_write_rc_bw_64(void **state)
 {
 	(void)state;
@@ -1584,6 +1599,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(client_defaults_are_write_rc_bw_64),
+		cmocka_unit_test(enum_names_stop_at_their_tables_end),
 		cmocka_unit_test(help_and_version_return_1),
 		cmocka_unit_test(print_options_still_refuse_unknown_ones),
 		cmocka_unit_test(contradictions_are_refused),

@@ -484,6 +484,19 @@ static int open_fds(void)
 	return n - 1;
 }
 
+/* A null device to write --json to: as root a node of it (character
+ * device 1,3) in the fixture's folder, so that a broken json_write (a
+ * mutant that takes it for a file and renames over it) costs that node,
+ * never the host's /dev/null; else /dev/null itself, which a process
+ * that is not root cannot rename over. */
+static const char *null_node(struct fx *fx, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/null", fx->dir);
+	if (geteuid() == 0 && mknod(buf, S_IFCHR | 0666, makedev(1, 3)) == 0)
+		return buf;
+	return "/dev/null";
+}
+
 /* Writing --json over an existing regular file, a new name and /dev/null
  * leaves no descriptor open (the target's kind is looked at through an
  * O_NOFOLLOW descriptor that is closed again). */
@@ -497,7 +510,10 @@ static void json_write_leaves_no_descriptor_open(void **state)
 	fx_path(fx, "fds.json");
 	for (int i = 0; i < 3; i++) /* a new name, then the file written before */
 		assert_int_equal(json_write(fx->path, fx->rows, 1, err, sizeof(err)), 0);
-	assert_int_equal(json_write("/dev/null", fx->rows, 1, err, sizeof(err)), 0);
+	char nb[160];
+	const char *null = null_node(fx, nb, sizeof(nb));
+	before = open_fds();
+	assert_int_equal(json_write(null, fx->rows, 1, err, sizeof(err)), 0);
 	assert_int_equal(open_fds(), before);
 }
 
@@ -598,9 +614,18 @@ static void json_and_csv_refuse_a_fifo_by_name(void **state)
 	assert_non_null(strstr(err, "is a FIFO, not a regular file: refused"));
 	assert_int_equal(lstat(fx->path, &st), 0);
 	assert_true(S_ISFIFO(st.st_mode));
-	assert_int_equal(json_write("/dev/null", fx->rows, 1, err, sizeof(err)), 0);
-	assert_int_equal(stat("/dev/null", &st), 0);
+	char nb[160];
+	const char *null = null_node(fx, nb, sizeof(nb));
+	assert_int_equal(json_write(null, fx->rows, 1, err, sizeof(err)), 0);
+	assert_int_equal(stat(null, &st), 0);
 	assert_true(S_ISCHR(st.st_mode));
+	/* another character device is refused by its kind */
+	if (null == nb) {
+		fx_path(fx, "zero");
+		assert_int_equal(mknod(fx->path, S_IFCHR | 0666, makedev(1, 5)), 0);
+		assert_int_equal(json_write(fx->path, fx->rows, 1, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "is a character device, not a regular file: refused"));
+	}
 }
 
 /* fx->path set to out.csv (not created), fx->rows[0] the sample row (64
@@ -808,6 +833,15 @@ static void csv_removes_a_partial_row_after_a_short_write(void **state)
 	assert_err_has(err, fx->path);
 	assert_err_has(err, "wrote only 5 of");
 	assert_err_has(err, "removed");
+	assert_file_is(fx->path,
+		       CSV_HEAD
+		       CSV_ROW);
+	/* one byte is a partial row too */
+	wr_start();
+	wr_short = 1;
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), -1);
+	wr_stop();
+	assert_err_has(err, "wrote only 1 of");
 	assert_file_is(fx->path,
 		       CSV_HEAD
 		       CSV_ROW);

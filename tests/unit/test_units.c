@@ -357,6 +357,13 @@ static void units_parse_size_list_rejects_empty_items(void **state)
 		assert_err_has(err, bad[i].s);
 		assert_err_has(err, bad[i].msg);
 	}
+	/* no list at all (NULL) or an empty one: one message with an example */
+	const char *none[] = { NULL, "" };
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(units_parse_size_list(none[i], UINT64_MAX, v, UNITS_LIST_MAX, &n, err,
+						       sizeof(err)), -1);
+		assert_err_has(err, "size list \"\": empty (write sizes separated by commas");
+	}
 }
 
 static void units_parse_size_list_names_the_bad_item(void **state)
