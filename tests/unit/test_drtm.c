@@ -194,6 +194,14 @@ static void bad_knobs_are_refused_with_the_fix(void **state)
 	drtm_cfg_defaults(&c);
 	assert_int_equal(drtm_cfg_validate(&c, DRTM_OWNER_MASK + 1, err, sizeof(err)), -1);
 	assert_err_has(err, "the lock word names at most 65535 owners");
+	/* a configuration from the wire: Zipf's theta inside (0, 10), open at both ends */
+	drtm_cfg_defaults(&c);
+	c.zipf = 1;
+	c.theta = 10;
+	assert_int_equal(drtm_cfg_validate(&c, 1, err, sizeof(err)), -1);
+	assert_err_has(err, "--drtm theta=10: give a number in (0, 10)");
+	c.theta = 9.99;
+	assert_int_equal(drtm_cfg_validate(&c, 1, err, sizeof(err)), 0);
 }
 
 static void the_end_check_finds_what_does_not_add_up(void **state)

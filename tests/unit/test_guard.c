@@ -371,6 +371,9 @@ static void session_mem_above_max_mem_is_refused(void **state)
 	assert_int_equal(guard_limits_check(&l, "given", err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "--max-session-mem 2 MiB above --max-mem 1 MiB (given)"));
 	assert_non_null(strstr(err, "at most 1 MiB"));
+	/* where --max-mem came from is said as given to it, even one letter */
+	assert_int_equal(guard_limits_check(&l, "x", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--max-mem 1 MiB (x)"));
 	l.max_session_mem = 1ull << 20;
 	assert_int_equal(guard_limits_check(&l, "given", err, sizeof(err)), 0);
 	l = (struct rb_limits){ .max_mem = 1ull << 20 };
