@@ -351,6 +351,8 @@ static void row_set_double_rounds_and_maps_nan_to_na(void **state)
 	assert_string_equal(row_get(r, "x"), "-1.5");
 	row_set_double(r, "x", 0.1, 40);  /* clamped to 17 decimals */
 	assert_string_equal(row_get(r, "x"), "0.10000000000000001");
+	row_set_double(r, "x", 0.1, 18);  /* the first one past the clamp */
+	assert_string_equal(row_get(r, "x"), "0.10000000000000001");
 	row_set_double(r, "x", 1e300, 3);  /* too wide for %f: %.17g */
 	assert_string_equal(row_get(r, "x"), "1.0000000000000001e+300");
 	/* exactly as wide as a value (ROW_VAL_LEN 96 digits with no room for
