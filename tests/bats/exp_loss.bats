@@ -28,7 +28,11 @@ EXP=$ROOT/experiments/fault-loss
 @test "fault-loss: the figure-loss target runs the experiment and accepts its failed points" {
   run make -C "$ROOT" -n figure-loss QUICK=1
   [ "$status" -eq 0 ]
-  [[ $output == *"QUICK=1 HOSTS= VMS= experiments/reproduce fault-loss || [ \$? = 3 ]"* ]]
+  [[ $output == *"QUICK=1 HOSTS= VMS= experiments/reproduce fault-loss "*"|| [ \$? = 3 ]"* ]]
+  [[ $output != *"--dry-run"* ]]
+  run make -C "$ROOT" -n figure-loss QUICK=1 DRY_RUN=1
+  [ "$status" -eq 0 ]
+  [[ $output == *"experiments/reproduce fault-loss --dry-run || [ \$? = 3 ]"* ]]
 }
 
 @test "hook settings: a hook knob must be a knob, needs a hook, and roles are client/server" {
