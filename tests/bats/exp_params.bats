@@ -438,6 +438,16 @@ H
   run_exp "$FIX/tiny" --dry-run
   [ "$status" -eq 0 ]
   [[ $output == *"fake_rdma_bench has no --dry-run: the jobs' options are not checked"* ]]
+  # RB_DRY_CHECK=0 (experiments/readme-facts): the all-refused grid is not
+  # put to the binary, said so, and the grid line is the same
+  local grid
+  grid=$(grep '^grid: ' <<< "$output")
+  RB_DRY_CHECK=0 run "$ROOT/experiments/run" figure-12 --quick --dry-run --set verb:transport=read:ud "${rb[@]}"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [[ $output == *"dry run: the jobs' options are not checked (RB_DRY_CHECK=0)"* ]]
+  [[ $output != *"refused"* ]]
+  RB_DRY_CHECK=0 run_exp "$FIX/tiny" --dry-run
+  [ "$(grep '^grid: ' <<< "$output")" = "$grid" ]
 }
 
 @test "rdma_bench --dry-run: the options checked as a run would, no device opened; a server option and a refusal exit 2" {
