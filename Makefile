@@ -263,7 +263,7 @@ help:
 	@echo "make help: the targets a user needs (more: the heads of Makefile and experiments/experiments.mk)"; \
 	 echo "  set-up     make deps (Debian packages, as root), then make (./rdma_bench, ./rdma_seq, build/rb_model)"; \
 	 echo "  main job   make figure-12 [QUICK=1] [HOSTS=FILE] [VMS=2..4]: hosts, else a local RDMA port, else the soft-RoCE VM bed"; \
-	 echo "             DRY_RUN=1: the grid, its expected time and where it would run (no VM boots)"; \
+	 echo "             DRY_RUN=1: the grid, its expected time and where it would run (no VM boots; also make reproduce, make search)"; \
 	 echo "  no RDMA    tests/nulldev/run-pair -- --verb read -D 1 (the null device: this host's software cost)"; \
 	 echo "  test       make test (unit, shell and null-device tests + the VM smoke matrix, ~25 min); make unit (host unit tests)"; \
 	 echo "  figure-N, table-N  $(RB_EXP_PAPER)"; \

@@ -18,7 +18,9 @@
 #                                                 the two-VM bed) -> figures/out/fault-loss.{png,pdf}
 #   make search [QUICK=1] [HOSTS=F] [SPACE=F]     search the knob space for anomalies (experiments/search)
 #                                                 -> results/search/RUN/{anomalies.md,figure.png,raw.csv}
+#                                                 (DRY_RUN=1: where, knobs, grid, budget, time; nothing run)
 #   make reproduce [QUICK=1] [HOSTS=F]            every figure and table in turn, then make report
+#                                                 (DRY_RUN=1: each one's dry run, no VM, no report)
 #   make report [RB_RESULTS=DIR]                  one offline HTML page of every run, claim and figure
 #                                                 -> results/report/index.html (experiments/report)
 #   make table-1                                  Table 1 (verbs per transport, WQE header sizes) from
@@ -109,8 +111,8 @@ paper-status:
 
 # the knob-space search (experiments/search/README.md)
 .PHONY: search
-search: experiments-deps
-	QUICK=$(RB_QUICK) HOSTS=$(HOSTS) VMS=$(VMS) SPACE=$(SPACE) experiments/search/reproduce
+search: $(RB_EXP_DEPS)
+	QUICK=$(RB_QUICK) HOSTS=$(HOSTS) VMS=$(VMS) SPACE=$(SPACE) experiments/search/reproduce $(RB_DRY)
 
 figures-reference:
 	@for n in $(EXP_ALL); do figures/plot $$n --reference-only || exit 1; done
@@ -143,12 +145,14 @@ compare-:
 # and LAUNCHER), going on past one that fails and naming those at the end;
 # then the evaluator's page. Exit 1 when a target failed.
 .PHONY: reproduce
-reproduce: experiments-deps
+reproduce: $(RB_EXP_DEPS)
 	@failed=""; for t in $(EXP_FIGURES); do \
 	  echo "make reproduce: $$t"; \
-	  QUICK=$(RB_QUICK) HOSTS=$(HOSTS) VMS=$(VMS) LAUNCHER=$(LAUNCHER) experiments/reproduce $$t || failed="$$failed $$t"; \
-	done; experiments/report; \
-	if [ -n "$$failed" ]; then echo "make reproduce: failed:$$failed (results/report/index.html lists them)" >&2; exit 1; fi
+	  QUICK=$(RB_QUICK) HOSTS=$(HOSTS) VMS=$(VMS) LAUNCHER=$(LAUNCHER) experiments/reproduce $$t $(RB_DRY) || failed="$$failed $$t"; \
+	done; \
+	if [ -n "$(RB_DRY)" ]; then echo "make reproduce: dry run of $(words $(EXP_FIGURES)) figures and tables, nothing run (no report)"; \
+	else experiments/report; fi; \
+	if [ -n "$$failed" ]; then echo "make reproduce: failed:$$failed$(if $(RB_DRY),, (results/report/index.html lists them))" >&2; exit 1; fi
 
 # the evaluator's page: read the results folders, measure nothing
 .PHONY: report

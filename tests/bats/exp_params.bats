@@ -462,3 +462,32 @@ H
   [ "$status" -eq 2 ]
   [[ $output == *"--dry-run given to the server"* ]]
 }
+
+@test "make search DRY_RUN=1 and make reproduce DRY_RUN=1: the plan on this host, no VM, nothing measured or written" {
+  [ -x "$ROOT/rdma_bench" ] || { echo "build rdma_bench first (make)"; false; }
+  local out=$BATS_TEST_TMPDIR/results
+  # the search: where (the VM bed, chosen by RB_TARGET), then the plan
+  RB_TARGET=vm QUICK=1 run "$ROOT/experiments/search/reproduce" --dry-run --out "$out"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [[ $output == *"search: would run in the soft-RoCE VM bed (2 VMs"*"limit "*" s"* ]] || { echo "$output"; false; }
+  [[ $output == *"search: dry run, nothing measured: space $ROOT/experiments/search/space with its [quick]"* ]] || { echo "$output"; false; }
+  [[ $output == *"knobs: "*" move ("*"); full grid "*" points"*"explore: at most "*" points in batches of "* ]] || { echo "$output"; false; }
+  [[ $output == *"time: at most "*" min"* ]] || { echo "$output"; false; }
+  [ ! -e "$out" ]
+  # a bad setting is refused as a run would refuse it
+  run "$ROOT/experiments/search/run" --dry-run --budget 1 --out "$out"
+  [ "$status" -eq 2 ]
+  [[ $output == *"budget 1: at least two batches of"* ]] || { echo "$output"; false; }
+  # make's spelling reaches both scripts
+  run make -C "$ROOT" --no-print-directory -n search reproduce DRY_RUN=1
+  [ "$status" -eq 0 ]
+  [[ $output == *"experiments/search/reproduce --dry-run"* ]] || { echo "$output"; false; }
+  [[ $output == *"experiments/reproduce \$t --dry-run"* && $output != *"install-deps"* ]] || { echo "$output"; false; }
+  # make reproduce DRY_RUN=1: every figure and table dry-run on this host, no report
+  RB_TARGET=local RB_RESULTS=$out run make -C "$ROOT" --no-print-directory reproduce DRY_RUN=1 QUICK=1
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "$(grep -c '^grid: ' <<< "$output")" -eq "$(grep -cE '^make reproduce: [a-z0-9-]+$' <<< "$output")" ]
+  [ "$(grep -c '^grid: ' <<< "$output")" -ge 11 ]
+  [[ $output == *"make reproduce: dry run of "*" figures and tables, nothing run (no report)"* ]] || { echo "$output"; false; }
+  [ ! -e "$out" ]
+}
