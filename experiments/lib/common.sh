@@ -11,6 +11,9 @@
 #                       (docs/CONTRACTS.md: 1 the work failed, 2 bad usage
 #                       or input; each script's header lists its own)
 #   warn MSG...         "PROG: warning: MSG" on stderr; the script goes on
+#   rb_usage [FILE]     FILE's (default: the running script's) header
+#                       comment, line 2 up to its `set -euo` line, without
+#                       the "# ": the --help text (the one copy of that sed)
 #
 # PROG is the script's path from the checkout's top (ci/vm, env/check,
 # experiments/run), so a message says which script refused what; a script
@@ -64,4 +67,8 @@ die() {
   esac
   rb_say error "$*"
   exit "$status"
+}
+
+rb_usage() {
+  sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${1:-$0}"
 }

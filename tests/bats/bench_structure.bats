@@ -192,6 +192,14 @@ sh_die_copies() {
   done
 }
 
+# sh_usage_copies ROOT: every copy, outside rb_usage (experiments/lib/
+# common.sh), of the sed that prints a script's header comment as its
+# --help text (the tests' own files apart: they name the pattern)
+sh_usage_copies() {
+  grep -rnE --exclude-dir=.git --exclude-dir=build --exclude-dir=bats --exclude-dir=out --exclude-dir=cache \
+    "sed -n '2,/\^set" "$1" | sed "s#^$1/##" | grep -v "^$SH_COMMON:" || true
+}
+
 setup() {
   TMP=$(mktemp -d)
 }
@@ -415,6 +423,22 @@ ctx_leaks() {
   [ -z "$output" ] || { echo "$output"; false; }
   run grep -cE '^(die|warn)\(\) \{' "$ROOT/$SH_COMMON"
   [ "$output" = 2 ]
+}
+
+@test "shell: the --help text from the header comment is printed by rb_usage alone; a planted copy of its sed is found" {
+  run sh_usage_copies "$ROOT"
+  [ -z "$output" ] || { echo "$output"; false; }
+  grep -q '^rb_usage() {' "$ROOT/$SH_COMMON"
+  mkdir -p "$TMP/experiments/lib" "$TMP/ci"
+  cp "$ROOT/$SH_COMMON" "$TMP/experiments/lib/"
+  printf '#!/usr/bin/env bash\n# ci/u: a header\n#   second line\nset -euo pipefail\n. "${0%%/*}/../experiments/lib/common.sh"\nrb_usage\n' > "$TMP/ci/u"
+  run bash "$TMP/ci/u"
+  [ "$output" = "$(printf 'ci/u: a header\n  second line')" ] || { echo "$output"; false; }
+  run sh_usage_copies "$TMP"
+  [ -z "$output" ] || { echo "$output"; false; }
+  printf "usage() { sed -n '2,/^set -euo/p' \"\$0\"; }\n" >> "$TMP/ci/u"
+  run sh_usage_copies "$TMP"
+  [[ $output == "ci/u:7:usage() { sed -n '2,/^set -euo/p'"* ]] || { echo "$output"; false; }
 }
 
 @test "shell: die exits with its status and names the script, warn goes on, a die without a status is refused" {
