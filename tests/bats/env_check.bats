@@ -623,6 +623,23 @@ EOF
 	grep -q '^mlnx_qos -i enp65s0f0np0$' "$RB_FAKE/calls"
 }
 
+@test "check: a hung mlnx_qos is stopped after RB_TOOL_TIMEOUT_S s and the line says not checked; a bad limit is refused" {
+	use_tree nic
+	printf 'Priority trust state: dscp\nPFC configuration:\n\tpriority    0   1   2   3   4   5   6   7\n\tenabled     0   0   0   1   1   0   0   0\n' >"$RB_FAKE/mlnx_qos-enp65s0f0np0.txt"
+	run "$ROOT/env/check" --priority 4
+	check_line 'pfc mlx5_0/1' | grep -q '^ok .*priority 4 lossless (PFC on: 3,4; mlnx_qos enp65s0f0np0)'
+	# hung for 60 s (then it would answer), stopped after 1: not checked
+	RB_TOOL_TIMEOUT_S=1 RB_FAKE_QOS_HANG=60 run "$ROOT/env/check" --priority 4
+	[ "$status" -eq 0 ]
+	check_line 'pfc mlx5_0/1' | grep -q '^ok .*not checked: neither iproute2.s dcb nor MLNX_OFED.s mlnx_qos answered for enp65s0f0np0'
+	[ "$(grep -c '^mlnx_qos -i enp65s0f0np0$' "$RB_FAKE/calls")" -ge 2 ]
+	for v in 0 601 5s; do
+		RB_TOOL_TIMEOUT_S=$v run "$ROOT/env/check"
+		[ "$status" -eq 2 ]
+		[[ $output == *"RB_TOOL_TIMEOUT_S=$v: the tools' time limit is 1..600 seconds (default 5; unset it)"* ]] || { echo "$output"; false; }
+	done
+}
+
 @test "check: ECN from sysfs roce_np/roce_rp on the chosen priority" {
 	use_tree nic
 	local q e="sys/class/net/enp65s0f0np0/ecn"
