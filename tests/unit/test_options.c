@@ -140,6 +140,9 @@ static void header_only_send_imm_is_allowed_zero_read_is_not(void **state)
 	assert_int_equal(parse("-c h --verb send_imm -m 0"), 0);
 	assert_int_equal(parse("-c h --verb write_imm --test lat -m 0"), 0);
 	assert_refused("-c h --verb read -m 0", "--size 0", "read");
+	/* the smallest READ that moves a byte is allowed */
+	assert_int_equal(parse("-c h --verb read -m 1"), 0);
+	assert_int_equal(parse("-c h --verb read --test lat -m 1"), 0);
 	assert_refused("-c h --verb write --test lat -m 0", "write_imm");
 }
 
