@@ -102,6 +102,13 @@ int guard_admit_point(const struct rb_test *t, bool server_active, uint64_t max_
 		      char *err, size_t errlen);
 
 /*
+ * The host's physical memory in bytes from sysconf's page count and page
+ * size (_SC_PHYS_PAGES, _SC_PAGESIZE); 1 GiB when either is unknown (<= 0),
+ * so that the --max-mem default is a modest one rather than 0.
+ */
+uint64_t guard_phys_bytes(long pages, long page_size);
+
+/*
  * Defaults for the limits left at 0 in *l: --max-mem half of the host's
  * physical memory, and not above RLIMIT_MEMLOCK unless the process may
  * lock any amount (CAP_IPC_LOCK, or an unlimited RLIMIT_MEMLOCK);

@@ -185,10 +185,14 @@ static bool may_lock_any(void)
 	return found && (cap & (1ull << 14));
 }
 
+uint64_t guard_phys_bytes(long pages, long page_size)
+{
+	return pages > 0 && page_size > 0 ? (uint64_t)pages * (uint64_t)page_size : UINT64_C(1) << 30;
+}
+
 void guard_limits_defaults(struct rb_limits *l, char *why, size_t whylen)
 {
-	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-	uint64_t phys = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : UINT64_C(1) << 30;
+	uint64_t phys = guard_phys_bytes(sysconf(_SC_PHYS_PAGES), sysconf(_SC_PAGESIZE));
 	struct rlimit rl;
 	char src[160];
 

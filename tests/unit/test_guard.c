@@ -270,6 +270,19 @@ static void mem_reserve_stops_at_max_mem(void **state)
 	assert_int_equal(used, 10);
 }
 
+/* the host's memory from sysconf's counts; 1 GiB when one is unknown (-1) */
+static void phys_bytes_is_pages_times_page_size_else_1_gib(void **state)
+{
+	(void)state;
+	assert_int_equal(guard_phys_bytes(1000, 4096), 4096000);
+	assert_int_equal(guard_phys_bytes(6291456, 4096), 24ull << 30);
+	assert_int_equal(guard_phys_bytes(-1, 4096), 1ull << 30);
+	assert_int_equal(guard_phys_bytes(1000, -1), 1ull << 30);
+	assert_int_equal(guard_phys_bytes(0, 4096), 1ull << 30);
+	assert_int_equal(guard_phys_bytes(1, 4096), 4096);
+	assert_int_equal(guard_phys_bytes(1000, 1), 1000);
+}
+
 static void defaults_fill_only_what_is_zero(void **state)
 {
 	(void)state;
@@ -723,6 +736,7 @@ static void random_bytes_differ(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(phys_bytes_is_pages_times_page_size_else_1_gib),
 		cmocka_unit_test(charge_buffer_term_is_the_registered_buffer),
 		cmocka_unit_test(charge_queue_term_is_wqes_of_every_qp),
 		cmocka_unit_test(charge_cq_term_is_entries_per_thread),
