@@ -491,3 +491,14 @@ H
   [[ $output == *"make reproduce: dry run of "*" figures and tables, nothing run (no report)"* ]] || { echo "$output"; false; }
   [ ! -e "$out" ]
 }
+
+@test "search/reproduce --help and -h print its usage and exit 0, from any folder, and start no search (no VM)" {
+  # HOSTS names no file: a search would be refused, so only the usage passes
+  local h
+  for h in --help -h; do
+    cd "$BATS_TEST_TMPDIR"
+    RB_TARGET=hosts HOSTS=$BATS_TEST_TMPDIR/none run "$ROOT/experiments/search/reproduce" "$h"
+    [ "$status" -eq 0 ] || { echo "$h: $output"; false; }
+    [[ $output == "experiments/search/reproduce: what \`make search\` runs"*"--help, -h: this text"* ]] || { echo "$h: $output"; false; }
+  done
+}
