@@ -502,3 +502,12 @@ H
     [[ $output == "experiments/search/reproduce: what \`make search\` runs"*"--help, -h: this text"* ]] || { echo "$h: $output"; false; }
   done
 }
+
+@test "make search SPACE=FILE: a missing or folder space file is named with its fix, before any placement" {
+  local sp
+  for sp in "$BATS_TEST_TMPDIR/none" "$BATS_TEST_TMPDIR"; do
+    RB_TARGET=vm SPACE=$sp run "$ROOT/experiments/search/reproduce" --dry-run
+    [ "$status" -eq 2 ] || { echo "$sp: $status $output"; false; }
+    [ "$output" = "experiments/search/reproduce: error: SPACE=$sp is not a readable search-space file; give SPACE=FILE in the style of experiments/search/space, or no SPACE for that one" ] || { echo "$output"; false; }
+  done
+}
