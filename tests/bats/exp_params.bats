@@ -511,3 +511,9 @@ H
     [ "$output" = "experiments/search/reproduce: error: SPACE=$sp is not a readable search-space file; give SPACE=FILE in the style of experiments/search/space, or no SPACE for that one" ] || { echo "$output"; false; }
   done
 }
+
+@test "make search DRY_RUN=1 HOSTS=FILE: an unreadable hosts file is refused as the search refuses it" {
+  RB_TARGET=hosts HOSTS=$BATS_TEST_TMPDIR/none run "$ROOT/experiments/search/reproduce" --dry-run
+  [ "$status" -eq 2 ] || { echo "$status $output"; false; }
+  [[ $output == "experiments/search/reproduce: error: HOSTS=$BATS_TEST_TMPDIR/none is not a readable hosts file"*"experiments/hosts.example)" ]] || { echo "$output"; false; }
+}
