@@ -517,3 +517,12 @@ H
   [ "$status" -eq 2 ] || { echo "$status $output"; false; }
   [[ $output == "experiments/search/reproduce: error: HOSTS=$BATS_TEST_TMPDIR/none is not a readable hosts file"*"experiments/hosts.example)" ]] || { echo "$output"; false; }
 }
+
+@test "search/run: a folder or a missing file as the space is refused by name, with no traceback" {
+  local sp
+  for sp in "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR/none"; do
+    run "$ROOT/experiments/search/run" "$sp" --dry-run
+    [ "$status" -eq 2 ] || { echo "$sp: $status $output"; false; }
+    [ "$output" = "search: error: no readable search-space file $sp; give a file in the style of experiments/search/space (or none, for that one)" ] || { echo "$output"; false; }
+  done
+}
