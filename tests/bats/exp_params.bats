@@ -526,3 +526,13 @@ H
     [ "$output" = "search: error: no readable search-space file $sp; give a file in the style of experiments/search/space (or none, for that one)" ] || { echo "$output"; false; }
   done
 }
+
+@test "experiments/reproduce NAME --help prints its usage and exits 0, with no run placed (no VM)" {
+  # HOSTS names no file: a run would be refused, so only the usage passes
+  local h
+  for h in --help -h; do
+    RB_TARGET=hosts HOSTS=$BATS_TEST_TMPDIR/none run "$ROOT/experiments/reproduce" figure-12 "$h"
+    [ "$status" -eq 0 ] || { echo "$h: $output"; false; }
+    [[ $output == "experiments/reproduce: what \`make figure-N\`"* ]] || { echo "$h: $output"; false; }
+  done
+}
