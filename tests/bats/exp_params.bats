@@ -536,3 +536,9 @@ H
     [[ $output == "experiments/reproduce: what \`make figure-N\`"* ]] || { echo "$h: $output"; false; }
   done
 }
+
+@test "make search DRY_RUN=1 on the VM bed: the run's 'where' line is said to mean the VMs, not this machine" {
+  RB_TARGET=vm run "$ROOT/experiments/search/reproduce" --dry-run
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [[ $output == *"its 'where' below is the run's own placement, which in the bed is \$RB_HOSTS, the two VMs ci/vm names"*"where: the runner's default placement (\$RB_HOSTS when set, else this machine)"* ]] || { echo "$output"; false; }
+}
