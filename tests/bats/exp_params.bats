@@ -542,3 +542,10 @@ H
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   [[ $output == *"its 'where' below is the run's own placement, which in the bed is \$RB_HOSTS, the two VMs ci/vm names"*"where: the runner's default placement (\$RB_HOSTS when set, else this machine)"* ]] || { echo "$output"; false; }
 }
+
+@test "make search's QUICK takes make's yes/no spellings (yes: the [quick] plan) and refuses others" {
+  RB_TARGET=vm QUICK=yes run "$ROOT/experiments/search/reproduce" --dry-run
+  [ "$status" -eq 0 ] && [[ $output == *"space $ROOT/experiments/search/space with its [quick]"* ]] || { echo "$output"; false; }
+  RB_TARGET=vm QUICK=2 run "$ROOT/experiments/search/reproduce" --dry-run
+  [ "$status" -eq 2 ] && [[ $output == *"QUICK=2: not a yes/no value"* ]] || { echo "$output"; false; }
+}
