@@ -549,3 +549,12 @@ H
   RB_TARGET=vm QUICK=2 run "$ROOT/experiments/search/reproduce" --dry-run
   [ "$status" -eq 2 ] && [[ $output == *"QUICK=2: not a yes/no value"* ]] || { echo "$output"; false; }
 }
+
+@test "search/run: a negative or not-a-number --minutes is refused by name" {
+  local m
+  for m in -1 nan inf; do
+    run "$ROOT/experiments/search/run" --dry-run --minutes "$m"
+    [ "$status" -eq 2 ] || { echo "$m: $status $output"; false; }
+    [[ $output == "search: error: minutes $m: a time budget of 0 or more minutes"* ]] || { echo "$output"; false; }
+  done
+}
