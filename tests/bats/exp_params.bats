@@ -558,3 +558,10 @@ H
     [[ $output == "search: error: minutes $m: a time budget of 0 or more minutes"* ]] || { echo "$output"; false; }
   done
 }
+
+@test "search/run --dry-run: an unreadable --hosts file, or --hosts with --local, is refused as the runner would" {
+  run "$ROOT/experiments/search/run" --dry-run --hosts "$BATS_TEST_TMPDIR/none"
+  [ "$status" -eq 2 ] && [[ $output == "search: error: --hosts $BATS_TEST_TMPDIR/none: not a readable hosts file"*"experiments/hosts.example)" ]] || { echo "$output"; false; }
+  run "$ROOT/experiments/search/run" --dry-run --hosts "$ROOT/experiments/hosts.example" --local
+  [ "$status" -eq 2 ] && [[ $output == *"--hosts FILE (those hosts) or --local (this machine): not both"* ]] || { echo "$output"; false; }
+}
