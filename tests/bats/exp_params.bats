@@ -565,3 +565,10 @@ H
   run "$ROOT/experiments/search/run" --dry-run --hosts "$ROOT/experiments/hosts.example" --local
   [ "$status" -eq 2 ] && [[ $output == *"--hosts FILE (those hosts) or --local (this machine): not both"* ]] || { echo "$output"; false; }
 }
+
+@test "search/run: a space file that is not UTF-8 text is refused by name, with no traceback" {
+  printf '\xff\xfe[space]\n' > "$BATS_TEST_TMPDIR/bin.space"
+  run "$ROOT/experiments/search/run" "$BATS_TEST_TMPDIR/bin.space" --dry-run
+  [ "$status" -eq 2 ] || { echo "$status $output"; false; }
+  [[ $output == "search: error: $BATS_TEST_TMPDIR/bin.space: not a readable UTF-8 text file ("*"in the style of experiments/search/space" ]] || { echo "$output"; false; }
+}
