@@ -491,3 +491,84 @@ H
   [[ $output == *"make reproduce: dry run of "*" figures and tables, nothing run (no report)"* ]] || { echo "$output"; false; }
   [ ! -e "$out" ]
 }
+
+@test "search/reproduce --help and -h print its usage and exit 0, from any folder, and start no search (no VM)" {
+  # HOSTS names no file: a search would be refused, so only the usage passes
+  local h
+  for h in --help -h; do
+    cd "$BATS_TEST_TMPDIR"
+    RB_TARGET=hosts HOSTS=$BATS_TEST_TMPDIR/none run "$ROOT/experiments/search/reproduce" "$h"
+    [ "$status" -eq 0 ] || { echo "$h: $output"; false; }
+    [[ $output == "experiments/search/reproduce: what \`make search\` runs"*"--help, -h: this text"* ]] || { echo "$h: $output"; false; }
+  done
+}
+
+@test "make search SPACE=FILE: a missing or folder space file is named with its fix, before any placement" {
+  local sp
+  for sp in "$BATS_TEST_TMPDIR/none" "$BATS_TEST_TMPDIR"; do
+    RB_TARGET=vm SPACE=$sp run "$ROOT/experiments/search/reproduce" --dry-run
+    [ "$status" -eq 2 ] || { echo "$sp: $status $output"; false; }
+    [ "$output" = "experiments/search/reproduce: error: SPACE=$sp is not a readable search-space file; give SPACE=FILE in the style of experiments/search/space, or no SPACE for that one" ] || { echo "$output"; false; }
+  done
+}
+
+@test "make search DRY_RUN=1 HOSTS=FILE: an unreadable hosts file is refused as the search refuses it" {
+  RB_TARGET=hosts HOSTS=$BATS_TEST_TMPDIR/none run "$ROOT/experiments/search/reproduce" --dry-run
+  [ "$status" -eq 2 ] || { echo "$status $output"; false; }
+  [[ $output == "experiments/search/reproduce: error: HOSTS=$BATS_TEST_TMPDIR/none is not a readable hosts file"*"experiments/hosts.example)" ]] || { echo "$output"; false; }
+}
+
+@test "search/run: a folder or a missing file as the space is refused by name, with no traceback" {
+  local sp
+  for sp in "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR/none"; do
+    run "$ROOT/experiments/search/run" "$sp" --dry-run
+    [ "$status" -eq 2 ] || { echo "$sp: $status $output"; false; }
+    [ "$output" = "search: error: no readable search-space file $sp; give a file in the style of experiments/search/space (or none, for that one)" ] || { echo "$output"; false; }
+  done
+}
+
+@test "experiments/reproduce NAME --help prints its usage and exits 0, with no run placed (no VM)" {
+  # HOSTS names no file: a run would be refused, so only the usage passes
+  local h
+  for h in --help -h; do
+    RB_TARGET=hosts HOSTS=$BATS_TEST_TMPDIR/none run "$ROOT/experiments/reproduce" figure-12 "$h"
+    [ "$status" -eq 0 ] || { echo "$h: $output"; false; }
+    [[ $output == "experiments/reproduce: what \`make figure-N\`"* ]] || { echo "$h: $output"; false; }
+  done
+}
+
+@test "make search DRY_RUN=1 on the VM bed: the run's 'where' line is said to mean the VMs, not this machine" {
+  RB_TARGET=vm run "$ROOT/experiments/search/reproduce" --dry-run
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [[ $output == *"its 'where' below is the run's own placement, which in the bed is \$RB_HOSTS, the two VMs ci/vm names"*"where: the runner's default placement (\$RB_HOSTS when set, else this machine)"* ]] || { echo "$output"; false; }
+}
+
+@test "make search's QUICK takes make's yes/no spellings (yes: the [quick] plan) and refuses others" {
+  RB_TARGET=vm QUICK=yes run "$ROOT/experiments/search/reproduce" --dry-run
+  [ "$status" -eq 0 ] && [[ $output == *"space $ROOT/experiments/search/space with its [quick]"* ]] || { echo "$output"; false; }
+  RB_TARGET=vm QUICK=2 run "$ROOT/experiments/search/reproduce" --dry-run
+  [ "$status" -eq 2 ] && [[ $output == *"QUICK=2: not a yes/no value"* ]] || { echo "$output"; false; }
+}
+
+@test "search/run: a negative or not-a-number --minutes is refused by name" {
+  local m
+  for m in -1 nan inf; do
+    run "$ROOT/experiments/search/run" --dry-run --minutes "$m"
+    [ "$status" -eq 2 ] || { echo "$m: $status $output"; false; }
+    [[ $output == "search: error: minutes $m: a time budget of 0 or more minutes"* ]] || { echo "$output"; false; }
+  done
+}
+
+@test "search/run --dry-run: an unreadable --hosts file, or --hosts with --local, is refused as the runner would" {
+  run "$ROOT/experiments/search/run" --dry-run --hosts "$BATS_TEST_TMPDIR/none"
+  [ "$status" -eq 2 ] && [[ $output == "search: error: --hosts $BATS_TEST_TMPDIR/none: not a readable hosts file"*"experiments/hosts.example)" ]] || { echo "$output"; false; }
+  run "$ROOT/experiments/search/run" --dry-run --hosts "$ROOT/experiments/hosts.example" --local
+  [ "$status" -eq 2 ] && [[ $output == *"--hosts FILE (those hosts) or --local (this machine): not both"* ]] || { echo "$output"; false; }
+}
+
+@test "search/run: a space file that is not UTF-8 text is refused by name, with no traceback" {
+  printf '\xff\xfe[space]\n' > "$BATS_TEST_TMPDIR/bin.space"
+  run "$ROOT/experiments/search/run" "$BATS_TEST_TMPDIR/bin.space" --dry-run
+  [ "$status" -eq 2 ] || { echo "$status $output"; false; }
+  [[ $output == "search: error: $BATS_TEST_TMPDIR/bin.space: not a readable UTF-8 text file ("*"in the style of experiments/search/space" ]] || { echo "$output"; false; }
+}
