@@ -180,6 +180,26 @@ static void kv_option_list_parses_and_describes(void **state)
 		    c.theta == 0.9 && c.validate);
 	assert_string_equal(kv_describe(&c, buf, sizeof(buf)),
 			    "get=0.5,keys=1000,value=64,dist=zipf,theta=0.9,validate");
+	/* a buffer too short for the theta and validate parts: cut at its end,
+	 * nothing written past it (a canary right after the buffer) */
+	struct {
+		char buf[44];
+		char canary[32];
+	} cut;
+	memset(&cut, 'Z', sizeof(cut));
+	assert_string_equal(kv_describe(&c, cut.buf, sizeof(cut.buf)),
+			    "get=0.5,keys=1000,value=64,dist=zipf,theta=");
+	for (size_t i = 0; i < sizeof(cut.canary); i++)
+		assert_int_equal(cut.canary[i], 'Z');
+	struct {
+		char buf[50];
+		char canary[32];
+	} cut2;
+	memset(&cut2, 'Z', sizeof(cut2));
+	assert_string_equal(kv_describe(&c, cut2.buf, sizeof(cut2.buf)),
+			    "get=0.5,keys=1000,value=64,dist=zipf,theta=0.9,va");
+	for (size_t i = 0; i < sizeof(cut2.canary); i++)
+		assert_int_equal(cut2.canary[i], 'Z');
 	/* each knob keeps its value unless named */
 	assert_int_equal(kv_parse_opts("dist=uniform", &c, err, sizeof(err)), 0);
 	assert_true(!c.zipf && c.keys == 1000);
