@@ -529,6 +529,12 @@ const char *knob_col(enum rb_knob_where where, size_t off);
  * "Knob list"). */
 void opts_list_knobs(FILE *f);
 
+/* "LO..HI s" of a seconds option's range given in milliseconds, each number
+ * as short as it is exact (0.001, 86400), HI in hours beside it from 1 h up
+ * ("0.001..86400 s (24 h)", "1..5400 s (1.5 h)"); written into buf (len
+ * bytes, cut at its end), which is returned. */
+const char *opts_secs_range(uint64_t lo_ms, uint64_t hi_ms, char *buf, size_t len);
+
 /* Parse a CPU list "0,2,4-7" into out[0..*n-1]; 0 or -1 with err. */
 int opts_parse_cpus(const char *s, int *out, int max, int *n, char *err, size_t errlen);
 

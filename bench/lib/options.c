@@ -482,7 +482,7 @@ static int parse_num(const char *arg, uint64_t min, uint64_t max, const char *na
 /* "LO..HI s" of a seconds option's range in ms, each number as short as
  * it is exact (0.001, 86400), and HI in hours beside it from 1 h up
  * ("0.001..86400 s (24 h)"): a limit a reader takes in at once. */
-static const char *secs_range(uint64_t lo_ms, uint64_t hi_ms, char *buf, size_t len)
+const char *opts_secs_range(uint64_t lo_ms, uint64_t hi_ms, char *buf, size_t len)
 {
 	uint64_t v[2] = { lo_ms, hi_ms };
 	char num[2][24];
@@ -521,7 +521,7 @@ static int parse_secs(const char *arg, uint64_t min_ms, uint64_t max_ms, const c
 		whole = whole * 10 + (uint64_t)(*p - '0');
 		if (whole > UINT64_C(1) << 40)
 			return rb_fail(err, errlen, "%s '%s': too large; must be %s", name, arg,
-				    secs_range(min_ms, max_ms, range, sizeof(range)));
+				    opts_secs_range(min_ms, max_ms, range, sizeof(range)));
 		p++;
 	}
 	if (p == arg && *p != '.')
@@ -536,7 +536,7 @@ static int parse_secs(const char *arg, uint64_t min_ms, uint64_t max_ms, const c
 			} else if (*p != '0') {
 				return rb_fail(err, errlen, "%s '%s': at most millisecond precision "
 					    "(3 decimals); must be %s", name, arg,
-					    secs_range(min_ms, max_ms, range, sizeof(range)));
+					    opts_secs_range(min_ms, max_ms, range, sizeof(range)));
 			}
 			p++;
 		}
@@ -554,7 +554,7 @@ static int parse_secs(const char *arg, uint64_t min_ms, uint64_t max_ms, const c
 	uint64_t ms = whole * 1000 + frac;
 	if (ms < min_ms || ms > max_ms)
 		return rb_fail(err, errlen, "%s %s: must be %s", name, arg,
-			    secs_range(min_ms, max_ms, range, sizeof(range)));
+			    opts_secs_range(min_ms, max_ms, range, sizeof(range)));
 	*out_ms = ms;
 	return 0;
 }

@@ -134,6 +134,20 @@ static void ud_size_above_mtu_is_refused(void **state)
 	assert_int_equal(test_validate_device(&t, &c, err, sizeof(err)), 0);
 }
 
+/* a seconds range: each end as short as exact, hours beside it from 1 h up */
+static void secs_range_text_is_short_with_hours_from_one_hour(void **state)
+{
+	(void)state;
+	char buf[64];
+	assert_string_equal(opts_secs_range(1, 86400000, buf, sizeof(buf)), "0.001..86400 s (24 h)");
+	assert_string_equal(opts_secs_range(1000, 5400000, buf, sizeof(buf)), "1..5400 s (1.5 h)");
+	assert_string_equal(opts_secs_range(500, 3600000, buf, sizeof(buf)), "0.500..3600 s (1 h)");
+	assert_string_equal(opts_secs_range(0, 3599999, buf, sizeof(buf)), "0..3599.999 s");
+	assert_string_equal(opts_secs_range(1, 3600001, buf, sizeof(buf)), "0.001..3600.001 s (1.0 h)");
+	/* cut at the buffer's end */
+	assert_string_equal(opts_secs_range(1, 86400000, buf, 8), "0.001..");
+}
+
 static void header_only_send_imm_is_allowed_zero_read_is_not(void **state)
 {
 	(void)state;
@@ -1601,6 +1615,7 @@ static void run_id_characters_and_cpu_numbers(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(secs_range_text_is_short_with_hours_from_one_hour),
 		cmocka_unit_test(client_defaults_are_write_rc_bw_64),
 		cmocka_unit_test(enum_names_stop_at_their_tables_end),
 		cmocka_unit_test(help_and_version_return_1),
