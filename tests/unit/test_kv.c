@@ -167,6 +167,19 @@ static void knob_checks_name_value_limit_and_fix(void **state)
 	assert_non_null(strstr(err, "'0.5x' is not a number"));
 }
 
+/* kv_describe(c) into the first len bytes of a larger buffer: it reads want,
+ * and every byte after those len is left as it was (a canary) */
+static void assert_describe_cut(const struct kv_cfg *c, size_t len, const char *want)
+{
+	char mem[128];
+
+	assert_true(len < sizeof(mem));
+	memset(mem, 'Z', sizeof(mem));
+	assert_string_equal(kv_describe(c, mem, len), want);
+	for (size_t i = len; i < sizeof(mem); i++)
+		assert_int_equal(mem[i], 'Z');
+}
+
 static void kv_option_list_parses_and_describes(void **state)
 {
 	(void)state;
@@ -182,24 +195,8 @@ static void kv_option_list_parses_and_describes(void **state)
 			    "get=0.5,keys=1000,value=64,dist=zipf,theta=0.9,validate");
 	/* a buffer too short for the theta and validate parts: cut at its end,
 	 * nothing written past it (a canary right after the buffer) */
-	struct {
-		char buf[44];
-		char canary[32];
-	} cut;
-	memset(&cut, 'Z', sizeof(cut));
-	assert_string_equal(kv_describe(&c, cut.buf, sizeof(cut.buf)),
-			    "get=0.5,keys=1000,value=64,dist=zipf,theta=");
-	for (size_t i = 0; i < sizeof(cut.canary); i++)
-		assert_int_equal(cut.canary[i], 'Z');
-	struct {
-		char buf[50];
-		char canary[32];
-	} cut2;
-	memset(&cut2, 'Z', sizeof(cut2));
-	assert_string_equal(kv_describe(&c, cut2.buf, sizeof(cut2.buf)),
-			    "get=0.5,keys=1000,value=64,dist=zipf,theta=0.9,va");
-	for (size_t i = 0; i < sizeof(cut2.canary); i++)
-		assert_int_equal(cut2.canary[i], 'Z');
+	assert_describe_cut(&c, 44, "get=0.5,keys=1000,value=64,dist=zipf,theta=");
+	assert_describe_cut(&c, 50, "get=0.5,keys=1000,value=64,dist=zipf,theta=0.9,va");
 	/* each knob keeps its value unless named */
 	assert_int_equal(kv_parse_opts("dist=uniform", &c, err, sizeof(err)), 0);
 	assert_true(!c.zipf && c.keys == 1000);
