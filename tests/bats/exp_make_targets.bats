@@ -52,7 +52,7 @@ ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 @test "HOSTS=FILE that cannot be read is refused at once, naming the file and where the format is" {
   HOSTS=$BATS_TEST_TMPDIR/no-such-hosts run "$ROOT/experiments/reproduce" figure-12
   [ "$status" -eq 2 ] || { echo "$output"; false; }
-  [[ $output == *"HOSTS=$BATS_TEST_TMPDIR/no-such-hosts is not a readable hosts file"*"experiments/hosts.example"* ]] || { echo "$output"; false; }
+  [[ $output == *"HOSTS $BATS_TEST_TMPDIR/no-such-hosts: no such file; a hosts file is a readable text file"*"experiments/hosts.example"* ]] || { echo "$output"; false; }
 }
 
 @test "make figure-N HOSTS= with VMS= or LAUNCHER=slurm is refused (make exits 2) naming both and which to keep" {

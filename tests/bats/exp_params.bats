@@ -515,7 +515,7 @@ H
 @test "make search DRY_RUN=1 HOSTS=FILE: an unreadable hosts file is refused as the search refuses it" {
   RB_TARGET=hosts HOSTS=$BATS_TEST_TMPDIR/none run "$ROOT/experiments/search/reproduce" --dry-run
   [ "$status" -eq 2 ] || { echo "$status $output"; false; }
-  [[ $output == "experiments/search/reproduce: error: HOSTS=$BATS_TEST_TMPDIR/none is not a readable hosts file"*"experiments/hosts.example)" ]] || { echo "$output"; false; }
+  [[ $output == "experiments/search/reproduce: error: HOSTS $BATS_TEST_TMPDIR/none: no such file; a hosts file is a readable text file"*"(experiments/hosts.example)" ]] || { echo "$output"; false; }
 }
 
 @test "search/run: a folder or a missing file as the space is refused by name, with no traceback" {
