@@ -201,6 +201,11 @@ struct rb_ctx {
 	struct rb_counters *ctr_before; /* read at the barrier when non-NULL */
 	struct cs_reading *cs_before;   /* /proc/stat read there too when non-NULL (cpustat.h) */
 	const struct rb_placement *pl; /* the process's placement (ctx_create's) */
+	uint64_t cpu_first;          /* worker i on topo_worker_cpu(&pl->place, cpu_first,
+				      * cpu_mirror, i): a client sets k * T (--proc-index
+				      * k, T threads), a server the same from its client's
+				      * HELLO with cpu_mirror (topo.h); ctx_create sets 0 */
+	bool cpu_mirror;
 	struct rb_buf mem;           /* the mapping of buf: its pages (topo.h) */
 	char doorbell[40];           /* the doorbell mode the QPs got: "td", "shared",
 				      * "ctx", "shared:no-td" (--doorbell td, ibv_alloc_td

@@ -53,6 +53,7 @@ struct rb_point_info {
 	 * mode the QPs got (ctx.h), the atomics' reply byte order seen by the
 	 * startup self-test: "" = unknown (the point failed before) */
 	const struct rb_place *place;  /* NULL unknown */
+	uint64_t cpu_first;            /* the workers' first entry of place (ctx.h cpu_first) */
 	uint64_t page_size;            /* bytes, 0 unknown */
 	char page_source[16];
 	char doorbell[40];

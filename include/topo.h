@@ -31,8 +31,8 @@ enum rb_pin_mode {
 	RB_PIN_NONE,    /* --cpus none: not pinned */
 };
 
-/* Where the workers of a point run: worker i on cpus[i % ncpus] (ncpus 0:
- * not pinned); node the NUMA node of those CPUs (-1 unknown); source says
+/* Where the workers of a point run: worker i on cpus[i % ncpus], from
+ * the entry topo_worker_cpu names (ncpus 0: not pinned); node the NUMA node of those CPUs (-1 unknown); source says
  * where the list came from, for the row's cpu_source column:
  * "local_cpulist", "numa_node", "numa" (--numa N), "cpus" (--cpus LIST),
  * "spread", "none", or "online" (the device's locality unknown: every
@@ -106,6 +106,23 @@ int topo_check_numa(const char *sysroot, int numa, char *err, size_t errlen);
  * with topo_unpin_self(moved, saved). */
 int topo_pin_self(const struct rb_place *p, cpu_set_t *saved);
 void topo_unpin_self(int moved, const cpu_set_t *saved);
+
+/*
+ * The CPU of worker i (0-based) of a point, or -1 when p pins none (NULL or
+ * no CPUs). The workers take p's list from entry `first` on, wrapping:
+ * entry (first + i) mod ncpus. mirror counts the entries from the list's
+ * end instead (entry ncpus - 1 - ((first + i) mod ncpus)).
+ * Why: a run's processes and its server may share a host (a loopback test,
+ * soft-RoCE on one machine, several client processes per node), and every
+ * one of them took entry i for its worker i: a client and its server then
+ * spin on one CPU, taking turns at the scheduler's tick, while the others
+ * idle (docs/rdma_bench.md, "Workers' CPUs", has what it cost). So a client process k of a run of T threads per process
+ * starts at first = k * T (--proc-index: its processes on one host take
+ * different CPUs while the list has room), and the server's workers of that
+ * session take the same entries counted from the end (mirror). Hosts of
+ * their own lose nothing: every entry is on the device's list.
+ */
+int topo_worker_cpu(const struct rb_place *p, uint64_t first, bool mirror, unsigned i);
 
 /* "0 2 3" of p's CPUs into buf (len bytes), truncated with "..." */
 void topo_cpus_text(const struct rb_place *p, char *buf, size_t len);

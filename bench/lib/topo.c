@@ -286,6 +286,15 @@ void topo_unpin_self(int moved, const cpu_set_t *saved)
 		(void)pthread_setaffinity_np(pthread_self(), sizeof(*saved), saved);
 }
 
+int topo_worker_cpu(const struct rb_place *p, uint64_t first, bool mirror, unsigned i)
+{
+	if (!p || p->ncpus <= 0)
+		return -1;
+	uint64_t n = (uint64_t)p->ncpus, k = (first % n + i % n) % n;
+
+	return p->cpus[mirror ? n - 1 - k : k];
+}
+
 void topo_cpus_text(const struct rb_place *p, char *buf, size_t len)
 {
 	size_t off = 0;

@@ -928,12 +928,15 @@ static enum stage point_setup(struct client *cl, struct cpoint *p)
 		       sizeof(p->err)))
 		return c->refused ? refuse(p, STAGE_CLOSE) : STAGE_CLOSE;
 	p->have_ctx = true;
+	/* process k of a run starts at entry k * T of the CPU list (topo.h) */
+	c->cpu_first = o->proc_index * t->threads;
 	c->perf_off = perf_counting(o->perf_counters, o->explain) ? NULL :
 		      o->perf_counters == RB_PERF_OFF ? "not counted: --perf-counters off" :
 		      "not counted: --perf-counters auto counts with --explain (on: count)";
 	p->pi.inline_used = 0;
 	p->pi.inline_cap = c->inline_cap;
 	p->pi.place = &cl->pl.place;
+	p->pi.cpu_first = c->cpu_first;
 	p->pi.page_size = c->mem.page_size;
 	snprintf(p->pi.page_source, sizeof(p->pi.page_source), "%s", c->mem.source);
 	snprintf(p->pi.doorbell, sizeof(p->pi.doorbell), "%s", c->doorbell);

@@ -92,8 +92,9 @@ int workers_start(struct rb_ctx *c, void *(*fn)(void *), char *err, size_t errle
 		struct rb_worker *w = &c->w[i];
 		pthread_attr_t attr;
 		pthread_attr_init(&attr);
-		/* worker i on the placement's CPU i (mod their count: topo.h) */
-		w->cpu = pl && pl->ncpus > 0 ? pl->cpus[i % (unsigned)pl->ncpus] : -1;
+		/* worker i on the placement's entry cpu_first + i (mod their count),
+		 * from the list's end for a server (topo.h topo_worker_cpu) */
+		w->cpu = topo_worker_cpu(pl, c->cpu_first, c->cpu_mirror, i);
 		if (w->cpu >= 0 && w->cpu < CPU_SETSIZE) {
 			cpu_set_t set;
 			CPU_ZERO(&set);

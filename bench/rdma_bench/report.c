@@ -856,8 +856,8 @@ int report_no_ops(const struct rb_test *t, uint64_t ops, char *why, size_t len)
 	return 1;
 }
 
-/* numa_node, cpus_used (worker i's CPU for a thread row, the list for the
- * process row), cpu_source, page_size, page_source, doorbell, the knobs
+/* numa_node, cpus_used (worker i's CPU for a thread row, the list from
+ * the workers' first entry on for the process row), cpu_source, page_size, page_source, doorbell, the knobs
  * doorbell_mode and atomic_order_mode, and atomic_order (topo.h, ctx.h). */
 static void report_placement(struct row *r, const struct rb_point_info *p, int thread)
 {
@@ -866,10 +866,17 @@ static void report_placement(struct row *r, const struct rb_point_info *p, int t
 
 	set_u64_if(r, "numa_node", pl && pl->node >= 0, pl && pl->node >= 0 ? (uint64_t)pl->node : 0);
 	list[0] = '\0';
-	if (pl && thread >= 0 && pl->ncpus > 0)
-		snprintf(list, sizeof(list), "%d", pl->cpus[(unsigned)thread % (unsigned)pl->ncpus]);
-	else if (pl)
-		topo_cpus_text(pl, list, sizeof(list));
+	if (pl && thread >= 0 && pl->ncpus > 0) {
+		snprintf(list, sizeof(list), "%d",
+			 topo_worker_cpu(pl, p->cpu_first, false, (unsigned)thread));
+	} else if (pl && pl->ncpus > 0) {
+		/* the list from the workers' first entry on (ctx.h cpu_first):
+		 * worker i on its i-th CPU, modulo its length */
+		struct rb_place from = *pl;
+		for (int i = 0; i < pl->ncpus; i++)
+			from.cpus[i] = topo_worker_cpu(pl, p->cpu_first, false, (unsigned)i);
+		topo_cpus_text(&from, list, sizeof(list));
+	}
 	row_set_text(r, "cpus_used", list);
 	row_set_text(r, "cpu_source", pl ? pl->source : "");
 	set_u64_if(r, "page_size", p->page_size > 0, p->page_size);

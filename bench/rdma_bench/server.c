@@ -649,6 +649,10 @@ static int point_build(struct session *s, struct spoint *p, char *err, size_t er
 		return -1;
 	}
 	p->have_ctx = true;
+	/* the entries its client process takes, counted from the list's end: a
+	 * client on this host then spins on other CPUs (topo.h) */
+	c->cpu_first = s->hello.proc_index * t->threads;
+	c->cpu_mirror = true;
 	if (t->use_cm && cm_session_register(&srv->cm, &p->cms, c->mr->rkey, (uintptr_t)c->buf,
 					     c->nonce, (const struct sockaddr *)&s->sa,
 					     (uint32_t)c->lay.nqp_total, err, errlen))
@@ -714,6 +718,16 @@ static int point_serve(struct session *s, struct spoint *p, char *err, size_t er
 	if (ctx_side_active(&p->t, RB_ROLE_SERVER) &&
 	    workers_start(c, worker_server_main, err, errlen))
 		return -1;
+	if (ctx_side_active(&p->t, RB_ROLE_SERVER) && c->nw && c->w[0].cpu >= 0) {
+		char list[96];
+		size_t off = 0;
+		list[0] = '\0';
+		for (unsigned i = 0; i < c->nw && off + 16 < sizeof(list); i++)
+			off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%d", i ? " " : "",
+						c->w[i].cpu);
+		rb_info("session %lu: workers on CPUs %s (its client process's entries of the list, "
+			"counted from the end: topo.h)", s->id, list);
+	}
 	/* this thread's counters and the CPUs' ticks from READY to the
 	 * client's DONE: opened and read here, outside the client's window */
 	pc_open(&pc, NULL, NULL);

@@ -227,6 +227,29 @@ selftest() { case $1 in fetch_add|cmp_swap) echo 2 ;; *) echo 0 ;; esac; }
   done
 }
 
+@test "workers' CPUs on one host: the server's from the list's end, client process k from entry k x threads" {
+  local -a l0 l1
+  [ "$(nproc)" -ge 2 ] || skip "one CPU: a client and its server cannot be apart"
+  # the null device knows no locality: the list is every allowed CPU;
+  # process 0: its worker on the list's first entry, the server's on its last
+  point "" -- --verb send -n 200
+  [ "$(col cpu_source)" = online ]
+  read -r -a l0 <<< "$(col cpus_used)"
+  [ "${#l0[@]}" -ge 2 ]
+  grep -q "^server: INFO session 1: workers on CPUs ${l0[-1]} (its client process's entries of the list, counted from the end" <<< "$output"
+  # process 1 (one thread each): the list from entry 1 on, the server's
+  # worker on the entry before the last
+  point "" -- --verb send -n 200 --proc-index 1
+  read -r -a l1 <<< "$(col cpus_used)"
+  [ "${l1[*]}" = "${l0[*]:1} ${l0[0]}" ]
+  grep -q "^server: INFO session 1: workers on CPUs ${l0[-2]} (" <<< "$output"
+  # two threads of process 1: entries 2 and 3, mod the list's length
+  point "" -- --verb send -n 200 --threads 2 --proc-index 1
+  run python3 -c 'import csv, sys
+print(" ".join(r["cpus_used"] for r in csv.DictReader(open(sys.argv[1])) if r["thread"] != "all"))' "$CSV"
+  [ "$output" = "${l0[2 % ${#l0[@]}]} ${l0[3 % ${#l0[@]}]}" ]
+}
+
 @test "placement columns: workers' CPUs, pages and doorbells in every row; thread domains where the device has them; a fallback from the default doorbell is no WARN" {
   local pg cpu
   pg=$(getconf PAGESIZE)

@@ -1009,6 +1009,13 @@ static void rows_record_the_placement(void **state)
 	assert_string_equal(row_get(&r, "atomic_order"), "swapped");
 	report_build_row(&r, &pi, 4, NULL);    /* thread 4: CPU 4 mod 3 = index 1 */
 	assert_string_equal(row_get(&r, "cpus_used"), "6");
+	/* process 1 of a run of 2 threads each: its workers from entry 2 on */
+	pi.cpu_first = 2;
+	report_build_row(&r, &pi, -1, NULL);
+	assert_string_equal(row_get(&r, "cpus_used"), "5 4 6");
+	report_build_row(&r, &pi, 1, NULL);    /* entry (2 + 1) mod 3 = 0 */
+	assert_string_equal(row_get(&r, "cpus_used"), "4");
+	pi.cpu_first = 0;
 	pl.node = -1;
 	report_build_row(&r, &pi, -1, NULL);
 	assert_string_equal(row_get(&r, "numa_node"), "");

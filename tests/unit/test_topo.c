@@ -251,6 +251,28 @@ static void cpus_outside_the_mask_are_refused_by_number(void **state)
 	assert_err_has(err, "--cpus spread");
 }
 
+/* A run's processes on one host start at entry k * T of the list, and the
+ * server's workers of a session take the same entries from the list's end:
+ * a client and its server on one host spin on different CPUs (topo.h). */
+static void workers_of_a_run_and_its_server_take_other_cpus(void **state)
+{
+	(void)state;
+	const struct rb_place p = { .cpus = { 8, 9, 10, 11 }, .ncpus = 4, .node = 0 };
+	const struct rb_place none = { .ncpus = 0 };
+
+	assert_int_equal(topo_worker_cpu(&p, 0, false, 0), 8);
+	assert_int_equal(topo_worker_cpu(&p, 0, false, 5), 9);      /* wraps */
+	assert_int_equal(topo_worker_cpu(&p, 2, false, 1), 11);     /* process 1 of 2 threads */
+	assert_int_equal(topo_worker_cpu(&p, 2, false, 2), 8);
+	assert_int_equal(topo_worker_cpu(&p, 0, true, 0), 11);      /* its server */
+	assert_int_equal(topo_worker_cpu(&p, 2, true, 1), 8);
+	assert_int_equal(topo_worker_cpu(&p, UINT64_MAX, false, 1), 8); /* 2^64-1 = 3 mod 4 */
+	for (unsigned k = 0; k < 2; k++)     /* one thread each, 2 processes: 4 CPUs apart */
+		assert_int_not_equal(topo_worker_cpu(&p, k, false, 0), topo_worker_cpu(&p, k, true, 0));
+	assert_int_equal(topo_worker_cpu(&none, 3, true, 1), -1);
+	assert_int_equal(topo_worker_cpu(NULL, 0, false, 0), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -261,6 +283,7 @@ int main(void)
 		cmocka_unit_test(numa_and_cpus_override),
 		cmocka_unit_test(buffers_name_their_pages),
 		cmocka_unit_test(cpus_outside_the_mask_are_refused_by_number),
+		cmocka_unit_test(workers_of_a_run_and_its_server_take_other_cpus),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -157,13 +157,16 @@ static int threads_start(struct seq_run *r, void *(*fn)(void *), char *err, size
 	for (unsigned i = 0; i < r->nth; i++) {
 		pthread_attr_t attr;
 		pthread_attr_init(&attr);
-		/* thread i on the placement's CPU i (mod their count: topo.h),
+		/* thread i on the placement's CPU i (mod their count), a
+		 * server's counted from the list's end so that a client on
+		 * the same host spins on other CPUs (topo.h topo_worker_cpu),
 		 * as rdma_bench's workers (post.c) */
 		const struct rb_place *pl = r->pl ? &r->pl->place : NULL;
-		if (pl && pl->ncpus > 0) {
+		int cpu = topo_worker_cpu(pl, 0, r->role == RB_ROLE_SERVER, i);
+		if (cpu >= 0 && cpu < CPU_SETSIZE) {
 			cpu_set_t set;
 			CPU_ZERO(&set);
-			CPU_SET(pl->cpus[i % (unsigned)pl->ncpus], &set);
+			CPU_SET(cpu, &set);
 			pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
 		}
 		int rc = pthread_create(&r->th[i].tid, &attr, fn, &r->th[i]);
