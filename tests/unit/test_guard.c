@@ -168,6 +168,14 @@ static void per_point_limits_name_value_and_flag(void **state)
 	struct rb_test t = point();
 
 	assert_int_equal(guard_check_point(&t, true, MAXCQE, &l, err, sizeof(err)), 0);
+	/* --max-session-mem is the most a point may take: at the point's own
+	 * bytes it is served, one byte below refused */
+	l.max_session_mem = guard_point_bytes(&t, true, MAXCQE);
+	assert_int_equal(guard_check_point(&t, true, MAXCQE, &l, err, sizeof(err)), 0);
+	l.max_session_mem--;
+	assert_int_equal(guard_check_point(&t, true, MAXCQE, &l, err, sizeof(err)), -1);
+	assert_err_has(err, "above the server's --max-session-mem");
+	l = small_limits();
 	/* 500 emulated peers x 2 threads = 1000 QPs: exactly at the limit
 	 * (256 WQEs x 256 bytes each = 64 MiB of queues: under 128 MiB) */
 	l.max_session_mem = 128ull << 20;
@@ -468,6 +476,8 @@ static void same_ip_ignores_ports_and_v4_mapping(void **state)
 	assert_false(guard_is_loopback(pa));
 	guard_ip_text(pb, text, sizeof(text));
 	assert_string_equal(text, "198.18.0.1");
+	guard_ip_text((const struct sockaddr *)&v6b, text, sizeof(text));
+	assert_string_equal(text, "fd00::2");
 }
 
 static void cidr_typos_are_refused(void **state)

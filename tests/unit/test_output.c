@@ -849,6 +849,26 @@ static void csv_removes_a_partial_row_after_a_short_write(void **state)
 		       CSV_ROW);
 }
 
+/* A short write of a new file's header: the file is cut back to empty (its
+ * length before the header), not left with a partial header line. */
+static void csv_removes_a_partial_header_after_a_short_write(void **state)
+{
+	struct fx *fx = *state;
+	char err[256];
+	struct row *r = fx_csv_sample(fx);
+
+	wr_start();
+	wr_short = 5;  /* the kernel takes only 5 bytes of the header */
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), -1);
+	wr_stop();
+	assert_err_has(err, "wrote only 5 of");
+	assert_err_has(err, "of the header");
+	assert_file_is(fx->path, "");
+	/* the next append writes the header and the row whole */
+	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), 0);
+	assert_file_is(fx->path, CSV_HEAD CSV_ROW);
+}
+
 /* A write() interrupted by a signal (EINTR) is retried: the row is written once. */
 static void csv_retries_a_write_interrupted_by_a_signal(void **state)
 {
@@ -1411,6 +1431,7 @@ int main(void)
 		T(csv_buffer_holds_a_line_of_its_first_capacity_and_the_nul),
 		T(output_paths_distinct_finds_one_file_named_twice),
 		T(csv_removes_a_partial_row_after_a_short_write),
+		T(csv_removes_a_partial_header_after_a_short_write),
 		T(csv_refuses_a_file_with_a_torn_last_line),
 		T(csv_accepts_a_header_with_crlf),
 		T(csv_open_failure_names_the_file),

@@ -23,6 +23,7 @@ struct fake {
 	int reads[PC_NEVENTS];
 	int opened_user[PC_NEVENTS];
 	int closed[PC_NEVENTS];
+	int base;  /* event ev opens as handle base + ev (fake_all: 100) */
 };
 
 static int fake_open(void *ctx, enum pc_event ev, int exclude_kernel)
@@ -32,13 +33,13 @@ static int fake_open(void *ctx, enum pc_event ev, int exclude_kernel)
 	if (err != 0)
 		return -err;
 	f->opened_user[ev] = exclude_kernel;
-	return 100 + (int)ev;
+	return f->base + (int)ev;
 }
 
 static int fake_read(void *ctx, int handle, uint64_t *value, uint64_t *enabled, uint64_t *running)
 {
 	struct fake *f = ctx;
-	int ev = handle - 100;
+	int ev = handle - f->base;
 	int k = f->reads[ev] < 2 ? f->reads[ev] : 1;
 	f->reads[ev]++;
 	if (f->read_err[k][ev] != 0)
@@ -52,11 +53,11 @@ static int fake_read(void *ctx, int handle, uint64_t *value, uint64_t *enabled, 
 static void fake_close(void *ctx, int handle)
 {
 	struct fake *f = ctx;
-	if (handle < 100 || handle >= 100 + PC_NEVENTS) {
+	if (handle < f->base || handle >= f->base + PC_NEVENTS) {
 		print_error("close of handle %d, which open never returned\n", handle);
 		fail();
 	}
-	f->closed[handle - 100]++;
+	f->closed[handle - f->base]++;
 }
 
 static const struct pc_source fake_source = { fake_open, fake_read, fake_close };
@@ -65,6 +66,7 @@ static const struct pc_source fake_source = { fake_open, fake_read, fake_close }
 static void fake_all(struct fake *f, uint64_t v0, uint64_t d)
 {
 	memset(f, 0, sizeof(*f));
+	f->base = 100;
 	for (int i = 0; i < PC_NEVENTS; i++) {
 		f->val[0][i] = v0 + (uint64_t)i;
 		f->val[1][i] = v0 + (uint64_t)i + d * (uint64_t)(i + 1);
@@ -134,6 +136,26 @@ static void test_no_pmu(void **state)
 	assert_true(isnan(po.instructions_per_op));
 	pc_close(&p);
 	assert_int_equal(f.closed[PC_CYCLES], 0);
+	assert_int_equal(f.closed[PC_TASK_CLOCK], 1);
+}
+
+/* A descriptor is any number >= 0: an event whose user-only open returns
+ * 0 (a process whose standard input was closed) counts, user-only. */
+static void test_handle_zero_is_a_handle(void **state)
+{
+	(void)state;
+	struct fake f;
+	fake_all(&f, 0, 1);
+	f.base = 0;
+	f.err_kernel[PC_TASK_CLOCK] = EACCES;
+	struct perfcount p;
+	assert_int_equal(pc_open(&p, &fake_source, &f), PC_NEVENTS);
+	pc_start(&p);
+	struct pc_sample s;
+	pc_stop(&p, &s);
+	assert_int_equal(s.valid[PC_TASK_CLOCK], 1);
+	assert_int_equal(s.user_only[PC_TASK_CLOCK], 1);
+	pc_close(&p);
 	assert_int_equal(f.closed[PC_TASK_CLOCK], 1);
 }
 
@@ -438,6 +460,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_attributes),
 		cmocka_unit_test(test_no_pmu),
 		cmocka_unit_test(test_paranoid_retry),
+		cmocka_unit_test(test_handle_zero_is_a_handle),
 		cmocka_unit_test(test_multiplex_scaling),
 		cmocka_unit_test(test_read_failures),
 		cmocka_unit_test(test_sum_threads),
