@@ -315,6 +315,7 @@ static void test_none_and_mode(void **state)
 	for (int i = 0; i < PC_NEVENTS; i++) {
 		assert_int_equal(p.handle[i], -1);
 		assert_false(s.valid[i]);
+		assert_false(s.user_only[i]);  /* nothing counted: not user-only either */
 		assert_string_equal(s.reason[i], "not counted: --perf-counters off");
 	}
 	assert_true(perf_counting(RB_PERF_AUTO, true));
