@@ -648,7 +648,7 @@ static void token_file_is_private_and_plain(void **state)
 	assert_err_has(err, "needs 16..64");
 	write_file(path, "0123456789 abcdef0123\n", 0600);
 	assert_int_equal(guard_token_load(path, tok, sizeof(tok), 64, err, sizeof(err)), -1);
-	assert_err_has(err, "not a printable character");
+	assert_err_has(err, "byte 11 of the token is not a printable character");
 	/* a directory, a missing file, one this user may not read: each named
 	 * as such, with the path and the command that makes a token file */
 	assert_int_equal(guard_token_load(dir, tok, sizeof(tok), 64, err, sizeof(err)), -1);
