@@ -621,6 +621,18 @@ static void json_and_csv_refuse_a_fifo_by_name(void **state)
 	assert_int_equal(json_write(null, fx->rows, 1, err, sizeof(err)), 0);
 	assert_int_equal(stat(null, &st), 0);
 	assert_true(S_ISCHR(st.st_mode));
+	/* in a process started with standard input closed the look opens
+	 * descriptor 0: still the null device, and the FIFO still by name */
+	int in = dup(0);
+	assert_true(in >= 0);
+	close(0);
+	int rc_null = json_write(null, fx->rows, 1, err, sizeof(err));
+	int rc_fifo = json_write(fx->path, fx->rows, 1, err, sizeof(err));
+	assert_true(dup2(in, 0) == 0);
+	close(in);
+	assert_int_equal(rc_null, 0);
+	assert_int_equal(rc_fifo, -1);
+	assert_non_null(strstr(err, "is a FIFO, not a regular file: refused"));
 	/* another character device is refused by its kind */
 	if (null == nb) {
 		fx_path(fx, "zero");
