@@ -265,7 +265,7 @@ help:
 	 echo "  main job   make figure-12 [QUICK=1] [HOSTS=FILE] [VMS=2..4]: hosts, else a local RDMA port, else the soft-RoCE VM bed"; \
 	 echo "             DRY_RUN=1: the grid, its expected time and where it would run (no VM boots; also make reproduce, make search)"; \
 	 echo "  no RDMA    tests/nulldev/run-pair -- --verb read -D 1 (the null device: this host's software cost)"; \
-	 echo "  test       make test (unit, shell and null-device tests + the VM smoke matrix, ~21 min); make unit (host unit tests)"; \
+	 echo "  test       make test (unit, shell and null-device tests + the VM smoke matrix, ~22 min); make unit (host unit tests)"; \
 	 echo "  figure-N, table-N  $(RB_EXP_PAPER)"; \
 	 echo "  beyond     $(RB_EXP_BEYOND); the original artifact's presets: make experiments-list"; \
 	 echo "  compare-N  make compare-12 [QUICK=1]: the paper's claims against a run; N: $(patsubst compare-%,%,$(filter-out $(patsubst %,compare-%,$(EXP_PRESETS)),$(EXP_COMPARE)))"; \
