@@ -834,16 +834,23 @@ static void csv_writes_a_maximal_row_with_one_write_call(void **state)
 	free(s);
 }
 
+/* csv_append of r to path when the kernel takes only n bytes of its first
+ * write: refused (-1), err says why */
+static void append_cut_short(const char *path, struct row *r, size_t n, char *err, size_t len)
+{
+	wr_start();
+	wr_short = n;
+	assert_int_equal(csv_append(path, r, err, len), -1);
+	wr_stop();
+}
+
 static void csv_removes_a_partial_row_after_a_short_write(void **state)
 {
 	struct fx *fx = *state;
 	char err[256];
 	struct row *r = fx_csv_one_row(fx);
 
-	wr_start();
-	wr_short = 5;  /* the kernel takes only 5 bytes of the row */
-	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), -1);
-	wr_stop();
+	append_cut_short(fx->path, r, 5, err, sizeof(err)); /* 5 bytes of the row */
 	assert_err_has(err, fx->path);
 	assert_err_has(err, "wrote only 5 of");
 	assert_err_has(err, "removed");
@@ -851,10 +858,7 @@ static void csv_removes_a_partial_row_after_a_short_write(void **state)
 		       CSV_HEAD
 		       CSV_ROW);
 	/* one byte is a partial row too */
-	wr_start();
-	wr_short = 1;
-	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), -1);
-	wr_stop();
+	append_cut_short(fx->path, r, 1, err, sizeof(err));
 	assert_err_has(err, "wrote only 1 of");
 	assert_file_is(fx->path,
 		       CSV_HEAD
@@ -869,10 +873,7 @@ static void csv_removes_a_partial_header_after_a_short_write(void **state)
 	char err[256];
 	struct row *r = fx_csv_sample(fx);
 
-	wr_start();
-	wr_short = 5;  /* the kernel takes only 5 bytes of the header */
-	assert_int_equal(csv_append(fx->path, r, err, sizeof(err)), -1);
-	wr_stop();
+	append_cut_short(fx->path, r, 5, err, sizeof(err)); /* 5 bytes of the header */
 	assert_err_has(err, "wrote only 5 of");
 	assert_err_has(err, "of the header");
 	assert_file_is(fx->path, "");
