@@ -124,6 +124,12 @@ void topo_unpin_self(int moved, const cpu_set_t *saved);
  */
 int topo_worker_cpu(const struct rb_place *p, uint64_t first, bool mirror, unsigned i);
 
+/* "0 2 3" of the CPUs of workers 0..n-1 (topo_worker_cpu with first and
+ * mirror) into buf (len bytes), truncated with "..."; empty when p pins
+ * none. n = p->ncpus gives the whole list from the workers' first entry. */
+void topo_workers_text(const struct rb_place *p, uint64_t first, bool mirror, unsigned n,
+		       char *buf, size_t len);
+
 /* "0 2 3" of p's CPUs into buf (len bytes), truncated with "..." */
 void topo_cpus_text(const struct rb_place *p, char *buf, size_t len);
 

@@ -295,6 +295,17 @@ int topo_worker_cpu(const struct rb_place *p, uint64_t first, bool mirror, unsig
 	return p->cpus[mirror ? n - 1 - k : k];
 }
 
+void topo_workers_text(const struct rb_place *p, uint64_t first, bool mirror, unsigned n,
+		       char *buf, size_t len)
+{
+	struct rb_place w = { .ncpus = 0 };
+
+	if (p && p->ncpus > 0)
+		for (unsigned i = 0; i < n && i < RB_MAX_CPUS; i++)
+			w.cpus[w.ncpus++] = topo_worker_cpu(p, first, mirror, i);
+	topo_cpus_text(&w, buf, len);
+}
+
 void topo_cpus_text(const struct rb_place *p, char *buf, size_t len)
 {
 	size_t off = 0;

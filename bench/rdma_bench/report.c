@@ -872,10 +872,7 @@ static void report_placement(struct row *r, const struct rb_point_info *p, int t
 	} else if (pl && pl->ncpus > 0) {
 		/* the list from the workers' first entry on (ctx.h cpu_first):
 		 * worker i on its i-th CPU, modulo its length */
-		struct rb_place from = *pl;
-		for (int i = 0; i < pl->ncpus; i++)
-			from.cpus[i] = topo_worker_cpu(pl, p->cpu_first, false, (unsigned)i);
-		topo_cpus_text(&from, list, sizeof(list));
+		topo_workers_text(pl, p->cpu_first, false, (unsigned)pl->ncpus, list, sizeof(list));
 	}
 	row_set_text(r, "cpus_used", list);
 	row_set_text(r, "cpu_source", pl ? pl->source : "");

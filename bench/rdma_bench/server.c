@@ -720,11 +720,8 @@ static int point_serve(struct session *s, struct spoint *p, char *err, size_t er
 		return -1;
 	if (ctx_side_active(&p->t, RB_ROLE_SERVER) && c->nw && c->w[0].cpu >= 0) {
 		char list[96];
-		size_t off = 0;
-		list[0] = '\0';
-		for (unsigned i = 0; i < c->nw && off + 16 < sizeof(list); i++)
-			off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%d", i ? " " : "",
-						c->w[i].cpu);
+		topo_workers_text(c->pl ? &c->pl->place : NULL, c->cpu_first, c->cpu_mirror, c->nw, list,
+				  sizeof(list));
 		rb_info("session %lu: workers on CPUs %s (its client process's entries of the list, "
 			"counted from the end: topo.h)", s->id, list);
 	}

@@ -269,6 +269,11 @@ static void workers_of_a_run_and_its_server_take_other_cpus(void **state)
 	assert_int_equal(topo_worker_cpu(&p, UINT64_MAX, false, 1), 8); /* 2^64-1 = 3 mod 4 */
 	for (unsigned k = 0; k < 2; k++)     /* one thread each, 2 processes: 4 CPUs apart */
 		assert_int_not_equal(topo_worker_cpu(&p, k, false, 0), topo_worker_cpu(&p, k, true, 0));
+	char text[64];
+	topo_workers_text(&p, 2, true, 3, text, sizeof(text));   /* entries 1, 0, 3 */
+	assert_string_equal(text, "9 8 11");
+	topo_workers_text(&none, 0, false, 3, text, sizeof(text));
+	assert_string_equal(text, "");
 	assert_int_equal(topo_worker_cpu(&none, 3, true, 1), -1);
 	assert_int_equal(topo_worker_cpu(NULL, 0, false, 0), -1);
 }
