@@ -36,6 +36,23 @@ lib() { bash -c ". '$ROOT/tests/lib/tap.sh'; $1"; }
 	[ "$output" = "ci/x: gave up after 0.2 s waiting for a line matching /x/ in /nonexistent" ]
 }
 
+@test "wait_until and pid_stop poll without starting a process: no sleep in PATH, the limit still holds" {
+	# nap is a read -t in this shell: with PATH empty after sourcing, a
+	# sleep per poll would fail at once (command not found) and the wait
+	# would spin; it takes its 0.4 s and gives up, naming the state
+	run lib 'PATH=; t0=${EPOCHREALTIME/./}; wait_until -i 0.1 0.4 "the moon" false; rc=$?; echo "rc $rc ms $(( (${EPOCHREALTIME/./} - t0) / 1000 ))"'
+	[ "$status" -eq 0 ]
+	[[ ${lines[0]} == "# gave up after 0.4 s waiting for the moon" ]]
+	[[ ${lines[1]} =~ ^rc\ 1\ ms\ ([0-9]+)$ ]]
+	[ "${BASH_REMATCH[1]}" -ge 400 ]
+	[ "${BASH_REMATCH[1]}" -lt 5000 ]
+	[[ $output != *"command not found"* ]]
+	# a process that ignores SIGTERM: pid_stop waits its 0.3 s by nap too
+	run lib 'trap "" TERM; sleep 30 & p=$!; trap - TERM; PATH=; pid_stop "$p" 0.3; echo "rc $? exit_rc $exit_rc"'
+	[ "$status" -eq 0 ]
+	[ "$output" = "rc 1 exit_rc 137" ]
+}
+
 @test "tcp_listens: a listening socket on the port, not another state or port" {
 	local hdr='  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode'
 	run lib "printf '%s\n%s\n' '$hdr' '   0: 00000000:4857 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1' | tcp_listens 18519"
