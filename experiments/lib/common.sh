@@ -34,13 +34,16 @@ rb_dir_v() {
 }
 
 # rb_prog_name: the running script's path from the checkout's top (the folder
-# two levels above this file), or its base name when it runs from elsewhere
+# two levels above this file), or its base name when it runs from elsewhere.
+# Run in one subshell ($(rb_prog_name)): its cd's change only that one (a
+# subshell per cd was two forks more for every script that sources this
+# file, tens of ms each in the VM bed under TCG)
 rb_prog_name() {
-  local top dir
+  local top dir here=$PWD
   rb_dir_v top "${BASH_SOURCE[0]}"
   rb_dir_v dir "$0"
-  top=$(cd "$top/../.." 2> /dev/null && pwd -P) || top=
-  dir=$(cd "$dir" 2> /dev/null && pwd -P) || dir=
+  { CDPATH='' cd -P -- "$dir" 2> /dev/null && dir=$PWD; } || dir=
+  { CDPATH='' cd -P -- "$here" 2> /dev/null && CDPATH='' cd -P -- "$top/../.." 2> /dev/null && top=$PWD; } || top=
   case $dir/ in
     "$top"/?*) printf '%s' "${dir#"$top"/}/${0##*/}" ;;
     *) printf '%s' "${0##*/}" ;;
