@@ -51,7 +51,7 @@ no_apt_calls() { [ -z "$(apt_calls)" ]; }
 	[ "$(apt_calls | head -1)" = "apt-get update -q [DEBIAN_FRONTEND=noninteractive]" ]
 	apt_calls | sed -n 2p | grep -q '^apt-get install -y -q .* perftest \[DEBIAN_FRONTEND=noninteractive\]$'
 	[ "$(apt_calls | wc -l)" -eq 2 ]
-	[[ $output == *"installed 1 packages: perftest"* ]]
+	[[ $output == *"installed 1 package: perftest"* ]]
 }
 
 @test "install-deps: a second run after installing is a no-op" {

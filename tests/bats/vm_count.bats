@@ -13,10 +13,13 @@ ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
   done
 }
 
-@test "make figure-N VMS=5 is refused by experiments/reproduce (exit non-zero) naming VMS=1..4" {
+@test "make figure-N VMS=5 is refused by experiments/reproduce (exit non-zero) naming VMS=2..4, the counts a figure runs on" {
   VMS=5 run "$ROOT/experiments/reproduce" figure-12
   [ "$status" -ne 0 ]
-  [[ $output == *"VMS=5: the VM bed has 1 to 4 VMs (make VMS=1, 2, 3 or 4)"* ]]
+  [[ $output == *"VMS=5: a figure's VM bed has 2 to 4 VMs (make VMS=2, 3 or 4; VMS=2 is the default)"* ]]
+  VMS=abc run "$ROOT/experiments/reproduce" figure-12
+  [ "$status" -ne 0 ]
+  [[ $output == *"VMS=abc: a figure's VM bed has 2 to 4 VMs"* ]]
 }
 
 @test "ci/vm run: an option given without its value is a usage error (exit 2) naming what it takes" {
