@@ -365,6 +365,19 @@ H
   [ -z "$(find "$BATS_TEST_TMPDIR/results" -mindepth 2 2>/dev/null)" ]
 }
 
+@test "--set of one name of a paired knob is refused naming the pair and how to give it; an unknown knob names no pair" {
+  run_exp "$FIX/tiny" --dry-run --set verb=write
+  [ "$status" -eq 2 ]
+  [[ $output == *"--set: the experiment has no knob 'verb' (knobs: verb:transport "*"); 'verb' is one name of the paired knob 'verb:transport': give its values together, e.g. --set verb:transport=read:rc"* ]] || { echo "$output"; false; }
+  run_exp "$FIX/tiny" --dry-run --set transport=uc
+  [ "$status" -eq 2 ]
+  [[ $output == *"'transport' is one name of the paired knob 'verb:transport'"* ]] || { echo "$output"; false; }
+  run_exp "$FIX/tiny" --dry-run --set bogus=1
+  [ "$status" -eq 2 ]
+  [[ $output == *"--set: the experiment has no knob 'bogus' (knobs: "* ]]
+  [[ $output != *"paired knob"* ]]
+}
+
 @test "conflicting options are refused (exit 2) naming both and which to keep: --local with --hosts or --server, --run-id with --resume, an option twice with two values" {
   local out=$BATS_TEST_TMPDIR/results h=$ROOT/experiments/hosts.example c
   for c in "--local --hosts $h|--local and --hosts $h: --local runs on this machine alone, --hosts on the hosts of $h; keep one of them" \
