@@ -1600,8 +1600,14 @@ int opts_parse_cli(const struct rb_cli *cli, int argc, char **argv, struct rb_op
 		int rc;
 		if (c == ':') {
 			const struct rb_knob *mk = knob_of_code(cli, optopt);
-			return rb_fail(err, errlen, "option %s needs a value: %s %s (see --help)",
-				       argv[optind - 1], argv[optind - 1], mk && mk->arg ? mk->arg : "VALUE");
+			char alts[256] = "";
+			/* an enum's names beside its placeholder, as its bad-value
+			 * error gives them ("use auto|on|off") */
+			if (mk && mk->type == RB_KT_ENUM)
+				knob_enum_list(mk, alts, sizeof(alts));
+			return rb_fail(err, errlen, "option %s needs a value: %s %s%s%s (see --help)",
+				       argv[optind - 1], argv[optind - 1], mk && mk->arg ? mk->arg : "VALUE",
+				       alts[0] ? ", one of " : "", alts);
 		}
 		if (!k)
 			return rb_fail(err, errlen, "unknown option '%s' (see --help)", argv[optind - 1]);

@@ -1077,6 +1077,9 @@ static void server_limits_and_cpus_at_their_edges(void **state)
 	assert_refused("-s --max-per-peer 4097", "--max-per-peer");
 	/* a missing value names the option */
 	assert_refused("-c h --verb", "option --verb needs a value");
+	/* an enum's names beside its placeholder; a number's placeholder alone */
+	assert_refused("-c h --inline", "option --inline needs a value: --inline MODE, one of auto|on|off (see --help)");
+	assert_refused("-c h --iters", "option --iters needs a value: --iters N (see --help)");
 }
 
 /* --version and --help print and return 1 (stop, exit 0), not 0 or 2. */
