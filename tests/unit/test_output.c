@@ -622,15 +622,25 @@ static void json_and_csv_refuse_a_fifo_by_name(void **state)
 	assert_int_equal(stat(null, &st), 0);
 	assert_true(S_ISCHR(st.st_mode));
 	/* in a process started with standard input closed the look opens
-	 * descriptor 0: still the null device, and the FIFO still by name */
+	 * descriptor 0: still the null device, and the FIFO still by name;
+	 * a new regular file's temporary file is then descriptor 0 too, a
+	 * valid one (written and renamed into place) */
+	char reg[600];
+	snprintf(reg, sizeof(reg), "%s/closed-stdin.json", fx->dir);
 	int in = dup(0);
 	assert_true(in >= 0);
 	close(0);
 	int rc_null = json_write(null, fx->rows, 1, err, sizeof(err));
 	int rc_fifo = json_write(fx->path, fx->rows, 1, err, sizeof(err));
+	char err_reg[512] = "";
+	int rc_reg = json_write(reg, fx->rows, 1, err_reg, sizeof(err_reg));
 	assert_true(dup2(in, 0) == 0);
 	close(in);
 	assert_int_equal(rc_null, 0);
+	if (rc_reg != 0)
+		fail_msg("json_write with standard input closed: %s", err_reg);
+	assert_int_equal(stat(reg, &st), 0);
+	assert_true(S_ISREG(st.st_mode) && st.st_size > 0);
 	assert_int_equal(rc_fifo, -1);
 	assert_non_null(strstr(err, "is a FIFO, not a regular file: refused"));
 	/* another character device is refused by its kind */
