@@ -475,30 +475,3 @@ LOG
   run grep -c 'ci/tap-count --bed-note "$logdir/smoke.log"' "$ROOT/ci/test-all"
   [ "$output" = 1 ]
 }
-
-@test "smoke-run on a bed of 3 VMs: the cases of 2 and 3 VMs, not those of 1; a case of 2 reads the bed's hosts file cut to vm1 and vm2" {
-  local m=$BATS_TEST_TMPDIR/matrix3 bed=$BATS_TEST_TMPDIR/bed3
-  mkdir -p "$bed"
-  printf '# address device gid_index numa user\nvm1 rxe0 1 - root\nvm2 rxe0 1 - root\nvm3 rxe0 1 - root\n' > "$bed/hosts"
-  {
-    echo 'one.vm   1  10  echo one'
-    echo 'two.vms  2  10  grep -vc "^#" "$RB_HOSTS" > "$RB_OUT/two.n"; tail -n 1 "$RB_HOSTS" > "$RB_OUT/two.last"'
-    echo 'three.vm 3  10  grep -vc "^#" "$RB_HOSTS" > "$RB_OUT/three.n"'
-  } > "$m"
-  RB_HOSTS=$bed/hosts RB_VM_RUN=$bed RB_OUT=$BATS_TEST_TMPDIR RB_SMOKE_MATRIX=$m run "$ROOT/ci/smoke-run" 3
-  [ "$status" -eq 0 ] || { echo "$output"; false; }
-  [[ ${lines[0]} =~ ^ok\ 1\ two\.vms\ \( ]] || { echo "$output"; false; }
-  [[ ${lines[1]} =~ ^ok\ 2\ three\.vm\ \( ]] || { echo "$output"; false; }
-  [ "${lines[2]}" = "1..2" ]
-  [ "$(cat "$BATS_TEST_TMPDIR/two.n")" = 2 ]
-  [ "$(cat "$BATS_TEST_TMPDIR/two.last")" = "vm2 rxe0 1 - root" ]
-  [ "$(cat "$BATS_TEST_TMPDIR/three.n")" = 3 ]
-  # the cut file keeps the header; the bed's own file is untouched
-  [ "$(head -n 1 "$bed/hosts-2")" = "# address device gid_index numa user" ]
-  [ "$(grep -vc '^#' "$bed/hosts")" = 3 ]
-  # a bed of one VM runs the one-VM case only, with no hosts file set
-  RB_OUT=$BATS_TEST_TMPDIR RB_SMOKE_MATRIX=$m run "$ROOT/ci/smoke-run" 1
-  [ "$status" -eq 0 ]
-  [[ ${lines[0]} =~ ^ok\ 1\ one\.vm\ \( ]] || { echo "$output"; false; }
-  [ "${lines[1]}" = "1..1" ]
-}
