@@ -99,6 +99,29 @@ fig11() {
   [ "${lines[0]}" = "batching	NOT MEASURED	all 2 points noisy" ] || { echo "$output"; false; }
 }
 
+@test "a claim whose every point is noisy keeps a firm verdict (every repetition agrees), and only that one" {
+  local d=$BATS_TEST_TMPDIR/r
+  manifest "$d" localhost localhost
+  # ratio 2 [1.8..2.2] >= 1.1: no repetition could turn it
+  fig11 "$d" 8 4
+  sed -i '2,3s/,ok,,no,/,ok,,yes,/' "$d/summary.csv"
+  run "$ROOT/experiments/compare" figure-11 "$d" --verdicts
+  [ "${lines[0]}" = "batching	HOLDS on soft-RoCE (shape only)	2 of 2 points noisy" ] || { echo "$output"; false; }
+  run "$ROOT/experiments/compare" figure-11 "$d"
+  [[ $output == *"ratio 2 [1.8..2.2] >= 1.1; the verdict stands over the repetitions' whole spread; on 2 of 2 points noisy"* ]] || { echo "$output"; false; }
+  # ratio 0.5 [0.45..0.55]: a firm failure, exit status 3
+  fig11 "$d" 4 8
+  sed -i '2,3s/,ok,,no,/,ok,,yes,/' "$d/summary.csv"
+  run "$ROOT/experiments/compare" figure-11 "$d"
+  [ "$status" -eq 3 ] || { echo "$output"; false; }
+  [[ $output == *"FAILS on soft-RoCE (shape only) batching"*"ratio 0.5 [0.45..0.55] >= 1.1; the verdict stands"* ]] || { echo "$output"; false; }
+  # ratio 1.15 [1.035..1.265]: holds on the medians, the spread straddles 1.1
+  fig11 "$d" 4.6 4
+  sed -i '2,3s/,ok,,no,/,ok,,yes,/' "$d/summary.csv"
+  run "$ROOT/experiments/compare" figure-11 "$d" --verdicts
+  [ "${lines[0]}" = "batching	NOT MEASURED	all 2 points noisy" ] || { echo "$output"; false; }
+}
+
 @test "a software-path claim on the two-VM bed is NOT MEASURED, even when it would fail" {
   local d=$BATS_TEST_TMPDIR/r
   manifest "$d" vm1 vm2 2
