@@ -255,26 +255,30 @@ rb_overhead_report() {
 
 # ---- step 4: the sweep -----------------------------------------------------------------
 rb_sweep() {
-  local reps npoints njobs timeout expected
+  local reps npoints njobs timeout expected per
   reps=${RB_CONF[run.repetitions]:-3}
   [[ $reps =~ ^[1-9][0-9]*$ ]] || rb_die "repetitions must be a positive number, got $reps"
   rb_grid_write "$RB_RUN_DIR/grid.tsv"
   rb_jobs_write
   rb_count_lines npoints "$RB_RUN_DIR/grid.tsv"
-  njobs=$(( $(rb_jobs_per_rep) * reps ))
+  per=$(rb_jobs_per_rep)
+  njobs=$((per * reps))
   echo "$njobs" > "$RB_RUN_DIR/njobs"
   timeout=$(rb_timeout_s)
   read -r expected _ <<< "$(rb_grid_expected "$RB_RUN_DIR/grid.tsv")"
   expected=$((expected * reps))
   echo "$expected" > "$RB_RUN_DIR/expected_s"
-  local left gnote=""
-  [ ! -s "$RB_RUN_DIR/jobs.tsv" ] || gnote=" (group_sizes: the points that differ only in size_bytes are one job)"
+  # with group_sizes a job holds several points: the count says how many
+  # jobs, not a product
+  local left what="$npoints points x $reps repetitions = $njobs jobs"
+  [ ! -s "$RB_RUN_DIR/jobs.tsv" ] ||
+    what="$npoints points x $reps repetitions in $njobs jobs ($per per repetition: group_sizes runs the points that differ only in size_bytes as one job)"
   left=$(awk -F'\t' 'NR > 1 && !d[$1]++ { n++ } END { print n + 0 }' "$RB_RUN_DIR/joblog" 2> /dev/null || echo 0)
   left=$((njobs - left))
   if [ "$left" -lt "$njobs" ]; then
-    rb_log "sweep: $npoints points x $reps repetitions = $njobs jobs$gnote, $left of them left (resumed), one at a time; expected $(rb_fmt_time $((expected * left / njobs))) for those ($(rb_fmt_time "$expected") for the whole grid); timeout ${timeout} s per job"
+    rb_log "sweep: $what, $left of them left (resumed), one at a time; expected $(rb_fmt_time $((expected * left / njobs))) for those ($(rb_fmt_time "$expected") for the whole grid); timeout ${timeout} s per job"
   else
-    rb_log "sweep: $npoints points x $reps repetitions = $njobs jobs$gnote, one at a time; expected $(rb_fmt_time "$expected"); timeout ${timeout} s per job"
+    rb_log "sweep: $what, one at a time; expected $(rb_fmt_time "$expected"); timeout ${timeout} s per job"
   fi
 
   rb_job_args "$reps"

@@ -25,7 +25,7 @@ grouped() { sed -i 's/^\[run\]$/[run]\ngroup_sizes     = yes/' "$1/params"; grep
   [ "$(grep -c '^client' "$FAKE_RB_LOG")" -eq 8 ]
   [ "$(grep '^client' "$FAKE_RB_LOG" | grep -c -- '-m 32,256 ')" -eq 8 ]
   [ "$(tail -n +2 "$g/joblog" | wc -l)" -eq 4 ]
-  [[ $output == *"4 points x 2 repetitions = 4 jobs (group_sizes"* ]]
+  [[ $output == *"4 points x 2 repetitions in 4 jobs (2 per repetition: group_sizes"* ]] || { echo "$output"; false; }
   [[ $output == *"job 4/4 (points 3,4/4, rep 2)"* ]]
   # rows one per point, process and repetition, each with its point's number
   [ "$(tail -n +2 "$g/raw.csv" | wc -l)" -eq 16 ]
