@@ -11,6 +11,10 @@
 #                       (docs/CONTRACTS.md: 1 the work failed, 2 bad usage
 #                       or input; each script's header lists its own)
 #   warn MSG...         "PROG: warning: MSG" on stderr; the script goes on
+#   rb_nearest WORD NAME...  the NAME closest to WORD (edit distance at
+#                       most 2, or a third of WORD's length if longer), for a
+#                       "did you mean" after an unknown name; prints nothing
+#                       when none is that close or two are equally close
 #   rb_usage [FILE]     FILE's (default: the running script's) header
 #                       comment, line 2 up to its `set -euo` line, without
 #                       the "# ": the --help text (the one copy of that sed)
@@ -70,6 +74,29 @@ die() {
   esac
   rb_say error "$*"
   exit "$status"
+}
+
+rb_nearest() {
+  awk -v w="$1" 'BEGIN {
+    lim = length(w) / 3; if (lim < 2) lim = 2
+    best = lim + 1
+    for (k = 2; k < ARGC; k++) {
+      n = ARGV[k]; a = length(w); b = length(n)
+      for (j = 0; j <= b; j++) d[0, j] = j
+      for (i = 1; i <= a; i++) {
+        d[i, 0] = i
+        for (j = 1; j <= b; j++) {
+          c = d[i - 1, j - 1] + (substr(w, i, 1) != substr(n, j, 1))
+          if (d[i - 1, j] + 1 < c) c = d[i - 1, j] + 1
+          if (d[i, j - 1] + 1 < c) c = d[i, j - 1] + 1
+          d[i, j] = c
+        }
+      }
+      if (d[a, b] < best) { best = d[a, b]; out = n; ties = 0 }
+      else if (d[a, b] == best) ties++
+    }
+    if (out != "" && !ties) print out
+  }' "$@"
 }
 
 rb_usage() {

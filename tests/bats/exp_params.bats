@@ -414,6 +414,21 @@ H
   [[ $output == *"error: --reps needs a number (see --help)"* ]] || { echo "$output"; false; }
 }
 
+@test "an unknown NAME is refused (exit 2) with the known ones, and the one name it is a typo of, if one is nearest" {
+  run "$ROOT/experiments/run" figure12 --dry-run
+  [ "$status" -eq 2 ]
+  [[ $output == *"no experiment 'figure12' "*"; did you mean 'figure-12'?; known: "*" figure-11b figure-12 "* ]] || { echo "$output"; false; }
+  run "$ROOT/experiments/run" Outbound_Peaks --dry-run
+  [[ $output == *"did you mean 'outbound-peaks'?"* ]] || { echo "$output"; false; }
+  # figure-1 is one edit from figure-10 and figure-7 alike; xyz near none
+  for n in figure-1 xyz; do
+    run "$ROOT/experiments/run" "$n" --dry-run
+    [ "$status" -eq 2 ]
+    [[ $output == *"no experiment '$n' "*"; known: "* ]] || { echo "$output"; false; }
+    [[ $output != *"did you mean"* ]] || { echo "$output"; false; }
+  done
+}
+
 @test "no NAME, or an empty one, is refused with an error line and a one-line usage (exit 2); make's VAR=VALUE is refused naming the option" {
   run "$ROOT/experiments/run" '' --dry-run
   [ "$status" -eq 2 ]
