@@ -145,6 +145,8 @@ echo "{\\"can_run\\":true,\\"host\\":\\"$2\\"}"
   FAKE_RB_SLEEP=0.05 run_exp "$FIX/tiny" --resume
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   [[ $output == *"8 jobs, $(( 8 - done_before )) of them left (resumed)"* ]]
+  # its time set against the jobs it ran, not the whole grid's
+  [[ $output == *"sweep: done in "*" for the $(( 8 - done_before )) job(s) it ran, "*" for the whole grid)"* ]] || { echo "$output"; false; }
   # only the unfinished jobs ran again (2 client processes each)
   [ "$(grep -c '^client' "$FAKE_RB_LOG")" -eq $(( (8 - done_before) * 2 )) ]
   [ "$(tail -n +2 "$d/raw.csv" | wc -l)" -eq 16 ]
