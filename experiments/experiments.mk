@@ -146,11 +146,17 @@ compare-:
 # then the evaluator's page. Exit 1 when a target failed.
 .PHONY: reproduce
 reproduce: $(RB_EXP_DEPS)
-	@failed=""; for t in $(EXP_FIGURES); do \
+	@failed=""; total=""; \
+	if [ -n "$(RB_DRY)" ]; then total=$$(mktemp) || exit 1; fi; \
+	for t in $(EXP_FIGURES); do \
 	  echo "make reproduce: $$t"; \
-	  QUICK=$(RB_QUICK) HOSTS=$(HOSTS) VMS=$(VMS) LAUNCHER=$(LAUNCHER) experiments/reproduce $$t $(RB_DRY) || failed="$$failed $$t"; \
+	  RB_DRY_TOTAL=$$total QUICK=$(RB_QUICK) HOSTS=$(HOSTS) VMS=$(VMS) LAUNCHER=$(LAUNCHER) experiments/reproduce $$t $(RB_DRY) || failed="$$failed $$t"; \
 	done; \
-	if [ -n "$(RB_DRY)" ]; then echo "make reproduce: dry run of $(words $(EXP_FIGURES)) figures and tables, nothing run (no report)"; \
+	if [ -n "$(RB_DRY)" ]; then \
+	  awk -v n=$(words $(EXP_FIGURES)) '$$1 == "run" { r += $$2 } $$1 == "image" { i = $$2 } \
+	    END { s = r + i; t = s >= 3600 ? sprintf("%d h %d min", s / 3600, s % 3600 / 60) : sprintf("%d min %d s", s / 60, s % 60); \
+	      printf "make reproduce: dry run of %d figures and tables, nothing run (no report); in all about %s (each figure'"'"'s own estimate, the image built once) on an idle machine\n", n, t }' "$$total"; \
+	  rm -f "$$total"; \
 	else experiments/report; fi; \
 	if [ -n "$$failed" ]; then echo "make reproduce: failed:$$failed$(if $(RB_DRY),, (results/report/index.html lists them))" >&2; exit 1; fi
 

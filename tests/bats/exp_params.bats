@@ -518,7 +518,20 @@ H
   [ "$(grep -c '^grid: ' <<< "$output")" -eq "$(grep -cE '^make reproduce: [a-z0-9-]+$' <<< "$output")" ]
   [ "$(grep -c '^grid: ' <<< "$output")" -ge 11 ]
   [[ $output == *"make reproduce: dry run of "*" figures and tables, nothing run (no report)"* ]] || { echo "$output"; false; }
+  # the total is the sum of each figure's "in all" (here: its sweep alone)
+  local sum total
+  sum=$(awk -F'in all: about ' 'NF > 1 { split($2, t, "[: ]"); s += t[1] * 60 + t[2] } END { print s + 0 }' <<< "$output")
+  total=$(sed -n 's/.*in all about \([0-9]*\) min \([0-9]*\) s .*/\1 \2/p' <<< "$output" | awk '{ print $1 * 60 + $2 }')
+  [ "$sum" -gt 0 ] && [ "$sum" = "$total" ] || { echo "sum $sum, total '$total': $output"; false; }
   [ ! -e "$out" ]
+  # on the VM bed a figure's time in all adds the boot and the check,
+  # deploy, merge and plot around the sweep to it
+  RB_TARGET=vm QUICK=1 run "$ROOT/experiments/reproduce" figure-12 --dry-run
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [[ $output =~ in\ all:\ about\ ([0-9]+):([0-9]+)\ \(sweep\ ([0-9]+):([0-9]+),\ about\ ([0-9]+)\ s\ around\ it\ \(check,\ deploy,\ merge,\ plot,\ boot\)(,\ image\ ([0-9]+)\ s)?\) ]] || { echo "$output"; false; }
+  local m=("${BASH_REMATCH[@]}")
+  [ $(( 10#${m[1]} * 60 + 10#${m[2]} )) -eq $(( 10#${m[3]} * 60 + 10#${m[4]} + m[5] + ${m[7]:-0} )) ]
+  [ "${m[5]}" -gt 17 ]
 }
 
 @test "search/reproduce --help and -h print its usage and exit 0, from any folder, and start no search (no VM)" {
