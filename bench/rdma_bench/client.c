@@ -110,8 +110,19 @@ static int client_connect(struct client *cl, char *err, size_t errlen)
 	memcpy(h.token, cl->token, sizeof(h.token));
 	memcpy(h.run_key, cl->run_key, sizeof(h.run_key));
 	n = ctrl_encode_hello(buf, sizeof(buf), &h);
-	if (ctrl_send(cl->fd, buf, n, 10000, err, errlen) ||
-	    ctrl_recv(cl->fd, &cl->rb, &m, CTRL_HELLO, 30000, "the server's HELLO", err, errlen)) {
+	int rc = ctrl_send(cl->fd, buf, n, 10000, err, errlen);
+	if (!rc)
+		rc = ctrl_recv(cl->fd, &cl->rb, &m, CTRL_HELLO, 30000, "the server's HELLO", err,
+			       errlen);
+	if (rc) {
+		/* no HELLO and no refusal (-2, the server's own words): say what
+		 * else listens on a port and keeps silent or hangs up */
+		size_t l = strlen(err);
+		if (rc == -1 && l < errlen)
+			snprintf(err + l, errlen - l, "; is 'rdma_bench -s' what listens at %s:%u? "
+				 "an 'rdma_seq -s' (port %u by default) hangs up on a session that "
+				 "sends no rdma_seq point, another service never answers",
+				 o->host, o->port, RB_DEFAULT_PORT + 1u);
 		close(cl->fd);
 		cl->fd = -1;
 		return -1;

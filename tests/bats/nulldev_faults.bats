@@ -362,6 +362,23 @@ seq_point() { # ARGS...
   grep -q -- "--allow 127.0.0.0/8" "$BATS_TEST_TMPDIR/server.log"
 }
 
+@test "a client at the other program's server: each names that program and its own port, exit 2" {
+  # rdma_seq at rdma_bench's server: its HELLO in place of rdma_seq's SETUP
+  serve_on_nulldev --once
+  run seq_point --variant atomics
+  [ "$status" = 2 ] || { echo "$output"; false; }
+  [[ $output == *"the server at 127.0.0.1:$SPORT is rdma_bench's ('rdma_bench -s' answers with HELLO), not the sequencer's: 'rdma_seq -s' listens on port 18516 by default; give -p"* ]] || { echo "$output"; false; }
+  kill "$SPID" 2> /dev/null || true
+  wait "$SPID" 2> /dev/null || true
+  # rdma_bench at rdma_seq's server, which hangs up on a session with no
+  # rdma_seq point
+  SRV_BIN=$ROOT/rdma_seq serve_on_nulldev
+  LD_PRELOAD=$ROOT/build/libnulldev.so run timeout 60 "$ROOT/rdma_bench" -c 127.0.0.1 -p "$SPORT" --verb write -n 100
+  kill "$SPID"
+  [ "$status" = 2 ] || { echo "$output"; false; }
+  [[ $output == *"while we waited for the server's HELLO; is 'rdma_bench -s' what listens at 127.0.0.1:$SPORT? an 'rdma_seq -s' (port 18516 by default) hangs up"* ]] || { echo "$output"; false; }
+}
+
 @test "--max-peer-threads: one address's second SEND point beyond it refused by name while its first runs; served after" {
   serve_on_nulldev --max-threads 8 --max-peer-threads 2
   local bg rb=0

@@ -720,7 +720,23 @@ static int point_open(const struct seq_opts *o, const struct rb_dev *dev, int tm
 	if (send_hello(*fd, o, dev, tmo, err, errlen) || !n ||
 	    ctrl_send(*fd, buf, n, tmo, err, errlen))
 		return -1;
+	m->type = 0;
 	int got = ctrl_recv(*fd, rb, m, CTRL_SETUP, tmo, "the server's SETUP", err, errlen);
+	if (got == -1) {
+		/* rdma_bench's server answers a HELLO with its own HELLO; anything
+		 * else that listens keeps silent or hangs up: no server of ours */
+		if (m->type == CTRL_HELLO)
+			snprintf(res->reason, sizeof(res->reason), "%s: the server at %s:%u is "
+				 "rdma_bench's ('rdma_bench -s' answers with HELLO), not the "
+				 "sequencer's: 'rdma_seq -s' listens on port %u by default; give -p",
+				 err, o->rb.host, o->rb.port, SEQ_DEFAULT_PORT);
+		else
+			snprintf(res->reason, sizeof(res->reason), "%s: is 'rdma_seq -s' what "
+				 "listens at %s:%u (port %u by default)? another service never "
+				 "answers (the wait is --timeout)", err, o->rb.host, o->rb.port,
+				 SEQ_DEFAULT_PORT);
+		return 2;
+	}
 	if (got == -2 && strstr(err, RB_REFUSED_PREFIX)) {
 		const char *p = strstr(err, RB_REFUSED_PREFIX) + strlen(RB_REFUSED_PREFIX);
 		snprintf(res->reason, sizeof(res->reason), "refused by the server: %s", p);
