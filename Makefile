@@ -110,7 +110,7 @@ $(BUILD)/rb_model: $(OBJ)/model/model_main.o $(OBJ)/model/pcie_model.o $(OBJ)/li
 # Figure 2 (PCIe per generation; DMA read vs MMIO bytes), analytic
 .PHONY: figure-2
 figure-2: $(BUILD)/rb_model
-	figures/figure-2
+	$(if $(RB_DRY),@echo "make figure-2 DRY_RUN=1: figures/figure-2 would compute Figure 2 from the PCIe model (build/rb_model, no RDMA device, no VM, about a second) into figures/out/figure-2.png and .pdf; nothing written",figures/figure-2)
 
 # the stamp of the BUILD folder the programs were last linked from (below)
 VARIANT := build/variant.$(subst /,_,$(BUILD))

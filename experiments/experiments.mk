@@ -100,9 +100,9 @@ figure-loss: $(RB_EXP_DEPS)
 # device, no run (table-2 reads a finished run's manifest.json)
 .PHONY: table-1 table-2
 table-1: rdma_bench $(BUILD)/rb_model
-	figures/paper-tables table-1 --out figures/out/table-1.md
+	$(if $(RB_DRY),@echo "make table-1 DRY_RUN=1: figures/paper-tables would write figures/out/table-1.md from the programs' own tables (no RDMA device, no run); nothing written",figures/paper-tables table-1 --out figures/out/table-1.md)
 table-2:
-	figures/paper-tables table-2 $(if $(MANIFEST),--manifest "$(MANIFEST)") --out figures/out/table-2.md
+	$(if $(RB_DRY),@echo "make table-2 DRY_RUN=1: figures/paper-tables would write figures/out/table-2.md from $(if $(MANIFEST),$(MANIFEST),the latest run's manifest.json) (no run); nothing written",figures/paper-tables table-2 $(if $(MANIFEST),--manifest "$(MANIFEST)") --out figures/out/table-2.md)
 
 # the paper map's summary (docs/paper.md; no build, no run)
 .PHONY: paper-status

@@ -135,3 +135,15 @@ ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
     [ "$t" = help ] || grep -qx -- "$t" <<< "$targets" || { echo "help names make $t, which is no target"; false; }
   done
 }
+
+@test "figure-2, table-1 and table-2 with DRY_RUN=1 say what they would write and write nothing" {
+  local t f before
+  for t in figure-2 table-1 table-2; do
+    case $t in figure-2) f=$ROOT/figures/out/figure-2.png ;; *) f=$ROOT/figures/out/$t.md ;; esac
+    before=$(stat -c %Y.%s "$f" 2> /dev/null || echo none)
+    run make -C "$ROOT" --no-print-directory -s "$t" DRY_RUN=1
+    [ "$status" -eq 0 ] || { echo "$t: $output"; false; }
+    [[ ${lines[-1]} == "make $t DRY_RUN=1: "*" would "*"; nothing written" ]] || { echo "$t: $output"; false; }
+    [ "$(stat -c %Y.%s "$f" 2> /dev/null || echo none)" = "$before" ]
+  done
+}
