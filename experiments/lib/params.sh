@@ -113,6 +113,20 @@ rb_params_load() {
   done
 }
 
+# rb_size_hint TYPE VALUE: for a size knob given with a unit (64K, 4KiB,
+# 1MB), the text that says how to write it: the parameter files and --set
+# take bytes (size_bytes is the figures' x and the CSV's column), though
+# rdma_bench's -m takes the units
+rb_size_hint() {
+  [ "$1" = size ] && [[ $2 =~ ^([0-9]+)(K|KiB|M|MiB|G|GiB|KB|MB|GB)$ ]] || return 0
+  local n=${BASH_REMATCH[1]} m
+  case ${BASH_REMATCH[2]} in
+    K | KiB) m=1024 ;; M | MiB) m=1048576 ;; G | GiB) m=1073741824 ;;
+    KB) m=1000 ;; MB) m=1000000 ;; GB) m=1000000000 ;;
+  esac
+  printf '; write it in bytes: %s is %s (the parameter files and --set take bytes, the x of the figures; rdma_bench -m takes the units)' "$2" "$((n * m))"
+}
+
 # rb_params_check_values: the values of [run] settings and of numeric knobs
 # are numbers in range, checked before a run writes anything, dry run or
 # not. A knob value outside rdma_bench's own range or choices (its
@@ -157,7 +171,7 @@ rb_params_check_values() {
           *)
             rb_knobs_load
             case ${RB_KNOB_TYPE[${names[k]}]:-} in
-              num|size) [[ $part =~ ^[0-9]+$ ]] || rb_die "knob ${names[k]} = $part: must be a whole number$([ "${RB_KNOB_RANGE[${names[k]}]:--}" = - ] || echo " in ${RB_KNOB_RANGE[${names[k]}]}") (rdma_bench --help)" ;;
+              num|size) [[ $part =~ ^[0-9]+$ ]] || rb_die "knob ${names[k]} = $part: must be a whole number$([ "${RB_KNOB_RANGE[${names[k]}]:--}" = - ] || echo " in ${RB_KNOB_RANGE[${names[k]}]}") (rdma_bench --help)$(rb_size_hint "${RB_KNOB_TYPE[${names[k]}]}" "$part")" ;;
               secs) [[ $part =~ ^[0-9]+(\.[0-9]+)?$ ]] || rb_die "knob ${names[k]} = $part: must be a number of seconds (e.g. 2 or 0.5)" ;;
             esac
             [ "$table" = 0 ] || rb_knob_range_check "${names[k]}" "$part" ;;

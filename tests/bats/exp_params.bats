@@ -105,6 +105,17 @@ dry() { if [ "$1" = rc ]; then cat "$BATS_FILE_TMPDIR/dry/$2.$3.rc"; else cat "$
   [[ $output == *$'size_bytes=4096'* ]]
 }
 
+@test "--set of a size with a unit (64K) is refused with its value in bytes; other bad sizes get no such hint" {
+  run "$ROOT/experiments/run" figure-12 --set size_bytes=64K --dry-run
+  [ "$status" -eq 2 ]
+  [[ $output == *"knob size_bytes = 64K: must be a whole number in 0..1073741824 (rdma_bench --help); write it in bytes: 64K is 65536 "* ]] || { echo "$output"; false; }
+  run "$ROOT/experiments/run" figure-12 --set size_bytes=2MB --dry-run
+  [[ $output == *"2MB is 2000000 "* ]] || { echo "$output"; false; }
+  run "$ROOT/experiments/run" figure-12 --set size_bytes=64x --dry-run
+  [ "$status" -eq 2 ]
+  [[ $output == *"knob size_bytes = 64x: must be a whole number"* && $output != *"write it in bytes"* ]] || { echo "$output"; false; }
+}
+
 @test "--set of an unknown knob is refused" {
   run_exp "$FIX/tiny" --dry-run --set bogus=1
   [ "$status" -eq 2 ]
