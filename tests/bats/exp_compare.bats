@@ -14,6 +14,9 @@ setup() { command -v python3 > /dev/null || skip "python3 is not installed"; }
   [[ $output == *"fig14 atomics at the most counters (Connect-IB)"*"ref 52 Mops"* ]]
   [[ $output != *"x="* && $output != *"(CIB"* && $output != *"(CX3"* ]]
   [[ $output == *"2 points compared, 2 outside the tolerance, 0 not measured"* ]]
+  # one reference point: "1 point", not "1 points"
+  run "$ROOT/experiments/compare" figure-12 "$FIX/summary-figure-12.csv"
+  [[ $output == *"figure-12: 1 point compared, "* ]] || { echo "$output"; false; }
   run "$ROOT/experiments/compare" figure-14 "$FIX/summary-figure-14.csv" --strict
   [ "$status" -eq 1 ]
 }
