@@ -126,6 +126,8 @@ lib() { RB_LIB=$LIB; . "$LIB/runner.sh"; }
   run_exp "$FIX/tiny" --quick --launcher slurm
   [ "$status" -eq 2 ]
   [[ $output == *"not inside a Slurm allocation"*"salloc -N 3 experiments/run NAME --launcher slurm"*"sbatch experiments/slurm.sbatch NAME"* ]]
+  # that error alone, not a second one about an empty node list
+  [ "$(grep -c 'error:' <<< "$output")" -eq 1 ] || { echo "$output"; false; }
   run_exp "$FIX/tiny" --quick --launcher slurm --hosts /dev/null
   [ "$status" -eq 2 ]
   [[ $output == *"takes its hosts from the allocation: drop --local and --hosts"* ]]
