@@ -335,6 +335,10 @@ figure_tree() {
 [ -z "${VERDICTS_DIFFER:-}" ] || { echo "verdict-check: $1 read_gbps_grows: expected 'HOLDS on soft-RoCE (shape only)', got 'FAILS on soft-RoCE (shape only)'"; exit 1; }
 CHECK
   chmod +x "$T/ci/verdict-check"
+  # compare --verdicts: two claims, as experiments/compare prints them
+  mkdir -p "$T/experiments"
+  printf '#!/bin/sh\nprintf "read_flat_small\\tNOT MEASURED\\tneeds an RDMA NIC\\nread_gbps_grows\\tHOLDS on soft-RoCE (shape only)\\t\\n"\n' > "$T/experiments/compare"
+  chmod +x "$T/experiments/compare"
   cp "$ROOT/tests/lib/tap.sh" "$T/tests/lib/"
   cat > "$T/bin/make" <<'MAKE'
 #!/usr/bin/env bash
@@ -369,6 +373,9 @@ echo png > "figures/out/$name-quick.png"; echo pdf > "figures/out/$name-quick.pd
 printf 'p1\np2\n' > "results/$name/latest-quick/grid.tsv"
 printf 'h\nr1\nr2\n' > "results/$name/latest-quick/summary.csv"
 printf 'h\nr1\nr2\nr3\n' > "results/$name/latest-quick/raw.csv"
+# experiments/reproduce's last lines: each claim's verdict (NOVERDICTS=1: none)
+[ -n "${NOVERDICTS:-}" ] || printf '%s\n' "claims of the paper judged on this run (make compare-12: ...):" \
+  "  NOT MEASURED  read_flat_small (needs an RDMA NIC)" "  HOLDS on soft-RoCE (shape only)  read_gbps_grows" >&2
 MAKE
   chmod +x "$T/bin/make"
 }
@@ -435,8 +442,19 @@ MAKE
   VERDICTS_DIFFER=1 PATH=$T/bin:$PATH run "$T/ci/figure-smoke" figure-12
   [ "$status" -eq 1 ]
   [ "$(grep -c '^ok ' <<< "$output")" -eq 4 ]
-  [[ $output == *"not ok 5 - figure.figure-12-quick: compare's verdicts as expected on the bed (ci/verdicts.expect)"$'\n'"#   verdict-check: figure-12 read_gbps_grows: expected 'HOLDS on soft-RoCE (shape only)', got 'FAILS on soft-RoCE (shape only)'"* ]] || { echo "$output"; false; }
+  [[ $output == *"not ok 5 - figure.figure-12-quick: compare's verdicts as expected on the bed (ci/verdicts.expect), printed at the run's end"$'\n'"#   verdict-check: figure-12 read_gbps_grows: expected 'HOLDS on soft-RoCE (shape only)', got 'FAILS on soft-RoCE (shape only)'"* ]] || { echo "$output"; false; }
   [ "${lines[-1]}" = "1..5" ]
+}
+
+@test "figure-smoke: a run whose output does not end with each claim's verdict fails, naming the missing line" {
+  figure_tree
+  PATH=$T/bin:$PATH run "$T/ci/figure-smoke" figure-12
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [[ $output == *"ok 5 - figure.figure-12-quick: compare's verdicts as expected on the bed (ci/verdicts.expect), printed at the run's end"* ]] || { echo "$output"; false; }
+  rm -f "$T/make.calls"
+  NOVERDICTS=1 PATH=$T/bin:$PATH run "$T/ci/figure-smoke" figure-12
+  [ "$status" -eq 1 ]
+  [[ $output == *"not ok 5 - figure.figure-12-quick: compare's verdicts as expected"*"#   make's output has no line: NOT MEASURED  read_flat_small"*"#   make's output has no line: HOLDS on soft-RoCE (shape only)  read_gbps_grows"* ]] || { echo "$output"; false; }
 }
 
 @test "the closing line's bed note counts the bed's boots and figure re-runs by status, not test failures nor quoted lines" {
